@@ -5,7 +5,7 @@ module.exports = {
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: {
     // Type checking is `npm run typecheck`; jest only transpiles, which keeps the suite fast.
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
   testEnvironment: 'node',
   testTimeout: 60000,

@@ -1,0 +1,37 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Application } from 'express';
+import { Logger } from 'nestjs-pino';
+import { jsonBody } from './common/http/json-body';
+import { AppConfig } from './config/app-config';
+
+/** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
+export function configureApp(app: INestApplication): INestApplication {
+  const config = app.get(AppConfig);
+  app.useLogger(app.get(Logger));
+  const express = app.getHttpAdapter().getInstance() as Application;
+  express.disable('x-powered-by');
+  // Behind a load balancer the client address comes from X-Forwarded-For (request logs' requestIP).
+  express.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(jsonBody(config.bodyLimit));
+  app.enableShutdownHooks();
+  setUpSwagger(app);
+  return app;
+}
+
+function setUpSwagger(app: INestApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Parley')
+      .setDescription(
+        'Prompt and assistant registry, invocation in the chat-completion format, and conversation threads. ' +
+          'Project endpoints take a project key in `X-API-Key` (or `Authorization: Bearer`); admin endpoints take the admin key.',
+      )
+      .setVersion('1.0.0')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key' }, 'admin-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}

@@ -1,0 +1,26 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A project key, or an admin key when projectId is null. Only the SHA-256 of the secret is kept. */
+@Entity('api_keys')
+export class ApiKeyEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'project_id', type: 'uuid', nullable: true })
+  projectId: string | null;
+
+  @Column()
+  name: string;
+
+  @Column({ name: 'key_hash', type: 'char', length: 64 })
+  keyHash: string;
+
+  @Column({ name: 'key_prefix' })
+  keyPrefix: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt: Date | null;
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
+import { ApiKeyEntity } from './api-key.entity';
+
+export interface ActiveKeyRow {
+  id: string;
+  project_id: string | null;
+  project_slug: string | null;
+  workspace_id: string | null;
+  workspace_slug: string | null;
+}
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
+
+  /** One indexed lookup by hash, with the project and workspace slugs the invoke path checks. */
+  async findActiveByHash(hash: string): Promise<ActiveKeyRow | null> {
+    const rows: ActiveKeyRow[] = await this.keys.query(
+      `SELECT k.id, k.project_id, p.slug AS project_slug, p.workspace_id, w.slug AS workspace_slug
+         FROM api_keys k
+         LEFT JOIN projects p ON p.id = k.project_id
+         LEFT JOIN workspaces w ON w.id = p.workspace_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
+    return rows[0] ?? null;
+  }
+
+  insert(key: ApiKeyEntity, manager?: EntityManager): Promise<ApiKeyEntity> {
+    return (manager ? manager.getRepository(ApiKeyEntity) : this.keys).save(key);
+  }
+
+  listForProject(projectId: string): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { projectId }, order: { id: 'ASC' } });
+  }
+
+  findInProject(projectId: string, id: string): Promise<ApiKeyEntity | null> {
+    return this.keys.findOne({ where: { projectId, id } });
+  }
+
+  async revoke(projectId: string, id: string, at: Date): Promise<boolean> {
+    const result = await this.keys.update({ projectId, id, revokedAt: IsNull() }, { revokedAt: at });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async countAdminKeys(): Promise<number> {
+    return this.keys.count({ where: { projectId: IsNull(), revokedAt: IsNull() } });
+  }
+}

@@ -1,0 +1,17 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ProjectPrincipal, RequestWithPrincipal } from './principal';
+
+export type Access = 'public' | 'admin' | 'project';
+export const ACCESS_KEY = 'parley:access';
+
+/** No key needed (health, docs). */
+export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies Access);
+/** Needs the admin key (workspaces, projects, API keys). Routes without a decorator need a project key. */
+export const AdminOnly = () => SetMetadata(ACCESS_KEY, 'admin' satisfies Access);
+
+/** The calling key's project; every project-owned query is scoped to it. */
+export const CurrentProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  if (principal?.kind !== 'project') throw new Error('CurrentProject used on a route without project access');
+  return principal;
+});

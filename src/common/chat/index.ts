@@ -1,0 +1,3 @@
+export * from './chat-message.schema';
+export * from './thread-message-input.schema';
+export * from './zod-issues';

@@ -1,0 +1,47 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiException, resourceError, serviceError } from './api-exception';
+import { isDatabaseUnavailable } from './database-errors';
+
+/**
+ * Renders every error the service answers with. Bodies come ready-made from ApiException; Nest's
+ * own exceptions (unknown route, wrong method) get the `{error: {message}}` shape; anything else is
+ * logged with its stack and answered with a 500 that carries no internals.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const error = this.toResponse(exception);
+    if (res.headersSent) {
+      // A streamed response already started: the stream writer reports its own errors.
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.status(error.getStatus()).json(error.body);
+  }
+
+  private toResponse(exception: unknown): ApiException {
+    if (exception instanceof ApiException) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      const message =
+        typeof response === 'object' && response !== null && 'message' in response && typeof response.message === 'string'
+          ? response.message
+          : exception.message;
+      return resourceError(status, message);
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.error(`database unavailable: ${(exception as Error).message}`);
+      return serviceError(HttpStatus.SERVICE_UNAVAILABLE, 'Service Unavailable', 'Database unavailable', {
+        'Retry-After': '1',
+      });
+    }
+    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    return resourceError(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
+  }
+}

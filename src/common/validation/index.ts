@@ -1,0 +1,4 @@
+export * from './metadata';
+export * from './validated-body.pipe';
+export * from './zod-constraint';
+export * from './slug';

@@ -1,0 +1,15 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, Matches, NotContains } from 'class-validator';
+
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** URL slugs: lower-case letters, digits, `-` and `_`, 1–64 characters, starting with a letter or digit. */
+export function IsSlug(example: string): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ example, pattern: SLUG_PATTERN.source }),
+    IsString(),
+    Matches(SLUG_PATTERN, { message: '$property must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' }),
+    NotContains('--', { message: '$property must not contain "--"' }),
+  );
+}

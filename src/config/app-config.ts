@@ -1,0 +1,98 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import * as path from 'node:path';
+
+const ENV_NAMES = [
+  'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
+  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS',
+] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** The environment variables Parley reads; each is validated at start (README: Configuration). */
+class EnvironmentVariables {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  HOST?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATA_DIR?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(24, { message: 'PARLEY_ADMIN_KEY must be at least 24 characters' })
+  PARLEY_ADMIN_KEY?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^[A-Za-z0-9+/=_-]{32,}$/, { message: 'PARLEY_SECRET_KEY must be at least 32 characters of base64 or hex' })
+  PARLEY_SECRET_KEY?: string;
+
+  @IsOptional() @Matches(/^\d+(b|kb|mb)?$/i, { message: 'BODY_LIMIT must be a size such as 1mb, 512kb or 1048576' })
+  BODY_LIMIT?: string;
+
+  @IsOptional() @IsIn(LOG_LEVELS)
+  LOG_LEVEL?: (typeof LOG_LEVELS)[number];
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  AUTH_CACHE_TTL_MS?: number;
+}
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Typed, validated configuration; the only place that reads process.env. */
+export class AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  /** Absolute path, or `memory://` for a throwaway in-memory PGlite (tests). */
+  readonly dataDir: string;
+  readonly adminKey: string | undefined;
+  readonly secretKey: string | undefined;
+  readonly bodyLimit: string;
+  readonly logLevel: LogLevel;
+  readonly dbPoolSize: number;
+  readonly authCacheTtlMs: number;
+
+  constructor(env: EnvironmentVariables) {
+    this.port = env.PORT ?? 3000;
+    this.host = env.HOST ?? '0.0.0.0';
+    this.databaseUrl = env.DATABASE_URL;
+    const dataDir = env.DATA_DIR ?? './data';
+    this.dataDir = dataDir.startsWith('memory://') ? dataDir : path.resolve(dataDir);
+    this.adminKey = env.PARLEY_ADMIN_KEY;
+    this.secretKey = env.PARLEY_SECRET_KEY;
+    this.bodyLimit = env.BODY_LIMIT ?? '1mb';
+    this.logLevel = env.LOG_LEVEL ?? 'info';
+    this.dbPoolSize = env.DB_POOL_SIZE ?? 10;
+    this.authCacheTtlMs = env.AUTH_CACHE_TTL_MS ?? 5000;
+  }
+
+  get embedded(): boolean {
+    return this.databaseUrl === undefined;
+  }
+
+  get inMemory(): boolean {
+    return this.embedded && this.dataDir.startsWith('memory://');
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Validates the environment and says what is wrong with each bad value, all at once. */
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // Only Parley's own variables are read, so unrelated environment variables never fail validation.
+  const known = Object.fromEntries(ENV_NAMES.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+  const parsed = plainToInstance(EnvironmentVariables, known);
+  const errors = validateSync(parsed, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return new AppConfig(parsed);
+}

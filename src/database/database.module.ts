@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source-options';
+import { runMigrations } from './migrate';
+
+/** Opens the database and brings its schema up to date before any module uses it. */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => buildDataSourceOptions(config),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        const embedded = !(options as { url?: string }).url;
+        await runMigrations(dataSource, embedded);
+        return dataSource;
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

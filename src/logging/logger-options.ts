@@ -1,0 +1,34 @@
+import type { IncomingMessage } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import { newId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+
+/**
+ * Structured JSON logs, one line per request with a request id (taken from X-Request-Id when a
+ * load balancer sets one). Keys never reach the logs, and neither do bodies: prompts, variables
+ * and replies are the users' data (doNotRecord) and are not application log material.
+ */
+export function loggerOptions(config: AppConfig): Params {
+  return {
+    pinoHttp: {
+      level: config.logLevel,
+      genReqId: (req: IncomingMessage) => {
+        const given = req.headers['x-request-id'];
+        return typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : newId();
+      },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+          remoteAddress: req.remoteAddress,
+        }),
+      },
+      autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' },
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { MessageDto, MessageListItemDto, MessageUpdatedDto, RequestLogSummaryDto } from './dto/message-response.dto';
+import { ThreadMessageEntity } from './thread-message.entity';
+
+export const toMessageListItemDto = (m: ThreadMessageEntity): MessageListItemDto => ({
+  id: m.id,
+  createdAt: m.createdAt.toISOString(),
+  threadId: m.threadId,
+  content: m.content,
+  requestLogId: m.requestLogId,
+  metadata: m.metadata,
+});
+
+/** requestLog appears only for messages an invoke added, and only when its log was found. */
+export const toMessageDto = (m: ThreadMessageEntity, requestLog?: RequestLogSummaryDto | null): MessageDto => ({
+  ...toMessageListItemDto(m),
+  ...(requestLog ? { requestLog } : {}),
+});
+
+export const toMessageUpdatedDto = (m: ThreadMessageEntity): MessageUpdatedDto => ({
+  ...toMessageListItemDto(m),
+  deletedAt: m.deletedAt ? m.deletedAt.toISOString() : null,
+});

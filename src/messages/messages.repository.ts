@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
+import { ThreadMessageEntity } from './thread-message.entity';
+
+/** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
+@Injectable()
+export class MessagesRepository {
+  constructor(@InjectRepository(ThreadMessageEntity) private readonly messages: Repository<ThreadMessageEntity>) {}
+
+  insertMany(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<ThreadMessageEntity[]> {
+    return manager.getRepository(ThreadMessageEntity).save(rows);
+  }
+
+  findLive(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
+    return this.messages.findOne({ where: { projectId, threadId, id, deletedAt: IsNull() } });
+  }
+
+  /** Sequence number of a message of this thread (deleted ones included, so a cursor survives a delete). */
+  async sequenceOf(projectId: string, threadId: string, id: string): Promise<number | null> {
+    const row = await this.messages.findOne({ select: { seq: true }, where: { projectId, threadId, id } });
+    return row ? row.seq : null;
+  }
+
+  /** Keyset page on the partial index (project_id, thread_id, seq) WHERE deleted_at IS NULL. */
+  listLive(projectId: string, threadId: string, order: 'asc' | 'desc', afterSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+    const cursor = afterSeq === null ? {} : { seq: order === 'asc' ? MoreThan(afterSeq) : LessThan(afterSeq) };
+    return this.messages.find({
+      where: { projectId, threadId, deletedAt: IsNull(), ...cursor },
+      order: { seq: order === 'asc' ? 'ASC' : 'DESC' },
+      take,
+    });
+  }
+
+  /** Every live message of a thread in order: the history an assistant call sends to the model. */
+  listHistory(manager: EntityManager, projectId: string, threadId: string): Promise<ThreadMessageEntity[]> {
+    return manager.getRepository(ThreadMessageEntity).find({
+      where: { projectId, threadId, deletedAt: IsNull() },
+      order: { seq: 'ASC' },
+    });
+  }
+
+  async replaceMetadata(projectId: string, threadId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadMessageEntity | null> {
+    const result = await this.messages.update({ projectId, threadId, id, deletedAt: IsNull() }, { metadata });
+    return (result.affected ?? 0) > 0 ? this.messages.findOne({ where: { projectId, threadId, id } }) : null;
+  }
+
+  async softDelete(projectId: string, threadId: string, id: string, at: Date): Promise<boolean> {
+    const result = await this.messages.update({ projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProjectPrincipal } from '../auth/principal';
+import { threadMessageInputSchema } from '../common/chat';
+import { badRequest, notFound } from '../common/errors';
+import { isUuid, newId } from '../common/ids';
+import { OrderedPageQuery, pageLimit, toPage } from '../common/pagination';
+import { ThreadsService } from '../threads/threads.service';
+import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
+import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
+import { MessagesRepository } from './messages.repository';
+import { toMessageDto, toMessageListItemDto, toMessageUpdatedDto } from './messages.mapper';
+import { ThreadMessageEntity } from './thread-message.entity';
+
+export interface ThreadTurn {
+  content: Record<string, unknown>[];
+  metadata?: Record<string, string | number>;
+  requestLogId?: string | null;
+}
+
+const GET_NOT_FOUND = 'Thread not found, message not in thread, or message does not exist';
+const UPDATE_NOT_FOUND = 'Message not found';
+const DELETE_NOT_FOUND = 'Message not found or does not belong to the proper thread/project';
+
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly messages: MessagesRepository,
+    private readonly threads: ThreadsService,
+  ) {}
+
+  /** Adds one message without calling the model: stored as a turn of one message, `[message]`. */
+  async create(caller: ProjectPrincipal, threadId: string, dto: CreateMessageDto): Promise<MessageDto> {
+    const message = threadMessageInputSchema.parse(dto.message);
+    const [created] = await this.dataSource.transaction((manager) =>
+      this.appendTurns(manager, caller.projectId, threadId, [{ content: [message], metadata: dto.metadata }]),
+    );
+    return toMessageDto(created);
+  }
+
+  /**
+   * Appends turns as one contiguous block of sequence numbers, under the thread's row lock, in the
+   * caller's transaction. Throws "Thread not found" when the thread is missing or deleted.
+   */
+  async appendTurns(manager: EntityManager, projectId: string, threadId: string, turns: ThreadTurn[]): Promise<ThreadMessageEntity[]> {
+    const first = await this.threads.reserveSequence(manager, projectId, threadId, turns.length);
+    const createdAt = new Date();
+    const rows = turns.map((turn, i) =>
+      Object.assign(new ThreadMessageEntity(), {
+        projectId,
+        id: newId(),
+        threadId,
+        seq: first + i,
+        content: turn.content,
+        metadata: turn.metadata ?? {},
+        requestLogId: turn.requestLogId ?? null,
+        createdAt,
+        deletedAt: null,
+      }),
+    );
+    return this.messages.insertMany(manager, rows);
+  }
+
+  async list(caller: ProjectPrincipal, threadId: string, query: OrderedPageQuery): Promise<MessageListDto> {
+    await this.threads.requireLive(caller.projectId, threadId);
+    const limit = pageLimit(query);
+    let afterSeq: number | null = null;
+    if (query.after !== undefined) {
+      afterSeq = isUuid(query.after) ? await this.messages.sequenceOf(caller.projectId, threadId, query.after) : null;
+      if (afterSeq === null) throw badRequest('Invalid request parameters', ['after: no such message in this thread']);
+    }
+    const rows = await this.messages.listLive(caller.projectId, threadId, query.order ?? 'asc', afterSeq, limit + 1);
+    const page = toPage(rows.map(toMessageListItemDto), limit);
+    return { data: page.data, has_more: page.has_more, object: 'list', first_id: page.first_id, last_id: page.last_id };
+  }
+
+  async get(caller: ProjectPrincipal, threadId: string, messageId: string): Promise<MessageDto> {
+    const message = isUuid(threadId) && isUuid(messageId) ? await this.messages.findLive(caller.projectId, threadId, messageId) : null;
+    if (!message) throw notFound(GET_NOT_FOUND);
+    return toMessageDto(message);
+  }
+
+  async update(caller: ProjectPrincipal, threadId: string, messageId: string, dto: UpdateMessageDto): Promise<MessageUpdatedDto> {
+    const updated =
+      isUuid(threadId) && isUuid(messageId)
+        ? await this.messages.replaceMetadata(caller.projectId, threadId, messageId, dto.metadata)
+        : null;
+    if (!updated) throw notFound(UPDATE_NOT_FOUND);
+    return toMessageUpdatedDto(updated);
+  }
+
+  async delete(caller: ProjectPrincipal, threadId: string, messageId: string): Promise<MessageDeletedDto> {
+    const deleted = isUuid(threadId) && isUuid(messageId) && (await this.messages.softDelete(caller.projectId, threadId, messageId, new Date()));
+    if (!deleted) throw notFound(DELETE_NOT_FOUND);
+    return { id: messageId, object: 'thread.message.deleted', deleted: true };
+  }
+}

@@ -1,0 +1,33 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity('thread_messages')
+export class ThreadMessageEntity {
+  @PrimaryColumn({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'thread_id', type: 'uuid' })
+  threadId: string;
+
+  /** Position in the thread: listing and model history order by it, never by timestamp. */
+  @Column({ type: 'integer' })
+  seq: number;
+
+  /** The turn's chat messages (one thread message per turn from one source). */
+  @Column({ type: 'jsonb' })
+  content: Record<string, unknown>[];
+
+  @Column({ type: 'jsonb' })
+  metadata: Record<string, string | number>;
+
+  @Column({ name: 'request_log_id', type: 'uuid', nullable: true })
+  requestLogId: string | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,80 @@
+/**
+ * Reassembles streamed chunks into the ChatCompletion they add up to: what a streamed call appends
+ * to the thread and records in the request log once the stream has ended.
+ */
+import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './provider.types';
+
+type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+type FinishReason = ChatCompletion.Choice['finish_reason'];
+
+interface ChoiceState {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finish: FinishReason | null;
+}
+
+export class CompletionAssembler {
+  private id = '';
+  private created = 0;
+  private model = '';
+  private readonly choices = new Map<number, ChoiceState>();
+
+  push(chunk: ChatCompletionChunk): void {
+    this.id ||= chunk.id;
+    this.created ||= chunk.created;
+    this.model ||= chunk.model;
+    for (const choice of chunk.choices ?? []) {
+      const state = this.choiceState(choice.index ?? 0);
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string') state.content = (state.content ?? '') + delta.content;
+      for (const part of delta.tool_calls ?? []) {
+        const call = (state.toolCalls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.function.name += part.function.name;
+        if (part.function?.arguments) call.function.arguments += part.function.arguments;
+      }
+      if (choice.finish_reason) state.finish = choice.finish_reason;
+    }
+  }
+
+  /** True once every choice seen so far has a finish_reason (a stream that ended normally). */
+  get finished(): boolean {
+    return this.choices.size > 0 && [...this.choices.values()].every((c) => c.finish !== null);
+  }
+
+  completion(usage?: CompletionUsage): ChatCompletion {
+    const choices = [...this.choices.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, state]) => {
+        const toolCalls = state.toolCalls.filter(Boolean);
+        return {
+          index,
+          message: {
+            role: 'assistant' as const,
+            content: state.content ?? (toolCalls.length ? null : ''),
+            refusal: null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
+          logprobs: null,
+          finish_reason: state.finish ?? 'stop',
+        };
+      });
+    return {
+      id: this.id,
+      object: 'chat.completion',
+      created: this.created,
+      model: this.model,
+      choices,
+      ...(usage ? { usage } : {}),
+    };
+  }
+
+  private choiceState(index: number): ChoiceState {
+    let state = this.choices.get(index);
+    if (!state) {
+      state = { content: null, toolCalls: [], finish: null };
+      this.choices.set(index, state);
+    }
+    return state;
+  }
+}

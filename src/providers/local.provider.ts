@@ -1,0 +1,166 @@
+/**
+ * The built-in `local` provider. It is NOT a language model: it generates nothing and knows
+ * nothing. It exists so Parley works with no account anywhere — for development, demos and tests —
+ * and its answers are deterministic so tests can assert them.
+ *
+ * Model `echo`:
+ * - answers with the text of the last `user` message (string content, or its text parts joined
+ *   with "\n"); if the last message is a `tool` result, answers with that result's text instead,
+ *   so a tool round trip completes;
+ * - otherwise, when `tool_choice` names a function, or is `required` and tools are given (the
+ *   first tool is used), answers with one call of that tool, arguments `{"input": <last user text>}`;
+ * - `max_tokens` counts words: the answer is cut after that many whitespace-separated words and
+ *   `finish_reason` is `length`;
+ * - `usage` counts words too: prompt = words of every message's text content, completion = words
+ *   of the answer (of the arguments string for a tool call). They are not tokens of any tokenizer;
+ * - streams word by word (each chunk a word with the whitespace before it), with no delay.
+ * The completion `id` is random; everything else depends only on the request.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam } from './provider.types';
+import {
+  ProviderAdapter,
+  ProviderCallOptions,
+  ProviderCredentials,
+  ProviderError,
+  ProviderRequest,
+  ProviderResult,
+  ProviderStream,
+} from './provider.types';
+import { ChunkHeader, ChunkStream, makeChunk, usageOf } from './provider-stream';
+
+export const LOCAL_MODELS: readonly string[] = ['echo'];
+
+type Answer =
+  | { kind: 'text'; text: string; finish: 'stop' | 'length' }
+  | { kind: 'tool_call'; id: string; name: string; arguments: string };
+
+/** Text of a message's content: a string, or the text parts of an array joined with newlines. */
+export function contentText(content: ChatCompletionMessageParam['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+export function countWords(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** Text up to the end of its `limit`-th word, or undefined when it has no more words than that. */
+function cutAfterWords(text: string, limit: number): string | undefined {
+  const words = text.matchAll(/\S+/g);
+  let seen = 0;
+  let end = 0;
+  for (const word of words) {
+    if (seen === limit) return text.slice(0, end);
+    seen += 1;
+    end = word.index + word[0].length;
+  }
+  return undefined;
+}
+
+/** Pieces that concatenate back to `text` exactly: each word with the whitespace before it. */
+function wordPieces(text: string): string[] {
+  return text.split(/(?<=\S)(?=\s)/).filter((piece) => piece !== '');
+}
+
+export class LocalProvider implements ProviderAdapter {
+  readonly type = 'local' as const;
+
+  async complete(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
+    throwIfAborted(opts.signal);
+    const answer = this.answer(req);
+    const message: ChatCompletion.Choice['message'] =
+      answer.kind === 'text'
+        ? { role: 'assistant', content: answer.text, refusal: null }
+        : {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: [{ id: answer.id, type: 'function', function: { name: answer.name, arguments: answer.arguments } }],
+          };
+    const completion: ChatCompletion = {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: req.model,
+      choices: [
+        { index: 0, message, logprobs: null, finish_reason: answer.kind === 'text' ? answer.finish : 'tool_calls' },
+      ],
+      usage: this.usage(req, answer),
+    };
+    return { completion, providerRequest: req, providerResponse: completion };
+  }
+
+  stream(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
+    return new ChunkStream(req, (sink) => this.chunks(req, opts.signal, sink));
+  }
+
+  private async *chunks(req: ProviderRequest, signal: AbortSignal | undefined, sink: ChunkStream): AsyncGenerator<ChatCompletionChunk> {
+    throwIfAborted(signal);
+    const answer = this.answer(req);
+    const head: ChunkHeader = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: req.model };
+    if (answer.kind === 'text') {
+      yield makeChunk(head, { role: 'assistant', content: '' });
+      for (const piece of wordPieces(answer.text)) {
+        throwIfAborted(signal);
+        yield makeChunk(head, { content: piece });
+      }
+    } else {
+      yield makeChunk(head, {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: answer.id, type: 'function', function: { name: answer.name, arguments: '' } }],
+      });
+      for (const piece of wordPieces(answer.arguments)) {
+        throwIfAborted(signal);
+        yield makeChunk(head, { tool_calls: [{ index: 0, function: { arguments: piece } }] });
+      }
+    }
+    throwIfAborted(signal);
+    sink.usage = this.usage(req, answer);
+    yield makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls');
+  }
+
+  private answer(req: ProviderRequest): Answer {
+    if (!LOCAL_MODELS.includes(req.model)) {
+      throw new ProviderError(
+        'bad_request',
+        `The local provider has no model "${req.model}"; its models are: ${LOCAL_MODELS.join(', ')}`,
+        { provider: 'local' },
+      );
+    }
+    const last = req.messages[req.messages.length - 1];
+    const userText = contentText([...req.messages].reverse().find((m) => m.role === 'user')?.content);
+    const tool = last?.role === 'tool' ? undefined : forcedTool(req);
+    if (tool) {
+      const args = JSON.stringify({ input: userText });
+      const digest = createHash('sha256').update(JSON.stringify([tool, args, req.messages.length])).digest('hex');
+      return { kind: 'tool_call', id: `call_${digest.slice(0, 24)}`, name: tool, arguments: args };
+    }
+    const text = last?.role === 'tool' ? contentText(last.content) : userText;
+    const cut = req.max_tokens === undefined ? undefined : cutAfterWords(text, Math.max(0, Math.floor(req.max_tokens)));
+    return cut === undefined ? { kind: 'text', text, finish: 'stop' } : { kind: 'text', text: cut, finish: 'length' };
+  }
+
+  private usage(req: ProviderRequest, answer: Answer) {
+    const prompt = req.messages.reduce((sum, m) => sum + countWords(contentText(m.content)), 0);
+    return usageOf(prompt, countWords(answer.kind === 'text' ? answer.text : answer.arguments));
+  }
+}
+
+/** The function the request forces a call of, if any. */
+function forcedTool(req: ProviderRequest): string | undefined {
+  const choice = req.tool_choice;
+  if (typeof choice === 'object' && choice.type === 'function') return choice.function.name;
+  const first = req.tools?.[0];
+  if (choice === 'required' && first) return first.type === 'function' ? first.function.name : first.custom.name;
+  return undefined;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ProviderError('aborted', 'local request cancelled by the caller', { provider: 'local' });
+}

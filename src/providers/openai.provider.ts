@@ -1,0 +1,179 @@
+/**
+ * Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure-style gateways, vLLM, Ollama,
+ * llama.cpp server, OpenRouter), through the official `openai` SDK. The request is passed through;
+ * the answer is normalised to the ChatCompletion shape. Timeouts, retries and their backoff are
+ * the SDK's (see upstream-http.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './provider.types';
+import {
+  ProviderAdapter,
+  ProviderCallOptions,
+  ProviderCredentials,
+  ProviderError,
+  ProviderRequest,
+  ProviderResult,
+  ProviderStream,
+} from './provider.types';
+import { ChunkStream, StreamWatch } from './provider-stream';
+import { cappedRetryAfterFetch, toProviderError } from './upstream-http';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface UpstreamAdapterSettings {
+  timeoutMs: number;
+  maxRetries: number;
+  /** Longer Retry-After waits are not sat out: the call fails as rate_limited at once. */
+  maxRetryAfterSeconds: number;
+}
+
+export const DEFAULT_UPSTREAM_SETTINGS: UpstreamAdapterSettings = { timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30 };
+
+/** Clients are cheap but hold per-client state (auth, options); a bounded cache suffices. */
+const MAX_CACHED_CLIENTS = 64;
+
+export class OpenAIProvider implements ProviderAdapter {
+  readonly type = 'openai' as const;
+  private readonly clients = new Map<string, OpenAI>();
+
+  constructor(private readonly settings: UpstreamAdapterSettings = DEFAULT_UPSTREAM_SETTINGS) {}
+
+  async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
+    const body = toOpenAIBody(req);
+    try {
+      const raw = await this.client(creds).chat.completions.create(body, this.requestOptions(opts, opts.signal));
+      return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw };
+    } catch (err) {
+      throw toProviderError(err, 'openai', opts.signal);
+    }
+  }
+
+  stream(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
+    // include_usage: the upstream appends a usage-only chunk, kept on `stream.usage`, not yielded.
+    const body: ChatCompletionCreateParamsStreaming = { ...toOpenAIBody(req), stream: true, stream_options: { include_usage: true } };
+    return new ChunkStream(body, (sink) => this.chunks(body, creds, opts, sink));
+  }
+
+  private async *chunks(
+    body: ChatCompletionCreateParamsStreaming,
+    creds: ProviderCredentials,
+    opts: ProviderCallOptions,
+    sink: ChunkStream,
+  ): AsyncGenerator<ChatCompletionChunk> {
+    const watch = new StreamWatch('openai', opts.signal, opts.timeoutMs ?? this.settings.timeoutMs);
+    let finished = false;
+    try {
+      const upstream = await this.client(creds).chat.completions.create(body, this.requestOptions(opts, watch.signal));
+      watch.touch();
+      for await (const chunk of upstream) {
+        watch.touch();
+        if (chunk.usage) sink.usage = normaliseUsage(chunk.usage);
+        if (!chunk.choices?.length) continue;
+        finished ||= chunk.choices.some((choice) => choice.finish_reason);
+        yield normaliseChunk(chunk, body.model);
+      }
+    } catch (err) {
+      throw watch.stopReason() ?? toProviderError(err, 'openai', opts.signal);
+    } finally {
+      watch.dispose();
+    }
+    // The SDK ends an aborted stream silently: say why it stopped.
+    const stopped = watch.stopReason();
+    if (stopped) throw stopped;
+    if (!finished) {
+      throw new ProviderError('upstream', 'openai upstream ended the stream without a finish_reason', { provider: 'openai' });
+    }
+  }
+
+  private requestOptions(opts: ProviderCallOptions, signal: AbortSignal | undefined) {
+    return {
+      timeout: Math.max(1, Math.round(opts.timeoutMs ?? this.settings.timeoutMs)),
+      maxRetries: opts.maxRetries ?? this.settings.maxRetries,
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  private client(creds: ProviderCredentials): OpenAI {
+    const baseURL = creds.baseUrl || OPENAI_DEFAULT_BASE_URL;
+    const key = `${baseURL}\u0000${creds.apiKey ?? ''}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      if (this.clients.size >= MAX_CACHED_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
+      client = new OpenAI({
+        baseURL,
+        // Everything explicit, so the SDK reads no OPENAI_* environment variable for them.
+        // Keyless local servers (Ollama, llama.cpp): the SDK insists on a key, the header is dropped.
+        apiKey: creds.apiKey || 'unused',
+        ...(creds.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+        adminAPIKey: null,
+        organization: null,
+        project: null,
+        webhookSecret: null,
+        timeout: this.settings.timeoutMs,
+        maxRetries: this.settings.maxRetries,
+        fetch: cappedRetryAfterFetch(this.settings.maxRetryAfterSeconds),
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+}
+
+/** The request as sent upstream: the ProviderRequest fields that are set, `metadata` excepted. */
+export function toOpenAIBody(req: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
+  const { metadata: _parleyMetadata, ...fields } = req;
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) body[name] = value;
+  return body as unknown as ChatCompletionCreateParamsNonStreaming;
+}
+
+function normaliseUsage(usage: CompletionUsage): CompletionUsage {
+  const prompt = usage.prompt_tokens ?? 0;
+  const completion = usage.completion_tokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage.total_tokens ?? prompt + completion };
+}
+
+/** Compatible servers differ in what they omit; fill in the fields the chat-completion shape has. */
+export function normaliseCompletion(raw: ChatCompletion, model: string): ChatCompletion {
+  return {
+    id: raw.id ?? `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created: raw.created ?? Math.floor(Date.now() / 1000),
+    model: raw.model ?? model,
+    choices: (raw.choices ?? []).map((choice, i) => {
+      const msg = choice.message ?? ({} as Partial<ChatCompletion.Choice['message']>);
+      return {
+        index: choice.index ?? i,
+        message: {
+          role: 'assistant' as const,
+          content: msg.content ?? null,
+          refusal: msg.refusal ?? null,
+          ...(msg.tool_calls?.length ? { tool_calls: msg.tool_calls } : {}),
+          ...(msg.function_call ? { function_call: msg.function_call } : {}),
+        },
+        logprobs: choice.logprobs ?? null,
+        finish_reason: choice.finish_reason ?? 'stop',
+      };
+    }),
+    ...(raw.usage ? { usage: normaliseUsage(raw.usage) } : {}),
+  };
+}
+
+function normaliseChunk(raw: ChatCompletionChunk, model: string): ChatCompletionChunk {
+  return {
+    id: raw.id,
+    object: 'chat.completion.chunk',
+    created: raw.created ?? Math.floor(Date.now() / 1000),
+    model: raw.model ?? model,
+    choices: raw.choices.map((choice, i) => ({
+      index: choice.index ?? i,
+      delta: choice.delta ?? {},
+      finish_reason: choice.finish_reason ?? null,
+    })),
+  };
+}

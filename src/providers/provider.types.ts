@@ -1,0 +1,132 @@
+/**
+ * The provider layer's contract. The wire format is the OpenAI chat-completion format, typed with
+ * the official `openai` package, whatever the upstream actually speaks: every adapter translates
+ * to and from it.
+ */
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+  CompletionUsage,
+};
+
+export type ProviderType = 'local' | 'openai' | 'anthropic';
+export const PROVIDER_TYPES: readonly ProviderType[] = ['local', 'openai', 'anthropic'];
+
+/** What the invocation layer asks of a model: template, history and request merged already. */
+export interface ProviderRequest {
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  seed?: number;
+  stop?: string | string[];
+  user?: string;
+  tools?: ChatCompletionTool[];
+  tool_choice?: ChatCompletionToolChoiceOption;
+  response_format?: { type: 'json_object' | 'text' };
+  /**
+   * Parley's own request metadata (for the request log). Adapters do not forward it upstream:
+   * it is the caller's data, and OpenAI-compatible servers reject or misuse unknown fields.
+   */
+  metadata?: Record<string, string>;
+}
+
+export interface ProviderCredentials {
+  type: ProviderType;
+  /** OpenAI-compatible: up to and including `/v1`. Anthropic: the host (`https://api.anthropic.com`). */
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export interface ProviderCallOptions {
+  /** Aborting it aborts the upstream HTTP request (and any retry not yet started). */
+  signal?: AbortSignal;
+  /** Per attempt, until response headers; for streams also the longest gap between two events. */
+  timeoutMs?: number;
+  /** Retries on 408/409/429/5xx and connection errors, before any response byte was streamed. */
+  maxRetries?: number;
+}
+
+export interface ProviderResult {
+  completion: ChatCompletion;
+  /** The body sent upstream, for the request log. */
+  providerRequest: object;
+  /** The body received from upstream, for the request log. */
+  providerResponse: object;
+}
+
+/**
+ * A streamed completion. The upstream request starts on the first `next()`; a failure before any
+ * chunk (429, 5xx after retries, timeout) rejects that first `next()` with a ProviderError, so the
+ * caller can pull the first chunk before it commits its own response headers. Iterate once.
+ * Usage-only chunks are not yielded: token usage is on `usage` once iteration has ended.
+ */
+export interface ProviderStream extends AsyncIterable<ChatCompletionChunk> {
+  readonly providerRequest: object;
+  readonly usage: CompletionUsage | undefined;
+}
+
+export interface ProviderAdapter {
+  readonly type: ProviderType;
+  complete(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<ProviderResult>;
+  stream(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): ProviderStream;
+}
+
+/**
+ * - `upstream`: the provider answered with an error (5xx, 401/403 of the provider key, error event).
+ * - `bad_request`: the provider (or Parley's translation) rejected what was asked (4xx, unknown model).
+ * - `aborted`: the caller's signal fired (client went away); recorded as a cancellation.
+ */
+export type ProviderErrorKind = 'upstream' | 'timeout' | 'rate_limited' | 'connection' | 'bad_request' | 'aborted';
+
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  readonly kind: ProviderErrorKind;
+  /** HTTP status the upstream answered with, when it answered. */
+  readonly status?: number;
+  /** From the upstream's Retry-After / retry-after-ms header, rounded up to whole seconds. */
+  readonly retryAfterSeconds?: number;
+  readonly provider?: ProviderType;
+
+  constructor(
+    kind: ProviderErrorKind,
+    message: string,
+    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.kind = kind;
+    if (extra.status !== undefined) this.status = extra.status;
+    if (extra.retryAfterSeconds !== undefined) this.retryAfterSeconds = extra.retryAfterSeconds;
+    if (extra.provider !== undefined) this.provider = extra.provider;
+  }
+}
+
+const STATUS_BY_KIND: Record<ProviderErrorKind, number> = {
+  upstream: 502,
+  connection: 502,
+  timeout: 504,
+  rate_limited: 429,
+  bad_request: 400,
+  // nginx's "client closed request": nobody reads it, but the request log and metrics do.
+  aborted: 499,
+};
+
+/** The HTTP status Parley answers with for a provider failure. */
+export function httpStatusFor(err: ProviderError): number {
+  return STATUS_BY_KIND[err.kind];
+}

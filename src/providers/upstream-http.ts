@@ -1,0 +1,113 @@
+/**
+ * What the two SDK-backed adapters share about talking HTTP to an upstream: the fetch they give
+ * their SDK client, and the mapping of the SDKs' errors to ProviderError.
+ *
+ * Retries are the SDKs' own (both are Stainless-generated and behave alike, see
+ * `makeRequest`/`shouldRetry`/`retryRequest` in their client.ts): 408, 409, 429, >= 500 and
+ * connection errors/timeouts are retried up to `maxRetries` times with exponential backoff
+ * (0.5 s doubling, max 8 s, up to 25 % jitter) unless the upstream sends `x-should-retry`;
+ * `retry-after-ms` / `Retry-After` (seconds or HTTP date) replace the backoff. The decision is
+ * taken on the response status, before the body is read, so nothing is retried once a 2xx
+ * stream has started. The SDKs do not cap Retry-After: `cappedRetryAfterFetch` does.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI, { APIError as OpenAIApiError } from 'openai';
+import { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
+import { ProviderError, ProviderType } from './provider.types';
+
+/** Seconds an upstream asks us to wait (`retry-after-ms`, then `Retry-After` seconds or date). */
+export function retryAfterSeconds(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * The global fetch (undici: one keep-alive connection pool per origin, shared by every client),
+ * except that an error response asking for a longer wait than `maxSeconds` is marked
+ * `x-should-retry: false`: the SDK then fails at once with the status and Retry-After, rather
+ * than holding the caller's request open for as long as the upstream likes.
+ */
+export function cappedRetryAfterFetch(maxSeconds: number) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    if (res.ok || res.headers.has('x-should-retry')) return res;
+    const wait = retryAfterSeconds(res.headers);
+    if (wait === undefined || wait <= maxSeconds) return res;
+    const headers = new Headers(res.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  };
+}
+
+type SdkApiError = OpenAIApiError | AnthropicApiError;
+
+function isUserAbort(err: unknown): boolean {
+  return err instanceof OpenAI.APIUserAbortError || err instanceof Anthropic.APIUserAbortError;
+}
+function isTimeout(err: unknown): boolean {
+  return err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError;
+}
+function isConnection(err: unknown): err is SdkApiError {
+  return err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError;
+}
+function isApiError(err: unknown): err is SdkApiError {
+  return err instanceof OpenAI.APIError || err instanceof Anthropic.APIError;
+}
+
+/** The upstream's own words: `error.message` of its body (both wire formats), else the SDK's text. */
+function upstreamMessage(err: SdkApiError): string {
+  const body = err.error as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const message = body?.message ?? body?.error?.message;
+  if (typeof message === 'string' && message) return message;
+  // Non-JSON bodies end up in the SDK message as "<status> <text>".
+  return err.status ? err.message.replace(new RegExp(`^${err.status} `), '') : err.message;
+}
+
+/** Why a 4xx is the request's fault (400) rather than the provider setup's (502). */
+function kindForStatus(status: number): ProviderError['kind'] {
+  if (status === 429) return 'rate_limited';
+  if (status === 408) return 'timeout';
+  // 401/403: the stored provider key is wrong — the operator's problem, not the caller's.
+  if (status >= 400 && status < 500 && status !== 401 && status !== 403) return 'bad_request';
+  return 'upstream';
+}
+
+export function toProviderError(err: unknown, provider: ProviderType, signal?: AbortSignal): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const extra = { provider, cause: err };
+  if (signal?.aborted || isUserAbort(err)) {
+    return new ProviderError('aborted', `${provider} request cancelled by the caller`, extra);
+  }
+  if (isTimeout(err)) {
+    return new ProviderError('timeout', `${provider} upstream did not answer in time`, extra);
+  }
+  if (isConnection(err)) {
+    const cause = (err as { cause?: { message?: string; cause?: { message?: string } } }).cause;
+    const detail = cause?.cause?.message ?? cause?.message ?? err.message;
+    return new ProviderError('connection', `${provider} upstream unreachable: ${detail}`, extra);
+  }
+  if (isApiError(err) && err.status) {
+    const retryAfter = retryAfterSeconds(err.headers);
+    return new ProviderError(
+      kindForStatus(err.status),
+      `${provider} upstream answered ${err.status}: ${upstreamMessage(err)}`,
+      { ...extra, status: err.status, ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}) },
+    );
+  }
+  if (isApiError(err)) {
+    // An error event inside a 200 stream.
+    return new ProviderError('upstream', `${provider} upstream error: ${upstreamMessage(err)}`, extra);
+  }
+  if (err instanceof SyntaxError) {
+    return new ProviderError('upstream', `${provider} upstream sent malformed data: ${err.message}`, extra);
+  }
+  // Mid-stream socket failures surface as plain errors (undici: "terminated").
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProviderError('connection', `${provider} upstream connection failed: ${message}`, extra);
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+
+export const DEFAULT_WORKSPACE = 'default';
+export const DEFAULT_PROJECT = 'default';
+
+export interface InitResult {
+  created: boolean;
+  workspace: string;
+  project: string;
+  /** The new project key, shown once. */
+  projectKey?: string;
+  /** A new admin key, unless PARLEY_ADMIN_KEY is set or one exists already; shown once. */
+  adminKey?: string;
+}
+
+/** `parley init`, and the first start on an empty embedded database. */
+@Injectable()
+export class InitService {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  /** Creates the default workspace, project and keys in one transaction, only if no workspace exists. */
+  async initIfEmpty(): Promise<InitResult> {
+    const base = { workspace: DEFAULT_WORKSPACE, project: DEFAULT_PROJECT };
+    if (!(await this.workspaces.isEmpty())) return { created: false, ...base };
+    const needsAdminKey = !(await this.keys.hasAdminKey());
+    return this.workspaces.transaction(async (manager) => {
+      await this.workspaces.createWorkspace({ slug: DEFAULT_WORKSPACE, name: 'Default workspace' }, manager);
+      await this.workspaces.createProject(DEFAULT_WORKSPACE, { slug: DEFAULT_PROJECT, name: 'Default project' }, manager);
+      const projectKey = await this.workspaces.createApiKey(DEFAULT_WORKSPACE, DEFAULT_PROJECT, 'default', manager);
+      const adminKey = needsAdminKey ? await this.keys.issue('admin', null, 'admin', manager) : undefined;
+      return { created: true, ...base, projectKey: projectKey.key, adminKey: adminKey?.secret };
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { PageQuery } from '../common/pagination';
+import { ApiErrors } from '../common/swagger/error-responses';
+import { ValidatedInput } from '../common/validation';
+import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
+import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
+import { ThreadsService } from './threads.service';
+
+@ApiTags('Threads')
+@ApiSecurity('api-key')
+@ApiErrors(401, 403)
+@Controller('v2/threads')
+export class ThreadsController {
+  constructor(private readonly threads: ThreadsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create Thread' })
+  @ApiOkResponse({ type: ThreadCreatedDto })
+  @ApiErrors(400)
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body(new ValidatedInput({ message: 'Invalid request body' })) dto: CreateThreadDto,
+  ): Promise<ThreadCreatedDto> {
+    return this.threads.create(caller, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List Threads', description: 'Newest first. Next page: `after` = the last id of this page.' })
+  @ApiOkResponse({ type: ThreadListDto })
+  @ApiErrors(400)
+  list(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: PageQuery,
+  ): Promise<ThreadListDto> {
+    return this.threads.list(caller, query);
+  }
+
+  @Get(':threadId')
+  @ApiOperation({ summary: 'Get Thread' })
+  @ApiOkResponse({ type: ThreadDto })
+  @ApiErrors(404)
+  get(@CurrentProject() caller: ProjectPrincipal, @Param('threadId') threadId: string): Promise<ThreadDto> {
+    return this.threads.get(caller, threadId);
+  }
+
+  @Post(':threadId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update Thread', description: 'The metadata given replaces the thread\'s metadata entirely.' })
+  @ApiOkResponse({ type: ThreadUpdatedDto })
+  @ApiErrors(400, 404)
+  update(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('threadId') threadId: string,
+    @Body(new ValidatedInput({ message: 'Invalid request body', requiredObject: { field: 'metadata', message: 'Metadata is required' } }))
+    dto: UpdateThreadDto,
+  ): Promise<ThreadUpdatedDto> {
+    return this.threads.update(caller, threadId, dto);
+  }
+
+  @Delete(':threadId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete Thread', description: 'Soft delete: the thread and all its messages are marked deleted.' })
+  @ApiOkResponse({ type: ThreadDeletedDto })
+  @ApiErrors(404)
+  delete(@CurrentProject() caller: ProjectPrincipal, @Param('threadId') threadId: string): Promise<ThreadDeletedDto> {
+    return this.threads.delete(caller, threadId);
+  }
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, IsNull, LessThan, Repository } from 'typeorm';
+import { ThreadEntity } from './thread.entity';
+
+/** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
+@Injectable()
+export class ThreadsRepository {
+  constructor(@InjectRepository(ThreadEntity) private readonly threads: Repository<ThreadEntity>) {}
+
+  insert(thread: ThreadEntity, manager?: EntityManager): Promise<ThreadEntity> {
+    return this.repo(manager).save(thread);
+  }
+
+  findLive(projectId: string, id: string): Promise<ThreadEntity | null> {
+    return this.threads.findOne({ where: { projectId, id, deletedAt: IsNull() } });
+  }
+
+  /** Whether the id names a thread of this project at all (a deleted one still works as a cursor). */
+  async existsInProject(projectId: string, id: string): Promise<boolean> {
+    return this.threads.exist({ where: { projectId, id } });
+  }
+
+  /** Keyset page, newest first, on the partial index (project_id, id) WHERE deleted_at IS NULL. */
+  listLive(projectId: string, afterId: string | undefined, take: number): Promise<ThreadEntity[]> {
+    return this.threads.find({
+      where: { projectId, deletedAt: IsNull(), ...(afterId ? { id: LessThan(afterId) } : {}) },
+      order: { id: 'DESC' },
+      take,
+    });
+  }
+
+  /** Replaces the metadata in one statement; null when the thread is missing or deleted. */
+  async replaceMetadata(projectId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadEntity | null> {
+    const result = await this.threads
+      .createQueryBuilder()
+      .update(ThreadEntity)
+      .set({ metadata })
+      .where('project_id = :projectId AND id = :id AND deleted_at IS NULL', { projectId, id })
+      .returning('*')
+      .execute();
+    const row = (result.raw as Record<string, unknown>[])[0];
+    return row ? this.threads.create(this.fromRow(row)) : null;
+  }
+
+  /** Marks the thread and its messages deleted (run inside a transaction); false when no live thread. */
+  async softDeleteWithMessages(manager: EntityManager, projectId: string, id: string, at: Date): Promise<boolean> {
+    const result = await manager.update(ThreadEntity, { projectId, id, deletedAt: IsNull() }, { deletedAt: at });
+    if ((result.affected ?? 0) === 0) return false;
+    await manager.query(
+      'UPDATE thread_messages SET deleted_at = $3 WHERE project_id = $1 AND thread_id = $2 AND deleted_at IS NULL',
+      [projectId, id, at],
+    );
+    return true;
+  }
+
+  /**
+   * Takes `count` consecutive sequence numbers from a live thread. The UPDATE holds the thread's
+   * row lock until the caller's transaction ends, so concurrent appends to one thread queue here
+   * and each lands as one contiguous block. Returns the first number, or null if no live thread.
+   */
+  async reserveSequence(manager: EntityManager, projectId: string, id: string, count: number): Promise<number | null> {
+    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount].
+    const [rows]: [{ last_seq: number }[], number] = await manager.query(
+      `UPDATE threads SET last_seq = last_seq + $3
+        WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL
+        RETURNING last_seq`,
+      [projectId, id, count],
+    );
+    return rows.length > 0 ? Number(rows[0].last_seq) - count + 1 : null;
+  }
+
+  private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {
+    return {
+      projectId: row.project_id as string,
+      id: row.id as string,
+      metadata: row.metadata as ThreadEntity['metadata'],
+      createLog: row.create_log as ThreadEntity['createLog'],
+      lastSeq: Number(row.last_seq),
+      createdAt: new Date(row.created_at as string | Date),
+      deletedAt: row.deleted_at ? new Date(row.deleted_at as string | Date) : null,
+    };
+  }
+
+  private repo(manager?: EntityManager): Repository<ThreadEntity> {
+    return manager ? manager.getRepository(ThreadEntity) : this.threads;
+  }
+}

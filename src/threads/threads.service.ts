@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProjectPrincipal } from '../auth/principal';
+import { badRequest, notFound } from '../common/errors';
+import { isUuid, newId } from '../common/ids';
+import { pageLimit, PageQuery, toPage } from '../common/pagination';
+import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
+import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
+import { ThreadEntity } from './thread.entity';
+import { ThreadsRepository } from './threads.repository';
+import { toThreadCreatedDto, toThreadDto, toThreadListItemDto, toThreadUpdatedDto } from './threads.mapper';
+
+const THREAD_NOT_FOUND = 'Thread not found';
+
+@Injectable()
+export class ThreadsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly threads: ThreadsRepository,
+  ) {}
+
+  async create(caller: ProjectPrincipal, dto: CreateThreadDto): Promise<ThreadCreatedDto> {
+    const thread = await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) });
+    return toThreadCreatedDto(thread);
+  }
+
+  /** Also used by invocation, inside its transaction, with the call's request log as createLog. */
+  insert(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], manager?: EntityManager): Promise<ThreadEntity> {
+    const thread = Object.assign(new ThreadEntity(), {
+      projectId,
+      id: newId(),
+      metadata,
+      createLog,
+      lastSeq: 0,
+      createdAt: new Date(),
+      deletedAt: null,
+    });
+    return this.threads.insert(thread, manager);
+  }
+
+  async list(caller: ProjectPrincipal, query: PageQuery): Promise<ThreadListDto> {
+    const limit = pageLimit(query);
+    if (query.after !== undefined && !(isUuid(query.after) && (await this.threads.existsInProject(caller.projectId, query.after)))) {
+      throw badRequest('Invalid request parameters', ['after: no such thread']);
+    }
+    const rows = await this.threads.listLive(caller.projectId, query.after, limit + 1);
+    const page = toPage(rows.map(toThreadListItemDto), limit);
+    return { object: 'list', ...page };
+  }
+
+  async get(caller: ProjectPrincipal, id: string): Promise<ThreadDto> {
+    return toThreadDto(await this.requireLive(caller.projectId, id));
+  }
+
+  async update(caller: ProjectPrincipal, id: string, dto: UpdateThreadDto): Promise<ThreadUpdatedDto> {
+    const updated = isUuid(id) ? await this.threads.replaceMetadata(caller.projectId, id, dto.metadata) : null;
+    if (!updated) throw notFound(THREAD_NOT_FOUND);
+    return toThreadUpdatedDto(updated);
+  }
+
+  /** The thread and all its messages are marked deleted in one transaction; rows stay. */
+  async delete(caller: ProjectPrincipal, id: string): Promise<ThreadDeletedDto> {
+    if (!isUuid(id)) throw notFound(THREAD_NOT_FOUND);
+    const deleted = await this.dataSource.transaction((manager) =>
+      this.threads.softDeleteWithMessages(manager, caller.projectId, id, new Date()),
+    );
+    if (!deleted) throw notFound(THREAD_NOT_FOUND);
+    return { id, object: 'thread.deleted', deleted: true };
+  }
+
+  async requireLive(projectId: string, id: string): Promise<ThreadEntity> {
+    const thread = isUuid(id) ? await this.threads.findLive(projectId, id) : null;
+    if (!thread) throw notFound(THREAD_NOT_FOUND);
+    return thread;
+  }
+
+  /** See ThreadsRepository.reserveSequence; throws the spec's 404 when the thread is gone. */
+  async reserveSequence(manager: EntityManager, projectId: string, id: string, count: number): Promise<number> {
+    const first = isUuid(id) ? await this.threads.reserveSequence(manager, projectId, id, count) : null;
+    if (first === null) throw notFound(THREAD_NOT_FOUND);
+    return first;
+  }
+}

@@ -1,0 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsSlug } from '../../common/validation';
+
+export class CreateWorkspaceDto {
+  @IsSlug('acme')
+  slug: string;
+
+  @ApiProperty({ required: false, example: 'Acme Inc.', description: 'defaults to the slug' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+}
+
+export class CreateProjectDto extends CreateWorkspaceDto {}
+
+export class WorkspaceDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'acme' }) slug: string;
+  @ApiProperty({ example: 'Acme Inc.' }) name: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class ProjectDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty({ example: 'acme' }) workspace: string;
+  @ApiProperty({ example: 'support' }) slug: string;
+  @ApiProperty({ example: 'Support bot' }) name: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class WorkspaceListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [WorkspaceDto] }) data: WorkspaceDto[];
+}
+
+export class ProjectListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [ProjectDto] }) data: ProjectDto[];
+}

@@ -1,0 +1,78 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../auth/auth.decorators';
+import { ValidatedInput } from '../common/validation';
+import { ApiErrors } from '../common/swagger/error-responses';
+import { ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
+import { WorkspacesService } from './workspaces.service';
+
+const body = () => Body(new ValidatedInput({ message: 'Invalid request body' }));
+
+@ApiTags('Admin: workspaces, projects, API keys')
+@ApiSecurity('admin-key')
+@ApiErrors(401, 403)
+@AdminOnly()
+@Controller('v2/workspaces')
+export class WorkspacesController {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a workspace' })
+  @ApiOkResponse({ type: WorkspaceDto })
+  @ApiErrors(400, 409)
+  createWorkspace(@body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
+    return this.workspaces.createWorkspace(dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List workspaces' })
+  @ApiOkResponse({ type: WorkspaceListDto })
+  async listWorkspaces(): Promise<WorkspaceListDto> {
+    return { object: 'list', data: await this.workspaces.listWorkspaces() };
+  }
+
+  @Post(':workspace/projects')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a project in a workspace' })
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors(400, 404, 409)
+  createProject(@Param('workspace') workspace: string, @body() dto: CreateProjectDto): Promise<ProjectDto> {
+    return this.workspaces.createProject(workspace, dto);
+  }
+
+  @Get(':workspace/projects')
+  @ApiOperation({ summary: 'List the projects of a workspace' })
+  @ApiOkResponse({ type: ProjectListDto })
+  @ApiErrors(404)
+  async listProjects(@Param('workspace') workspace: string): Promise<ProjectListDto> {
+    return { object: 'list', data: await this.workspaces.listProjects(workspace) };
+  }
+
+  @Post(':workspace/projects/:project/api-keys')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a project API key', description: 'The key is in this response only; Parley stores its SHA-256 hash.' })
+  @ApiOkResponse({ type: CreatedApiKeyDto })
+  @ApiErrors(400, 404)
+  createApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.workspaces.createApiKey(workspace, project, dto.name);
+  }
+
+  @Get(':workspace/projects/:project/api-keys')
+  @ApiOperation({ summary: 'List a project\'s API keys (without secrets)' })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiErrors(404)
+  async listApiKeys(@Param('workspace') workspace: string, @Param('project') project: string): Promise<ApiKeyListDto> {
+    return { object: 'list', data: await this.workspaces.listApiKeys(workspace, project) };
+  }
+
+  @Delete(':workspace/projects/:project/api-keys/:keyId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke a project API key' })
+  @ApiOkResponse({ type: ApiKeyRevokedDto })
+  @ApiErrors(404)
+  revokeApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string): Promise<ApiKeyRevokedDto> {
+    return this.workspaces.revokeApiKey(workspace, project, keyId);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectEntity } from './project.entity';
+import { WorkspaceEntity } from './workspace.entity';
+import { WorkspacesController } from './workspaces.controller';
+import { WorkspacesRepository } from './workspaces.repository';
+import { WorkspacesService } from './workspaces.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([WorkspaceEntity, ProjectEntity])],
+  controllers: [WorkspacesController],
+  providers: [WorkspacesRepository, WorkspacesService],
+  exports: [WorkspacesService],
+})
+export class WorkspacesModule {}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { conflict, isUniqueViolation, notFound } from '../common/errors';
+import { isUuid, newId } from '../common/ids';
+import { ApiKeyDto, ApiKeyRevokedDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
+import { ProjectEntity } from './project.entity';
+import { WorkspaceEntity } from './workspace.entity';
+import { ProjectWithWorkspace, WorkspacesRepository } from './workspaces.repository';
+import { toApiKeyDto, toProjectDto, toWorkspaceDto } from './workspaces.mapper';
+
+/** Slugs that would shadow the service's own first path segments on the invoke route. */
+const RESERVED_WORKSPACE_SLUGS = new Set(['v1', 'v2', 'docs', 'docs-json', 'health', 'ready', 'metrics', 'project-prompt']);
+
+/** Workspaces, projects and their API keys: what the admin key manages. */
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repo: WorkspacesRepository,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  async createWorkspace(dto: CreateWorkspaceDto, manager?: EntityManager): Promise<WorkspaceDto> {
+    if (RESERVED_WORKSPACE_SLUGS.has(dto.slug)) throw conflict(`Workspace slug "${dto.slug}" is reserved`);
+    const workspace = Object.assign(new WorkspaceEntity(), {
+      id: newId(),
+      slug: dto.slug,
+      name: dto.name ?? dto.slug,
+      createdAt: new Date(),
+    });
+    try {
+      return toWorkspaceDto(await this.repo.insertWorkspace(workspace, manager));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`Workspace "${dto.slug}" already exists`);
+      throw err;
+    }
+  }
+
+  async listWorkspaces(): Promise<WorkspaceDto[]> {
+    return (await this.repo.listWorkspaces()).map(toWorkspaceDto);
+  }
+
+  async createProject(workspaceSlug: string, dto: CreateProjectDto, manager?: EntityManager): Promise<ProjectDto> {
+    const workspace = await this.repo.findWorkspace(workspaceSlug, manager);
+    if (!workspace) throw notFound('Workspace not found');
+    const project = Object.assign(new ProjectEntity(), {
+      id: newId(),
+      workspaceId: workspace.id,
+      slug: dto.slug,
+      name: dto.name ?? dto.slug,
+      createdAt: new Date(),
+    });
+    try {
+      return toProjectDto(await this.repo.insertProject(project, manager), workspace);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`Project "${dto.slug}" already exists in workspace "${workspaceSlug}"`);
+      throw err;
+    }
+  }
+
+  async listProjects(workspaceSlug: string): Promise<ProjectDto[]> {
+    const workspace = await this.repo.findWorkspace(workspaceSlug);
+    if (!workspace) throw notFound('Workspace not found');
+    return (await this.repo.listProjects(workspace.id)).map((p) => toProjectDto(p, workspace));
+  }
+
+  async createApiKey(workspaceSlug: string, projectSlug: string, name = 'default', manager?: EntityManager): Promise<CreatedApiKeyDto> {
+    const { project, workspace } = await this.requireProject(workspaceSlug, projectSlug, manager);
+    const issued = await this.keys.issue('project', project.id, name, manager);
+    return { ...toApiKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug, project: project.slug };
+  }
+
+  async listApiKeys(workspaceSlug: string, projectSlug: string): Promise<ApiKeyDto[]> {
+    const { project } = await this.requireProject(workspaceSlug, projectSlug);
+    return (await this.keys.listForProject(project.id)).map(toApiKeyDto);
+  }
+
+  async revokeApiKey(workspaceSlug: string, projectSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {
+    const { project } = await this.requireProject(workspaceSlug, projectSlug);
+    if (!isUuid(keyId) || !(await this.keys.revoke(project.id, keyId))) throw notFound('API key not found');
+    return { id: keyId, object: 'api_key.revoked', revoked: true };
+  }
+
+  async requireProject(workspaceSlug: string, projectSlug: string, manager?: EntityManager): Promise<ProjectWithWorkspace> {
+    const found = await this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
+    if (!found) throw notFound('Project not found');
+    return found;
+  }
+
+  findProject(workspaceSlug: string, projectSlug: string, manager?: EntityManager): Promise<ProjectWithWorkspace | null> {
+    return this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.repo.countWorkspaces()) === 0;
+  }
+
+  /** Runs `work` in one transaction: multi-row set-up (init, apply) is all or nothing. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+}
