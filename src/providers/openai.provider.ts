@@ -75,6 +75,9 @@ export class OpenAIProvider implements ProviderAdapter {
         if (chunk.usage) sink.usage = normaliseUsage(chunk.usage);
         if (!chunk.choices?.length) continue;
         finished ||= chunk.choices.some((choice) => choice.finish_reason);
+        // Once the caller has aborted, chunks already buffered are not handed out.
+        const stopped = watch.stopReason();
+        if (stopped) throw stopped;
         yield normaliseChunk(chunk, body.model);
       }
     } catch (err) {

@@ -35,7 +35,9 @@ export function retryAfterSeconds(headers: Headers | undefined): number | undefi
  */
 export function cappedRetryAfterFetch(maxSeconds: number) {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init);
+    const res = await fetch(input, init).catch((err: unknown) => {
+      throw sameRealmError(err);
+    });
     if (res.ok || res.headers.has('x-should-retry')) return res;
     const wait = retryAfterSeconds(res.headers);
     if (wait === undefined || wait <= maxSeconds) return res;
@@ -43,6 +45,19 @@ export function cappedRetryAfterFetch(maxSeconds: number) {
     headers.set('x-should-retry', 'false');
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   };
+}
+
+/**
+ * The SDKs tell a timeout from other failures by the fetch error's `name` ("AbortError"), but their
+ * castToError keeps only `instanceof Error` values: a DOMException from another realm (jest's vm
+ * context, for one) becomes a nameless Error, and a timeout reads as a connection failure.
+ */
+function sameRealmError(err: unknown): unknown {
+  if (err instanceof Error || typeof err !== 'object' || err === null) return err;
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  const local = new Error(typeof message === 'string' ? message : String(err), { cause: err });
+  if (typeof name === 'string') local.name = name;
+  return local;
 }
 
 type SdkApiError = OpenAIApiError | AnthropicApiError;

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/app-config';
+import { DataDirLockedError } from '../database/data-dir-lock';
+import { ApiException } from '../common/errors';
+import { initCommand } from './commands/init.command';
+import { keysCommand } from './commands/keys.command';
+import { migrateCommand } from './commands/migrate.command';
+
+/** `parley <command>`; also `npm run cli -- <command>`. Configuration comes from the same environment as the server. */
+export function buildProgram(): Command {
+  return new Command('parley')
+    .description('Parley: prompt and assistant registry, invocation gateway and conversation threads')
+    .addCommand(initCommand())
+    .addCommand(keysCommand())
+    .addCommand(migrateCommand())
+    .exitOverride();
+}
+
+/** One line a problem, no stack trace, exit code 1 (2 for usage errors). */
+export function describeFailure(err: unknown): string {
+  if (err instanceof ApiException) {
+    const error = (err.body as { error?: { message?: string } | string }).error;
+    return typeof error === 'object' && error?.message ? error.message : JSON.stringify(err.body);
+  }
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+if (require.main === module) {
+  buildProgram()
+    .parseAsync(process.argv)
+    .catch((err) => {
+      if (err instanceof CommanderError) process.exit(err.exitCode);
+      console.error(`parley: ${describeFailure(err)}`);
+      process.exit(1);
+    });
+}
