@@ -51,7 +51,8 @@ export class CompletionAssembler {
           index,
           message: {
             role: 'assistant' as const,
-            content: state.content ?? (toolCalls.length ? null : ''),
+            // '' beside tool calls reads as null, as in a non-streamed answer.
+            content: state.content || (toolCalls.length ? null : ''),
             refusal: null,
             ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           },

@@ -17,7 +17,8 @@
  * The completion `id` is random; everything else depends only on the request.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam } from './provider.types';
+import type { ChatCompletion, ChatCompletionChunk } from './provider.types';
+import { contentText, countWords } from './message-text';
 import {
   ProviderAdapter,
   ProviderCallOptions,
@@ -34,20 +35,6 @@ export const LOCAL_MODELS: readonly string[] = ['echo'];
 type Answer =
   | { kind: 'text'; text: string; finish: 'stop' | 'length' }
   | { kind: 'tool_call'; id: string; name: string; arguments: string };
-
-/** Text of a message's content: a string, or the text parts of an array joined with newlines. */
-export function contentText(content: ChatCompletionMessageParam['content']): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .filter((text) => text !== '')
-    .join('\n');
-}
-
-export function countWords(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
-}
 
 /** Text up to the end of its `limit`-th word, or undefined when it has no more words than that. */
 function cutAfterWords(text: string, limit: number): string | undefined {

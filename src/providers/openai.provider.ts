@@ -21,25 +21,19 @@ import {
   ProviderStream,
 } from './provider.types';
 import { ChunkStream, StreamWatch } from './provider-stream';
-import { cappedRetryAfterFetch, toProviderError } from './upstream-http';
+import {
+  cappedRetryAfterFetch,
+  ClientCache,
+  DEFAULT_UPSTREAM_SETTINGS,
+  toProviderError,
+  UpstreamAdapterSettings,
+} from './upstream-http';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export interface UpstreamAdapterSettings {
-  timeoutMs: number;
-  maxRetries: number;
-  /** Longer Retry-After waits are not sat out: the call fails as rate_limited at once. */
-  maxRetryAfterSeconds: number;
-}
-
-export const DEFAULT_UPSTREAM_SETTINGS: UpstreamAdapterSettings = { timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30 };
-
-/** Clients are cheap but hold per-client state (auth, options); a bounded cache suffices. */
-const MAX_CACHED_CLIENTS = 64;
-
 export class OpenAIProvider implements ProviderAdapter {
   readonly type = 'openai' as const;
-  private readonly clients = new Map<string, OpenAI>();
+  private readonly clients = new ClientCache<OpenAI>();
 
   constructor(private readonly settings: UpstreamAdapterSettings = DEFAULT_UPSTREAM_SETTINGS) {}
 
@@ -103,11 +97,8 @@ export class OpenAIProvider implements ProviderAdapter {
 
   private client(creds: ProviderCredentials): OpenAI {
     const baseURL = creds.baseUrl || OPENAI_DEFAULT_BASE_URL;
-    const key = `${baseURL}\u0000${creds.apiKey ?? ''}`;
-    let client = this.clients.get(key);
-    if (!client) {
-      if (this.clients.size >= MAX_CACHED_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
-      client = new OpenAI({
+    return this.clients.get(baseURL, creds.apiKey, () =>
+      new OpenAI({
         baseURL,
         // Everything explicit, so the SDK reads no OPENAI_* environment variable for them.
         // Keyless local servers (Ollama, llama.cpp): the SDK insists on a key, the header is dropped.
@@ -120,10 +111,8 @@ export class OpenAIProvider implements ProviderAdapter {
         timeout: this.settings.timeoutMs,
         maxRetries: this.settings.maxRetries,
         fetch: cappedRetryAfterFetch(this.settings.maxRetryAfterSeconds),
-      });
-      this.clients.set(key, client);
-    }
-    return client;
+      }),
+    );
   }
 }
 

@@ -15,6 +15,16 @@ import OpenAI, { APIError as OpenAIApiError } from 'openai';
 import { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import { ProviderError, ProviderType } from './provider.types';
 
+/** Call defaults of an SDK-backed adapter; ProviderCallOptions override the first two per call. */
+export interface UpstreamAdapterSettings {
+  timeoutMs: number;
+  maxRetries: number;
+  /** Longer Retry-After waits are not sat out: the call fails as rate_limited at once. */
+  maxRetryAfterSeconds: number;
+}
+
+export const DEFAULT_UPSTREAM_SETTINGS: UpstreamAdapterSettings = { timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30 };
+
 /** Seconds an upstream asks us to wait (`retry-after-ms`, then `Retry-After` seconds or date). */
 export function retryAfterSeconds(headers: Headers | undefined): number | undefined {
   const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
@@ -125,4 +135,25 @@ export function toProviderError(err: unknown, provider: ProviderType, signal?: A
   // Mid-stream socket failures surface as plain errors (undici: "terminated").
   const message = err instanceof Error ? err.message : String(err);
   return new ProviderError('connection', `${provider} upstream connection failed: ${message}`, extra);
+}
+
+/**
+ * One SDK client per (base URL, key): a client carries its auth and options, while connections
+ * are pooled per origin by the global fetch anyway. Bounded, oldest evicted first.
+ */
+export class ClientCache<T> {
+  private readonly clients = new Map<string, T>();
+
+  constructor(private readonly maxSize = 64) {}
+
+  get(baseUrl: string, apiKey: string | undefined, create: () => T): T {
+    const key = `${baseUrl}\u0000${apiKey ?? ''}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      if (this.clients.size >= this.maxSize) this.clients.delete(this.clients.keys().next().value!);
+      client = create();
+      this.clients.set(key, client);
+    }
+    return client;
+  }
 }

@@ -1,0 +1,249 @@
+/**
+ * Chat-completion format <-> Anthropic Messages API, both ways. Pure functions (and one small
+ * stateful stream translator), no I/O.
+ *
+ * Not forwarded, because the Messages API has no equivalent or rejects them: `temperature` and
+ * `top_p` (API version 2026-10-21, which @anthropic-ai/sdk 1.x sends, answers 400 to any sampling
+ * parameter), `presence_penalty`, `frequency_penalty`, `seed`, `response_format`, `metadata`.
+ */
+import type {
+  ContentBlockParam,
+  ImageBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  StopReason,
+  Tool,
+  ToolChoice,
+} from '@anthropic-ai/sdk/resources/messages';
+import { contentText } from './message-text';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  CompletionUsage,
+  ProviderRequest,
+} from './provider.types';
+import { ProviderError } from './provider.types';
+import { ChunkHeader, makeChunk, usageOf } from './provider-stream';
+
+/** Anthropic requires max_tokens; this is used when the request has none. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
+
+const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+type FinishReason = ChatCompletion.Choice['finish_reason'];
+type AssistantParam = Extract<ChatCompletionMessageParam, { role: 'assistant' }>;
+type UserParam = Extract<ChatCompletionMessageParam, { role: 'user' }>;
+
+const unsupported = (what: string) => new ProviderError('bad_request', `The anthropic provider cannot send ${what}`, { provider: 'anthropic' });
+
+export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStreaming {
+  const system: string[] = [];
+  const turns: Array<{ role: 'user' | 'assistant'; content: ContentBlockParam[] }> = [];
+  // Anthropic wants alternating turns: consecutive tool results (and text after them) form one user turn.
+  const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    const last = turns[turns.length - 1];
+    if (!blocks.length) return;
+    if (last?.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const message of req.messages) {
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(contentText(message.content));
+        break;
+      case 'user':
+        append('user', userBlocks(message.content));
+        break;
+      case 'assistant':
+        append('assistant', assistantBlocks(message));
+        break;
+      case 'tool':
+        append('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: contentText(message.content) }]);
+        break;
+      default:
+        throw unsupported(`"${message.role}" messages (deprecated function calling); use tools`);
+    }
+  }
+  const tools = req.tools?.length ? req.tools.map(toAnthropicTool) : undefined;
+  const toolChoice = tools && req.tool_choice !== undefined ? toAnthropicToolChoice(req.tool_choice) : undefined;
+  return {
+    model: req.model,
+    max_tokens: req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    ...(system.some(Boolean) ? { system: system.filter(Boolean).join('\n\n') } : {}),
+    messages: turns.map(simplifyTurn),
+    ...(req.stop !== undefined ? { stop_sequences: Array.isArray(req.stop) ? req.stop : [req.stop] } : {}),
+    ...(tools ? { tools } : {}),
+    ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(req.user !== undefined ? { metadata: { user_id: req.user } } : {}),
+  };
+}
+
+/** A turn that is one text block is sent as a plain string, as people write it. */
+function simplifyTurn(turn: { role: 'user' | 'assistant'; content: ContentBlockParam[] }): MessageParam {
+  const [only] = turn.content;
+  return turn.content.length === 1 && only.type === 'text' ? { role: turn.role, content: only.text } : turn;
+}
+
+function userBlocks(content: UserParam['content']): ContentBlockParam[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  return content.flatMap((part): ContentBlockParam[] => {
+    if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
+    if (part.type === 'image_url') return [imageBlock(part.image_url.url)];
+    throw unsupported(`"${part.type}" content parts`);
+  });
+}
+
+function imageBlock(url: string): ImageBlockParam {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (data) {
+    const mediaType = data[1].toLowerCase();
+    if (!IMAGE_MEDIA_TYPES.includes(mediaType as ImageMediaType)) throw unsupported(`images of type ${mediaType}`);
+    return { type: 'image', source: { type: 'base64', media_type: mediaType as ImageMediaType, data: data[2] } };
+  }
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  throw unsupported('an image URL that is neither http(s) nor a base64 data: URL');
+}
+
+function assistantBlocks(message: AssistantParam): ContentBlockParam[] {
+  const blocks: ContentBlockParam[] = [];
+  const text =
+    typeof message.content === 'string'
+      ? message.content
+      : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : part.refusal)).join('');
+  if (text) blocks.push({ type: 'text', text });
+  for (const call of message.tool_calls ?? []) {
+    if (call.type !== 'function') throw unsupported('custom tool calls');
+    blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.id, call.function.arguments) });
+  }
+  return blocks;
+}
+
+function parseArguments(id: string, args: string): Record<string, unknown> {
+  if (!args.trim()) return {};
+  let input: unknown;
+  try {
+    input = JSON.parse(args);
+  } catch {
+    throw unsupported(`tool call ${id}: its arguments are not JSON`);
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw unsupported(`tool call ${id}: its arguments are not a JSON object`);
+  return input as Record<string, unknown>;
+}
+
+function toAnthropicTool(tool: ChatCompletionTool): Tool {
+  if (tool.type !== 'function') throw unsupported('custom tools');
+  const { name, description, parameters } = tool.function;
+  const inputSchema = (parameters ?? { type: 'object', properties: {} }) as Tool.InputSchema;
+  return { name, ...(description ? { description } : {}), input_schema: inputSchema };
+}
+
+function toAnthropicToolChoice(choice: NonNullable<ProviderRequest['tool_choice']>): ToolChoice {
+  if (choice === 'auto') return { type: 'auto' };
+  if (choice === 'required') return { type: 'any' };
+  if (choice === 'none') return { type: 'none' };
+  if (choice.type === 'function') return { type: 'tool', name: choice.function.name };
+  throw unsupported(`tool_choice of type "${choice.type}"`);
+}
+
+export function finishReasonFor(stop: StopReason | null | undefined): FinishReason {
+  switch (stop) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default: // end_turn, stop_sequence, pause_turn
+      return 'stop';
+  }
+}
+
+/** Input tokens, cache writes and reads included: together they are what the prompt cost. */
+function promptTokens(usage: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
+  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+export function fromAnthropicMessage(message: Message): ChatCompletion {
+  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  const toolCalls = message.content.flatMap((block) =>
+    block.type === 'tool_use'
+      ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
+      : [],
+  );
+  return {
+    id: message.id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: message.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text || (toolCalls.length ? null : ''),
+          refusal: null,
+          ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReasonFor(message.stop_reason),
+      },
+    ],
+    usage: usageOf(promptTokens(message.usage), message.usage.output_tokens ?? 0),
+  };
+}
+
+/** Turns Messages API stream events into chat.completion.chunk objects, one event at a time. */
+export class AnthropicStreamTranslator {
+  private head: ChunkHeader;
+  private readonly toolIndexByBlock = new Map<number, number>();
+  private inputTokens = 0;
+  private outputTokens = 0;
+  finished = false;
+
+  constructor(model: string) {
+    this.head = { id: '', created: Math.floor(Date.now() / 1000), model };
+  }
+
+  get usage(): CompletionUsage {
+    return usageOf(this.inputTokens, this.outputTokens);
+  }
+
+  translate(event: RawMessageStreamEvent): ChatCompletionChunk[] {
+    switch (event.type) {
+      case 'message_start':
+        this.head = { ...this.head, id: event.message.id, model: event.message.model };
+        this.inputTokens = promptTokens(event.message.usage);
+        this.outputTokens = event.message.usage.output_tokens ?? 0;
+        return [makeChunk(this.head, { role: 'assistant', content: '' })];
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') return block.text ? [makeChunk(this.head, { content: block.text })] : [];
+        if (block.type !== 'tool_use') return [];
+        const index = this.toolIndexByBlock.size;
+        this.toolIndexByBlock.set(event.index, index);
+        return [makeChunk(this.head, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta') return [makeChunk(this.head, { content: delta.text })];
+        const index = this.toolIndexByBlock.get(event.index);
+        if (delta.type !== 'input_json_delta' || index === undefined || !delta.partial_json) return [];
+        return [makeChunk(this.head, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+      }
+      case 'message_delta':
+        if (event.usage.output_tokens != null) this.outputTokens = event.usage.output_tokens;
+        if (event.usage.input_tokens != null) this.inputTokens = promptTokens(event.usage);
+        if (!event.delta.stop_reason) return [];
+        this.finished = true;
+        return [makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason))];
+      default: // content_block_stop, message_stop, and event types added later
+        return [];
+    }
+  }
+}
