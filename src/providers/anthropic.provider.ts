@@ -1,12 +1,13 @@
 /**
  * Anthropic's Messages API through the official `@anthropic-ai/sdk`, translated to and from the
- * chat-completion format (anthropic.translate.ts). Timeouts, retries and their backoff are the
+ * chat-completion format (anthropic.translate.ts, anthropic.stream.ts). Timeouts, retries and their backoff are the
  * SDK's (see upstream-http.ts). Note the SDK (1.x) sends the key as `Authorization: Bearer` and
  * `anthropic-version: 2026-10-21`.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { AnthropicStreamTranslator, fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
+import { AnthropicStreamTranslator } from './anthropic.stream';
+import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import type { ChatCompletionChunk } from './provider.types';
 import {
   ProviderAdapter,

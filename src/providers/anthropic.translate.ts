@@ -1,6 +1,6 @@
 /**
- * Chat-completion format <-> Anthropic Messages API, both ways. Pure functions (and one small
- * stateful stream translator), no I/O.
+ * Chat-completion format <-> Anthropic Messages API, both ways, for whole requests and answers
+ * (streams: anthropic.stream.ts). Pure functions, no I/O.
  *
  * Not forwarded, because the Messages API has no equivalent or rejects them: `temperature` and
  * `top_p` (API version 2026-10-21, which @anthropic-ai/sdk 1.x sends, answers 400 to any sampling
@@ -12,7 +12,6 @@ import type {
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
-  RawMessageStreamEvent,
   StopReason,
   Tool,
   ToolChoice,
@@ -20,14 +19,12 @@ import type {
 import { contentText } from './message-text';
 import type {
   ChatCompletion,
-  ChatCompletionChunk,
   ChatCompletionMessageParam,
   ChatCompletionTool,
-  CompletionUsage,
   ProviderRequest,
 } from './provider.types';
 import { ProviderError } from './provider.types';
-import { ChunkHeader, makeChunk, usageOf } from './provider-stream';
+import { usageOf } from './provider-stream';
 
 /** Anthropic requires max_tokens; this is used when the request has none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
@@ -165,7 +162,7 @@ export function finishReasonFor(stop: StopReason | null | undefined): FinishReas
 }
 
 /** Input tokens, cache writes and reads included: together they are what the prompt cost. */
-function promptTokens(usage: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
+export function promptTokens(usage: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
   return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
 }
 
@@ -196,54 +193,4 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
     ],
     usage: usageOf(promptTokens(message.usage), message.usage.output_tokens ?? 0),
   };
-}
-
-/** Turns Messages API stream events into chat.completion.chunk objects, one event at a time. */
-export class AnthropicStreamTranslator {
-  private head: ChunkHeader;
-  private readonly toolIndexByBlock = new Map<number, number>();
-  private inputTokens = 0;
-  private outputTokens = 0;
-  finished = false;
-
-  constructor(model: string) {
-    this.head = { id: '', created: Math.floor(Date.now() / 1000), model };
-  }
-
-  get usage(): CompletionUsage {
-    return usageOf(this.inputTokens, this.outputTokens);
-  }
-
-  translate(event: RawMessageStreamEvent): ChatCompletionChunk[] {
-    switch (event.type) {
-      case 'message_start':
-        this.head = { ...this.head, id: event.message.id, model: event.message.model };
-        this.inputTokens = promptTokens(event.message.usage);
-        this.outputTokens = event.message.usage.output_tokens ?? 0;
-        return [makeChunk(this.head, { role: 'assistant', content: '' })];
-      case 'content_block_start': {
-        const block = event.content_block;
-        if (block.type === 'text') return block.text ? [makeChunk(this.head, { content: block.text })] : [];
-        if (block.type !== 'tool_use') return [];
-        const index = this.toolIndexByBlock.size;
-        this.toolIndexByBlock.set(event.index, index);
-        return [makeChunk(this.head, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
-      }
-      case 'content_block_delta': {
-        const delta = event.delta;
-        if (delta.type === 'text_delta') return [makeChunk(this.head, { content: delta.text })];
-        const index = this.toolIndexByBlock.get(event.index);
-        if (delta.type !== 'input_json_delta' || index === undefined || !delta.partial_json) return [];
-        return [makeChunk(this.head, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
-      }
-      case 'message_delta':
-        if (event.usage.output_tokens != null) this.outputTokens = event.usage.output_tokens;
-        if (event.usage.input_tokens != null) this.inputTokens = promptTokens(event.usage);
-        if (!event.delta.stop_reason) return [];
-        this.finished = true;
-        return [makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason))];
-      default: // content_block_stop, message_stop, and event types added later
-        return [];
-    }
-  }
 }

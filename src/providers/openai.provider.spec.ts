@@ -232,6 +232,16 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
     expect(fake.requests[0].closedEarly).toBe(true);
   });
 
+  it('leaving the loop early (break) also closes the upstream request', async () => {
+    fake.setNext(openaiStream(openaiChunks({ content: ['a', ' b'] }).slice(0, 2), { keepOpen: true }));
+    for await (const chunk of provider.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds)) {
+      expect(chunk.choices[0].delta.role).toBe('assistant');
+      break;
+    }
+    await fake.requests[0].closed;
+    expect(fake.requests[0].closedEarly).toBe(true);
+  });
+
   it('does not retry once stream bytes were received, even with retries left', async () => {
     fake.setNext(openaiStream(openaiChunks({ content: ['partial'] }).slice(0, 2), { dropConnection: true }));
     const stream = provider.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { maxRetries: 2 });

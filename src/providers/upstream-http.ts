@@ -10,9 +10,8 @@
  * taken on the response status, before the body is read, so nothing is retried once a 2xx
  * stream has started. The SDKs do not cap Retry-After: `cappedRetryAfterFetch` does.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import OpenAI, { APIError as OpenAIApiError } from 'openai';
-import { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import { ProviderError, ProviderType } from './provider.types';
 
 /** Call defaults of an SDK-backed adapter; ProviderCallOptions override the first two per call. */

@@ -1,0 +1,63 @@
+/** Anthropic Messages API stream events -> chat.completion.chunk objects. */
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { finishReasonFor, promptTokens } from './anthropic.translate';
+import type { ChatCompletionChunk, CompletionUsage } from './provider.types';
+import { ChunkHeader, makeChunk, usageOf } from './provider-stream';
+
+/** Turns Messages API stream events into chat.completion.chunk objects, one event at a time. */
+export class AnthropicStreamTranslator {
+  private head: ChunkHeader;
+  private readonly toolIndexByBlock = new Map<number, number>();
+  private readonly toolsWithArguments = new Set<number>();
+  private inputTokens = 0;
+  private outputTokens = 0;
+  finished = false;
+
+  constructor(model: string) {
+    this.head = { id: '', created: Math.floor(Date.now() / 1000), model };
+  }
+
+  get usage(): CompletionUsage {
+    return usageOf(this.inputTokens, this.outputTokens);
+  }
+
+  translate(event: RawMessageStreamEvent): ChatCompletionChunk[] {
+    switch (event.type) {
+      case 'message_start':
+        this.head = { ...this.head, id: event.message.id, model: event.message.model };
+        this.inputTokens = promptTokens(event.message.usage);
+        this.outputTokens = event.message.usage.output_tokens ?? 0;
+        return [makeChunk(this.head, { role: 'assistant', content: '' })];
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') return block.text ? [makeChunk(this.head, { content: block.text })] : [];
+        if (block.type !== 'tool_use') return [];
+        const index = this.toolIndexByBlock.size;
+        this.toolIndexByBlock.set(event.index, index);
+        return [makeChunk(this.head, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta') return [makeChunk(this.head, { content: delta.text })];
+        const index = this.toolIndexByBlock.get(event.index);
+        if (delta.type !== 'input_json_delta' || index === undefined || !delta.partial_json) return [];
+        this.toolsWithArguments.add(index);
+        return [makeChunk(this.head, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+      }
+      case 'content_block_stop': {
+        // A tool called with no input streams no JSON; say "{}" as the non-streamed answer does.
+        const index = this.toolIndexByBlock.get(event.index);
+        if (index === undefined || this.toolsWithArguments.has(index)) return [];
+        return [makeChunk(this.head, { tool_calls: [{ index, function: { arguments: '{}' } }] })];
+      }
+      case 'message_delta':
+        if (event.usage.output_tokens != null) this.outputTokens = event.usage.output_tokens;
+        if (event.usage.input_tokens != null) this.inputTokens = promptTokens(event.usage);
+        if (!event.delta.stop_reason) return [];
+        this.finished = true;
+        return [makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason))];
+      default: // message_stop, and event types added later
+        return [];
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { AnthropicStreamTranslator } from './anthropic.stream';
+import { finishReasonFor, toAnthropicBody } from './anthropic.translate';
+import type { ProviderRequest } from './provider.types';
+
+const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
+
+describe('Anthropic translation', () => {
+  it('maps every tool_choice, and sends none without tools', () => {
+    const base: ProviderRequest = { model: 'c', messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] };
+    expect(toAnthropicBody({ ...base, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
+    expect(toAnthropicBody({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any' });
+    expect(toAnthropicBody({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
+    expect(toAnthropicBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+    const plain = toAnthropicBody({ model: 'c', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required', max_tokens: 77 });
+    expect(plain).toEqual({ model: 'c', max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  it('drops empty text, and rejects tool-call arguments that are not a JSON object', () => {
+    const body = toAnthropicBody({
+      model: 'c',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'again' },
+      ],
+    });
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'again' }] }]);
+    const badArgs: ProviderRequest = {
+      model: 'c',
+      messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '[1]' } }] }],
+    };
+    expect(() => toAnthropicBody(badArgs)).toThrow(/tool call t1: its arguments are not a JSON object/);
+  });
+
+  it('maps stop reasons to finish reasons', () => {
+    const reasons = ['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'model_context_window_exceeded', 'tool_use', 'refusal'] as const;
+    expect(reasons.map(finishReasonFor)).toEqual(['stop', 'stop', 'stop', 'length', 'length', 'tool_calls', 'content_filter']);
+  });
+
+  it('gives a streamed tool call without input "{}" as arguments', () => {
+    const translator = new AnthropicStreamTranslator('c');
+    const events = [
+      { type: 'message_start', message: { id: 'msg_1', model: 'c', usage: { input_tokens: 3, output_tokens: 1 } } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'now', input: {} } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } },
+    ] as unknown as RawMessageStreamEvent[];
+    const deltas = events.flatMap((e) => translator.translate(e)).map((c) => c.choices[0]);
+    expect(deltas.map((d) => d.delta.tool_calls?.[0]?.function?.arguments)).toEqual([undefined, '', '{}', undefined]);
+    expect(deltas[3].finish_reason).toBe('tool_calls');
+    expect([translator.finished, translator.usage]).toEqual([true, { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 }]);
+  });
+});

@@ -1,0 +1,10 @@
+export * from './provider.types';
+export { ProvidersModule } from './providers.module';
+export { PROVIDER_DEFAULTS, ProvidersService } from './providers.service';
+export type { ProviderDefaults } from './providers.service';
+export { CompletionAssembler } from './completion-assembler';
+export { LOCAL_MODELS, LocalProvider } from './local.provider';
+export { OPENAI_DEFAULT_BASE_URL, OpenAIProvider } from './openai.provider';
+export { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic.provider';
+export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.translate';
+export { DEFAULT_UPSTREAM_SETTINGS } from './upstream-http';

@@ -1,0 +1,57 @@
+/**
+ * The one entry point the rest of Parley uses to call a model: picks the adapter by
+ * `creds.type`. Call defaults (timeout, retries, Retry-After cap) are fixed at construction —
+ * `ProvidersModule.register(...)` supplies them; this class reads no environment — and each call
+ * may override timeout and retries through ProviderCallOptions.
+ */
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AnthropicProvider } from './anthropic.provider';
+import { LocalProvider } from './local.provider';
+import { OpenAIProvider } from './openai.provider';
+import {
+  PROVIDER_TYPES,
+  ProviderAdapter,
+  ProviderCallOptions,
+  ProviderCredentials,
+  ProviderError,
+  ProviderRequest,
+  ProviderResult,
+  ProviderStream,
+  ProviderType,
+} from './provider.types';
+import { DEFAULT_UPSTREAM_SETTINGS, UpstreamAdapterSettings } from './upstream-http';
+
+/** timeoutMs (60 s), maxRetries (2), maxRetryAfterSeconds (30) unless configured. */
+export type ProviderDefaults = UpstreamAdapterSettings;
+export const PROVIDER_DEFAULTS = Symbol('PROVIDER_DEFAULTS');
+
+@Injectable()
+export class ProvidersService {
+  readonly defaults: ProviderDefaults;
+  private readonly adapters: Record<ProviderType, ProviderAdapter>;
+
+  constructor(@Optional() @Inject(PROVIDER_DEFAULTS) defaults?: Partial<ProviderDefaults>) {
+    this.defaults = { ...DEFAULT_UPSTREAM_SETTINGS, ...defaults };
+    this.adapters = {
+      local: new LocalProvider(),
+      openai: new OpenAIProvider(this.defaults),
+      anthropic: new AnthropicProvider(this.defaults),
+    };
+  }
+
+  /** Throws a bad_request ProviderError for a type Parley has no adapter for. */
+  adapterFor(type: string): ProviderAdapter {
+    if (!(PROVIDER_TYPES as readonly string[]).includes(type)) {
+      throw new ProviderError('bad_request', `Unknown provider type "${type}"; known types: ${PROVIDER_TYPES.join(', ')}`);
+    }
+    return this.adapters[type as ProviderType];
+  }
+
+  complete(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<ProviderResult> {
+    return this.adapterFor(creds.type).complete(req, creds, opts);
+  }
+
+  stream(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): ProviderStream {
+    return this.adapterFor(creds.type).stream(req, creds, opts);
+  }
+}
