@@ -1,14 +1,19 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { ApplyModule } from './apply/apply.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { InvocationModule } from './invocation/invocation.module';
 import { loggerOptions } from './logging/logger-options';
 import { MessagesModule } from './messages/messages.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RegistryModule } from './registry/registry.module';
+import { RequestLogsModule } from './request-logs/request-logs.module';
 import { SetupModule } from './setup/setup.module';
 import { ThreadsModule } from './threads/threads.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -24,10 +29,16 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     DatabaseModule,
     AuthModule,
     HealthModule,
+    MetricsModule,
     WorkspacesModule,
     SetupModule,
     ThreadsModule,
     MessagesModule,
+    RegistryModule,
+    ApplyModule,
+    RequestLogsModule,
+    // Last: its four-segment catch-all must not shadow any fixed route above.
+    InvocationModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
 })

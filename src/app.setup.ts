@@ -4,6 +4,7 @@ import type { Application } from 'express';
 import { Logger } from 'nestjs-pino';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
+import { instrumentHttp } from './metrics/http-metrics.middleware';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
 export function configureApp(app: INestApplication): INestApplication {
@@ -13,6 +14,8 @@ export function configureApp(app: INestApplication): INestApplication {
   express.disable('x-powered-by');
   // Behind a load balancer the client address comes from X-Forwarded-For (request logs' requestIP).
   express.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // First, so every request is counted, including those the body parser rejects (route "unmatched").
+  instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
   app.enableShutdownHooks();
   setUpSwagger(app);

@@ -1,9 +1,11 @@
 import { NestFactory } from '@nestjs/core';
-import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
-import { AppConfig, ConfigError, loadAppConfig } from './config/app-config';
-import { DataDirLockedError, lockDataDir, serverInfoPath } from './database/data-dir-lock';
+import { ApiKeysService } from './auth/api-keys.service';
+import { ConfigError, loadAppConfig } from './config/app-config';
+import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
+import { generateServerToken, writeServerInfo } from './database/server-info';
 import { printFirstRunBanner } from './setup/first-run-banner';
 import { InitService } from './setup/init.service';
 
@@ -16,14 +18,16 @@ async function bootstrap(): Promise<void> {
   const firstRun = config.embedded ? await app.get(InitService).initIfEmpty() : undefined;
   await app.listen(config.port, config.host);
 
-  const url = `http://127.0.0.1:${config.port}`;
-  if (config.embedded && !config.inMemory) writeServerInfo(config, url);
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  if (config.embedded && !config.inMemory) {
+    // Lets `parley apply` on this machine go through this server while it holds DATA_DIR.
+    const adminToken = generateServerToken();
+    app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
+    writeServerInfo(config.dataDir, { url, pid: process.pid, adminToken });
+  }
   if (firstRun?.created) printFirstRunBanner(firstRun, url);
   else console.log(`Parley listening on ${url} (Swagger UI: ${url}/docs)`);
-}
-
-function writeServerInfo(config: AppConfig, url: string): void {
-  fs.writeFileSync(serverInfoPath(config.dataDir), JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
 }
 
 bootstrap().catch((err) => {

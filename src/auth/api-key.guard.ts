@@ -37,7 +37,7 @@ export class ApiKeyGuard implements CanActivate {
     const secret = extractApiKey(request.headers);
     const principal = secret ? await this.keys.resolve(secret) : null;
     if (!principal) throw invalidApiKey();
-    if (principal.kind !== access) {
+    if (access !== 'admin-or-project' && principal.kind !== access) {
       throw forbidden(access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
     request.principal = principal;

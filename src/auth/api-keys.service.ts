@@ -24,6 +24,8 @@ export interface IssuedKey {
 export class ApiKeysService {
   private readonly cache: TtlCache<string, Principal>;
   private readonly envAdminHash: Buffer | null;
+  /** Admin keys valid for this process's lifetime only, never stored (see registerEphemeralAdminKey). */
+  private readonly ephemeralAdminHashes = new Set<string>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -38,6 +40,7 @@ export class ApiKeysService {
     if (this.envAdminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.envAdminHash)) {
       return { kind: 'admin', keyId: null };
     }
+    if (this.ephemeralAdminHashes.has(hash)) return { kind: 'admin', keyId: null };
     const cached = this.cache.get(hash);
     if (cached) return cached;
     const row = await this.keys.findActiveByHash(hash);
@@ -54,6 +57,15 @@ export class ApiKeysService {
       : { kind: 'admin', keyId: row.id };
     this.cache.set(hash, principal);
     return principal;
+  }
+
+  /**
+   * Accepts `secret` as an admin key until the process exits. The server registers one at start and
+   * writes it to DATA_DIR/server.json (mode 0600), so a CLI on the same machine that finds DATA_DIR
+   * locked can apply through the server without the user passing a key.
+   */
+  registerEphemeralAdminKey(secret: string): void {
+    this.ephemeralAdminHashes.add(hashApiKey(secret));
   }
 
   issue(kind: KeyKind, projectId: string | null, name: string, manager?: EntityManager): Promise<IssuedKey> {

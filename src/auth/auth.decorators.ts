@@ -1,13 +1,22 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ProjectPrincipal, RequestWithPrincipal } from './principal';
+import { Principal, ProjectPrincipal, RequestWithPrincipal } from './principal';
 
-export type Access = 'public' | 'admin' | 'project';
+export type Access = 'public' | 'admin' | 'project' | 'admin-or-project';
 export const ACCESS_KEY = 'parley:access';
 
 /** No key needed (health, docs). */
 export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies Access);
 /** Needs the admin key (workspaces, projects, API keys). Routes without a decorator need a project key. */
 export const AdminOnly = () => SetMetadata(ACCESS_KEY, 'admin' satisfies Access);
+/** Either key (apply, export): the handler decides what a project key may reach (its own project only). */
+export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' satisfies Access);
+
+/** The calling key, admin or project, on routes marked @AdminOrProject(). */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a public route');
+  return principal;
+});
 
 /** The calling key's project; every project-owned query is scoped to it. */
 export const CurrentProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectPrincipal => {

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
+import { ApplyModule } from '../apply/apply.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { RegistryModule } from '../registry/registry.module';
 import { SetupModule } from '../setup/setup.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 
 /** What CLI commands need: the same services as the server, without HTTP. */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuthModule, WorkspacesModule, SetupModule],
+  imports: [ConfigModule, DatabaseModule, AuthModule, WorkspacesModule, SetupModule, RegistryModule, ApplyModule],
 })
 export class CliModule {}

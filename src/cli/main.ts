@@ -4,6 +4,8 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/app-config';
 import { DataDirLockedError } from '../database/data-dir-lock';
 import { ApiException } from '../common/errors';
+import { applyCommand } from './commands/apply.command';
+import { exportCommand } from './commands/export.command';
 import { initCommand } from './commands/init.command';
 import { keysCommand } from './commands/keys.command';
 import { migrateCommand } from './commands/migrate.command';
@@ -15,14 +17,18 @@ export function buildProgram(): Command {
     .addCommand(initCommand())
     .addCommand(keysCommand())
     .addCommand(migrateCommand())
+    .addCommand(applyCommand())
+    .addCommand(exportCommand())
     .exitOverride();
 }
 
 /** One line a problem, no stack trace, exit code 1 (2 for usage errors). */
 export function describeFailure(err: unknown): string {
   if (err instanceof ApiException) {
-    const error = (err.body as { error?: { message?: string } | string }).error;
-    return typeof error === 'object' && error?.message ? error.message : JSON.stringify(err.body);
+    const error = (err.body as { error?: { message?: string; details?: string[] } | string }).error;
+    if (typeof error !== 'object' || !error?.message) return JSON.stringify(err.body);
+    // An invalid parley.yaml lists every problem, one per line.
+    return [error.message, ...(error.details ?? []).map((d) => `  - ${d}`)].join('\n');
   }
   if (err instanceof ConfigError || err instanceof DataDirLockedError) return err.message;
   return err instanceof Error ? err.message : String(err);

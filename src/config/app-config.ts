@@ -4,7 +4,7 @@ import * as path from 'node:path';
 
 const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
-  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS',
+  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
 ] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -41,6 +41,9 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   AUTH_CACHE_TTL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  REGISTRY_CACHE_TTL_MS?: number;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -58,6 +61,8 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   readonly dbPoolSize: number;
   readonly authCacheTtlMs: number;
+  /** How long a resolved deployment may be served from memory: the staleness bound of a deploy on other instances. */
+  readonly registryCacheTtlMs: number;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -71,6 +76,7 @@ export class AppConfig {
     this.logLevel = env.LOG_LEVEL ?? 'info';
     this.dbPoolSize = env.DB_POOL_SIZE ?? 10;
     this.authCacheTtlMs = env.AUTH_CACHE_TTL_MS ?? 5000;
+    this.registryCacheTtlMs = env.REGISTRY_CACHE_TTL_MS ?? 2000;
   }
 
   get embedded(): boolean {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
@@ -9,7 +10,8 @@ export class MessagesRepository {
   constructor(@InjectRepository(ThreadMessageEntity) private readonly messages: Repository<ThreadMessageEntity>) {}
 
   insertMany(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<ThreadMessageEntity[]> {
-    return manager.getRepository(ThreadMessageEntity).save(rows);
+    // One multi-row INSERT; save() would SELECT each row first.
+    return manager.getRepository(ThreadMessageEntity).insert(rows as QueryDeepPartialEntity<ThreadMessageEntity>[]).then(() => rows);
   }
 
   findLive(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
@@ -33,8 +35,8 @@ export class MessagesRepository {
   }
 
   /** Every live message of a thread in order: the history an assistant call sends to the model. */
-  listHistory(manager: EntityManager, projectId: string, threadId: string): Promise<ThreadMessageEntity[]> {
-    return manager.getRepository(ThreadMessageEntity).find({
+  listHistory(projectId: string, threadId: string): Promise<ThreadMessageEntity[]> {
+    return this.messages.find({
       where: { projectId, threadId, deletedAt: IsNull() },
       order: { seq: 'ASC' },
     });

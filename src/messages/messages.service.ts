@@ -5,6 +5,7 @@ import { threadMessageInputSchema } from '../common/chat';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { OrderedPageQuery, pageLimit, toPage } from '../common/pagination';
+import { RequestLogsService } from '../request-logs/request-logs.service';
 import { ThreadsService } from '../threads/threads.service';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
@@ -28,6 +29,7 @@ export class MessagesService {
     private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
     private readonly threads: ThreadsService,
+    private readonly requestLogs: RequestLogsService,
   ) {}
 
   /** Adds one message without calling the model: stored as a turn of one message, `[message]`. */
@@ -62,6 +64,12 @@ export class MessagesService {
     return this.messages.insertMany(manager, rows);
   }
 
+  /** The chat messages of a thread's live turns, in sequence order: an assistant's history. */
+  async historyOf(projectId: string, threadId: string): Promise<Record<string, unknown>[]> {
+    const turns = await this.messages.listHistory(projectId, threadId);
+    return turns.flatMap((turn) => turn.content);
+  }
+
   async list(caller: ProjectPrincipal, threadId: string, query: OrderedPageQuery): Promise<MessageListDto> {
     await this.threads.requireLive(caller.projectId, threadId);
     const limit = pageLimit(query);
@@ -78,7 +86,8 @@ export class MessagesService {
   async get(caller: ProjectPrincipal, threadId: string, messageId: string): Promise<MessageDto> {
     const message = isUuid(threadId) && isUuid(messageId) ? await this.messages.findLive(caller.projectId, threadId, messageId) : null;
     if (!message) throw notFound(GET_NOT_FOUND);
-    return toMessageDto(message);
+    const requestLog = message.requestLogId ? await this.requestLogs.summaryFor(caller.projectId, message.requestLogId) : null;
+    return toMessageDto(message, requestLog);
   }
 
   async update(caller: ProjectPrincipal, threadId: string, messageId: string, dto: UpdateMessageDto): Promise<MessageUpdatedDto> {

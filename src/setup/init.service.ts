@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ApplyService } from '../apply/apply.service';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { DEMO_ASSISTANT, DEMO_ENVIRONMENT, DEMO_PROMPT, demoDocument } from './demo-seed';
 
 export const DEFAULT_WORKSPACE = 'default';
 export const DEFAULT_PROJECT = 'default';
@@ -13,6 +15,8 @@ export interface InitResult {
   projectKey?: string;
   /** A new admin key, unless PARLEY_ADMIN_KEY is set or one exists already; shown once. */
   adminKey?: string;
+  /** The seeded demo prompt and assistant (local/echo), deployed to this environment. */
+  demo?: { prompt: string; assistant: string; environment: string };
 }
 
 /** `parley init`, and the first start on an empty embedded database. */
@@ -21,9 +25,10 @@ export class InitService {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly keys: ApiKeysService,
+    private readonly apply: ApplyService,
   ) {}
 
-  /** Creates the default workspace, project and keys in one transaction, only if no workspace exists. */
+  /** Creates the default workspace, project, keys and demo prompts in one transaction, only if no workspace exists. */
   async initIfEmpty(): Promise<InitResult> {
     const base = { workspace: DEFAULT_WORKSPACE, project: DEFAULT_PROJECT };
     if (!(await this.workspaces.isEmpty())) return { created: false, ...base };
@@ -33,7 +38,9 @@ export class InitService {
       await this.workspaces.createProject(DEFAULT_WORKSPACE, { slug: DEFAULT_PROJECT, name: 'Default project' }, manager);
       const projectKey = await this.workspaces.createApiKey(DEFAULT_WORKSPACE, DEFAULT_PROJECT, 'default', manager);
       const adminKey = needsAdminKey ? await this.keys.issue('admin', null, 'admin', manager) : undefined;
-      return { created: true, ...base, projectKey: projectKey.key, adminKey: adminKey?.secret };
+      await this.apply.applyDocument(demoDocument(DEFAULT_WORKSPACE, DEFAULT_PROJECT), { kind: 'admin' }, manager);
+      const demo = { prompt: DEMO_PROMPT, assistant: DEMO_ASSISTANT, environment: DEMO_ENVIRONMENT };
+      return { created: true, ...base, projectKey: projectKey.key, adminKey: adminKey?.secret, demo };
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, LessThan, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository, SelectQueryBuilder } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ThreadEntity } from './thread.entity';
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
@@ -9,7 +10,8 @@ export class ThreadsRepository {
   constructor(@InjectRepository(ThreadEntity) private readonly threads: Repository<ThreadEntity>) {}
 
   insert(thread: ThreadEntity, manager?: EntityManager): Promise<ThreadEntity> {
-    return this.repo(manager).save(thread);
+    // insert(), not save(): save() would first SELECT by primary key to choose INSERT or UPDATE.
+    return this.repo(manager).insert(thread as QueryDeepPartialEntity<ThreadEntity>).then(() => thread);
   }
 
   findLive(projectId: string, id: string): Promise<ThreadEntity | null> {
@@ -23,11 +25,17 @@ export class ThreadsRepository {
 
   /** Keyset page, newest first, on the partial index (project_id, id) WHERE deleted_at IS NULL. */
   listLive(projectId: string, afterId: string | undefined, take: number): Promise<ThreadEntity[]> {
-    return this.threads.find({
-      where: { projectId, deletedAt: IsNull(), ...(afterId ? { id: LessThan(afterId) } : {}) },
-      order: { id: 'DESC' },
-      take,
-    });
+    return this.listLiveQuery(projectId, afterId, take).getMany();
+  }
+
+  /** The listing query itself, exposed so its plan can be checked (test/pagination-index.e2e-spec.ts). */
+  listLiveQuery(projectId: string, afterId: string | undefined, take: number): SelectQueryBuilder<ThreadEntity> {
+    const query = this.threads
+      .createQueryBuilder('t')
+      .where('t.projectId = :projectId AND t.deletedAt IS NULL', { projectId })
+      .orderBy('t.id', 'DESC')
+      .limit(take);
+    return afterId ? query.andWhere('t.id < :afterId', { afterId }) : query;
   }
 
   /** Replaces the metadata in one statement; null when the thread is missing or deleted. */

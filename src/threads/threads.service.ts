@@ -24,11 +24,20 @@ export class ThreadsService {
     return toThreadCreatedDto(thread);
   }
 
-  /** Also used by invocation, inside its transaction, with the call's request log as createLog. */
-  insert(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], manager?: EntityManager): Promise<ThreadEntity> {
+  /**
+   * Also used by invocation, inside its transaction, with the call's request log as createLog and
+   * the id it already announced in the x-parley-thread-id header.
+   */
+  insert(
+    projectId: string,
+    metadata: ThreadEntity['metadata'],
+    createLog: ThreadEntity['createLog'],
+    manager?: EntityManager,
+    id: string = newId(),
+  ): Promise<ThreadEntity> {
     const thread = Object.assign(new ThreadEntity(), {
       projectId,
-      id: newId(),
+      id,
       metadata,
       createLog,
       lastSeq: 0,
@@ -66,6 +75,10 @@ export class ThreadsService {
     );
     if (!deleted) throw notFound(THREAD_NOT_FOUND);
     return { id, object: 'thread.deleted', deleted: true };
+  }
+
+  async isLive(projectId: string, id: string): Promise<boolean> {
+    return isUuid(id) && (await this.threads.findLive(projectId, id)) !== null;
   }
 
   async requireLive(projectId: string, id: string): Promise<ThreadEntity> {

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
+import { EnvironmentsService } from '../registry/environments/environments.service';
 import { ApiKeyDto, ApiKeyRevokedDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
 import { ProjectEntity } from './project.entity';
@@ -20,6 +21,7 @@ export class WorkspacesService {
     private readonly dataSource: DataSource,
     private readonly repo: WorkspacesRepository,
     private readonly keys: ApiKeysService,
+    private readonly environments: EnvironmentsService,
   ) {}
 
   async createWorkspace(dto: CreateWorkspaceDto, manager?: EntityManager): Promise<WorkspaceDto> {
@@ -42,7 +44,9 @@ export class WorkspacesService {
     return (await this.repo.listWorkspaces()).map(toWorkspaceDto);
   }
 
+  /** The project and its default environments, in one transaction (the caller's, when given). */
   async createProject(workspaceSlug: string, dto: CreateProjectDto, manager?: EntityManager): Promise<ProjectDto> {
+    if (!manager) return this.dataSource.transaction((m) => this.createProject(workspaceSlug, dto, m));
     const workspace = await this.repo.findWorkspace(workspaceSlug, manager);
     if (!workspace) throw notFound('Workspace not found');
     const project = Object.assign(new ProjectEntity(), {
@@ -53,7 +57,9 @@ export class WorkspacesService {
       createdAt: new Date(),
     });
     try {
-      return toProjectDto(await this.repo.insertProject(project, manager), workspace);
+      const created = await this.repo.insertProject(project, manager);
+      await this.environments.seedDefaults(created.id, manager);
+      return toProjectDto(created, workspace);
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Project "${dto.slug}" already exists in workspace "${workspaceSlug}"`);
       throw err;
@@ -87,6 +93,10 @@ export class WorkspacesService {
     const found = await this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
     if (!found) throw notFound('Project not found');
     return found;
+  }
+
+  findWorkspace(slug: string, manager?: EntityManager): Promise<WorkspaceEntity | null> {
+    return this.repo.findWorkspace(slug, manager);
   }
 
   findProject(workspaceSlug: string, projectSlug: string, manager?: EntityManager): Promise<ProjectWithWorkspace | null> {

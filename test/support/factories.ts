@@ -47,3 +47,32 @@ export async function bulkInsertThreads(t: TestApp, projectId: string, count: nu
     [projectId, count],
   );
 }
+
+/**
+ * Appends `count` messages to a thread in one statement, as Create Thread Message would (content
+ * `[{role: 'user', content: 'bulk <n>'}]`, consecutive sequence numbers), and moves the thread's
+ * counter past them so later appends through the API continue the sequence.
+ */
+export async function bulkInsertMessages(t: TestApp, projectId: string, threadId: string, count: number): Promise<void> {
+  await t.dataSource.transaction(async (manager) => {
+    const [rows]: [{ last_seq: number }[], number] = await manager.query(
+      'UPDATE threads SET last_seq = last_seq + $3 WHERE project_id = $1 AND id = $2 RETURNING last_seq',
+      [projectId, threadId, count],
+    );
+    const first = Number(rows[0].last_seq) - count;
+    await manager.query(
+      `INSERT INTO thread_messages (project_id, id, thread_id, seq, content, metadata, request_log_id, created_at)
+       SELECT $1, uuid_in(overlay(overlay(md5(random()::text || g::text) placing '7' from 13) placing '8' from 17)::cstring), $2, $3 + g,
+              jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'bulk ' || g)), jsonb_build_object('n', g), NULL, now()
+         FROM generate_series(1, $4) AS g`,
+      [projectId, threadId, first, count],
+    );
+  });
+}
+
+/** Every row of a project's threads and messages, deleted ones included, in a stable order. */
+export async function projectRows(t: TestApp, projectId: string): Promise<{ threads: unknown[]; messages: unknown[] }> {
+  const threads = await t.dataSource.query('SELECT * FROM threads WHERE project_id = $1 ORDER BY id', [projectId]);
+  const messages = await t.dataSource.query('SELECT * FROM thread_messages WHERE project_id = $1 ORDER BY id', [projectId]);
+  return { threads, messages };
+}

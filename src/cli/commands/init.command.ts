@@ -14,6 +14,7 @@ export function initCommand(): Command {
               `Created workspace "${result.workspace}" and project "${result.project}".`,
               `Project API key (shown only now): ${result.projectKey}`,
               ...(result.adminKey ? [`Admin API key (shown only now): ${result.adminKey}`] : []),
+              ...(result.demo ? [`Seeded "${result.demo.prompt}" and "${result.demo.assistant}" (local/echo), deployed to ${result.demo.environment}.`] : []),
             ].join('\n')
           : 'The database already has a workspace: nothing to do.',
       );

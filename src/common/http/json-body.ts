@@ -10,7 +10,7 @@ import { MALFORMED_JSON_BODY } from '../errors/request-body';
  * answered here with 413, before any route runs.
  */
 export function jsonBody(limit: string): RequestHandler {
-  const parse = express.json({ limit, type: () => true, strict: false });
+  const parse = express.json({ limit, type: () => true, strict: false, reviver: rejectUnstorableText });
   return (req: Request, res: Response, next: NextFunction) =>
     parse(req, res, (err?: { type?: string; status?: number }) => {
       if (!err) return next();
@@ -23,4 +23,20 @@ export function jsonBody(limit: string): RequestHandler {
       const exception = resourceError(status, message);
       res.status(exception.getStatus()).json(exception.body);
     });
+}
+
+/** U+0000, or a UTF-16 surrogate without its pair (JSON escapes can spell both). */
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * PostgreSQL stores neither U+0000 nor an unpaired surrogate in text or jsonb, and any string a
+ * client sends may be stored (metadata, messages, logs). A body holding one, as a key or a value, is
+ * treated like malformed JSON here (the endpoint answers with its own 400) rather than failing at
+ * the INSERT as a 500.
+ */
+function rejectUnstorableText(key: string, value: unknown): unknown {
+  if (UNSTORABLE_TEXT.test(key) || (typeof value === 'string' && UNSTORABLE_TEXT.test(value))) {
+    throw new SyntaxError('JSON text holds a character that cannot be stored (U+0000 or an unpaired surrogate)');
+  }
+  return value;
 }

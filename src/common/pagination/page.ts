@@ -28,7 +28,7 @@ export function pageLimit(query: PageQuery): number {
   return query.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(query.limit);
 }
 
-export interface Page<T extends { id: string }> {
+export interface Page<T extends { id?: string | null }> {
   data: T[];
   has_more: boolean;
   first_id: string | null;
@@ -36,12 +36,12 @@ export interface Page<T extends { id: string }> {
 }
 
 /** Repositories fetch `limit + 1` rows; the extra row only tells that another page exists. */
-export function toPage<T extends { id: string }>(rows: T[], limit: number): Page<T> {
+export function toPage<T extends { id?: string | null }>(rows: T[], limit: number): Page<T> {
   const data = rows.slice(0, limit);
   return {
     data,
     has_more: rows.length > limit,
-    first_id: data.length > 0 ? data[0].id : null,
-    last_id: data.length > 0 ? data[data.length - 1].id : null,
+    first_id: data.length > 0 ? (data[0].id ?? null) : null,
+    last_id: data.length > 0 ? (data[data.length - 1].id ?? null) : null,
   };
 }

@@ -1,4 +1,5 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { FreeForm } from './free-form';
 
 export const METADATA_MAX_KEYS = 64;
 export const METADATA_MAX_KEY_LENGTH = 64;
@@ -17,6 +18,10 @@ export function metadataProblems(value: unknown, field = 'metadata'): string[] {
   for (const [key, item] of entries) {
     if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
       problems.push(`${field} key "${key.slice(0, 80)}" must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
+    } else if (key === '__proto__') {
+      // JSON allows it, but JavaScript (the row mapping on the way back included) takes it for the
+      // prototype, so it would be stored and then vanish from every later read.
+      problems.push(`${field} key "__proto__" is not allowed`);
     } else if (typeof item === 'string') {
       if (item.length > METADATA_MAX_STRING_LENGTH) {
         problems.push(`${field}.${key} is longer than ${METADATA_MAX_STRING_LENGTH} characters`);
@@ -28,9 +33,10 @@ export function metadataProblems(value: unknown, field = 'metadata'): string[] {
   return problems;
 }
 
-/** class-validator decorator for metadata fields; the messages name each offending key. */
+/** class-validator decorator for metadata fields; the messages name each offending key. Keys are kept verbatim (FreeForm). */
 export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    FreeForm()(target, propertyName);
     registerDecorator({
       name: 'isMetadata',
       target: target.constructor,
@@ -41,4 +47,5 @@ export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
         defaultMessage: (args: ValidationArguments) => metadataProblems(args.value, args.property).join('; '),
       },
     });
+  };
 }

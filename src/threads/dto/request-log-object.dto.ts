@@ -1,35 +1,43 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsISO8601, IsOptional, IsString } from 'class-validator';
 
-const STRING_FIELDS = [
-  'id', 'url', 'metadata', 'promptId', 'threadId', 'projectId', 'requestIP', 'variables', 'parameters', 'promptSlug',
-  'environment', 'providerKeyId', 'projectSlug', 'requestData', 'deploymentId', 'organizationId', 'projectAPIKeyId',
-  'organizationSlug', 'deploymentVersion', 'promptHistoryHash', 'providerOrganization',
-] as const;
-const BOOLEAN_FIELDS = ['stream', 'assistant', 'doNotRecord'] as const;
+const Text = () => applyDecorators(ApiProperty({ type: String, required: false, nullable: true }), IsOptional(), IsString());
+const Flag = () => applyDecorators(ApiProperty({ type: Boolean, required: false, nullable: true }), IsOptional(), IsBoolean());
 
 /**
- * The spec's request-log object, as accepted in Create Thread's `createLog` and returned as a
- * thread's `createLog`. Every field is optional on input; object-valued fields (metadata,
- * variables, parameters, requestData) travel as JSON-encoded strings.
+ * The spec's request-log object: a thread's `createLog` (as accepted by Create Thread and as
+ * returned), and the core of GET /v2/logs. Every field is optional on input; object-valued
+ * fields (metadata, variables, parameters, requestData) travel as JSON-encoded strings.
  */
 export class RequestLogObjectDto {
-  [key: string]: string | boolean | null | undefined;
-}
+  @Text() id?: string | null;
+  @Text() url?: string | null;
+  @Text() metadata?: string | null;
+  @Text() promptId?: string | null;
+  @Text() threadId?: string | null;
+  @Text() projectId?: string | null;
+  @Text() requestIP?: string | null;
+  @Text() variables?: string | null;
+  @Text() parameters?: string | null;
+  @Text() promptSlug?: string | null;
+  @Text() environment?: string | null;
+  @Text() providerKeyId?: string | null;
+  @Text() projectSlug?: string | null;
+  @Text() requestData?: string | null;
+  @Text() deploymentId?: string | null;
+  @Text() organizationId?: string | null;
+  @Text() projectAPIKeyId?: string | null;
+  @Text() organizationSlug?: string | null;
+  @Text() deploymentVersion?: string | null;
+  @Text() promptHistoryHash?: string | null;
+  @Text() providerOrganization?: string | null;
+  @Flag() stream?: boolean | null;
+  @Flag() assistant?: boolean | null;
+  @Flag() doNotRecord?: boolean | null;
 
-for (const field of STRING_FIELDS) {
-  ApiProperty({ type: String, required: false, nullable: true })(RequestLogObjectDto.prototype, field);
-  IsOptional()(RequestLogObjectDto.prototype, field);
-  IsString()(RequestLogObjectDto.prototype, field);
+  @ApiProperty({ type: String, format: 'date-time', required: false, nullable: true })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  startedAt?: string | null;
 }
-for (const field of BOOLEAN_FIELDS) {
-  ApiProperty({ type: Boolean, required: false, nullable: true })(RequestLogObjectDto.prototype, field);
-  IsOptional()(RequestLogObjectDto.prototype, field);
-  IsBoolean()(RequestLogObjectDto.prototype, field);
-}
-ApiProperty({ type: String, format: 'date-time', required: false, nullable: true })(RequestLogObjectDto.prototype, 'startedAt');
-IsOptional()(RequestLogObjectDto.prototype, 'startedAt');
-IsISO8601({ strict: true })(RequestLogObjectDto.prototype, 'startedAt');
-
-export const REQUEST_LOG_FIELDS = [...STRING_FIELDS, ...BOOLEAN_FIELDS, 'startedAt'] as const;
-export type RequestLogField = (typeof REQUEST_LOG_FIELDS)[number];

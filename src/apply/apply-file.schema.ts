@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { expects } from '../common/chat';
+import { SLUG_PATTERN } from '../common/validation/slug';
+import {
+  modelParametersSchema,
+  PROVIDER_NAME_PATTERN,
+  templateSchema,
+  toolsSchema,
+  VARIABLE_NAME_PATTERN,
+} from '../registry/content/version-content.schema';
+import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
+
+/**
+ * parley.yaml (docs/apply.md). Objects are strict: a misspelt key is an error, never ignored.
+ * Prompts are checked one by one (see apply-file.parser.ts), so every prompt's problems are reported.
+ */
+
+const slug = z
+  .string(expects('a slug'))
+  .regex(SLUG_PATTERN, expects('a slug: 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit'))
+  .refine((value) => !value.includes('--'), expects('a slug without "--"'));
+
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,199}$/, expects('an environment variable name (letters, digits, "_")'));
+
+export const providerSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(PROVIDER_NAME_PATTERN, expects('a provider name: 1-64 lower-case letters, digits, "-" or "_"'))
+    .refine((name) => name !== 'local', expects('another name: "local" is the built-in provider')),
+  type: z.enum(['openai', 'anthropic']),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).optional(),
+  apiKeyEnv: envVarName.optional(),
+});
+
+/** YAML writes `count: 3` for a default of "3"; defaults are text, so scalars are taken as their text. */
+const variableDefault = z.union([z.string(), z.number(), z.boolean()], expects('string')).transform(String);
+
+export const promptSchema = z.strictObject({
+  slug,
+  kind: z.enum(['prompt', 'assistant']).default('prompt'),
+  provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name')).default('local'),
+  model: z.string().min(1).max(200),
+  parameters: modelParametersSchema.default({}),
+  tools: toolsSchema.default([]),
+  variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name')), variableDefault).default({}),
+  template: templateSchema,
+  deploy: z.array(slug).default([]),
+});
+
+/** The top level; `prompts` items are validated separately with promptSchema. */
+export const applyFileSchema = z.strictObject({
+  workspace: slug,
+  project: slug,
+  environments: z.array(slug).min(1).default([...DEFAULT_ENVIRONMENTS]),
+  providers: z.array(providerSchema).default([]),
+  prompts: z.array(z.unknown()).default([]),
+});
+
+export type DeclaredPrompt = z.output<typeof promptSchema>;
+export type DeclaredProviderSpec = z.output<typeof providerSchema>;
+export type ApplyFileTop = z.output<typeof applyFileSchema>;

@@ -1,0 +1,61 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** What `parley apply` did, item by item: the `--json` output and the POST /v2/apply response. */
+export type CreateAction = 'created' | 'unchanged';
+
+class SlugAction {
+  @ApiProperty({ example: 'acme' }) slug: string;
+  @ApiProperty({ enum: ['created', 'unchanged'] }) action: CreateAction;
+}
+
+class ProviderAction {
+  @ApiProperty({ example: 'openai' }) name: string;
+  @ApiProperty({ enum: ['created', 'updated', 'unchanged'] }) action: 'created' | 'updated' | 'unchanged';
+}
+
+class PromptAction {
+  @ApiProperty({ example: 'summarize' }) slug: string;
+  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: 'prompt' | 'assistant';
+  @ApiProperty({ enum: ['created', 'versioned', 'unchanged'], description: 'versioned: the content changed, so a new version was made' })
+  action: 'created' | 'versioned' | 'unchanged';
+  @ApiProperty({ example: 2, description: 'the version whose content matches the file' }) version: number;
+}
+
+class DeploymentAction {
+  @ApiProperty({ example: 'summarize' }) slug: string;
+  @ApiProperty({ example: 'production' }) environment: string;
+  @ApiProperty({ example: 2 }) version: number;
+  @ApiProperty({ example: 3 }) deploymentVersion: number;
+  @ApiProperty({ enum: ['deployed', 'unchanged'] }) action: 'deployed' | 'unchanged';
+}
+
+export class ApplySummaryDto {
+  @ApiProperty({ type: SlugAction }) workspace: SlugAction;
+  @ApiProperty({ type: SlugAction }) project: SlugAction;
+  @ApiProperty({ type: [SlugAction] }) environments: SlugAction[];
+  @ApiProperty({ type: [ProviderAction] }) providers: ProviderAction[];
+  @ApiProperty({ type: [PromptAction] }) prompts: PromptAction[];
+  @ApiProperty({ type: [DeploymentAction] }) deployments: DeploymentAction[];
+  @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
+}
+
+export type ApplySummary = ApplySummaryDto;
+
+/** The human form of a summary: one line per change, or one line saying nothing changed. */
+export function describeSummary(s: ApplySummary): string {
+  const lines: string[] = [];
+  if (s.workspace.action === 'created') lines.push(`  + workspace ${s.workspace.slug}`);
+  if (s.project.action === 'created') lines.push(`  + project ${s.project.slug}`);
+  for (const e of s.environments) if (e.action === 'created') lines.push(`  + environment ${e.slug}`);
+  for (const p of s.providers) if (p.action !== 'unchanged') lines.push(`  ${p.action === 'created' ? '+' : '~'} provider ${p.name} (${p.action})`);
+  for (const p of s.prompts) {
+    if (p.action === 'created') lines.push(`  + ${p.kind} ${p.slug} v${p.version}`);
+    if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);
+  }
+  for (const d of s.deployments) {
+    if (d.action === 'deployed') lines.push(`  > ${d.slug} v${d.version} deployed to ${d.environment} (deployment ${d.deploymentVersion})`);
+  }
+  const target = `${s.workspace.slug}/${s.project.slug}`;
+  if (!s.changed) return `No changes: ${target} already matches the file.`;
+  return [`Applied to ${target}:`, ...lines].join('\n');
+}

@@ -1,0 +1,53 @@
+import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../common/swagger/error-responses';
+import { ValidatedInput } from '../common/validation';
+import { applyCallerOf } from './apply-caller';
+import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto';
+import { ApplySummary, ApplySummaryDto } from './apply-summary';
+import { ApplyService } from './apply.service';
+import { ExportService } from './export.service';
+
+@ApiTags('Registry: apply and export')
+@ApiSecurity('admin-key')
+@ApiSecurity('api-key')
+@ApiErrors(401, 403)
+@AdminOrProject()
+@Controller('v2')
+export class ApplyController {
+  constructor(
+    private readonly applier: ApplyService,
+    private readonly exporter: ExportService,
+  ) {}
+
+  @Post('apply')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Apply a parley.yaml',
+    description:
+      'Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. ' +
+      'The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). ' +
+      'An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. See docs/apply.md.',
+  })
+  @ApiBody({ schema: APPLY_BODY_SCHEMA, examples: APPLY_BODY_EXAMPLES })
+  @ApiOkResponse({ type: ApplySummaryDto })
+  @ApiErrors(400)
+  apply(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<ApplySummary> {
+    return this.applier.applyBody(body, applyCallerOf(principal));
+  }
+
+  @Get('export')
+  @Header('Content-Type', 'application/yaml; charset=utf-8')
+  @ApiOperation({ summary: 'Export a project as parley.yaml', description: 'The prompts and assistants as deployed; applying the result changes nothing.' })
+  @ApiProduces('application/yaml')
+  @ApiOkResponse({ schema: { type: 'string' }, description: 'a parley.yaml file' })
+  @ApiErrors(400, 404)
+  export(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: ExportQuery,
+  ): Promise<string> {
+    return this.exporter.exportFor(applyCallerOf(principal), query.workspace, query.project);
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { RegistryCacheModule } from '../registry/registry-cache';
+import { RegistryModule } from '../registry/registry.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { ApplyController } from './apply.controller';
+import { ApplyService } from './apply.service';
+import { ExportService } from './export.service';
+
+/** parley.yaml in and out: `parley apply` / POST /v2/apply, `parley export` / GET /v2/export. */
+@Module({
+  imports: [WorkspacesModule, RegistryModule, RegistryCacheModule],
+  controllers: [ApplyController],
+  providers: [ApplyService, ExportService],
+  exports: [ApplyService, ExportService],
+})
+export class ApplyModule {}

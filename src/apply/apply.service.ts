@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { badRequest, forbidden, isPlainObject, isUniqueViolation } from '../common/errors';
+import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { DeploymentsService } from '../registry/deployments/deployments.service';
+import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
+import { PromptEntity } from '../registry/prompts/prompt.entity';
+import { PromptsService } from '../registry/prompts/prompts.service';
+import { VersionsService } from '../registry/prompts/versions.service';
+import { RegistryCache } from '../registry/registry-cache';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApplyFile, ApplyFileResult, parseApplyText, validateApplyDocument } from './apply-file.parser';
+import { ApplySummary } from './apply-summary';
+
+export const INVALID_FILE = 'Invalid apply file';
+
+/** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
+export type ApplyCaller = { kind: 'admin' } | { kind: 'project'; workspaceSlug: string; projectSlug: string };
+
+/** What the database holds for the file's project, read once inside the transaction before any write. */
+interface ProjectState {
+  workspaceExists: boolean;
+  projectId: string | null;
+  environments: Set<string>;
+  providers: Set<string>;
+  prompts: Map<string, PromptEntity>;
+}
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * `parley apply` and POST /v2/apply: makes the project match the file, declaratively and in one
+ * transaction. The whole file is validated first (shape, templates, then references against the
+ * database) and nothing is written if anything is wrong. Apply only adds: it never deletes
+ * environments, providers, prompts, versions or deployments that the file does not mention.
+ */
+@Injectable()
+export class ApplyService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly workspaces: WorkspacesService,
+    private readonly environments: EnvironmentsService,
+    private readonly credentials: ProviderCredentialsService,
+    private readonly prompts: PromptsService,
+    private readonly versions: VersionsService,
+    private readonly deployments: DeploymentsService,
+    private readonly cache: RegistryCache,
+  ) {}
+
+  /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
+  applyBody(body: unknown, caller: ApplyCaller): Promise<ApplySummary> {
+    if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string') return this.applyText(body.yaml, caller);
+    if (!isPlainObject(body)) {
+      throw badRequest(INVALID_FILE, ['(file): expected a JSON object: the parley.yaml document, or {"yaml": "<file text>"}']);
+    }
+    return this.apply(validateApplyDocument(body), caller);
+  }
+
+  applyText(text: string, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
+    return this.apply(parseApplyText(text), caller, manager);
+  }
+
+  /** With `manager`, runs inside the caller's transaction (the first-run seed does). */
+  applyDocument(document: unknown, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
+    return this.apply(validateApplyDocument(document), caller, manager);
+  }
+
+  private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
+    if (!result.ok) throw badRequest(INVALID_FILE, result.issues);
+    const { file } = result;
+    if (caller.kind === 'project' && (caller.workspaceSlug !== file.workspace || caller.projectSlug !== file.project)) {
+      throw forbidden('API key does not belong to this project');
+    }
+    const { summary, projectId } = manager ? await this.execute(manager, file) : await this.inTransaction(file);
+    this.cache.invalidateProject(projectId);
+    return summary;
+  }
+
+  /** Two applies racing to create the same row: the loser's transaction is rolled back and it runs again. */
+  private async inTransaction(file: ApplyFile): Promise<{ summary: ApplySummary; projectId: string }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction((manager) => this.execute(manager, file));
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private async execute(manager: EntityManager, file: ApplyFile): Promise<{ summary: ApplySummary; projectId: string }> {
+    const state = await this.readState(manager, file);
+    const issues = this.check(file, state);
+    if (issues.length > 0) throw badRequest(INVALID_FILE, issues);
+
+    const summary: ApplySummary = {
+      workspace: { slug: file.workspace, action: state.workspaceExists ? 'unchanged' : 'created' },
+      project: { slug: file.project, action: state.projectId ? 'unchanged' : 'created' },
+      environments: [],
+      providers: [],
+      prompts: [],
+      deployments: [],
+      changed: false,
+    };
+    if (!state.workspaceExists) await this.workspaces.createWorkspace({ slug: file.workspace }, manager);
+    let projectId = state.projectId;
+    if (!projectId) {
+      projectId = (await this.workspaces.createProject(file.workspace, { slug: file.project }, manager)).id;
+      for (const slug of DEFAULT_ENVIRONMENTS) if (!file.environments.includes(slug)) summary.environments.push({ slug, action: 'created' });
+    }
+    for (const slug of file.environments) {
+      const exists = state.projectId ? state.environments.has(slug) : (DEFAULT_ENVIRONMENTS as readonly string[]).includes(slug);
+      if (!exists) await this.environments.create(projectId, slug, manager);
+      summary.environments.push({ slug, action: exists && state.projectId ? 'unchanged' : 'created' });
+    }
+    for (const declared of file.providers) {
+      summary.providers.push({ name: declared.name, action: await this.credentials.applyDeclared(projectId, declared, manager) });
+    }
+    const environments = new Map((await this.environments.listEntities(projectId, manager)).map((e) => [e.slug, e]));
+    for (const { declared, prepared } of file.prompts) {
+      let prompt = state.prompts.get(declared.slug);
+      const isNew = !prompt;
+      prompt ??= await this.prompts.insert(projectId, declared.slug, declared.kind, manager);
+      await this.prompts.lock(manager, prompt);
+      // Same content as any existing version (a revert included): that version, not a duplicate.
+      let version = isNew ? null : await this.versions.findNewestByHash(projectId, prompt.id, prepared.contentHash, manager);
+      const action = isNew ? 'created' : version ? 'unchanged' : 'versioned';
+      version ??= await this.versions.insertPrepared(manager, prompt, prepared, 'parley apply');
+      summary.prompts.push({ slug: prompt.slug, kind: prompt.kind, action, version: version.version });
+      for (const slug of declared.deploy) {
+        const { deployment, changed } = await this.deployments.deployLocked(manager, prompt, environments.get(slug)!, version);
+        summary.deployments.push({
+          slug: prompt.slug,
+          environment: slug,
+          version: version.version,
+          deploymentVersion: deployment.deploymentVersion,
+          action: changed ? 'deployed' : 'unchanged',
+        });
+      }
+    }
+    summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
+      (item) => item.action !== 'unchanged',
+    );
+    return { summary, projectId };
+  }
+
+  private async readState(manager: EntityManager, file: ApplyFile): Promise<ProjectState> {
+    const found = await this.workspaces.findProject(file.workspace, file.project, manager);
+    const workspaceExists = found !== null || (await this.workspaces.findWorkspace(file.workspace, manager)) !== null;
+    if (!found) return { workspaceExists, projectId: null, environments: new Set(), providers: new Set(), prompts: new Map() };
+    const projectId = found.project.id;
+    // One after another: a transaction is one session, whose queries run one at a time anyway.
+    const environments = await this.environments.listEntities(projectId, manager);
+    const providers = await this.credentials.listEntities(projectId, manager);
+    const prompts = await this.prompts.listAll(projectId, manager);
+    return {
+      workspaceExists,
+      projectId,
+      environments: new Set(environments.map((e) => e.slug)),
+      providers: new Set(providers.map((p) => p.name)),
+      prompts: new Map(prompts.map((p) => [p.slug, p])),
+    };
+  }
+
+  /** References the file makes that neither the file nor the database satisfies; every one is reported. */
+  private check(file: ApplyFile, state: ProjectState): string[] {
+    const environments = new Set([...file.environments, ...state.environments, ...(state.projectId ? [] : DEFAULT_ENVIRONMENTS)]);
+    const providers = new Set(['local', ...file.providers.map((p) => p.name), ...state.providers]);
+    const issues: string[] = [];
+    file.prompts.forEach(({ declared }, index) => {
+      const existing = state.prompts.get(declared.slug);
+      if (existing && existing.kind !== declared.kind) {
+        issues.push(file.describe(['prompts', index, 'kind'], `"${declared.slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`));
+      }
+      if (!providers.has(declared.provider)) {
+        issues.push(file.describe(['prompts', index, 'provider'], `no provider "${declared.provider}": declare it under providers, or use "local"`));
+      }
+      declared.deploy.forEach((slug, j) => {
+        if (!environments.has(slug)) issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${slug}": list it under environments`));
+      });
+    });
+    return issues;
+  }
+}

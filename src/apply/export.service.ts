@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { Document } from 'yaml';
+import { badRequest, forbidden } from '../common/errors';
+import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { DeploymentRow } from '../registry/deployments/deployments.repository';
+import { DeploymentsService } from '../registry/deployments/deployments.service';
+import { EnvironmentsService } from '../registry/environments/environments.service';
+import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
+import { PromptEntity } from '../registry/prompts/prompt.entity';
+import { PromptsService } from '../registry/prompts/prompts.service';
+import { VersionsService } from '../registry/prompts/versions.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApplyCaller } from './apply.service';
+
+/** Which version of a prompt the file shows, and where it is deployed. */
+interface Choice {
+  versionId: string;
+  deploy: string[];
+}
+
+/**
+ * `parley export`: the project's prompts and assistants as deployed, as a parley.yaml that applies
+ * as a no-op. A file holds one version per prompt: the one deployed to the most environments (the
+ * newest on a tie), or the newest version when it is deployed nowhere. Environments running
+ * another version are named in a comment at the top; apply leaves them as they are.
+ */
+@Injectable()
+export class ExportService {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly environments: EnvironmentsService,
+    private readonly credentials: ProviderCredentialsService,
+    private readonly prompts: PromptsService,
+    private readonly versions: VersionsService,
+    private readonly deployments: DeploymentsService,
+  ) {}
+
+  /** GET /v2/export: a project key exports its own project unless told otherwise; the admin must name one. */
+  exportFor(caller: ApplyCaller, workspace?: string, project?: string): Promise<string> {
+    if (caller.kind === 'project') return this.exportProject(workspace ?? caller.workspaceSlug, project ?? caller.projectSlug, caller);
+    if (!workspace || !project) throw badRequest('Invalid request parameters', ['workspace and project are required with the admin key']);
+    return this.exportProject(workspace, project, caller);
+  }
+
+  async exportProject(workspaceSlug: string, projectSlug: string, caller: ApplyCaller): Promise<string> {
+    if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug)) {
+      throw forbidden('API key does not belong to this project');
+    }
+    const { project } = await this.workspaces.requireProject(workspaceSlug, projectSlug);
+    const environments = (await this.environments.listEntities(project.id)).map((e) => e.slug);
+    const credentials = await this.credentials.listEntities(project.id);
+    const prompts = await this.prompts.listAll(project.id);
+    const current = await this.deployments.currentRows(project.id);
+    const notes: string[] = [];
+
+    const choices = new Map<string, Choice>();
+    for (const prompt of prompts) {
+      const rows = current.filter((d) => d.prompt_id === prompt.id);
+      if (rows.length > 0) {
+        choices.set(prompt.id, this.choose(prompt, rows, environments, notes));
+      } else if (prompt.lastVersion > 0) {
+        const latest = await this.versions.findByNumber(project.id, prompt.id, prompt.lastVersion);
+        if (latest) choices.set(prompt.id, { versionId: latest.id, deploy: [] });
+      } else {
+        notes.push(`${prompt.slug}: has no versions yet, so it is not in this file`);
+      }
+    }
+    const versions = new Map((await this.versions.listByIds(project.id, [...choices.values()].map((c) => c.versionId))).map((v) => [v.id, v]));
+    for (const c of credentials) {
+      if (c.apiKeyCiphertext) notes.push(`provider "${c.name}": its API key is stored (encrypted) in Parley and is not part of this file`);
+    }
+
+    const doc = new Document({
+      workspace: workspaceSlug,
+      project: projectSlug,
+      environments,
+      providers: credentials.map((c) => ({
+        name: c.name,
+        type: c.type,
+        ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
+        ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
+      })),
+      prompts: prompts.filter((p) => choices.has(p.id)).map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
+    });
+    doc.commentBefore = [` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`, ...notes.map((n) => ` note: ${n}`)].join('\n');
+    return doc.toString({ lineWidth: 0 });
+  }
+
+  /** Deployed somewhere: the version most environments run (the newest on a tie). */
+  private choose(prompt: PromptEntity, rows: DeploymentRow[], environments: string[], notes: string[]): Choice {
+    const byVersion = new Map<string, DeploymentRow[]>();
+    for (const row of rows) byVersion.set(row.version_id, [...(byVersion.get(row.version_id) ?? []), row]);
+    const [versionId, chosen] = [...byVersion.entries()].sort(([, a], [, b]) => b.length - a.length || Number(b[0].version) - Number(a[0].version))[0];
+    for (const row of rows) {
+      if (row.version_id !== versionId) {
+        notes.push(`${prompt.slug}: ${row.environment} runs v${row.version}, not v${chosen[0].version} as in this file; apply leaves ${row.environment} as it is`);
+      }
+    }
+    const order = (slug: string) => environments.indexOf(slug);
+    return { versionId, deploy: chosen.map((r) => r.environment).sort((a, b) => order(a) - order(b)) };
+  }
+
+  private entry(prompt: PromptEntity, version: PromptVersionEntity, deploy: string[]): Record<string, unknown> {
+    return {
+      slug: prompt.slug,
+      kind: prompt.kind,
+      provider: version.provider,
+      model: version.model,
+      ...(Object.keys(version.parameters).length > 0 ? { parameters: version.parameters } : {}),
+      ...(version.tools.length > 0 ? { tools: version.tools } : {}),
+      ...(Object.keys(version.variables).length > 0 ? { variables: version.variables } : {}),
+      template: version.template,
+      deploy,
+    };
+  }
+}

@@ -1,0 +1,49 @@
+import { Command, Option } from 'commander';
+import * as fs from 'node:fs';
+import { parseApplyText } from '../../apply/apply-file.parser';
+import { ApplySummary, describeSummary } from '../../apply/apply-summary';
+import { ApplyService, INVALID_FILE } from '../../apply/apply.service';
+import { ApiException, badRequest } from '../../common/errors';
+import { output, withAppContext } from '../cli-context';
+import { callServer, chooseRoute, RemoteApiError, RemoteOptions } from '../server-route';
+
+/** `--url` and `--key`, shared by apply and export. */
+export function remoteOptions(command: Command, what: string): Command {
+  return command
+    .addOption(new Option('--url <url>', `${what} through the Parley server at this URL`).env('PARLEY_URL'))
+    .addOption(new Option('--key <key>', 'API key for --url: the admin key, or a key of the project').env('PARLEY_KEY'));
+}
+
+export function readInput(file: string): string {
+  return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+}
+
+/**
+ * Applies the text of a parley.yaml: through a server (`--url`, or the server holding DATA_DIR), or on
+ * the database directly. The file is validated here first, so a broken file fails without a connection.
+ */
+export async function runApply(text: string, options: RemoteOptions): Promise<ApplySummary> {
+  const parsed = parseApplyText(text);
+  if (!parsed.ok) throw badRequest(INVALID_FILE, parsed.issues);
+  const route = await chooseRoute(options);
+  if (route.kind === 'server') return (await callServer(route, 'POST', '/v2/apply', { yaml: text })) as ApplySummary;
+  return withAppContext((ctx) => ctx.get(ApplyService).applyText(text, { kind: 'admin' }));
+}
+
+export function applyCommand(): Command {
+  const command = new Command('apply')
+    .description('make a workspace and project match a parley.yaml: declarative, idempotent, one transaction')
+    .requiredOption('-f, --file <path>', 'the parley.yaml to apply ("-" reads standard input)')
+    .option('--json', 'print a JSON summary of what was created, versioned, deployed or left unchanged');
+  return remoteOptions(command, 'apply').action(async (opts: { file: string; json?: boolean } & RemoteOptions) => {
+    let summary: ApplySummary;
+    try {
+      summary = await runApply(readInput(opts.file), opts);
+    } catch (err) {
+      // Scripts reading --json get the error body too; the human message still goes to stderr.
+      if (opts.json && (err instanceof ApiException || err instanceof RemoteApiError)) console.log(JSON.stringify(err.body, null, 2));
+      throw err;
+    }
+    output(!!opts.json, summary, () => describeSummary(summary));
+  });
+}

@@ -1,0 +1,72 @@
+import { AppConfig, loadAppConfig } from '../config/app-config';
+import { DataDirLockedError, isDataDirLocked } from '../database/data-dir-lock';
+import { readServerInfo } from '../database/server-info';
+
+/** Where a command that changes or reads the registry runs: through a server's REST API, or on the database. */
+export type Route = { kind: 'server'; url: string; key: string } | { kind: 'direct'; config: AppConfig };
+
+export interface RemoteOptions {
+  url?: string;
+  key?: string;
+}
+
+/** A server answered with an error; the message carries the error and each detail on its own line. */
+export class RemoteApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(describeErrorBody(status, body));
+  }
+}
+
+export function describeErrorBody(status: number, body: unknown): string {
+  const error = (body as { error?: unknown; message?: unknown } | null)?.error;
+  if (error && typeof error === 'object') {
+    const { message, details } = error as { message?: string; details?: string[] };
+    return [message ?? `HTTP ${status}`, ...(details ?? []).map((d) => `  - ${d}`)].join('\n');
+  }
+  const message = (body as { message?: unknown } | null)?.message;
+  if (typeof error === 'string') return typeof message === 'string' ? `${error}: ${message}` : error;
+  return `HTTP ${status}`;
+}
+
+/**
+ * `--url` (with `--key`) names a server. Otherwise, on the embedded database, a DATA_DIR held by a
+ * running server means going through that server with the token it wrote to DATA_DIR/server.json:
+ * PGlite files must never be opened by two processes. With no way to reach the holder, the command
+ * stops with DataDirLockedError before touching anything.
+ */
+export async function chooseRoute(options: RemoteOptions): Promise<Route> {
+  if (options.url) {
+    if (!options.key) throw new Error('--key (or PARLEY_KEY) is required with --url: the admin key, or a key of the project in the file');
+    return { kind: 'server', url: options.url.replace(/\/+$/, ''), key: options.key };
+  }
+  const config = loadAppConfig();
+  if (config.embedded && !config.inMemory && (await isDataDirLocked(config.dataDir))) {
+    const info = readServerInfo(config.dataDir);
+    if (!info) throw new DataDirLockedError(config.dataDir);
+    return { kind: 'server', url: info.url, key: info.adminToken };
+  }
+  return { kind: 'direct', config };
+}
+
+/** One JSON (or text) request to a Parley server; errors become RemoteApiError. */
+export async function callServer(route: Extract<Route, { kind: 'server' }>, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(route.url + path, {
+      method,
+      headers: { 'X-API-Key': route.key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+    throw new Error(`Cannot reach the Parley server at ${route.url}: ${cause}`);
+  }
+  const text = await response.text();
+  const isJson = (response.headers.get('content-type') ?? '').includes('json');
+  const parsed: unknown = isJson && text ? JSON.parse(text) : text;
+  if (!response.ok) throw new RemoteApiError(response.status, parsed);
+  return parsed;
+}

@@ -1,0 +1,131 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProjectPrincipal } from '../auth/principal';
+import { newId } from '../common/ids';
+import { MessagesService, ThreadTurn } from '../messages/messages.service';
+import { MetricsService } from '../metrics/metrics.service';
+import type { ChatCompletion, CompletionUsage } from '../providers';
+import { RequestLogEntity } from '../request-logs/request-log.entity';
+import { toRequestLogObject } from '../request-logs/request-logs.mapper';
+import { RequestLogsService } from '../request-logs/request-logs.service';
+import { ThreadsService } from '../threads/threads.service';
+import { InvokeInput, PreparedInvoke } from './invoke-preparer';
+import { effectiveParameters, replyMessage } from './invoke-request';
+
+export interface InvokeOutcome {
+  /** The HTTP status Parley answered with. */
+  status: number;
+  error: string | null;
+  completion?: ChatCompletion;
+  providerRequest?: object;
+  providerResponse?: object;
+  usage?: CompletionUsage;
+  startedAt: Date;
+  ttftMs: number | null;
+}
+
+/**
+ * Writes what an invoke leaves behind: its request log, and for an assistant that succeeded the
+ * new thread (if any) and the two turns, all in one transaction. A failed call writes only its log,
+ * so the thread stays as it was.
+ */
+@Injectable()
+export class InvocationRecorder {
+  private readonly logger = new Logger('Invocation');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly requestLogs: RequestLogsService,
+    private readonly threads: ThreadsService,
+    private readonly messages: MessagesService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async recordSuccess(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome): Promise<void> {
+    const log = this.buildLog(caller, input, prepared, outcome, prepared.threadId);
+    this.observe(log);
+    if (prepared.resolved.kind !== 'assistant' || !prepared.threadId || !outcome.completion) {
+      await this.requestLogs.record(log);
+      return;
+    }
+    const threadId = prepared.threadId;
+    const turns: ThreadTurn[] = [];
+    if (prepared.body.messages && prepared.body.messages.length > 0) {
+      turns.push({ content: prepared.body.messages as ThreadTurn['content'], requestLogId: log.id });
+    }
+    const reply = outcome.completion.choices[0]?.message;
+    if (reply) turns.push({ content: [replyMessage(reply) as ThreadTurn['content'][number]], requestLogId: log.id });
+    await this.dataSource.transaction(async (manager) => {
+      if (prepared.newThread) {
+        await this.threads.insert(caller.projectId, {}, { ...toRequestLogObject(log, caller) }, manager, threadId);
+      }
+      await this.requestLogs.record(log, manager);
+      if (turns.length > 0) await this.messages.appendTurns(manager, caller.projectId, threadId, turns);
+    });
+  }
+
+  /** Never throws: failing to log a failure must not hide the failure from the client. */
+  async recordFailure(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome): Promise<void> {
+    const log = this.buildLog(caller, input, prepared, outcome, prepared.newThread ? null : prepared.threadId);
+    this.observe(log);
+    await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
+  }
+
+  /** Provider metrics (GET /metrics) from the log's fields; never throws. */
+  private observe(log: RequestLogEntity): void {
+    try {
+      this.metrics.observeProvider({
+        provider: log.providerName,
+        model: log.model,
+        status: log.status,
+        durationSeconds: log.latencyMs / 1000,
+        promptTokens: log.promptTokens,
+        completionTokens: log.completionTokens,
+      });
+    } catch (err) {
+      this.logger.warn(`could not record provider metrics: ${(err as Error).message}`);
+    }
+  }
+
+  private buildLog(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome, threadId: string | null): RequestLogEntity {
+    const { resolved, doNotRecord } = prepared;
+    const usage = outcome.usage ?? outcome.completion?.usage;
+    return Object.assign(new RequestLogEntity(), {
+      projectId: caller.projectId,
+      id: newId(),
+      apiKeyId: caller.keyId,
+      threadId,
+      promptId: resolved.promptId,
+      promptSlug: resolved.promptSlug,
+      kind: resolved.kind,
+      environment: resolved.environment,
+      deploymentId: resolved.deploymentId,
+      deploymentVersion: resolved.deploymentVersion,
+      version: resolved.version,
+      promptHistoryHash: resolved.contentHash,
+      providerName: resolved.provider.name,
+      providerType: resolved.provider.type,
+      credentialId: resolved.provider.credentialId,
+      model: prepared.request.model,
+      url: input.url,
+      requestIp: input.ip ?? null,
+      stream: prepared.body.stream === true,
+      doNotRecord,
+      metadata: prepared.metadata,
+      // doNotRecord: no variables, messages, template or reply text in the log (DESIGN.md §4.9).
+      variables: doNotRecord ? null : prepared.variables,
+      parameters: effectiveParameters(resolved.parameters, prepared.body),
+      requestData: doNotRecord ? null : (prepared.body as Record<string, unknown>),
+      providerRequest: doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null),
+      providerResponse: doNotRecord ? null : ((outcome.providerResponse ?? null) as Record<string, unknown> | null),
+      status: outcome.status,
+      error: outcome.error,
+      latencyMs: Date.now() - outcome.startedAt.getTime(),
+      ttftMs: outcome.ttftMs,
+      promptTokens: usage?.prompt_tokens ?? null,
+      completionTokens: usage?.completion_tokens ?? null,
+      totalTokens: usage?.total_tokens ?? null,
+      startedAt: outcome.startedAt,
+    });
+  }
+}

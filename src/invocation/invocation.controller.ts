@@ -1,0 +1,79 @@
+import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { invokeBodyJsonSchema } from './dto';
+import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
+import { InvocationService } from './invocation.service';
+
+/** The Swagger description both invoke routes share. */
+const ApiInvoke = () =>
+  applyDecorators(
+    ApiQuery({ name: 'v', required: false, description: 'pin a version number instead of the deployed one' }),
+    ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' }),
+    ApiBody({ schema: invokeBodyJsonSchema('assistant'), description: 'threadId applies to assistants only' }),
+    ApiOkResponse({
+      schema: COMPLETION_SCHEMA,
+      description: 'chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id',
+    }),
+    ApiResponse({ status: 400, schema: INVOKE_ERROR_SCHEMA, description: 'Invalid request body' }),
+    ApiResponse({ status: 404, description: '{error: "Prompt deployment not found"} or {error: "Thread not found"}' }),
+    ApiResponse({ status: 502, description: '{error, message}: the provider failed (429 rate limited, 504 timed out)' }),
+  );
+
+const inputOf = (req: Request, slug: string, environment: string, v: unknown, workspace?: string, project?: string) => ({
+  workspace,
+  project,
+  slug,
+  environment,
+  versionParam: v,
+  body: req.body,
+  headers: req.headers,
+  url: req.originalUrl,
+  ip: req.ip,
+});
+
+/**
+ * Endpoints 1 and 2: one path shape for assistants and deployed prompts; the stored kind decides.
+ * Registered last, so every fixed /v2/... route of the same length is matched first.
+ */
+@ApiTags('Invoke')
+@ApiSecurity('api-key')
+@Controller()
+export class InvocationController {
+  constructor(private readonly invocation: InvocationService) {}
+
+  @Post('project-prompt/:slug/:environment')
+  @HttpCode(200)
+  @ApiInvoke()
+  @ApiOperation({ summary: 'Invoke a prompt or assistant of the key\'s project (langtail SDK path)' })
+  invokeInKeyProject(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Param('environment') environment: string,
+    @Query('v') v: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.invocation.invoke(caller, inputOf(req, slug, environment, v), res);
+  }
+
+  @Post(':workspace/:project/:slug/:environment')
+  @HttpCode(200)
+  @ApiInvoke()
+  @ApiOperation({ summary: 'Invoke Assistant / Invoke Deployed Prompt' })
+  @ApiParam({ name: 'slug', description: 'assistant or prompt slug' })
+  invoke(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('slug') slug: string,
+    @Param('environment') environment: string,
+    @Query('v') v: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.invocation.invoke(caller, inputOf(req, slug, environment, v, workspace, project), res);
+  }
+}

@@ -1,0 +1,8 @@
+import { Global, Module } from '@nestjs/common';
+import { MetricsController } from './metrics.controller';
+import { MetricsService } from './metrics.service';
+
+/** Global: the HTTP middleware (app.setup.ts) and the invoke path record into the one MetricsService. */
+@Global()
+@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+export class MetricsModule {}

@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Longest label value kept; longer values are cut (model names come from stored versions and request overrides). */
+export const MAX_LABEL_LENGTH = 100;
+/** Distinct model label values kept per process; later new models are counted under `other`. */
+export const MAX_MODEL_VALUES = 200;
+/** The route label of requests no route matched (404s, body rejected before routing, static assets). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface HttpObservation {
+  method: string;
+  /** The route template (`/v2/threads/:threadId`), never the raw URL; `unmatched` when none matched. */
+  route: string;
+  status: number;
+  durationSeconds: number;
+}
+
+export interface ProviderObservation {
+  /** The provider name versions refer to: `local`, or a provider credential's name. */
+  provider: string | null;
+  model: string | null;
+  /** The HTTP status Parley answered the invoke with. */
+  status: number;
+  durationSeconds: number;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+}
+
+/** A label value safe to export: a string, never empty, at most MAX_LABEL_LENGTH characters. */
+export function boundedLabel(value: unknown, fallback = 'unknown'): string {
+  const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+  return text.length === 0 ? fallback : text.slice(0, MAX_LABEL_LENGTH);
+}
+
+/**
+ * Prometheus metrics of one application instance, on a registry of its own (not prom-client's
+ * global one: tests run several applications in one process). Served at GET /metrics.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly models = new Set<string>();
+
+  private readonly httpRequests = new Counter({
+    name: 'parley_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly httpDuration = new Histogram({
+    name: 'parley_http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to the end of its response (whole stream for SSE), by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  private readonly providerRequests = new Counter({
+    name: 'parley_provider_requests_total',
+    help: 'Model provider calls made by invokes, by provider, model and the status Parley answered with',
+    labelNames: ['provider', 'model', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly providerDuration = new Histogram({
+    name: 'parley_provider_request_duration_seconds',
+    help: 'Invoke duration up to the end of the provider call (whole stream when streamed), by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+
+  private readonly providerErrors = new Counter({
+    name: 'parley_provider_errors_total',
+    help: 'Model provider calls that failed, by provider and the status Parley answered with',
+    labelNames: ['provider', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly tokens = new Counter({
+    name: 'parley_tokens_total',
+    help: 'Tokens reported by providers, by provider, model and kind (prompt or completion)',
+    labelNames: ['provider', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition of every metric of this instance. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  observeHttp({ method, route, status, durationSeconds }: HttpObservation): void {
+    const labels = { method: boundedLabel(method), route: boundedLabel(route, UNMATCHED_ROUTE), status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, Math.max(0, durationSeconds));
+  }
+
+  observeProvider(call: ProviderObservation): void {
+    const provider = boundedLabel(call.provider);
+    const model = this.modelLabel(call.model);
+    const status = String(call.status);
+    this.providerRequests.inc({ provider, model, status });
+    this.providerDuration.observe({ provider, model }, Math.max(0, call.durationSeconds));
+    if (call.status >= 400) this.providerErrors.inc({ provider, status });
+    if (isCount(call.promptTokens)) this.tokens.inc({ provider, model, kind: 'prompt' }, call.promptTokens);
+    if (isCount(call.completionTokens)) this.tokens.inc({ provider, model, kind: 'completion' }, call.completionTokens);
+  }
+
+  /** Cut to MAX_LABEL_LENGTH, and `other` once MAX_MODEL_VALUES distinct models have been seen. */
+  private modelLabel(model: unknown): string {
+    const label = boundedLabel(model);
+    if (this.models.has(label)) return label;
+    if (this.models.size >= MAX_MODEL_VALUES) return 'other';
+    this.models.add(label);
+    return label;
+  }
+}
+
+const isCount = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;

@@ -1,0 +1,64 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,199}$/;
+
+/** The fields of a credential other than its name (PUT takes the name from the path). */
+export class ProviderCredentialBodyDto {
+  @ApiProperty({ enum: ['openai', 'anthropic'], example: 'openai', description: '`openai` is any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, OpenRouter…)' })
+  @IsIn(['openai', 'anthropic'])
+  type: 'openai' | 'anthropic';
+
+  @ApiProperty({ required: false, example: 'https://api.openai.com/v1', description: 'OpenAI-compatible: up to and including /v1; defaults to the type\'s public API' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'baseUrl must be an http(s) URL' })
+  @MaxLength(2000)
+  baseUrl?: string;
+
+  @ApiProperty({
+    required: false,
+    writeOnly: true,
+    example: 'sk-…',
+    description: 'the API key; stored encrypted (AES-256-GCM, PARLEY_SECRET_KEY) and never returned. Give this or apiKeyEnv, or neither for a keyless endpoint.',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  apiKey?: string;
+
+  @ApiProperty({ required: false, example: 'OPENAI_API_KEY', description: 'name of a server environment variable holding the key, read at each call' })
+  @IsOptional()
+  @Matches(ENV_NAME, { message: 'apiKeyEnv must be an environment variable name (letters, digits, "_")' })
+  apiKeyEnv?: string;
+}
+
+export class CreateProviderCredentialDto extends ProviderCredentialBodyDto {
+  @ApiProperty({ example: 'openai', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'what versions name as their provider; "local" is built in' })
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'name must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' })
+  name: string;
+}
+
+export class ProviderCredentialDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null for the built-in local provider' }) id: string | null;
+  @ApiProperty({ example: 'openai' }) name: string;
+  @ApiProperty({ enum: ['local', 'openai', 'anthropic'] }) type: 'local' | 'openai' | 'anthropic';
+  @ApiProperty({ nullable: true, type: String, example: 'https://api.openai.com/v1' }) baseUrl: string | null;
+  @ApiProperty({ enum: ['stored', 'env', 'none'], description: 'where the key comes from; the key itself is never returned' })
+  apiKeySource: 'stored' | 'env' | 'none';
+  @ApiProperty({ nullable: true, type: String, example: 'OPENAI_API_KEY' }) apiKeyEnv: string | null;
+  @ApiProperty({ description: 'true for the built-in local provider, which always exists' }) builtIn: boolean;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) createdAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) updatedAt: string | null;
+}
+
+export class ProviderCredentialListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [ProviderCredentialDto] }) data: ProviderCredentialDto[];
+}
+
+export class ProviderCredentialDeletedDto {
+  @ApiProperty({ example: 'openai' }) name: string;
+  @ApiProperty({ enum: ['provider_credential.deleted'] }) object: 'provider_credential.deleted';
+  @ApiProperty({ enum: [true] }) deleted: true;
+}

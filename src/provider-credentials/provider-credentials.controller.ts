@@ -1,0 +1,59 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { ApiErrors } from '../common/swagger/error-responses';
+import { ValidatedInput } from '../common/validation';
+import { INVALID_BODY } from '../registry/registry-errors';
+import {
+  CreateProviderCredentialDto,
+  ProviderCredentialBodyDto,
+  ProviderCredentialDeletedDto,
+  ProviderCredentialDto,
+  ProviderCredentialListDto,
+} from './provider-credential.dto';
+import { ProviderCredentialsService } from './provider-credentials.service';
+
+const body = () => Body(new ValidatedInput({ message: INVALID_BODY }));
+
+@ApiTags('Registry: provider credentials')
+@ApiSecurity('api-key')
+@ApiErrors(401, 403)
+@Controller('v2/provider-credentials')
+export class ProviderCredentialsController {
+  constructor(private readonly credentials: ProviderCredentialsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })
+  @ApiOkResponse({ type: ProviderCredentialDto })
+  @ApiErrors(400, 409)
+  create(@CurrentProject() caller: ProjectPrincipal, @body() dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
+    return this.credentials.create(caller.projectId, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List provider credentials', description: 'The built-in `local` provider first, then by name. Keys are never returned.' })
+  @ApiOkResponse({ type: ProviderCredentialListDto })
+  async list(@CurrentProject() caller: ProjectPrincipal): Promise<ProviderCredentialListDto> {
+    return { object: 'list', data: await this.credentials.list(caller.projectId) };
+  }
+
+  @Put(':name')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create or replace a provider credential', description: 'Replaces every field (rotate a key this way); the id stays.' })
+  @ApiOkResponse({ type: ProviderCredentialDto })
+  @ApiErrors(400)
+  replace(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string, @body() dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
+    return this.credentials.replace(caller.projectId, name, dto);
+  }
+
+  @Delete(':name')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a provider credential', description: 'Refused (409) while a current deployment uses it.' })
+  @ApiOkResponse({ type: ProviderCredentialDeletedDto })
+  @ApiErrors(404, 409)
+  delete(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string): Promise<ProviderCredentialDeletedDto> {
+    return this.credentials.delete(caller.projectId, name);
+  }
+}

@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../common/errors';
+import { newId } from '../common/ids';
+import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
+import { RegistryCache } from '../registry/registry-cache';
+import { invalidBody } from '../registry/registry-errors';
+import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
+import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
+import { ProviderCredentialsRepository } from './provider-credentials.repository';
+
+/** The provider every project has without configuring anything (DESIGN §4.5): not a language model. */
+export const LOCAL_PROVIDER = 'local';
+
+const LOCAL_DTO: ProviderCredentialDto = {
+  id: null,
+  name: LOCAL_PROVIDER,
+  type: 'local',
+  baseUrl: null,
+  apiKeySource: 'none',
+  apiKeyEnv: null,
+  builtIn: true,
+  createdAt: null,
+  updatedAt: null,
+};
+
+/** The only mapping to the outside: the ciphertext never appears in a DTO. */
+export const toCredentialDto = (c: ProviderCredentialEntity): ProviderCredentialDto => ({
+  id: c.id,
+  name: c.name,
+  type: c.type,
+  baseUrl: c.baseUrl,
+  apiKeySource: c.apiKeyCiphertext ? 'stored' : c.apiKeyEnv ? 'env' : 'none',
+  apiKeyEnv: c.apiKeyEnv,
+  builtIn: false,
+  createdAt: c.createdAt.toISOString(),
+  updatedAt: c.updatedAt.toISOString(),
+});
+
+/** A provider as parley.yaml declares it: the key only by environment-variable name. */
+export interface DeclaredProvider {
+  name: string;
+  type: CredentialType;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+}
+
+@Injectable()
+export class ProviderCredentialsService {
+  constructor(
+    private readonly repo: ProviderCredentialsRepository,
+    private readonly box: SecretBox,
+    private readonly cache: RegistryCache,
+  ) {}
+
+  async list(projectId: string): Promise<ProviderCredentialDto[]> {
+    return [LOCAL_DTO, ...(await this.repo.list(projectId)).map(toCredentialDto)];
+  }
+
+  async create(projectId: string, dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
+    this.checkBody(dto.name, dto);
+    const now = new Date();
+    const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: dto.name, createdAt: now });
+    return this.store(this.fill(entity, dto, now));
+  }
+
+  /** PUT: creates the credential or replaces all its fields (key rotation) in place; its id stays. */
+  async replace(projectId: string, name: string, dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
+    this.checkBody(name, dto);
+    const existing = await this.repo.findByName(projectId, name);
+    if (!existing) return this.create(projectId, { ...dto, name });
+    return this.store(this.fill(existing, dto, new Date()));
+  }
+
+  /** Refused while a current deployment calls the provider: those calls would fail. */
+  async delete(projectId: string, name: string): Promise<ProviderCredentialDeletedDto> {
+    if (name === LOCAL_PROVIDER) throw conflict('The built-in "local" provider cannot be deleted');
+    const existing = await this.repo.findByName(projectId, name);
+    if (!existing) throw notFound('Provider credential not found');
+    const users = await this.repo.deployedUsers(projectId, name);
+    if (users.length > 0) throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
+    await this.repo.delete(projectId, existing.id);
+    this.cache.invalidateProject(projectId);
+    return { name, object: 'provider_credential.deleted', deleted: true };
+  }
+
+  findByName(projectId: string, name: string, manager?: EntityManager): Promise<ProviderCredentialEntity | null> {
+    return this.repo.findByName(projectId, name, manager);
+  }
+
+  listEntities(projectId: string, manager?: EntityManager): Promise<ProviderCredentialEntity[]> {
+    return this.repo.list(projectId, manager);
+  }
+
+  /** Whether versions may name this provider in the project. */
+  async exists(projectId: string, name: string, manager?: EntityManager): Promise<boolean> {
+    return name === LOCAL_PROVIDER || (await this.repo.findByName(projectId, name, manager)) !== null;
+  }
+
+  /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
+  apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'apiKeyEnv' | 'apiKeyCiphertext'>): string | undefined {
+    if (credential.apiKeyCiphertext) return this.box.decrypt(credential.apiKeyCiphertext, this.context(credential));
+    if (credential.apiKeyEnv) return process.env[credential.apiKeyEnv] || undefined;
+    return undefined;
+  }
+
+  /**
+   * parley.yaml's providers: creates or updates type and baseUrl. A declared `apiKeyEnv` replaces
+   * whatever key the credential had; without one, a stored key is left as it is (it was set
+   * through the REST API, and files do not carry secrets).
+   */
+  async applyDeclared(projectId: string, declared: DeclaredProvider, manager: EntityManager): Promise<'created' | 'updated' | 'unchanged'> {
+    const existing = await this.repo.findByName(projectId, declared.name, manager);
+    const now = new Date();
+    if (!existing) {
+      const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: declared.name, createdAt: now });
+      await this.repo.save(this.fill(entity, declared, now), manager);
+      return 'created';
+    }
+    const apiKeyEnv = declared.apiKeyEnv ?? existing.apiKeyEnv;
+    const same = existing.type === declared.type && existing.baseUrl === (declared.baseUrl ?? null) && existing.apiKeyEnv === apiKeyEnv;
+    if (same) return 'unchanged';
+    Object.assign(existing, { type: declared.type, baseUrl: declared.baseUrl ?? null, apiKeyEnv, updatedAt: now });
+    if (declared.apiKeyEnv) existing.apiKeyCiphertext = null;
+    await this.repo.save(existing, manager);
+    return 'updated';
+  }
+
+  private checkBody(name: string, dto: ProviderCredentialBodyDto): void {
+    const details: string[] = [];
+    // PUT takes the name from the path, where no DTO checked it.
+    if (!PROVIDER_NAME_PATTERN.test(name)) details.push('name: must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
+    else if (name === LOCAL_PROVIDER) details.push('name: "local" is the built-in provider and cannot be configured');
+    if (dto.apiKey !== undefined && dto.apiKeyEnv !== undefined) details.push('apiKey: give apiKey or apiKeyEnv, not both');
+    if (details.length > 0) throw invalidBody(details);
+  }
+
+  private fill(entity: ProviderCredentialEntity, dto: Partial<ProviderCredentialBodyDto> & { type: CredentialType }, now: Date): ProviderCredentialEntity {
+    Object.assign(entity, { type: dto.type, baseUrl: dto.baseUrl ?? null, apiKeyEnv: dto.apiKeyEnv ?? null, updatedAt: now });
+    entity.apiKeyCiphertext = dto.apiKey === undefined ? null : this.seal(entity, dto.apiKey);
+    return entity;
+  }
+
+  private seal(entity: ProviderCredentialEntity, apiKey: string): string {
+    try {
+      return this.box.encrypt(apiKey, this.context(entity));
+    } catch (err) {
+      if (err instanceof SecretBoxError) throw badRequest('Invalid request body', [`apiKey: ${err.message}`]);
+      throw err;
+    }
+  }
+
+  /** Binds a ciphertext to its row: copied elsewhere, it does not decrypt. */
+  private context(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id'>): string {
+    return `provider_credentials/${credential.projectId}/${credential.id}`;
+  }
+
+  private async store(entity: ProviderCredentialEntity): Promise<ProviderCredentialDto> {
+    try {
+      const saved = await this.repo.save(entity);
+      this.cache.invalidateProject(entity.projectId);
+      return toCredentialDto(saved);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`Provider credential "${entity.name}" already exists`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { chatMessageSchema, expects, namedFunctionChoiceSchema } from '../../common/chat';
+
+/**
+ * What a version stores, defined once in zod and used by the REST DTOs (via MatchesSchema), the
+ * apply file and Swagger. Ranges are the chat-completion API's, as the invoke body checks them.
+ */
+
+function numberBetween(min: number, max: number) {
+  const phrase = expects(`number between ${min} and ${max}`);
+  return z.number().min(min, phrase).max(max, phrase);
+}
+
+export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+export const storedToolChoiceSchema = z.union(
+  [z.enum(['auto', 'required', 'none']), namedFunctionChoiceSchema],
+  expects('"auto", "required", "none" or {type: "function", function: {name}}'),
+);
+
+export const modelParametersSchema = z.strictObject({
+  temperature: numberBetween(0, 2).optional(),
+  top_p: numberBetween(0, 1).optional(),
+  max_tokens: z.number().int().min(1, expects('integer >= 1')).optional(),
+  presence_penalty: numberBetween(-2, 2).optional(),
+  frequency_penalty: numberBetween(-2, 2).optional(),
+  seed: z.number().int().optional(),
+  // The chat-completion API accepts up to 4 stop sequences.
+  stop: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(4)], expects('string or array of 1 to 4 strings')).optional(),
+  response_format: z.strictObject({ type: z.enum(['json_object', 'text']) }).optional(),
+  tool_choice: storedToolChoiceSchema.optional(),
+});
+
+/** A chat-completion function tool; `parameters` is a JSON Schema object and is not checked further. */
+export const toolSchema = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, expects('1-64 letters, digits, "_" or "-"')),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().optional(),
+  }),
+});
+
+export const toolsSchema = z.array(toolSchema);
+export const templateSchema = z.array(chatMessageSchema).min(1, expects('at least one message'));
+
+/** Declared variables and their defaults. Values are text: they are inserted into the template as data. */
+export const variableDefaultsSchema = z.record(
+  z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name: a letter or "_", then letters, digits, "_" or "-"')),
+  z.string(),
+);
+
+export const versionContentSchema = z.strictObject({
+  template: templateSchema,
+  provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name ("local" or a provider credential)')).default('local'),
+  model: z.string().min(1).max(200),
+  parameters: modelParametersSchema.default({}),
+  tools: toolsSchema.default([]),
+  variables: variableDefaultsSchema.default({}),
+});
+
+export type ModelParametersInput = z.input<typeof modelParametersSchema>;
+export type ToolDefinition = z.output<typeof toolSchema>;
+export type VersionContentInput = z.input<typeof versionContentSchema>;
+/** The normalized content of a version: exactly what is stored and hashed. */
+export type VersionContent = z.output<typeof versionContentSchema>;

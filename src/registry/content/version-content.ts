@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { ChatMessage } from '../../common/chat';
+import { CompiledTemplate, compileTemplate, TemplateCompileError } from '../../templates';
+import { contentHash } from './content-hash';
+import { VersionContent, versionContentSchema } from './version-content.schema';
+
+/** One problem with a version's content; `path` is relative to the content object. */
+export interface ContentIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export interface PreparedVersion {
+  content: VersionContent;
+  contentHash: string;
+  /** Variables the template reads plus those declared with a default, sorted. */
+  declaredVariables: string[];
+  compiled: CompiledTemplate<ChatMessage>;
+}
+
+export type PrepareResult = { ok: true; value: PreparedVersion } | { ok: false; issues: ContentIssue[] };
+
+/** Where a compile error is, as a path into the content: template.1.content or template.1.content.0.text. */
+function compileIssue(error: TemplateCompileError, template: ChatMessage[]): ContentIssue {
+  const path: (string | number)[] = ['template', error.messageIndex, 'content'];
+  if (error.partIndex !== null) {
+    const part = (template[error.messageIndex].content as { type: string }[])[error.partIndex];
+    path.push(error.partIndex, ...(part.type === 'image_url' ? ['image_url', 'url'] : ['text']));
+  }
+  return { path, message: `template does not compile: ${error.detail}` };
+}
+
+/**
+ * Validates and normalizes a version's content, compiles its template (so a template that does not
+ * compile is refused before anything is stored) and computes its hash. Reports every problem found.
+ * Which providers exist is not known here: callers check `content.provider` against the project.
+ */
+export function prepareVersionContent(input: unknown): PrepareResult {
+  const parsed = versionContentSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error) };
+  const content = parsed.data;
+  const issues: ContentIssue[] = [];
+  const choice = content.parameters.tool_choice;
+  if (typeof choice === 'object' && !content.tools.some((tool) => tool.function.name === choice.function.name)) {
+    issues.push({ path: ['parameters', 'tool_choice'], message: `names function "${choice.function.name}", which is not among the tools` });
+  }
+  if (choice === 'required' && content.tools.length === 0) {
+    issues.push({ path: ['parameters', 'tool_choice'], message: '"required" needs at least one tool' });
+  }
+  let compiled: CompiledTemplate<ChatMessage> | undefined;
+  try {
+    compiled = compileTemplate(content.template);
+  } catch (error) {
+    if (!(error instanceof TemplateCompileError)) throw error;
+    issues.push(compileIssue(error, content.template));
+  }
+  if (issues.length > 0 || !compiled) return { ok: false, issues };
+  const declaredVariables = [...new Set([...compiled.variables, ...Object.keys(content.variables)])].sort();
+  return { ok: true, value: { content, contentHash: contentHash(content), declaredVariables, compiled } };
+}
+
+export function zodIssues(error: z.ZodError): ContentIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issue.message }));
+}
+
+/** `template.1.content: message`: the form REST error details use. */
+export function formatIssue(issue: ContentIssue, prefix: (string | number)[] = []): string {
+  const path = [...prefix, ...issue.path].join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

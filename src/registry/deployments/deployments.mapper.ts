@@ -1,0 +1,15 @@
+import { DeploymentDto } from './dto/deployment.dto';
+import { DeploymentRow } from './deployments.repository';
+
+export const toDeploymentDto = (d: DeploymentRow): DeploymentDto => ({
+  id: d.id,
+  slug: d.slug,
+  kind: d.kind,
+  environment: d.environment,
+  version: Number(d.version),
+  versionId: d.version_id,
+  deploymentVersion: Number(d.deployment_version),
+  deployedAt: new Date(d.deployed_at).toISOString(),
+  replacedAt: d.replaced_at === null ? null : new Date(d.replaced_at).toISOString(),
+  current: d.replaced_at === null,
+});

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
+import { DeploymentEntity } from './deployment.entity';
+
+/** A deployment with the slugs and version number it points at, as listings show it. */
+export interface DeploymentRow {
+  id: string;
+  prompt_id: string;
+  slug: string;
+  kind: 'prompt' | 'assistant';
+  environment: string;
+  version: number;
+  version_id: string;
+  deployment_version: number;
+  deployed_at: Date | string;
+  replaced_at: Date | string | null;
+}
+
+/** What resolveForInvoke reads in one query: prompt, environment, current deployment and the version to run. */
+export interface ResolutionRow {
+  prompt_id: string;
+  slug: string;
+  kind: 'prompt' | 'assistant';
+  deployment_id: string | null;
+  deployment_version: number | null;
+  version_id: string | null;
+}
+
+const ROW_SELECT = `
+  SELECT d.id, d.prompt_id, p.slug, p.kind, e.slug AS environment, v.version, d.version_id,
+         d.deployment_version, d.deployed_at, d.replaced_at
+    FROM deployments d
+    JOIN prompts p ON p.project_id = d.project_id AND p.id = d.prompt_id
+    JOIN environments e ON e.project_id = d.project_id AND e.id = d.environment_id
+    JOIN prompt_versions v ON v.project_id = d.project_id AND v.id = d.version_id`;
+
+/** Deployment queries, each scoped by project_id. */
+@Injectable()
+export class DeploymentsRepository {
+  constructor(@InjectRepository(DeploymentEntity) private readonly deployments: Repository<DeploymentEntity>) {}
+
+  findCurrent(manager: EntityManager, projectId: string, promptId: string, environmentId: string): Promise<DeploymentEntity | null> {
+    return manager.getRepository(DeploymentEntity).findOne({ where: { projectId, promptId, environmentId, replacedAt: IsNull() } });
+  }
+
+  async lastDeploymentVersion(manager: EntityManager, projectId: string, promptId: string, environmentId: string): Promise<number> {
+    const rows: { last: number | null }[] = await manager.query(
+      'SELECT MAX(deployment_version) AS last FROM deployments WHERE project_id = $1 AND prompt_id = $2 AND environment_id = $3',
+      [projectId, promptId, environmentId],
+    );
+    return Number(rows[0]?.last ?? 0);
+  }
+
+  async markReplaced(manager: EntityManager, projectId: string, id: string, at: Date): Promise<void> {
+    await manager.update(DeploymentEntity, { projectId, id }, { replacedAt: at });
+  }
+
+  insert(manager: EntityManager, deployment: DeploymentEntity): Promise<DeploymentEntity> {
+    return manager.getRepository(DeploymentEntity).save(deployment);
+  }
+
+  /** Current deployments of a project, by slug then environment. */
+  listCurrent(projectId: string, filter: { slug?: string; environment?: string } = {}, manager?: EntityManager): Promise<DeploymentRow[]> {
+    const params: unknown[] = [projectId];
+    let where = 'd.project_id = $1 AND d.replaced_at IS NULL';
+    if (filter.slug !== undefined) where += ` AND p.slug = $${params.push(filter.slug)}`;
+    if (filter.environment !== undefined) where += ` AND e.slug = $${params.push(filter.environment)}`;
+    return (manager ?? this.deployments.manager).query(`${ROW_SELECT} WHERE ${where} ORDER BY p.slug, e.slug`, params);
+  }
+
+  /** Every deployment of one prompt, replaced ones included, newest first. */
+  history(projectId: string, promptId: string, environment?: string): Promise<DeploymentRow[]> {
+    const params: unknown[] = [projectId, promptId];
+    let where = 'd.project_id = $1 AND d.prompt_id = $2';
+    if (environment !== undefined) where += ` AND e.slug = $${params.push(environment)}`;
+    return this.deployments.manager.query(`${ROW_SELECT} WHERE ${where} ORDER BY d.deployed_at DESC, d.id DESC`, params);
+  }
+
+  /**
+   * Prompt + environment + current deployment + the version to run: the deployed one, or version
+   * `pinned` when given. No row: no such prompt or environment. version_id null: nothing to run.
+   */
+  async findResolution(projectId: string, slug: string, environment: string, pinned?: number): Promise<ResolutionRow | null> {
+    const rows: ResolutionRow[] = await this.deployments.manager.query(
+      `SELECT p.id AS prompt_id, p.slug, p.kind, d.id AS deployment_id, d.deployment_version,
+              ${pinned === undefined ? 'd.version_id' : '(SELECT v.id FROM prompt_versions v WHERE v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $4)'} AS version_id
+         FROM prompts p
+         JOIN environments e ON e.project_id = p.project_id AND e.slug = $3
+         LEFT JOIN deployments d ON d.project_id = p.project_id AND d.prompt_id = p.id AND d.environment_id = e.id AND d.replaced_at IS NULL
+        WHERE p.project_id = $1 AND p.slug = $2`,
+      pinned === undefined ? [projectId, slug, environment] : [projectId, slug, environment, pinned],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { EnvironmentEntity } from '../environments/environment.entity';
+import { EnvironmentsService } from '../environments/environments.service';
+import { PromptVersionEntity } from '../prompts/prompt-version.entity';
+import { PromptEntity } from '../prompts/prompt.entity';
+import { PromptsRepository } from '../prompts/prompts.repository';
+import { PromptsService } from '../prompts/prompts.service';
+import { VersionsRepository } from '../prompts/versions.repository';
+import { RegistryCache } from '../registry-cache';
+import { invalidBody } from '../registry-errors';
+import { DeploymentEntity } from './deployment.entity';
+import { toDeploymentDto } from './deployments.mapper';
+import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
+import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
+
+/**
+ * A deployment points one environment of one prompt at one version. Redeploying replaces the
+ * current row (kept as history, replaced_at set) with a new one whose deploymentVersion is one more.
+ */
+@Injectable()
+export class DeploymentsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly prompts: PromptsService,
+    private readonly promptsRepo: PromptsRepository,
+    private readonly versions: VersionsRepository,
+    private readonly environments: EnvironmentsService,
+    private readonly deployments: DeploymentsRepository,
+    private readonly cache: RegistryCache,
+  ) {}
+
+  /** Deploys `version` (default: the newest); deploying the version already current changes nothing. */
+  async deploy(projectId: string, slug: string, dto: DeployDto): Promise<DeploymentDto> {
+    const row = await this.dataSource.transaction(async (manager) => {
+      const prompt = await this.prompts.require(projectId, slug, manager);
+      await this.promptsRepo.lock(manager, projectId, prompt.id);
+      // Re-read under the lock: a version created meanwhile counts as the newest.
+      const locked = await this.prompts.require(projectId, slug, manager);
+      const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
+      const number = dto.version ?? locked.lastVersion;
+      const version = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
+      const details: string[] = [];
+      if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
+      if (!version) details.push(dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`);
+      if (!environment || !version) throw invalidBody(details);
+      const { deployment } = await this.deployLocked(manager, locked, environment, version);
+      return this.toRow(deployment, locked, environment, version);
+    });
+    this.cache.invalidateProject(projectId);
+    return toDeploymentDto(row);
+  }
+
+  /**
+   * The one place deployments are written. The caller holds the prompt's row lock (PromptsRepository.lock)
+   * in `manager`'s transaction, and invalidates the registry cache once it commits.
+   */
+  async deployLocked(
+    manager: EntityManager,
+    prompt: PromptEntity,
+    environment: EnvironmentEntity,
+    version: PromptVersionEntity,
+  ): Promise<{ deployment: DeploymentEntity; changed: boolean }> {
+    const { projectId } = prompt;
+    const current = await this.deployments.findCurrent(manager, projectId, prompt.id, environment.id);
+    if (current?.versionId === version.id) return { deployment: current, changed: false };
+    const now = new Date();
+    if (current) await this.deployments.markReplaced(manager, projectId, current.id, now);
+    const last = await this.deployments.lastDeploymentVersion(manager, projectId, prompt.id, environment.id);
+    const deployment = Object.assign(new DeploymentEntity(), {
+      projectId,
+      id: newId(),
+      promptId: prompt.id,
+      environmentId: environment.id,
+      versionId: version.id,
+      deploymentVersion: last + 1,
+      deployedAt: now,
+      replacedAt: null,
+    });
+    return { deployment: await this.deployments.insert(manager, deployment), changed: true };
+  }
+
+  async listCurrent(projectId: string, query: DeploymentsQuery): Promise<DeploymentListDto> {
+    const rows = await this.deployments.listCurrent(projectId, { slug: query.slug, environment: query.environment });
+    return { object: 'list', data: rows.map(toDeploymentDto) };
+  }
+
+  currentRows(projectId: string, manager?: EntityManager): Promise<DeploymentRow[]> {
+    return this.deployments.listCurrent(projectId, {}, manager);
+  }
+
+  /** Every deployment of one prompt, newest first, replaced ones included. */
+  async history(projectId: string, slug: string, environment?: string): Promise<DeploymentListDto> {
+    const prompt = await this.prompts.require(projectId, slug);
+    return { object: 'list', data: (await this.deployments.history(projectId, prompt.id, environment)).map(toDeploymentDto) };
+  }
+
+  private toRow(d: DeploymentEntity, p: PromptEntity, e: EnvironmentEntity, v: PromptVersionEntity): DeploymentRow {
+    return {
+      id: d.id,
+      prompt_id: p.id,
+      slug: p.slug,
+      kind: p.kind,
+      environment: e.slug,
+      version: v.version,
+      version_id: v.id,
+      deployment_version: d.deploymentVersion,
+      deployed_at: d.deployedAt,
+      replaced_at: d.replacedAt,
+    };
+  }
+}

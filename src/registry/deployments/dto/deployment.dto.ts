@@ -1,0 +1,45 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Min } from 'class-validator';
+import { IsSlug } from '../../../common/validation';
+import { PromptKind } from '../../resolved-deployment';
+
+export class DeployDto {
+  @IsSlug('production')
+  environment: string;
+
+  @ApiProperty({ required: false, minimum: 1, example: 3, description: 'the version number to deploy; defaults to the newest version' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  version?: number;
+}
+
+export class DeploymentDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'summarize' }) slug: string;
+  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
+  @ApiProperty({ example: 'production' }) environment: string;
+  @ApiProperty({ example: 3 }) version: number;
+  @ApiProperty({ format: 'uuid' }) versionId: string;
+  @ApiProperty({ example: 2, description: '1 for the first deployment to this environment, +1 for each redeployment' }) deploymentVersion: number;
+  @ApiProperty({ format: 'date-time' }) deployedAt: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when a later deployment replaced this one' }) replacedAt: string | null;
+  @ApiProperty({ description: 'false for history rows' }) current: boolean;
+}
+
+export class DeploymentListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [DeploymentDto] }) data: DeploymentDto[];
+}
+
+export class DeploymentsQuery {
+  @ApiProperty({ required: false, example: 'production', description: 'only this environment' })
+  @IsOptional()
+  @IsString()
+  environment?: string;
+
+  @ApiProperty({ required: false, example: 'summarize', description: 'only this prompt or assistant' })
+  @IsOptional()
+  @IsString()
+  slug?: string;
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RegistryCacheModule } from '../registry-cache';
+import { EnvironmentEntity } from './environment.entity';
+import { EnvironmentsController } from './environments.controller';
+import { EnvironmentsRepository } from './environments.repository';
+import { EnvironmentsService } from './environments.service';
+
+/** Separate from the registry so WorkspacesModule can seed a new project's environments without a cycle. */
+@Module({
+  imports: [TypeOrmModule.forFeature([EnvironmentEntity]), RegistryCacheModule],
+  controllers: [EnvironmentsController],
+  providers: [EnvironmentsRepository, EnvironmentsService],
+  exports: [EnvironmentsService],
+})
+export class EnvironmentsModule {}

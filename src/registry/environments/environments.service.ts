@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { conflict, isUniqueViolation } from '../../common/errors';
+import { newId } from '../../common/ids';
+import { RegistryCache } from '../registry-cache';
+import { EnvironmentDto } from './environment.dto';
+import { EnvironmentEntity } from './environment.entity';
+import { EnvironmentsRepository } from './environments.repository';
+
+/** Every project starts with these; more can be added, none is ever removed by Parley. */
+export const DEFAULT_ENVIRONMENTS = ['preview', 'staging', 'production'] as const;
+
+export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({ id: e.id, slug: e.slug, createdAt: e.createdAt.toISOString() });
+
+@Injectable()
+export class EnvironmentsService {
+  constructor(
+    private readonly repo: EnvironmentsRepository,
+    private readonly cache: RegistryCache,
+  ) {}
+
+  /** Called by WorkspacesService.createProject inside its transaction. */
+  async seedDefaults(projectId: string, manager: EntityManager): Promise<void> {
+    await this.repo.insert(DEFAULT_ENVIRONMENTS.map((slug) => this.entity(projectId, slug)), manager);
+  }
+
+  async create(projectId: string, slug: string, manager?: EntityManager): Promise<EnvironmentDto> {
+    try {
+      const [created] = await this.repo.insert([this.entity(projectId, slug)], manager);
+      // A cached miss for this environment must not outlive its creation.
+      this.cache.invalidateProject(projectId);
+      return toEnvironmentDto(created);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`Environment "${slug}" already exists`);
+      throw err;
+    }
+  }
+
+  async list(projectId: string, manager?: EntityManager): Promise<EnvironmentDto[]> {
+    return (await this.repo.list(projectId, manager)).map(toEnvironmentDto);
+  }
+
+  listEntities(projectId: string, manager?: EntityManager): Promise<EnvironmentEntity[]> {
+    return this.repo.list(projectId, manager);
+  }
+
+  findBySlug(projectId: string, slug: string, manager?: EntityManager): Promise<EnvironmentEntity | null> {
+    return this.repo.findBySlug(projectId, slug, manager);
+  }
+
+  private entity(projectId: string, slug: string): EnvironmentEntity {
+    return Object.assign(new EnvironmentEntity(), { projectId, id: newId(), slug, createdAt: new Date() });
+  }
+}

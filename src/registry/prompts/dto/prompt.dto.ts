@@ -1,0 +1,40 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsSlug } from '../../../common/validation';
+import { PromptKind } from '../../resolved-deployment';
+
+export class CreatePromptDto {
+  @IsSlug('summarize')
+  slug: string;
+
+  @ApiProperty({ required: false, enum: ['prompt', 'assistant'], default: 'prompt', description: 'assistants keep threads; prompts do not' })
+  @IsOptional()
+  @IsIn(['prompt', 'assistant'])
+  kind?: PromptKind;
+}
+
+/** Where a prompt is deployed now. */
+export class PromptDeploymentDto {
+  @ApiProperty({ example: 'production' }) environment: string;
+  @ApiProperty({ example: 3 }) version: number;
+  @ApiProperty({ example: 2, description: 'how many times this environment was (re)deployed' }) deploymentVersion: number;
+  @ApiProperty({ format: 'date-time' }) deployedAt: string;
+}
+
+export class PromptDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'summarize' }) slug: string;
+  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
+  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null until the first version is created' }) latestVersion: number | null;
+  @ApiProperty({ type: [PromptDeploymentDto] }) deployments: PromptDeploymentDto[];
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class PromptListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [PromptDto] }) data: PromptDto[];
+  @ApiProperty() has_more: boolean;
+  @ApiProperty({ type: String, nullable: true }) first_id: string | null;
+  @ApiProperty({ type: String, nullable: true }) last_id: string | null;
+}

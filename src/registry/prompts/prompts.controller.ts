@@ -1,0 +1,104 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentProject } from '../../auth/auth.decorators';
+import { ProjectPrincipal } from '../../auth/principal';
+import { PageQuery } from '../../common/pagination';
+import { ApiErrors } from '../../common/swagger/error-responses';
+import { ValidatedInput } from '../../common/validation';
+import { DeploymentsService } from '../deployments/deployments.service';
+import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '../deployments/dto/deployment.dto';
+import { INVALID_BODY } from '../registry-errors';
+import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
+import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
+import { PromptsService } from './prompts.service';
+import { VersionsService } from './versions.service';
+
+const body = () => Body(new ValidatedInput({ message: INVALID_BODY }));
+const query = () => Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true }));
+
+@ApiTags('Registry: prompts, versions, deployments')
+@ApiSecurity('api-key')
+@ApiErrors(401, 403)
+@ApiParam({ name: 'slug', required: false, description: 'prompt or assistant slug', example: 'summarize' })
+@Controller('v2/prompts')
+export class PromptsController {
+  constructor(
+    private readonly prompts: PromptsService,
+    private readonly versions: VersionsService,
+    private readonly deployments: DeploymentsService,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
+  @ApiOkResponse({ type: PromptDto })
+  @ApiErrors(400, 409)
+  create(@CurrentProject() caller: ProjectPrincipal, @body() dto: CreatePromptDto): Promise<PromptDto> {
+    return this.prompts.create(caller.projectId, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List prompts and assistants', description: 'In creation order; next page: `after` = the last id of this page.' })
+  @ApiOkResponse({ type: PromptListDto })
+  @ApiErrors(400)
+  list(@CurrentProject() caller: ProjectPrincipal, @query() page: PageQuery): Promise<PromptListDto> {
+    return this.prompts.list(caller.projectId, page);
+  }
+
+  @Get(':slug')
+  @ApiOperation({ summary: 'Get a prompt or assistant, with its current deployments' })
+  @ApiOkResponse({ type: PromptDto })
+  @ApiErrors(404)
+  get(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<PromptDto> {
+    return this.prompts.get(caller.projectId, slug);
+  }
+
+  @Post(':slug/versions')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a version',
+    description: 'Versions are immutable and numbered 1, 2, 3…. The template is compiled now: one that does not compile is a 400 naming the message and line.',
+  })
+  @ApiOkResponse({ type: VersionDto })
+  @ApiErrors(400, 404)
+  createVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @body() dto: CreateVersionDto): Promise<VersionDto> {
+    return this.versions.create(caller.projectId, slug, dto);
+  }
+
+  @Get(':slug/versions')
+  @ApiOperation({ summary: 'List versions', description: 'Newest first; next page: `after` = the last id of this page.' })
+  @ApiOkResponse({ type: VersionListDto })
+  @ApiErrors(400, 404)
+  listVersions(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @query() page: PageQuery): Promise<VersionListDto> {
+    return this.versions.list(caller.projectId, slug, page);
+  }
+
+  @Get(':slug/versions/:version')
+  @ApiOperation({ summary: 'Get a version by number' })
+  @ApiParam({ name: 'version', example: 3 })
+  @ApiOkResponse({ type: VersionDto })
+  @ApiErrors(404)
+  getVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Param('version') version: string): Promise<VersionDto> {
+    return this.versions.get(caller.projectId, slug, version);
+  }
+
+  @Post(':slug/deployments')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deploy a version to an environment',
+    description: 'Replaces the environment\'s current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing.',
+  })
+  @ApiOkResponse({ type: DeploymentDto })
+  @ApiErrors(400, 404)
+  deploy(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @body() dto: DeployDto): Promise<DeploymentDto> {
+    return this.deployments.deploy(caller.projectId, slug, dto);
+  }
+
+  @Get(':slug/deployments')
+  @ApiOperation({ summary: 'Deployment history of a prompt', description: 'Newest first, replaced deployments included (`current: false`).' })
+  @ApiOkResponse({ type: DeploymentListDto })
+  @ApiErrors(404)
+  history(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @query() filter: DeploymentsQuery): Promise<DeploymentListDto> {
+    return this.deployments.history(caller.projectId, slug, filter.environment);
+  }
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../../common/errors';
+import { isUuid, newId } from '../../common/ids';
+import { pageLimit, PageQuery, toPage } from '../../common/pagination';
+import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { PromptKind } from '../resolved-deployment';
+import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
+import { PromptEntity } from './prompt.entity';
+import { toPromptDto } from './prompts.mapper';
+import { PromptsRepository } from './prompts.repository';
+
+export const PROMPT_NOT_FOUND = 'Prompt not found';
+
+/** Prompts and assistants: one slug namespace per project; a prompt's kind never changes. */
+@Injectable()
+export class PromptsService {
+  constructor(
+    private readonly prompts: PromptsRepository,
+    private readonly deployments: DeploymentsRepository,
+  ) {}
+
+  async create(projectId: string, dto: CreatePromptDto): Promise<PromptDto> {
+    return toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt'), []);
+  }
+
+  async insert(projectId: string, slug: string, kind: PromptKind, manager?: EntityManager): Promise<PromptEntity> {
+    const now = new Date();
+    const prompt = Object.assign(new PromptEntity(), { projectId, id: newId(), slug, kind, lastVersion: 0, createdAt: now, updatedAt: now });
+    try {
+      return await this.prompts.insert(prompt, manager);
+    } catch (err) {
+      // Prompts and assistants share the namespace; inside a failed transaction nothing more can be read.
+      if (isUniqueViolation(err)) throw conflict(`A prompt or assistant with slug "${slug}" already exists`);
+      throw err;
+    }
+  }
+
+  async list(projectId: string, query: PageQuery): Promise<PromptListDto> {
+    const limit = pageLimit(query);
+    if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a prompt id']);
+    const rows = await this.prompts.list(projectId, query.after, limit + 1);
+    const current = await this.deployments.listCurrent(projectId);
+    return { object: 'list', ...toPage(rows.map((p) => toPromptDto(p, current)), limit) };
+  }
+
+  async get(projectId: string, slug: string): Promise<PromptDto> {
+    const prompt = await this.require(projectId, slug);
+    return toPromptDto(prompt, await this.deployments.listCurrent(projectId, { slug }));
+  }
+
+  async require(projectId: string, slug: string, manager?: EntityManager): Promise<PromptEntity> {
+    const prompt = await this.prompts.findBySlug(projectId, slug, manager);
+    if (!prompt) throw notFound(PROMPT_NOT_FOUND);
+    return prompt;
+  }
+
+  findBySlug(projectId: string, slug: string, manager?: EntityManager): Promise<PromptEntity | null> {
+    return this.prompts.findBySlug(projectId, slug, manager);
+  }
+
+  listAll(projectId: string, manager?: EntityManager): Promise<PromptEntity[]> {
+    return this.prompts.listAll(projectId, manager);
+  }
+
+  /** Holds the prompt's row lock until `manager`'s transaction ends (before versioning or deploying it). */
+  lock(manager: EntityManager, prompt: PromptEntity): Promise<void> {
+    return this.prompts.lock(manager, prompt.projectId, prompt.id);
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { badRequest, notFound } from '../../common/errors';
+import { isUuid, newId } from '../../common/ids';
+import { pageLimit, PageQuery, toPage } from '../../common/pagination';
+import { ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
+import { formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
+import { RegistryCache } from '../registry-cache';
+import { invalidBody } from '../registry-errors';
+import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
+import { PromptVersionEntity } from './prompt-version.entity';
+import { PromptEntity } from './prompt.entity';
+import { toVersionDto } from './prompts.mapper';
+import { PromptsRepository } from './prompts.repository';
+import { PromptsService } from './prompts.service';
+import { VersionsRepository } from './versions.repository';
+
+const VERSION_NOT_FOUND = 'Version not found';
+const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
+
+/** Immutable, numbered versions. Nothing here updates a version: a change is always a new one. */
+@Injectable()
+export class VersionsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly prompts: PromptsService,
+    private readonly promptsRepo: PromptsRepository,
+    private readonly versions: VersionsRepository,
+    private readonly credentials: ProviderCredentialsService,
+    private readonly cache: RegistryCache,
+  ) {}
+
+  /** Validates, compiles (a template that does not compile is a 400 naming the line) and stores version N+1. */
+  async create(projectId: string, slug: string, dto: CreateVersionDto): Promise<VersionDto> {
+    const { message, ...content } = dto;
+    const created = await this.dataSource.transaction(async (manager) => {
+      const prompt = await this.prompts.require(projectId, slug, manager);
+      const prepared = prepareVersionContent({ ...content });
+      if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
+      if (!(await this.credentials.exists(projectId, prepared.value.content.provider, manager))) {
+        throw invalidBody([`provider: no provider "${prepared.value.content.provider}" in this project (use "local" or create a provider credential)`]);
+      }
+      return { prompt, version: await this.insertPrepared(manager, prompt, prepared.value, message ?? null) };
+    });
+    this.cache.invalidateProject(projectId);
+    return toVersionDto(created.version, created.prompt);
+  }
+
+  /** Stores prepared content as the prompt's next version; run inside the caller's transaction. */
+  async insertPrepared(manager: EntityManager, prompt: PromptEntity, prepared: PreparedVersion, message: string | null): Promise<PromptVersionEntity> {
+    const now = new Date();
+    const number = await this.promptsRepo.takeNextVersion(manager, prompt.projectId, prompt.id, now);
+    prompt.lastVersion = number;
+    const { template, provider, model, parameters, tools, variables } = prepared.content;
+    const version = Object.assign(new PromptVersionEntity(), {
+      projectId: prompt.projectId,
+      id: newId(),
+      promptId: prompt.id,
+      version: number,
+      contentHash: prepared.contentHash,
+      template,
+      provider,
+      model,
+      parameters,
+      tools,
+      variables,
+      declaredVariables: prepared.declaredVariables,
+      message,
+      createdAt: now,
+    });
+    return this.versions.insert(version, manager);
+  }
+
+  async list(projectId: string, slug: string, query: PageQuery): Promise<VersionListDto> {
+    const prompt = await this.prompts.require(projectId, slug);
+    const limit = pageLimit(query);
+    let before: number | undefined;
+    if (query.after !== undefined) {
+      const cursor = isUuid(query.after) ? await this.versions.findById(projectId, query.after) : null;
+      if (!cursor || cursor.promptId !== prompt.id) throw badRequest('Invalid request parameters', ['after: not a version of this prompt']);
+      before = cursor.version;
+    }
+    const rows = await this.versions.list(projectId, prompt.id, before, limit + 1);
+    return { object: 'list', ...toPage(rows.map((v) => toVersionDto(v, prompt)), limit) };
+  }
+
+  async get(projectId: string, slug: string, version: string): Promise<VersionDto> {
+    const prompt = await this.prompts.require(projectId, slug);
+    const found = VERSION_NUMBER.test(version) ? await this.versions.findByNumber(projectId, prompt.id, Number(version)) : null;
+    if (!found) throw notFound(VERSION_NOT_FOUND);
+    return toVersionDto(found, prompt);
+  }
+
+  findByNumber(projectId: string, promptId: string, version: number, manager?: EntityManager): Promise<PromptVersionEntity | null> {
+    return this.versions.findByNumber(projectId, promptId, version, manager);
+  }
+
+  findById(projectId: string, id: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {
+    return this.versions.findById(projectId, id, manager);
+  }
+
+  findNewestByHash(projectId: string, promptId: string, hash: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {
+    return this.versions.findNewestByHash(projectId, promptId, hash, manager);
+  }
+
+  listByIds(projectId: string, ids: string[], manager?: EntityManager): Promise<PromptVersionEntity[]> {
+    return this.versions.listByIds(projectId, ids, manager);
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { SecretBoxError } from '../common/crypto/secret-box';
+import { serviceError } from '../common/errors';
+import { ProviderCredentialEntity } from '../provider-credentials/provider-credential.entity';
+import { LOCAL_PROVIDER, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { TemplateCache } from '../templates';
+import { DeploymentsRepository } from './deployments/deployments.repository';
+import { VersionsRepository } from './prompts/versions.repository';
+import { RegistryCache } from './registry-cache';
+import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
+
+/** A resolution as cached: everything but the API key, which is only ever decrypted per call. */
+interface CachedResolution {
+  resolved: Omit<ResolvedDeployment, 'provider'>;
+  provider: Omit<ResolvedProvider, 'apiKey'>;
+  credential: ProviderCredentialEntity | null;
+}
+
+/**
+ * The registry's face to invocation: slug + environment (+ pinned version) → what to run.
+ * Resolutions are cached in RegistryCache (REGISTRY_CACHE_TTL_MS, default 2 s).
+ */
+@Injectable()
+export class RegistryService {
+  private readonly logger = new Logger('Registry');
+
+  constructor(
+    private readonly deployments: DeploymentsRepository,
+    private readonly versions: VersionsRepository,
+    private readonly credentials: ProviderCredentialsService,
+    private readonly cache: RegistryCache<CachedResolution | null>,
+    private readonly templates: TemplateCache,
+  ) {}
+
+  /**
+   * The version to run for `slug` in `environment`: the environment's current deployment, or with
+   * `version` (the invoke path's `?v=N`) that version number of the prompt, which must exist; a
+   * pinned version need not be deployed, but the environment must exist. Null when there is no
+   * such prompt, environment, deployment or version. Throws (502) when the version's provider
+   * credential no longer exists, and (500) when a stored key cannot be decrypted.
+   */
+  async resolveForInvoke(projectId: string, slug: string, environment: string, version?: number): Promise<ResolvedDeployment | null> {
+    if (version !== undefined && !(Number.isSafeInteger(version) && version > 0)) return null;
+    const key = RegistryCache.key(projectId, slug, environment, version);
+    let cached = this.cache.get(key)?.value;
+    if (cached === undefined) {
+      cached = await this.load(projectId, slug, environment, version);
+      this.cache.set(key, projectId, cached);
+    }
+    if (!cached) return null;
+    return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+  }
+
+  /** Drops the cached resolutions of a project on this instance (the registry's writers call it). */
+  invalidateProject(projectId: string): void {
+    this.cache.invalidateProject(projectId);
+  }
+
+  private async load(projectId: string, slug: string, environment: string, pinned?: number): Promise<CachedResolution | null> {
+    const row = await this.deployments.findResolution(projectId, slug, environment, pinned);
+    if (!row?.version_id) return null;
+    const version = await this.versions.findById(projectId, row.version_id);
+    if (!version) return null;
+    const credential = version.provider === LOCAL_PROVIDER ? null : await this.credentials.findByName(projectId, version.provider);
+    if (version.provider !== LOCAL_PROVIDER && !credential) {
+      throw serviceError(502, 'Bad Gateway', `Provider "${version.provider}" of ${slug} version ${version.version} is not configured in this project`);
+    }
+    const provider: Omit<ResolvedProvider, 'apiKey'> = credential
+      ? { name: credential.name, type: credential.type, ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}), credentialId: credential.id }
+      : { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
+    return {
+      credential,
+      provider,
+      resolved: {
+        kind: row.kind,
+        promptId: row.prompt_id,
+        promptSlug: row.slug,
+        environment,
+        deploymentId: row.deployment_id,
+        deploymentVersion: row.deployment_version === null ? null : Number(row.deployment_version),
+        pinned: pinned !== undefined,
+        versionId: version.id,
+        version: version.version,
+        contentHash: version.contentHash,
+        template: version.template,
+        compiled: this.templates.get(version.id, version.template),
+        declaredVariables: version.declaredVariables,
+        variableDefaults: version.variables,
+        model: version.model,
+        parameters: version.parameters,
+        tools: version.tools,
+      },
+    };
+  }
+
+  private apiKey(credential: ProviderCredentialEntity | null): { apiKey?: string } {
+    if (!credential) return {};
+    try {
+      const apiKey = this.credentials.apiKeyOf(credential);
+      return apiKey === undefined ? {} : { apiKey };
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      this.logger.error(`provider credential "${credential.name}" of project ${credential.projectId}: ${err.message}`);
+      throw serviceError(500, 'Internal Server Error', `The API key of provider "${credential.name}" cannot be read; check PARLEY_SECRET_KEY`);
+    }
+  }
+}

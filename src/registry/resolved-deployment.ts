@@ -1,0 +1,77 @@
+import type { ChatMessage } from '../common/chat';
+import type { CompiledTemplate } from '../templates';
+
+/**
+ * What invocation (src/invocation) needs to call one prompt or assistant: the contract between the
+ * registry and the invoke path. Returned by `RegistryService.resolveForInvoke`; keep this shape stable.
+ */
+
+export type PromptKind = 'prompt' | 'assistant';
+export type ProviderKind = 'local' | 'openai' | 'anthropic';
+
+/** `tool_choice` as stored on a version (and as the invoke body accepts it). */
+export type StoredToolChoice = 'auto' | 'required' | 'none' | { type: 'function'; function: { name: string } };
+
+/** The model settings a version stores; request values override them field by field. */
+export interface ModelParameters {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  seed?: number;
+  stop?: string | string[];
+  response_format?: { type: 'json_object' | 'text' };
+  tool_choice?: StoredToolChoice;
+}
+
+export interface ResolvedProvider {
+  /** The name versions refer to: `local`, or a provider credential of the project. */
+  name: string;
+  type: ProviderKind;
+  /** OpenAI-compatible: up to and including `/v1`; Anthropic: the API host. Absent: the type's default. */
+  baseUrl?: string;
+  /**
+   * The key, decrypted (stored credential) or read from the server's environment (`apiKeyEnv`) at the
+   * moment resolveForInvoke returns; never cached decrypted. Absent for `local`, for credentials with
+   * no key (a keyless local gateway), and when the named environment variable is unset.
+   */
+  apiKey?: string;
+  /** The provider credential row (request logs' providerKeyId); null for the built-in `local`. */
+  credentialId: string | null;
+}
+
+export interface ResolvedDeployment {
+  kind: PromptKind;
+  promptId: string;
+  promptSlug: string;
+  /** The environment slug of the path. */
+  environment: string;
+  /**
+   * The deployment of this prompt in this environment. With a pinned version (`?v=N`) these still
+   * name the environment's current deployment when there is one, and are null when the environment
+   * has none (a pinned version need not be deployed anywhere).
+   */
+  deploymentId: string | null;
+  deploymentVersion: number | null;
+  /** True when the version was pinned by `?v=N` rather than taken from the deployment. */
+  pinned: boolean;
+  versionId: string;
+  /** The prompt's version number: 1, 2, 3 … */
+  version: number;
+  /** SHA-256 (hex) of the version's canonical content: request logs' `promptHistoryHash`. */
+  contentHash: string;
+  /** The stored template messages (validated, image `detail` filled in). Do not mutate. */
+  template: ChatMessage[];
+  /** `template`, compiled once per version (TemplateCache keyed by versionId). */
+  compiled: CompiledTemplate<ChatMessage>;
+  /** Variables a request may send: those the template reads plus those declared with a default; sorted. */
+  declaredVariables: string[];
+  /** Declared defaults; a variable missing from both the request and here renders empty. */
+  variableDefaults: Record<string, string>;
+  provider: ResolvedProvider;
+  model: string;
+  parameters: ModelParameters;
+  /** Chat-completion tool definitions (`{type: 'function', function: {...}}`). */
+  tools: unknown[];
+}

@@ -1,0 +1,65 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { PageQuery } from '../../common/pagination';
+import { RequestLogObjectDto } from '../../threads/dto/request-log-object.dto';
+
+export class LogUsageDto {
+  @ApiProperty({ type: Number, nullable: true }) prompt_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true }) completion_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true }) total_tokens: number | null;
+}
+
+/** The spec's request-log object plus what operating the service needs. */
+export class RequestLogDto extends RequestLogObjectDto {
+  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'version number invoked' }) version: number | null;
+  @ApiProperty({ type: String, nullable: true }) provider: string | null;
+  @ApiProperty({ type: String, nullable: true }) model: string | null;
+  @ApiProperty({ description: 'HTTP status Parley answered with; 499 when the client went away mid-stream' }) status: number;
+  @ApiProperty({ type: String, nullable: true }) error: string | null;
+  @ApiProperty({ description: 'milliseconds from request to the last byte' }) latencyMs: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'milliseconds to the first streamed token' }) timeToFirstTokenMs: number | null;
+  @ApiProperty({ type: LogUsageDto }) usage: LogUsageDto;
+}
+
+export class RequestLogListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [RequestLogDto], description: 'newest first' }) data: RequestLogDto[];
+  @ApiProperty() has_more: boolean;
+  @ApiProperty({ type: String, nullable: true }) first_id: string | null;
+  @ApiProperty({ type: String, nullable: true }) last_id: string | null;
+}
+
+export class RequestLogQuery extends PageQuery {
+  @ApiProperty({ required: false, description: 'prompt or assistant slug' })
+  @IsOptional() @IsString()
+  slug?: string;
+
+  @ApiProperty({ required: false })
+  @IsOptional() @IsString()
+  environment?: string;
+
+  @ApiProperty({ required: false, format: 'uuid' })
+  @IsOptional() @IsString()
+  threadId?: string;
+
+  @ApiProperty({ required: false, description: '"success" (2xx), "error" (anything else), or an HTTP status such as 502' })
+  @IsOptional() @Matches(/^(success|error|[1-5][0-9]{2})$/)
+  status?: string;
+
+  @ApiProperty({ required: false, format: 'date-time', description: 'started at or after' })
+  @IsOptional() @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiProperty({ required: false, format: 'date-time', description: 'started before' })
+  @IsOptional() @IsISO8601({ strict: true })
+  to?: string;
+
+  @ApiProperty({ required: false, description: 'metadata filter "key:value" (value compared as text)', example: 'customer:c_42' })
+  @IsOptional() @Matches(/^[^:]{1,64}:.{0,512}$/)
+  metadata?: string;
+
+  @ApiProperty({ required: false, enum: ['asc', 'desc'], default: 'desc' })
+  @IsOptional() @IsIn(['asc', 'desc'])
+  order?: 'asc' | 'desc';
+}

@@ -1,0 +1,44 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * One invoke, success or failure. With doNotRecord, variables, request_data, provider_request and
+ * provider_response stay null: no prompt, message or reply text is kept here.
+ */
+@Entity('request_logs')
+export class RequestLogEntity {
+  @PrimaryColumn({ name: 'project_id', type: 'uuid' }) projectId: string;
+  @PrimaryColumn('uuid') id: string;
+  @Column({ name: 'api_key_id', type: 'uuid', nullable: true }) apiKeyId: string | null;
+  @Column({ name: 'thread_id', type: 'uuid', nullable: true }) threadId: string | null;
+  @Column({ name: 'prompt_id', type: 'uuid', nullable: true }) promptId: string | null;
+  @Column({ name: 'prompt_slug', type: 'varchar' }) promptSlug: string;
+  @Column({ type: 'varchar' }) kind: 'prompt' | 'assistant';
+  @Column({ type: 'varchar' }) environment: string;
+  @Column({ name: 'deployment_id', type: 'uuid', nullable: true }) deploymentId: string | null;
+  @Column({ name: 'deployment_version', type: 'integer', nullable: true }) deploymentVersion: number | null;
+  @Column({ type: 'integer', nullable: true }) version: number | null;
+  @Column({ name: 'prompt_history_hash', type: 'varchar', nullable: true }) promptHistoryHash: string | null;
+  @Column({ name: 'provider_name', type: 'varchar', nullable: true }) providerName: string | null;
+  @Column({ name: 'provider_type', type: 'varchar', nullable: true }) providerType: string | null;
+  @Column({ name: 'credential_id', type: 'uuid', nullable: true }) credentialId: string | null;
+  @Column({ type: 'varchar', nullable: true }) model: string | null;
+  @Column({ type: 'text' }) url: string;
+  @Column({ name: 'request_ip', type: 'varchar', nullable: true }) requestIp: string | null;
+  @Column({ type: 'boolean' }) stream: boolean;
+  @Column({ name: 'do_not_record', type: 'boolean' }) doNotRecord: boolean;
+  @Column({ type: 'jsonb' }) metadata: Record<string, string | number>;
+  @Column({ type: 'jsonb', nullable: true }) variables: Record<string, string> | null;
+  @Column({ type: 'jsonb' }) parameters: Record<string, unknown>;
+  @Column({ name: 'request_data', type: 'jsonb', nullable: true }) requestData: Record<string, unknown> | null;
+  @Column({ name: 'provider_request', type: 'jsonb', nullable: true }) providerRequest: Record<string, unknown> | null;
+  @Column({ name: 'provider_response', type: 'jsonb', nullable: true }) providerResponse: Record<string, unknown> | null;
+  /** The HTTP status Parley answered with (499: the client went away mid-stream). */
+  @Column({ type: 'integer' }) status: number;
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column({ name: 'latency_ms', type: 'integer' }) latencyMs: number;
+  @Column({ name: 'ttft_ms', type: 'integer', nullable: true }) ttftMs: number | null;
+  @Column({ name: 'prompt_tokens', type: 'integer', nullable: true }) promptTokens: number | null;
+  @Column({ name: 'completion_tokens', type: 'integer', nullable: true }) completionTokens: number | null;
+  @Column({ name: 'total_tokens', type: 'integer', nullable: true }) totalTokens: number | null;
+  @Column({ name: 'started_at', type: 'timestamptz' }) startedAt: Date;
+}

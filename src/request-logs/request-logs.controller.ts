@@ -1,0 +1,35 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { ApiErrors } from '../common/swagger/error-responses';
+import { ValidatedInput } from '../common/validation';
+import { RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
+import { RequestLogsService } from './request-logs.service';
+
+@ApiTags('Request logs')
+@ApiSecurity('api-key')
+@ApiErrors(401, 403)
+@Controller('v2/logs')
+export class RequestLogsController {
+  constructor(private readonly logs: RequestLogsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List request logs', description: 'One log per invoke, newest first; filters combine with AND.' })
+  @ApiOkResponse({ type: RequestLogListDto })
+  @ApiErrors(400)
+  list(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: RequestLogQuery,
+  ): Promise<RequestLogListDto> {
+    return this.logs.list(caller, query);
+  }
+
+  @Get(':logId')
+  @ApiOperation({ summary: 'Get a request log' })
+  @ApiOkResponse({ type: RequestLogDto })
+  @ApiErrors(404)
+  get(@CurrentProject() caller: ProjectPrincipal, @Param('logId') logId: string): Promise<RequestLogDto> {
+    return this.logs.get(caller, logId);
+  }
+}

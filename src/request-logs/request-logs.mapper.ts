@@ -1,0 +1,67 @@
+import { ProjectPrincipal } from '../auth/principal';
+import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
+import { RequestLogObjectDto } from '../threads/dto/request-log-object.dto';
+import { RequestLogDto } from './dto/request-log.dto';
+import { RequestLogEntity } from './request-log.entity';
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+const text = (value: number | string | null) => (value === null ? null : String(value));
+
+/**
+ * The spec's request-log object (a thread's createLog, and the core of GET /v2/logs). Object-valued
+ * fields are JSON-encoded strings; `providerKeyId` is the provider credential's id.
+ */
+export function toRequestLogObject(log: RequestLogEntity, caller: ProjectPrincipal): RequestLogObjectDto {
+  return {
+    id: log.id,
+    url: log.url,
+    metadata: json(log.metadata),
+    promptId: log.promptId,
+    threadId: log.threadId,
+    projectId: log.projectId,
+    requestIP: log.requestIp,
+    variables: json(log.variables),
+    parameters: json(log.parameters),
+    promptSlug: log.promptSlug,
+    environment: log.environment,
+    providerKeyId: log.credentialId,
+    projectSlug: caller.projectSlug,
+    requestData: json(log.requestData),
+    deploymentId: log.deploymentId,
+    organizationId: caller.workspaceId,
+    projectAPIKeyId: log.apiKeyId,
+    organizationSlug: caller.workspaceSlug,
+    deploymentVersion: text(log.deploymentVersion),
+    promptHistoryHash: log.promptHistoryHash,
+    providerOrganization: null,
+    stream: log.stream,
+    assistant: log.kind === 'assistant',
+    doNotRecord: log.doNotRecord,
+    startedAt: log.startedAt.toISOString(),
+  };
+}
+
+export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal): RequestLogDto {
+  return {
+    ...toRequestLogObject(log, caller),
+    kind: log.kind,
+    version: log.version,
+    provider: log.providerName,
+    model: log.model,
+    status: log.status,
+    error: log.error,
+    latencyMs: log.latencyMs,
+    timeToFirstTokenMs: log.ttftMs,
+    usage: { prompt_tokens: log.promptTokens, completion_tokens: log.completionTokens, total_tokens: log.totalTokens },
+  };
+}
+
+/** `requestLog` of a thread message: the provider request and response ({} when not recorded). */
+export function toRequestLogSummary(log: RequestLogEntity): RequestLogSummaryDto {
+  return {
+    id: log.id,
+    createdAt: log.startedAt.toISOString(),
+    request: log.providerRequest ?? {},
+    response: log.providerResponse ?? {},
+  };
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { RequestLogEntity } from './request-log.entity';
+
+export interface LogFilters {
+  slug?: string;
+  environment?: string;
+  threadId?: string;
+  status?: { exact: number } | { success: boolean };
+  from?: Date;
+  to?: Date;
+  metadata?: { key: string; value: string };
+}
+
+@Injectable()
+export class RequestLogsRepository {
+  constructor(@InjectRepository(RequestLogEntity) private readonly logs: Repository<RequestLogEntity>) {}
+
+  insert(log: RequestLogEntity, manager?: EntityManager): Promise<RequestLogEntity> {
+    // insert(), not save(): save() would first SELECT the row to decide between INSERT and UPDATE.
+    const repo = manager ? manager.getRepository(RequestLogEntity) : this.logs;
+    return repo.insert(log as QueryDeepPartialEntity<RequestLogEntity>).then(() => log);
+  }
+
+  findById(projectId: string, id: string): Promise<RequestLogEntity | null> {
+    return this.logs.findOne({ where: { projectId, id } });
+  }
+
+  /** Keyset page by id (time-ordered), newest first by default, every filter scoped to the project. */
+  list(projectId: string, filters: LogFilters, order: 'asc' | 'desc', afterId: string | undefined, take: number): Promise<RequestLogEntity[]> {
+    const qb = this.logs.createQueryBuilder('l').where('l.project_id = :projectId', { projectId });
+    if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
+    if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
+    if (filters.threadId !== undefined) qb.andWhere('l.thread_id = :threadId', { threadId: filters.threadId });
+    if (filters.status && 'exact' in filters.status) qb.andWhere('l.status = :status', { status: filters.status.exact });
+    if (filters.status && 'success' in filters.status) {
+      qb.andWhere(filters.status.success ? 'l.status BETWEEN 200 AND 299' : 'l.status NOT BETWEEN 200 AND 299');
+    }
+    if (filters.from) qb.andWhere('l.started_at >= :from', { from: filters.from });
+    if (filters.to) qb.andWhere('l.started_at < :to', { to: filters.to });
+    if (filters.metadata) {
+      // Containment on the GIN index; numbers are matched by their text too.
+      qb.andWhere('(l.metadata @> :asText::jsonb OR l.metadata ->> :metaKey = :metaValue)', {
+        asText: JSON.stringify({ [filters.metadata.key]: filters.metadata.value }),
+        metaKey: filters.metadata.key,
+        metaValue: filters.metadata.value,
+      });
+    }
+    if (afterId) qb.andWhere(order === 'desc' ? 'l.id < :afterId' : 'l.id > :afterId', { afterId });
+    return qb.orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC').take(take).getMany();
+  }
+}
