@@ -20,7 +20,8 @@ curl -sf http://localhost:3000/ready >/dev/null || { cat "$work/server.log"; ech
 eval "$(grep -E '^\s+export PARLEY_(KEY|ADMIN_KEY)=' "$work/server.log")"
 export PARLEY_KEY PARLEY_ADMIN_KEY
 
-# Every ```bash block that mentions curl, in README order, as one script.
+# Every ```bash block that mentions curl, in README order, as one script (```sh blocks show
+# failures on purpose and are not run).
 node -e '
   const text = require("fs").readFileSync("README.md", "utf8");
   const blocks = [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => b.includes("curl "));
