@@ -105,9 +105,13 @@ describe('auth', () => {
     expect(revoke.status).toBe(200);
     expect(revoke.body).toEqual({ id: own.keyId, object: 'api_key.revoked', revoked: true });
 
+    for (const [name, method, path, body] of endpoints()) {
+      for (const headers of [{ 'X-API-Key': own.key }, { Authorization: `Bearer ${own.key}` }] as Record<string, string>[]) {
+        const res = await call(method, path, body, headers);
+        expect([name, res.status, res.body]).toEqual([name, 401, { error: 'Unauthorized', message: 'Invalid API key' }]);
+      }
+    }
     expectUnauthorized(await api.get(`/v2/threads/${thread.id}`));
-    expectUnauthorized(await api.get('/v2/threads'));
-    expectUnauthorized(await t.http().get('/v2/threads').set('Authorization', `Bearer ${own.key}`));
     const [row] = await t.dataSource.query('SELECT revoked_at FROM api_keys WHERE id = $1', [own.keyId]);
     expect(row.revoked_at).not.toBeNull();
   });

@@ -270,6 +270,19 @@ describe('registry: prompts, versions, environments, deployments', () => {
       expect(await t.app.get(RegistryService).resolveForInvoke(a.projectId, 'shared-slug', 'production')).not.toBeNull();
     });
 
+    it('treats slugs no prompt can have (NUL bytes, too long) as not found, never as a 500', async () => {
+      const key = as(p);
+      await t.http().get('/v2/prompts/a%00b').set(key).expect(404);
+      await t.http().get(`/v2/prompts/${'a'.repeat(300)}/versions`).set(key).expect(404);
+      await t.http().post('/v2/prompts/a%00b/deployments').set(key).send({ environment: 'production' }).expect(404);
+      expect((await t.http().get('/v2/deployments?slug=a%00b&environment=%00').set(key).expect(200)).body.data).toEqual([]);
+      await t.http().delete('/v2/provider-credentials/a%00b').set(key).expect(404);
+      await t.http().get('/v2/export?workspace=a%00&project=b').set(key).expect(403);
+      await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY).expect(404);
+      expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'a\u0000', 'production')).toBeNull();
+      expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'x', 'prod\u0000')).toBeNull();
+    });
+
     it('needs a project key: 401 without one, 403 with the admin key', async () => {
       await t.http().get('/v2/prompts').expect(401, { error: 'Unauthorized', message: 'Invalid API key' });
       const admin = await t.http().get('/v2/deployments').set('X-API-Key', TEST_ADMIN_KEY).expect(403);

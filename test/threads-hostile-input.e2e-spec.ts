@@ -141,6 +141,20 @@ describe('hostile input on thread and message endpoints', () => {
     expectResourceError(await api.postRaw('/v2/threads', sized(1024 * 1024 - 16)), 400, 'Invalid request body');
   });
 
+  it('a body in an unsupported charset or a broken encoding → 4xx with a JSON body', async () => {
+    const post = () => t.http().post('/v2/threads').set('X-API-Key', p.key);
+    for (const res of [
+      await post().set('Content-Type', 'application/json; charset=latin1').send('{}'),
+      await post().set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip'),
+      await post().set('Content-Type', 'application/json').set('Content-Encoding', 'compress').send('{}'),
+    ]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(typeof res.body.error.message).toBe('string');
+    }
+  });
+
   it('an unknown route → 404 with a JSON body, with or without a key', async () => {
     for (const req of [api.get('/v2/nothing-here'), t.http().get('/v2/threads/a/b/c/d'), t.http().put('/v2/threads'), api.delete('/v2/threads')]) {
       const res = await req;

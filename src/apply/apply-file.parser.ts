@@ -1,6 +1,6 @@
-import { isMap, isSeq, LineCounter, Node, parseDocument } from 'yaml';
+import { LineCounter, Node, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
+import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
 import { ApplyFileTop, applyFileSchema, DeclaredPrompt, promptSchema } from './apply-file.schema';
 
 export type IssuePath = (string | number)[];
@@ -29,7 +29,7 @@ function describe(path: IssuePath, message: string, locate?: Locate): string {
 }
 
 function zodIssues(error: z.ZodError, prefix: IssuePath, locate?: Locate): string[] {
-  return error.issues.map((issue) => describe([...prefix, ...(issue.path as IssuePath)], issue.message, locate));
+  return error.issues.map((issue) => describe([...prefix, ...(issue.path as IssuePath)], issueMessage(issue), locate));
 }
 
 /**
@@ -38,12 +38,12 @@ function zodIssues(error: z.ZodError, prefix: IssuePath, locate?: Locate): strin
  */
 export function validateApplyDocument(document: unknown, locate?: Locate): ApplyFileResult {
   if (document === null || document === undefined) return { ok: false, issues: ['(file): the file is empty; expected workspace, project and prompts'] };
-  const top = applyFileSchema.safeParse(document);
+  const top = applyFileSchema.safeParse(document, { reportInput: true });
   const issues = top.success ? [] : zodIssues(top.error, [], locate);
   const rawPrompts = Array.isArray((document as { prompts?: unknown }).prompts) ? ((document as { prompts: unknown[] }).prompts) : [];
   const prompts: ApplyFile['prompts'] = [];
   rawPrompts.forEach((raw, index) => {
-    const parsed = promptSchema.safeParse(raw);
+    const parsed = promptSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) return issues.push(...zodIssues(parsed.error, ['prompts', index], locate));
     const { template, provider, model, parameters, tools, variables } = parsed.data;
     const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables });
@@ -55,7 +55,7 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
   return { ok: true, file: { ...top.data, prompts, describe: (path, message) => describe(path, message, locate) } };
 }
 
-/** Names that must be unique within the file; `raw` is the prompts list as written (indices as in the file). */
+/** Names that must be unique within the file (prompts as written, so indices are the file's). */
 function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
   const found: string[] = [];
   const check = (entries: { value: unknown; path: IssuePath }[], what: string) => {
@@ -80,7 +80,7 @@ function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
 /** Parses parley.yaml text: YAML errors with line and column, then validateApplyDocument with line numbers. */
 export function parseApplyText(text: string): ApplyFileResult {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   if (doc.errors.length > 0) {
     return {
       ok: false,
@@ -92,8 +92,9 @@ export function parseApplyText(text: string): ApplyFileResult {
   }
   const locate: Locate = (path) => {
     for (let length = path.length; length >= 0; length--) {
-      const node = length === 0 ? doc.contents : (doc.getIn(path.slice(0, length), true) as Node | undefined);
-      const offset = node && (isMap(node) || isSeq(node) || 'range' in node) ? node.range?.[0] : undefined;
+      // keepScalar: even a plain value comes back as a node, which knows where it starts.
+      const node = (length === 0 ? doc.contents : doc.getIn(path.slice(0, length), true)) as Node | null | undefined;
+      const offset = node?.range?.[0];
       if (offset !== undefined) return lineCounter.linePos(offset).line;
     }
     return undefined;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -41,8 +41,8 @@ export class ApplyController {
   @Get('export')
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiOperation({ summary: 'Export a project as parley.yaml', description: 'The prompts and assistants as deployed; applying the result changes nothing.' })
-  @ApiProduces('application/yaml')
-  @ApiOkResponse({ schema: { type: 'string' }, description: 'a parley.yaml file' })
+  // Only the success is YAML; errors are the usual JSON bodies.
+  @ApiOkResponse({ description: 'a parley.yaml file', content: { 'application/yaml': { schema: { type: 'string' } } } })
   @ApiErrors(400, 404)
   export(
     @CurrentPrincipal() principal: Principal,

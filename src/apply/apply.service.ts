@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { badRequest, forbidden, isPlainObject, isUniqueViolation } from '../common/errors';
+import { ApiException, badRequest, forbidden, isPlainObject, isUniqueViolation } from '../common/errors';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
@@ -26,7 +26,7 @@ interface ProjectState {
   prompts: Map<string, PromptEntity>;
 }
 
-const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 5;
 
 /**
  * `parley apply` and POST /v2/apply: makes the project match the file, declaratively and in one
@@ -82,7 +82,9 @@ export class ApplyService {
       try {
         return await this.dataSource.transaction((manager) => this.execute(manager, file));
       } catch (err) {
-        if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
+        // Services report a lost insert race as a 409 of their own; either way the state is re-read.
+        const lostRace = isUniqueViolation(err) || (err instanceof ApiException && err.getStatus() === 409);
+        if (!lostRace || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Document } from 'yaml';
-import { badRequest, forbidden } from '../common/errors';
+import { Document, isScalar, isSeq, visit } from 'yaml';
+import { badRequest, forbidden, notFound } from '../common/errors';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentRow } from '../registry/deployments/deployments.repository';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
@@ -9,6 +9,7 @@ import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
+import { isSlugLike } from '../registry/slugs';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller } from './apply.service';
 
@@ -46,6 +47,7 @@ export class ExportService {
     if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug)) {
       throw forbidden('API key does not belong to this project');
     }
+    if (!isSlugLike(workspaceSlug) || !isSlugLike(projectSlug)) throw notFound('Project not found');
     const { project } = await this.workspaces.requireProject(workspaceSlug, projectSlug);
     const environments = (await this.environments.listEntities(project.id)).map((e) => e.slug);
     const credentials = await this.credentials.listEntities(project.id);
@@ -66,24 +68,36 @@ export class ExportService {
       }
     }
     const versions = new Map((await this.versions.listByIds(project.id, [...choices.values()].map((c) => c.versionId))).map((v) => [v.id, v]));
+    // An undeployed prompt whose newest version names a since-deleted provider could not be applied back.
+    const providerNames = new Set(['local', ...credentials.map((c) => c.name)]);
+    for (const prompt of prompts) {
+      const version = choices.has(prompt.id) ? versions.get(choices.get(prompt.id)!.versionId) : undefined;
+      if (version && !providerNames.has(version.provider)) {
+        notes.push(`${prompt.slug}: v${version.version} uses provider "${version.provider}", which no longer exists, so it is not in this file`);
+        choices.delete(prompt.id);
+      }
+    }
     for (const c of credentials) {
       if (c.apiKeyCiphertext) notes.push(`provider "${c.name}": its API key is stored (encrypted) in Parley and is not part of this file`);
     }
 
+    const providers = credentials.map((c) => ({
+      name: c.name,
+      type: c.type,
+      ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
+      ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
+    }));
     const doc = new Document({
       workspace: workspaceSlug,
       project: projectSlug,
       environments,
-      providers: credentials.map((c) => ({
-        name: c.name,
-        type: c.type,
-        ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
-        ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
-      })),
+      ...(providers.length > 0 ? { providers } : {}),
       prompts: prompts.filter((p) => choices.has(p.id)).map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
     });
+    // Lists of plain names read best on one line: `deploy: [staging, production]`.
+    visit(doc, { Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)) });
     doc.commentBefore = [` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`, ...notes.map((n) => ` note: ${n}`)].join('\n');
-    return doc.toString({ lineWidth: 0 });
+    return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
   }
 
   /** Deployed somewhere: the version most environments run (the newest on a tie). */
@@ -106,11 +120,16 @@ export class ExportService {
       kind: prompt.kind,
       provider: version.provider,
       model: version.model,
-      ...(Object.keys(version.parameters).length > 0 ? { parameters: version.parameters } : {}),
+      ...(Object.keys(version.parameters).length > 0 ? { parameters: sortedKeys(version.parameters) } : {}),
       ...(version.tools.length > 0 ? { tools: version.tools } : {}),
-      ...(Object.keys(version.variables).length > 0 ? { variables: version.variables } : {}),
+      ...(Object.keys(version.variables).length > 0 ? { variables: sortedKeys(version.variables) } : {}),
       template: version.template,
       deploy,
     };
   }
+}
+
+/** jsonb keeps its own key order (shortest first); a file reads better, and diffs stay stable, sorted. */
+function sortedKeys<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) as T;
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
   'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
+  'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
 ] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -44,6 +45,15 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
   REGISTRY_CACHE_TTL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000)
+  PROVIDER_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10)
+  PROVIDER_MAX_RETRIES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  PROVIDER_MAX_RETRY_AFTER_S?: number;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -63,6 +73,15 @@ export class AppConfig {
   readonly authCacheTtlMs: number;
   /** How long a resolved deployment may be served from memory: the staleness bound of a deploy on other instances. */
   readonly registryCacheTtlMs: number;
+  /**
+   * Provider calls: per attempt, the wait for the upstream's response headers, and for a stream also
+   * the longest silence between two events; an upstream that exceeds it is a 504.
+   */
+  readonly providerTimeoutMs: number;
+  /** Retries of a provider call on 408/409/429/5xx and connection errors, before any byte was streamed. */
+  readonly providerMaxRetries: number;
+  /** A longer Retry-After from an upstream is not waited out: the call fails at once as 429. */
+  readonly providerMaxRetryAfterSeconds: number;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -77,6 +96,9 @@ export class AppConfig {
     this.dbPoolSize = env.DB_POOL_SIZE ?? 10;
     this.authCacheTtlMs = env.AUTH_CACHE_TTL_MS ?? 5000;
     this.registryCacheTtlMs = env.REGISTRY_CACHE_TTL_MS ?? 2000;
+    this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
+    this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
+    this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
   }
 
   get embedded(): boolean {

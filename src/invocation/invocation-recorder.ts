@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
+import { ApiException } from '../common/errors';
 import { newId } from '../common/ids';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -9,7 +10,7 @@ import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { ThreadsService } from '../threads/threads.service';
-import { InvokeInput, PreparedInvoke } from './invoke-preparer';
+import { InvokeInput, PreparedInvoke, threadNotFound } from './invoke-preparer';
 import { effectiveParameters, replyMessage } from './invoke-request';
 
 export interface InvokeOutcome {
@@ -41,19 +42,36 @@ export class InvocationRecorder {
     private readonly metrics: MetricsService,
   ) {}
 
+  /**
+   * Throws the invoke's 404 `{error: "Thread not found"}` when the thread was deleted while the
+   * provider worked: nothing is appended, and the log records the call with that status.
+   */
   async recordSuccess(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome): Promise<void> {
     const log = this.buildLog(caller, input, prepared, outcome, prepared.threadId);
-    this.observe(log);
     if (prepared.resolved.kind !== 'assistant' || !prepared.threadId || !outcome.completion) {
+      this.observe(log);
       await this.requestLogs.record(log);
       return;
     }
-    const threadId = prepared.threadId;
+    try {
+      await this.appendToThread(caller, prepared, prepared.threadId, log, outcome.completion);
+    } catch (err) {
+      // appendTurns' "Thread not found": the thread was deleted after the history was read.
+      if (!(err instanceof ApiException && err.getStatus() === 404)) throw err;
+      const gone = threadNotFound();
+      await this.recordFailure(caller, input, prepared, { ...outcome, status: gone.getStatus(), error: 'Thread not found' });
+      throw gone;
+    }
+    this.observe(log);
+  }
+
+  /** The new thread (if any), the log and the two turns, in one transaction. */
+  private async appendToThread(caller: ProjectPrincipal, prepared: PreparedInvoke, threadId: string, log: RequestLogEntity, completion: ChatCompletion): Promise<void> {
     const turns: ThreadTurn[] = [];
     if (prepared.body.messages && prepared.body.messages.length > 0) {
       turns.push({ content: prepared.body.messages as ThreadTurn['content'], requestLogId: log.id });
     }
-    const reply = outcome.completion.choices[0]?.message;
+    const reply = completion.choices[0]?.message;
     if (reply) turns.push({ content: [replyMessage(reply) as ThreadTurn['content'][number]], requestLogId: log.id });
     await this.dataSource.transaction(async (manager) => {
       if (prepared.newThread) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { MessagesModule } from '../messages/messages.module';
 import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
@@ -10,7 +11,21 @@ import { InvocationService } from './invocation.service';
 import { InvokePreparer } from './invoke-preparer';
 
 @Module({
-  imports: [RegistryModule, ThreadsModule, MessagesModule, RequestLogsModule, ProvidersModule],
+  imports: [
+    RegistryModule,
+    ThreadsModule,
+    MessagesModule,
+    RequestLogsModule,
+    // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
+    ProvidersModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        timeoutMs: config.providerTimeoutMs,
+        maxRetries: config.providerMaxRetries,
+        maxRetryAfterSeconds: config.providerMaxRetryAfterSeconds,
+      }),
+    }),
+  ],
   controllers: [InvocationController],
   providers: [InvokePreparer, InvocationService, InvocationRecorder],
 })

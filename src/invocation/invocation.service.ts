@@ -2,11 +2,11 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, serviceError } from '../common/errors';
-import { CompletionAssembler, httpStatusFor, ProviderCredentials, ProviderError, ProvidersService } from '../providers';
+import { CompletionAssembler, httpStatusFor, ProviderCredentials, ProviderError, ProvidersService, ProviderStream } from '../providers';
 import { InvocationRecorder, InvokeOutcome } from './invocation-recorder';
 import { InvokeInput, InvokePreparer, PreparedInvoke } from './invoke-preparer';
 import { completionResponse } from './invoke-request';
-import { SseResponse } from './sse-response';
+import { SseResponse, streamErrorOf } from './sse-response';
 
 export const THREAD_ID_HEADER = 'x-parley-thread-id';
 
@@ -60,13 +60,15 @@ export class InvocationService {
   private async stream(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, res: Response, startedAt: Date): Promise<void> {
     const abort = new AbortController();
     res.on('close', () => !res.writableFinished && abort.abort());
-    const stream = this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal: abort.signal });
-    const chunks = stream[Symbol.asyncIterator]();
+    let stream: ProviderStream;
+    let chunks: AsyncIterator<unknown>;
     const assembler = new CompletionAssembler();
 
     // The first chunk comes before our headers, so an upstream failure can still be a plain JSON error.
     let first: IteratorResult<unknown>;
     try {
+      stream = this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal: abort.signal });
+      chunks = stream[Symbol.asyncIterator]();
       first = await chunks.next();
     } catch (err) {
       throw await this.failed(caller, input, prepared, err, startedAt, null);
@@ -80,22 +82,28 @@ export class InvocationService {
         await sse.send(next.value);
       }
     } catch (err) {
-      const failure = await this.failed(caller, input, prepared, err, startedAt, ttftMs);
-      const body = failure.body as { error: string; message: string };
-      sse.fail({ message: body.message, type: body.error, status: failure.getStatus() });
+      sse.fail(streamErrorOf(await this.failed(caller, input, prepared, err, startedAt, ttftMs)));
       return;
     }
     const completion = assembler.completion(stream.usage);
-    await this.recorder.recordSuccess(caller, input, prepared, {
-      status: 200,
-      error: null,
-      completion,
-      providerRequest: stream.providerRequest,
-      providerResponse: completion,
-      usage: stream.usage,
-      startedAt,
-      ttftMs,
-    });
+    try {
+      await this.recorder.recordSuccess(caller, input, prepared, {
+        status: 200,
+        error: null,
+        completion,
+        providerRequest: stream.providerRequest,
+        providerResponse: completion,
+        usage: stream.usage,
+        startedAt,
+        ttftMs,
+      });
+    } catch (err) {
+      // The reply could not be stored (thread deleted meanwhile, database down): no [DONE], one error event.
+      sse.fail(streamErrorOf(err));
+      // Unexpected errors still reach the exception filter, which logs them.
+      if (!(err instanceof ApiException)) throw err;
+      return;
+    }
     sse.done();
   }
 
@@ -103,7 +111,9 @@ export class InvocationService {
   private async failed(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, err: unknown, startedAt: Date, ttftMs: number | null): Promise<ApiException> {
     const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
     const message = (failure.body as { message: string }).message;
-    await this.recorder.recordFailure(caller, input, prepared, { status: failure.getStatus(), error: message, startedAt, ttftMs });
+    // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
+    const error = prepared.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
+    await this.recorder.recordFailure(caller, input, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
     return failure;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { fastInsert } from '../database/fast-insert';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
@@ -10,8 +10,8 @@ export class MessagesRepository {
   constructor(@InjectRepository(ThreadMessageEntity) private readonly messages: Repository<ThreadMessageEntity>) {}
 
   insertMany(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<ThreadMessageEntity[]> {
-    // One multi-row INSERT; save() would SELECT each row first.
-    return manager.getRepository(ThreadMessageEntity).insert(rows as QueryDeepPartialEntity<ThreadMessageEntity>[]).then(() => rows);
+    // One multi-row INSERT (save() would SELECT each row first), its SQL built once: on every assistant invoke.
+    return fastInsert(manager, ThreadMessageEntity, rows).then(() => rows);
   }
 
   findLive(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
@@ -40,6 +40,24 @@ export class MessagesRepository {
       where: { projectId, threadId, deletedAt: IsNull() },
       order: { seq: 'ASC' },
     });
+  }
+
+  /**
+   * The history of a live thread in one round trip: the content of its live turns in sequence
+   * order, or null when the thread is missing or deleted (what the invoke path needs before it
+   * calls the model; two queries would each cost a database round trip on every call).
+   */
+  async liveHistory(projectId: string, threadId: string): Promise<ThreadMessageEntity['content'][] | null> {
+    const rows: { content: ThreadMessageEntity['content'] | null }[] = await this.messages.query(
+      `SELECT m.content
+         FROM threads t
+         LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL
+        WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
+        ORDER BY m.seq`,
+      [projectId, threadId],
+    );
+    if (rows.length === 0) return null;
+    return rows.flatMap((row) => (row.content === null ? [] : [row.content]));
   }
 
   async replaceMetadata(projectId: string, threadId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadMessageEntity | null> {

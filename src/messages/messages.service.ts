@@ -70,6 +70,13 @@ export class MessagesService {
     return turns.flatMap((turn) => turn.content);
   }
 
+  /** `historyOf` of a thread that must be live, in one query: null when it is missing or deleted. */
+  async liveHistoryOf(projectId: string, threadId: string): Promise<Record<string, unknown>[] | null> {
+    if (!isUuid(threadId)) return null;
+    const turns = await this.messages.liveHistory(projectId, threadId);
+    return turns && turns.flat();
+  }
+
   async list(caller: ProjectPrincipal, threadId: string, query: OrderedPageQuery): Promise<MessageListDto> {
     await this.threads.requireLive(caller.projectId, threadId);
     const limit = pageLimit(query);

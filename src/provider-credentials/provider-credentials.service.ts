@@ -5,6 +5,7 @@ import { badRequest, conflict, isUniqueViolation, notFound } from '../common/err
 import { newId } from '../common/ids';
 import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
 import { RegistryCache } from '../registry/registry-cache';
+import { isProviderName } from '../registry/slugs';
 import { invalidBody } from '../registry/registry-errors';
 import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
 import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
@@ -76,7 +77,7 @@ export class ProviderCredentialsService {
   /** Refused while a current deployment calls the provider: those calls would fail. */
   async delete(projectId: string, name: string): Promise<ProviderCredentialDeletedDto> {
     if (name === LOCAL_PROVIDER) throw conflict('The built-in "local" provider cannot be deleted');
-    const existing = await this.repo.findByName(projectId, name);
+    const existing = isProviderName(name) ? await this.repo.findByName(projectId, name) : null;
     if (!existing) throw notFound('Provider credential not found');
     const users = await this.repo.deployedUsers(projectId, name);
     if (users.length > 0) throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
@@ -95,7 +96,7 @@ export class ProviderCredentialsService {
 
   /** Whether versions may name this provider in the project. */
   async exists(projectId: string, name: string, manager?: EntityManager): Promise<boolean> {
-    return name === LOCAL_PROVIDER || (await this.repo.findByName(projectId, name, manager)) !== null;
+    return name === LOCAL_PROVIDER || (isProviderName(name) && (await this.repo.findByName(projectId, name, manager)) !== null);
   }
 
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */

@@ -30,7 +30,9 @@ export class CompletionAssembler {
       for (const part of delta.tool_calls ?? []) {
         const call = (state.toolCalls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
         if (part.id) call.id = part.id;
-        if (part.function?.name) call.function.name += part.function.name;
+        // As the official SDK assembles them: the name is set (some compatible servers repeat it
+        // in every delta), only the arguments come in pieces.
+        if (part.function?.name) call.function.name = part.function.name;
         if (part.function?.arguments) call.function.arguments += part.function.arguments;
       }
       if (choice.finish_reason) state.finish = choice.finish_reason;

@@ -10,7 +10,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
-import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './provider.types';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, CompletionUsage } from './provider.types';
 import {
   ProviderAdapter,
   ProviderCallOptions,
@@ -121,7 +121,19 @@ export function toOpenAIBody(req: ProviderRequest): ChatCompletionCreateParamsNo
   const { metadata: _parleyMetadata, ...fields } = req;
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) body[name] = value;
+  body.messages = req.messages.map(toOpenAIMessage);
   return body as unknown as ChatCompletionCreateParamsNonStreaming;
+}
+
+/**
+ * A message as the chat-completion API takes it. The spec's message object may carry a
+ * `tool_choice` (and an empty `tool_calls`), which that API has no place for and rejects
+ * ("additional properties are not allowed"): both are left out. Threads keep them as given.
+ */
+function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMessageParam {
+  const { tool_choice: _toolChoice, ...rest } = message as ChatCompletionMessageParam & { tool_choice?: unknown };
+  if ('tool_calls' in rest && Array.isArray(rest.tool_calls) && rest.tool_calls.length === 0) delete rest.tool_calls;
+  return rest;
 }
 
 function normaliseUsage(usage: CompletionUsage): CompletionUsage {

@@ -102,17 +102,29 @@ export class ProviderError extends Error {
   /** From the upstream's Retry-After / retry-after-ms header, rounded up to whole seconds. */
   readonly retryAfterSeconds?: number;
   readonly provider?: ProviderType;
+  /**
+   * The part of `message` that is the upstream's own text (its error message, or the data it sent
+   * that could not be parsed). It may quote the prompt, so a call that asked not to be recorded
+   * logs `recordableMessage` instead.
+   */
+  readonly upstreamText?: string;
 
   constructor(
     kind: ProviderErrorKind,
     message: string,
-    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown } = {},
+    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown; upstreamText?: string } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.kind = kind;
     if (extra.status !== undefined) this.status = extra.status;
     if (extra.retryAfterSeconds !== undefined) this.retryAfterSeconds = extra.retryAfterSeconds;
     if (extra.provider !== undefined) this.provider = extra.provider;
+    if (extra.upstreamText) this.upstreamText = extra.upstreamText;
+  }
+
+  /** The message without the upstream's own text: what may be logged for a doNotRecord call. */
+  get recordableMessage(): string {
+    return this.upstreamText ? this.message.split(this.upstreamText).join('[not recorded]') : this.message;
   }
 }
 

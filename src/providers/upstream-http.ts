@@ -118,18 +118,21 @@ export function toProviderError(err: unknown, provider: ProviderType, signal?: A
   }
   if (isApiError(err) && err.status) {
     const retryAfter = retryAfterSeconds(err.headers);
+    const upstreamText = upstreamMessage(err);
     return new ProviderError(
       kindForStatus(err.status),
-      `${provider} upstream answered ${err.status}: ${upstreamMessage(err)}`,
-      { ...extra, status: err.status, ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}) },
+      `${provider} upstream answered ${err.status}: ${upstreamText}`,
+      { ...extra, upstreamText, status: err.status, ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}) },
     );
   }
   if (isApiError(err)) {
     // An error event inside a 200 stream.
-    return new ProviderError('upstream', `${provider} upstream error: ${upstreamMessage(err)}`, extra);
+    const upstreamText = upstreamMessage(err);
+    return new ProviderError('upstream', `${provider} upstream error: ${upstreamText}`, { ...extra, upstreamText });
   }
   if (err instanceof SyntaxError) {
-    return new ProviderError('upstream', `${provider} upstream sent malformed data: ${err.message}`, extra);
+    // JSON.parse quotes the text it choked on: the upstream's data, possibly the reply.
+    return new ProviderError('upstream', `${provider} upstream sent malformed data: ${err.message}`, { ...extra, upstreamText: err.message });
   }
   // Mid-stream socket failures surface as plain errors (undici: "terminated").
   const message = err instanceof Error ? err.message : String(err);

@@ -8,6 +8,7 @@ import { DeploymentsRepository } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
 import { RegistryCache } from './registry-cache';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
+import { isSlugLike } from './slugs';
 
 /** A resolution as cached: everything but the API key, which is only ever decrypted per call. */
 interface CachedResolution {
@@ -40,6 +41,7 @@ export class RegistryService {
    * credential no longer exists, and (500) when a stored key cannot be decrypted.
    */
   async resolveForInvoke(projectId: string, slug: string, environment: string, version?: number): Promise<ResolvedDeployment | null> {
+    if (!isSlugLike(slug) || !isSlugLike(environment)) return null;
     if (version !== undefined && !(Number.isSafeInteger(version) && version > 0)) return null;
     const key = RegistryCache.key(projectId, slug, environment, version);
     let cached = this.cache.get(key)?.value;

@@ -4,7 +4,19 @@ import { RequestLogObjectDto } from '../threads/dto/request-log-object.dto';
 import { RequestLogDto } from './dto/request-log.dto';
 import { RequestLogEntity } from './request-log.entity';
 
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+/**
+ * JSON text with object keys sorted, at every depth. The same log is encoded from memory (a new
+ * thread's createLog, written with the log) and from jsonb (GET /v2/logs), which keeps keys in its
+ * own order; sorting makes both the same string.
+ */
+function json(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
 const text = (value: number | string | null) => (value === null ? null : String(value));
 
 /**

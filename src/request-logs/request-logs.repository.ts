@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { fastInsert } from '../database/fast-insert';
 import { RequestLogEntity } from './request-log.entity';
 
 export interface LogFilters {
@@ -19,9 +19,8 @@ export class RequestLogsRepository {
   constructor(@InjectRepository(RequestLogEntity) private readonly logs: Repository<RequestLogEntity>) {}
 
   insert(log: RequestLogEntity, manager?: EntityManager): Promise<RequestLogEntity> {
-    // insert(), not save(): save() would first SELECT the row to decide between INSERT and UPDATE.
-    const repo = manager ? manager.getRepository(RequestLogEntity) : this.logs;
-    return repo.insert(log as QueryDeepPartialEntity<RequestLogEntity>).then(() => log);
+    // A plain INSERT (not save(), which would SELECT first), its SQL built once: on every invoke.
+    return fastInsert(manager ?? this.logs.manager, RequestLogEntity, [log]).then(() => log);
   }
 
   findById(projectId: string, id: string): Promise<RequestLogEntity | null> {

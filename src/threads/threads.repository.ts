@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository, SelectQueryBuilder } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { fastInsert } from '../database/fast-insert';
 import { ThreadEntity } from './thread.entity';
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
@@ -10,8 +10,8 @@ export class ThreadsRepository {
   constructor(@InjectRepository(ThreadEntity) private readonly threads: Repository<ThreadEntity>) {}
 
   insert(thread: ThreadEntity, manager?: EntityManager): Promise<ThreadEntity> {
-    // insert(), not save(): save() would first SELECT by primary key to choose INSERT or UPDATE.
-    return this.repo(manager).insert(thread as QueryDeepPartialEntity<ThreadEntity>).then(() => thread);
+    // A plain INSERT (not save(), which would SELECT first), its SQL built once: invokes create threads.
+    return fastInsert(manager ?? this.threads.manager, ThreadEntity, [thread]).then(() => thread);
   }
 
   findLive(projectId: string, id: string): Promise<ThreadEntity | null> {
@@ -88,9 +88,5 @@ export class ThreadsRepository {
       createdAt: new Date(row.created_at as string | Date),
       deletedAt: row.deleted_at ? new Date(row.deleted_at as string | Date) : null,
     };
-  }
-
-  private repo(manager?: EntityManager): Repository<ThreadEntity> {
-    return manager ? manager.getRepository(ThreadEntity) : this.threads;
   }
 }

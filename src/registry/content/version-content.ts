@@ -36,7 +36,7 @@ function compileIssue(error: TemplateCompileError, template: ChatMessage[]): Con
  * Which providers exist is not known here: callers check `content.provider` against the project.
  */
 export function prepareVersionContent(input: unknown): PrepareResult {
-  const parsed = versionContentSchema.safeParse(input);
+  const parsed = versionContentSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error) };
   const content = parsed.data;
   const issues: ContentIssue[] = [];
@@ -60,7 +60,12 @@ export function prepareVersionContent(input: unknown): PrepareResult {
 }
 
 export function zodIssues(error: z.ZodError): ContentIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issue.message }));
+  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issueMessage(issue) }));
+}
+
+/** zod's message, except that a missing field says so (parse with `reportInput: true`). */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  return issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined ? 'Required' : issue.message;
 }
 
 /** `template.1.content: message`: the form REST error details use. */

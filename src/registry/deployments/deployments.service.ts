@@ -10,6 +10,7 @@ import { PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
 import { RegistryCache } from '../registry-cache';
 import { invalidBody } from '../registry-errors';
+import { isSlugLike } from '../slugs';
 import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
 import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
@@ -82,6 +83,8 @@ export class DeploymentsService {
   }
 
   async listCurrent(projectId: string, query: DeploymentsQuery): Promise<DeploymentListDto> {
+    // A filter no slug can match matches nothing.
+    if ([query.slug, query.environment].some((f) => f !== undefined && !isSlugLike(f))) return { object: 'list', data: [] };
     const rows = await this.deployments.listCurrent(projectId, { slug: query.slug, environment: query.environment });
     return { object: 'list', data: rows.map(toDeploymentDto) };
   }
@@ -93,6 +96,7 @@ export class DeploymentsService {
   /** Every deployment of one prompt, newest first, replaced ones included. */
   async history(projectId: string, slug: string, environment?: string): Promise<DeploymentListDto> {
     const prompt = await this.prompts.require(projectId, slug);
+    if (environment !== undefined && !isSlugLike(environment)) return { object: 'list', data: [] };
     return { object: 'list', data: (await this.deployments.history(projectId, prompt.id, environment)).map(toDeploymentDto) };
   }
 

@@ -19,7 +19,6 @@ const query = () => Query(new ValidatedInput({ message: 'Invalid request paramet
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
-@ApiParam({ name: 'slug', required: false, description: 'prompt or assistant slug', example: 'summarize' })
 @Controller('v2/prompts')
 export class PromptsController {
   constructor(

@@ -5,6 +5,7 @@ import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
 import { PromptKind } from '../resolved-deployment';
+import { isSlugLike } from '../slugs';
 import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
 import { PromptEntity } from './prompt.entity';
 import { toPromptDto } from './prompts.mapper';
@@ -50,13 +51,13 @@ export class PromptsService {
   }
 
   async require(projectId: string, slug: string, manager?: EntityManager): Promise<PromptEntity> {
-    const prompt = await this.prompts.findBySlug(projectId, slug, manager);
+    const prompt = isSlugLike(slug) ? await this.prompts.findBySlug(projectId, slug, manager) : null;
     if (!prompt) throw notFound(PROMPT_NOT_FOUND);
     return prompt;
   }
 
   findBySlug(projectId: string, slug: string, manager?: EntityManager): Promise<PromptEntity | null> {
-    return this.prompts.findBySlug(projectId, slug, manager);
+    return isSlugLike(slug) ? this.prompts.findBySlug(projectId, slug, manager) : Promise.resolve(null);
   }
 
   listAll(projectId: string, manager?: EntityManager): Promise<PromptEntity[]> {

@@ -1,0 +1,89 @@
+'use strict';
+/**
+ * A/B comparison of two builds of Parley on a noisy machine: both servers run side by side on one
+ * fresh database, and short load bursts alternate between them (A, B, A, B, …), so whatever else
+ * the machine is doing weighs on both alike. Prints server CPU per request and latency of each.
+ * A tool for profiling work, not part of `npm run bench`.
+ *
+ *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e] [connections] [rounds] [burst s]
+ *   e.g. cp -r dist /tmp/dist-before; (change, nest build); node bench/ab.js /tmp/dist-before dist c 16
+ */
+const crypto = require('node:crypto');
+const path = require('node:path');
+const { createDatabase, dropDatabase } = require('./lib/database');
+const { runLoad } = require('./lib/load');
+const { cpuMicros, killAllNow, startNode, stopAll } = require('./lib/processes');
+const { setUpParley } = require('./lib/setup');
+
+const [distA, distB, scenario = 'c', connArg = '16', roundsArg = '6', burstArg = '2'] = process.argv.slice(2);
+if (!distA || !distB) {
+  console.error('usage: node bench/ab.js <dist dir A> <dist dir B> [c|d|e] [connections] [rounds] [burst seconds]');
+  process.exit(2);
+}
+const dbName = `parley_bench_ab_${Date.now()}_${process.pid}`;
+const USER_MESSAGE = { role: 'user', content: 'Summarize the release notes in two short sentences please.' };
+
+function target(server, setup) {
+  const stream = scenario === 'e';
+  const headers = { 'x-api-key': setup.key };
+  if (scenario === 'c') return { url: `${server.url}${setup.promptPath}`, headers, body: JSON.stringify({ variables: { language: 'English' }, messages: [USER_MESSAGE] }) };
+  const body = (threadId) => JSON.stringify({ variables: { language: 'English' }, messages: [USER_MESSAGE], ...(stream ? { stream: true } : {}), ...(threadId ? { threadId } : {}) });
+  const remember = (status, _b, context, h) => {
+    if (status === 200 && h['x-parley-thread-id']) context.threadId = h['x-parley-thread-id'];
+  };
+  const requests = Array.from({ length: 10 }, (_, i) =>
+    i === 0
+      ? { method: 'POST', path: setup.assistantPath, body: body(), onResponse: remember }
+      : { method: 'POST', path: setup.assistantPath, setupRequest: (req, ctx) => ({ ...req, body: body(ctx.threadId) }), onResponse: remember },
+  );
+  return { url: server.url, headers, requests };
+}
+
+async function main() {
+  const adminKey = `ak_bench_${crypto.randomBytes(24).toString('base64url')}`;
+  const env = (url) => ({ DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') });
+  const databaseUrl = createDatabase(dbName);
+  const common = env(databaseUrl);
+  const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
+  const servers = {};
+  for (const [name, dir] of [['A', distA], ['B', distB]]) {
+    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: common, readyPattern: /listening on (http:\/\/\S+)/ });
+  }
+  const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
+  const totals = { A: { cpu: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, req: 0, p50: [], rps: [] } };
+  const connections = Number(connArg);
+  for (const name of ['A', 'B']) await runLoad(target(servers[name], setup), { connections, durationSec: 2, ttfb: scenario === 'e' });
+  for (let round = 0; round < Number(roundsArg); round++) {
+    for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) {
+      const before = cpuMicros(servers[name].pid);
+      const result = await runLoad(target(servers[name], setup), { connections, durationSec: Number(burstArg), ttfb: scenario === 'e' });
+      totals[name].cpu += cpuMicros(servers[name].pid) - before;
+      totals[name].req += result.requests;
+      totals[name].p50.push(scenario === 'e' ? result.ttfbMs.p50 : result.latencyMs.p50);
+      totals[name].rps.push(result.rps);
+      if (result.non2xx || result.errors) console.log(`  ${name}: ${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}`);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const name of ['A', 'B']) {
+    const t = totals[name];
+    console.log(`${name} ${name === 'A' ? distA : distB}: ${Math.round(t.cpu / t.req)} µs CPU/request over ${t.req} requests, median ${scenario === 'e' ? 'TTFB' : 'p50'} ${median(t.p50).toFixed(3)} ms, median ${median(t.rps)} req/s`);
+  }
+  console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}`);
+}
+
+process.on('exit', () => {
+  killAllNow();
+  try {
+    dropDatabase(dbName);
+  } catch {
+    /* not created */
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll().then(() => process.exit()));

@@ -1,0 +1,53 @@
+'use strict';
+/** The throwaway PostgreSQL database of one benchmark run, and the CPU time of its backends. */
+const { execFileSync } = require('node:child_process');
+const { Client } = require('pg');
+const { cpuMicros } = require('./processes');
+
+const PG = {
+  host: process.env.BENCH_PGHOST || '127.0.0.1',
+  port: Number(process.env.BENCH_PGPORT || 5432),
+  user: process.env.BENCH_PGUSER || 'postgres',
+};
+const cliArgs = ['-h', PG.host, '-p', String(PG.port), '-U', PG.user];
+
+function createDatabase(name) {
+  execFileSync('createdb', [...cliArgs, name], { stdio: 'pipe' });
+  return `postgres://${PG.user}@${PG.host}:${PG.port}/${name}`;
+}
+
+function dropDatabase(name) {
+  // --force: also ends sessions a crashed server may have left behind.
+  execFileSync('dropdb', [...cliArgs, '--if-exists', '--force', name], { stdio: 'pipe' });
+}
+
+/** A monitoring connection (to the `postgres` database, so it is not one of the measured backends). */
+async function monitor(dbName) {
+  const client = new Client({ ...PG, database: 'postgres', application_name: 'parley-bench-monitor' });
+  await client.connect();
+  const backendPids = async () => {
+    const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
+    return rows.map((r) => r.pid);
+  };
+  return {
+    async version() {
+      const { rows } = await client.query('SHOW server_version');
+      return rows[0].server_version;
+    },
+    /** CPU of the database's backends so far, per pid; call before and after a measurement. */
+    async snapshot() {
+      const out = new Map();
+      for (const pid of await backendPids()) out.set(pid, cpuMicros(pid) ?? 0);
+      return out;
+    },
+    /** CPU the backends used between two snapshots (a backend started in between counts from 0). */
+    cpuBetween(before, after) {
+      let sum = 0;
+      for (const [pid, end] of after) sum += Math.max(0, end - (before.get(pid) ?? 0));
+      return sum;
+    },
+    close: () => client.end(),
+  };
+}
+
+module.exports = { createDatabase, dropDatabase, monitor };

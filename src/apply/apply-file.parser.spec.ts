@@ -1,0 +1,74 @@
+import { formatPath, parseApplyText, validateApplyDocument } from './apply-file.parser';
+import { describeSummary } from './apply-summary';
+
+const minimal = `workspace: acme
+project: support
+prompts:
+  - slug: s
+    model: echo
+    template:
+      - role: system
+        content: "For {{audience}}"
+`;
+
+describe('parseApplyText', () => {
+  it('fills in the defaults of the file format', () => {
+    const r = parseApplyText(minimal);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.file.environments).toEqual(['preview', 'staging', 'production']);
+    expect(r.file.providers).toEqual([]);
+    expect(r.file.prompts[0].declared).toMatchObject({ kind: 'prompt', provider: 'local', parameters: {}, tools: [], variables: {}, deploy: [] });
+    expect(r.file.prompts[0].prepared.declaredVariables).toEqual(['audience']);
+  });
+
+  it('takes scalar variable defaults as text', () => {
+    const r = parseApplyText(minimal.replace('    model: echo', '    model: echo\n    variables: { n: 3, flag: true, s: x }'));
+    expect(r.ok && r.file.prompts[0].declared.variables).toEqual({ n: '3', flag: 'true', s: 'x' });
+  });
+
+  it('reports a template written as a YAML mapping (unquoted {{…}}) at its line', () => {
+    const r = parseApplyText(minimal.replace('content: "For {{audience}}"', 'content: {{audience}}'));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues).toEqual([expect.stringMatching(/^prompts\[0\]\.template\[0\]\.content \(line 8\): /)]);
+  });
+
+  it('rejects unknown keys at every level, and the built-in provider name', () => {
+    const text = `workspace: acme
+project: support
+enviroments: [x]
+providers:
+  - { name: local, type: openai, apiKey: sk-123 }
+`;
+    const r = parseApplyText(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.issues).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\(file\) \(line 1\): Unrecognized key: "enviroments"/),
+        expect.stringMatching(/^providers\[0\] \(line 5\): Unrecognized key: "apiKey"/),
+        expect.stringMatching(/^providers\[0\]\.name \(line 5\): Expected another name: "local" is the built-in provider/),
+      ]),
+    );
+    expect(r.issues.join('\n')).not.toContain('sk-123');
+  });
+
+  it('rejects a top level that is not a mapping', () => {
+    expect(parseApplyText('- a\n- b\n')).toEqual({ ok: false, issues: [expect.stringMatching(/^\(file\) \(line 1\): /)] });
+    expect(validateApplyDocument('text')).toEqual({ ok: false, issues: [expect.stringMatching(/^\(file\): /)] });
+  });
+});
+
+describe('formatPath and describeSummary', () => {
+  it('writes paths as in the file', () => {
+    expect(formatPath(['prompts', 0, 'template', 1, 'content'])).toBe('prompts[0].template[1].content');
+    expect(formatPath([])).toBe('');
+  });
+
+  it('says when nothing changed', () => {
+    const unchanged = { slug: 'a', action: 'unchanged' as const };
+    expect(describeSummary({ workspace: unchanged, project: unchanged, environments: [], providers: [], prompts: [], deployments: [], changed: false })).toBe(
+      'No changes: a/a already matches the file.',
+    );
+  });
+});
