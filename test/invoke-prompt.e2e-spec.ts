@@ -48,6 +48,7 @@ describe('invoke: deployed prompts', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expectCompletion(res.body, 'echo', { content: 'hello there' });
     expect(res.body.id).toMatch(/^chatcmpl-/);
+    expect(Math.abs(res.body.created - Date.now() / 1000)).toBeLessThan(60);
     expect(res.headers['x-parley-thread-id']).toBeUndefined();
     // The local provider counts words: 3 of the template + 2 of the message, 2 of the answer.
     expect(res.body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });

@@ -128,7 +128,10 @@ describe('invoke: streaming', () => {
     const upstreamCount = fake.requests.length;
     const abort = new AbortController();
     const res = await post(invokePath(p, 'remote'), { threadId: thread.id, messages: [user('cut me off')] }, abort.signal);
+    // The headers, thread id included, arrived while the upstream was still streaming.
     expect(res.status).toBe(200);
+    expect(res.headers.get('x-parley-thread-id')).toBe(thread.id);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toMatch(/^data: /);
@@ -141,6 +144,25 @@ describe('invoke: streaming', () => {
     expect(log.latency_ms).toBeLessThan(3000);
     await sleep(300);
     expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual(before);
+  });
+
+  it('aborts the upstream call when the client leaves before the first chunk, logging 499', async () => {
+    const thread = await createThread(t, p);
+    fake.setNext(openaiStream(openaiChunks({ content: ['late'] }), { delayMs: 3000 }));
+    const upstreamCount = fake.requests.length;
+    const abort = new AbortController();
+    const pending = post(invokePath(p, 'remote'), { threadId: thread.id, messages: [user('gone')] }, abort.signal).then(
+      () => 'answered',
+      (err: Error) => err.name,
+    );
+    await fake.waitForRequests(upstreamCount + 1);
+    abort.abort();
+    expect(await pending).toBe('AbortError');
+    await fake.requests[upstreamCount].closed;
+    expect(fake.requests[upstreamCount].closedEarly).toBe(true);
+    const log = await waitFor(async () => (await logsOf(thread.id)).find((l) => l.status === 499));
+    expect(log).toMatchObject({ stream: true, ttft_ms: null });
+    expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual([]);
   });
 
   it('ends with one error event after an upstream failure mid-stream, and appends nothing', async () => {

@@ -129,6 +129,18 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
     expect(openai.requests[openai.requests.length - 1].body.messages).toEqual([system, user('stream the calls'), { role: 'assistant', content: null, tool_calls: calls }, ...results]);
   });
 
+  it('sends a thread message with null content (Create Thread Message allows it) as empty text to every provider', async () => {
+    for (const [slug, fake] of [['oai-tools', openai], ['claude-tools', anthropic]] as const) {
+      const thread = await createThread(t, p);
+      await api.post(`/v2/threads/${thread.id}/messages`, { message: { content: null } }).expect(200);
+      const res = await api.post(invokePath(p, slug), { threadId: thread.id, messages: [user('after the empty one')] });
+      expect([slug, res.status]).toEqual([slug, 200]);
+      const sent = fake.requests[fake.requests.length - 1].body.messages;
+      expect(sent[sent.length - 1]).toEqual(user('after the empty one'));
+      expect(JSON.stringify(sent)).not.toContain('null');
+    }
+  });
+
   it('anthropic: tool_use becomes tool_calls, and the tool result goes back as a tool_result block', async () => {
     anthropic.setNext(anthropicJson(anthropicMessage({ toolUses: [{ id: 'toolu_1', name: 'lookup', input: { q: 'fox' } }] })));
     const first = await api.post(invokePath(p, 'claude-tools'), { messages: [user('find the fox')], tool_choice: { type: 'function', function: { name: 'lookup' } } }).expect(200);

@@ -1,4 +1,4 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, serviceError } from '../common/errors';
@@ -31,6 +31,8 @@ function providerFailure(err: ProviderError): ApiException {
  */
 @Injectable()
 export class InvocationService {
+  private readonly logger = new Logger('Invocation');
+
   constructor(
     private readonly preparer: InvokePreparer,
     private readonly providers: ProvidersService,
@@ -109,6 +111,8 @@ export class InvocationService {
 
   /** Records the failed call and returns the error to answer with; the thread is left as it was. */
   private async failed(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, err: unknown, startedAt: Date, ttftMs: number | null): Promise<ApiException> {
+    // Anything else is a bug in an adapter: answered as a provider failure, logged with its stack.
+    if (!(err instanceof ProviderError)) this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
     const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
     const message = (failure.body as { message: string }).message;
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.

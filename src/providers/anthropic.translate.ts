@@ -86,7 +86,9 @@ function simplifyTurn(turn: { role: 'user' | 'assistant'; content: ContentBlockP
   return turn.content.length === 1 && only.type === 'text' ? { role: turn.role, content: only.text } : turn;
 }
 
-function userBlocks(content: UserParam['content']): ContentBlockParam[] {
+function userBlocks(content: UserParam['content'] | null): ContentBlockParam[] {
+  // A thread message may hold `content: null` (Create Thread Message allows it): no blocks.
+  if (content === null || content === undefined) return [];
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   return content.flatMap((part): ContentBlockParam[] => {
     if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];

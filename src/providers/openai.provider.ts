@@ -125,14 +125,20 @@ export function toOpenAIBody(req: ProviderRequest): ChatCompletionCreateParamsNo
   return body as unknown as ChatCompletionCreateParamsNonStreaming;
 }
 
+/** Roles whose content the chat-completion API requires to be text or parts, never null. */
+const TEXT_ROLES = new Set(['system', 'developer', 'user', 'tool']);
+
 /**
  * A message as the chat-completion API takes it. The spec's message object may carry a
  * `tool_choice` (and an empty `tool_calls`), which that API has no place for and rejects
- * ("additional properties are not allowed"): both are left out. Threads keep them as given.
+ * ("additional properties are not allowed"): both are left out. A thread message may hold
+ * `content: null` whatever its role (Create Thread Message allows it); outside assistant and
+ * function messages that is sent as empty text. Threads keep every message as given.
  */
 function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMessageParam {
   const { tool_choice: _toolChoice, ...rest } = message as ChatCompletionMessageParam & { tool_choice?: unknown };
   if ('tool_calls' in rest && Array.isArray(rest.tool_calls) && rest.tool_calls.length === 0) delete rest.tool_calls;
+  if (rest.content === null && TEXT_ROLES.has(rest.role)) return { ...rest, content: '' } as ChatCompletionMessageParam;
   return rest;
 }
 

@@ -12,6 +12,7 @@
  */
 import Anthropic, { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import OpenAI, { APIError as OpenAIApiError } from 'openai';
+import { nodeHttpFetch } from './node-http-fetch';
 import { ProviderError, ProviderType } from './provider.types';
 
 /** Call defaults of an SDK-backed adapter; ProviderCallOptions override the first two per call. */
@@ -37,22 +38,29 @@ export function retryAfterSeconds(headers: Headers | undefined): number | undefi
 }
 
 /**
- * The global fetch (undici: one keep-alive connection pool per origin, shared by every client),
- * except that an error response asking for a longer wait than `maxSeconds` is marked
- * `x-should-retry: false`: the SDK then fails at once with the status and Retry-After, rather
- * than holding the caller's request open for as long as the upstream likes.
+ * The fetch both SDK clients get: `nodeHttpFetch` (node:http keep-alive agents, one connection
+ * pool per origin shared by every client; it replaced the global fetch for speed, see
+ * node-http-fetch.ts), except that an error response asking for a longer wait than `maxSeconds`
+ * is marked `x-should-retry: false`: the SDK then fails at once with the status and Retry-After,
+ * rather than holding the caller's request open for as long as the upstream likes.
  */
 export function cappedRetryAfterFetch(maxSeconds: number) {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init).catch((err: unknown) => {
+    const res = await nodeHttpFetch(input, init).catch((err: unknown) => {
       throw sameRealmError(err);
     });
     if (res.ok || res.headers.has('x-should-retry')) return res;
     const wait = retryAfterSeconds(res.headers);
     if (wait === undefined || wait <= maxSeconds) return res;
-    const headers = new Headers(res.headers);
-    headers.set('x-should-retry', 'false');
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    try {
+      res.headers.set('x-should-retry', 'false');
+      return res;
+    } catch {
+      // The immutable headers of a real Response (nodeHttpFetch handed the request to fetch).
+      const headers = new Headers(res.headers);
+      headers.set('x-should-retry', 'false');
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
   };
 }
 
