@@ -43,6 +43,17 @@ describe('admin: workspaces, projects, API keys', () => {
     });
   });
 
+  it('a workspace or project slug no row can have (U+0000) is 404 on every admin path, never a 500', async () => {
+    const { workspace } = await createProject(t);
+    expectResourceError(await admin.get('/v2/workspaces/a%00b/projects'), 404, 'Workspace not found');
+    expectResourceError(await admin.post('/v2/workspaces/a%00b/projects', { slug: 'p' }), 404, 'Workspace not found');
+    for (const path of [`/v2/workspaces/${workspace}/projects/a%00b/api-keys`, '/v2/workspaces/a%00b/projects/p/api-keys']) {
+      expectResourceError(await admin.get(path), 404, 'Project not found');
+      expectResourceError(await admin.post(path, {}), 404, 'Project not found');
+      expectResourceError(await admin.delete(`${path}/01900000-0000-7000-8000-000000000000`), 404, 'Project not found');
+    }
+  });
+
   describe('projects', () => {
     it('creates and lists projects of a workspace with exact fields', async () => {
       const workspace = uniqueSlug('ws');

@@ -99,6 +99,25 @@ describe('provider credentials', () => {
     keep(await t.http().post('/v2/provider-credentials').set(as(p)).send({ name: 'openai', type: 'openai' }).expect(409));
   });
 
+  it('refuses an apiKeyEnv naming one of Parley\'s own secrets: the key would go to the credential\'s baseUrl', async () => {
+    for (const apiKeyEnv of ['PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY', 'DATABASE_URL', 'parley_admin_key']) {
+      const body = { type: 'openai', baseUrl: 'https://collector.example.invalid/v1', apiKeyEnv };
+      for (const res of [
+        await t.http().post('/v2/provider-credentials').set(as(p)).send({ name: 'exfil', ...body }),
+        await t.http().put('/v2/provider-credentials/exfil').set(as(p)).send(body),
+      ]) {
+        expect([apiKeyEnv, res.status, keep(res).body.error.details]).toEqual([apiKeyEnv, 400, [expect.stringMatching(/^apiKeyEnv must not name one of Parley's own secrets/)]]);
+      }
+    }
+    const applied = await t.http().post('/v2/apply').set(as(p)).send({
+      workspace: p.workspace,
+      project: p.project,
+      providers: [{ name: 'exfil', type: 'openai', baseUrl: 'https://collector.example.invalid/v1', apiKeyEnv: 'PARLEY_ADMIN_KEY' }],
+    });
+    expect([applied.status, applied.body.error.details]).toEqual([400, [expect.stringMatching(/^providers\[0\]\.apiKeyEnv: Expected an environment variable other than Parley's own secrets/)]]);
+    expect((await t.http().get('/v2/provider-credentials').set(as(p)).expect(200)).body.data.map((c: { name: string }) => c.name)).not.toContain('exfil');
+  });
+
   it('refuses to delete a credential a current deployment uses, then deletes it', async () => {
     const q = await createProject(t);
     keep(await t.http().post('/v2/provider-credentials').set(as(q)).send({ name: 'gw', type: 'openai', apiKey: SECRET }).expect(200));

@@ -43,14 +43,21 @@ describe('registry: prompts, versions, environments, deployments', () => {
       await t.http().get('/v2/prompts/missing').set(as(p)).expect(404, { error: { message: 'Prompt not found' } });
     });
 
-    it('paginates the prompt list', async () => {
+    it('paginates the prompt list, each prompt with its own current deployments', async () => {
       const q = await createProject(t);
       for (const slug of ['pa', 'pb', 'pc']) await createPrompt(t, q, slug);
+      for (const slug of ['pb', 'pc']) {
+        await createVersion(t, q, slug);
+        await deploy(t, q, slug, 'production');
+      }
+      await deploy(t, q, 'pc', 'staging');
+      const environmentsOf = (page: { data: { slug: string; deployments: { environment: string }[] }[] }) =>
+        page.data.map((x) => [x.slug, x.deployments.map((d) => d.environment).sort()]);
       const first = await t.http().get('/v2/prompts?limit=2').set(as(q)).expect(200);
-      expect(first.body.data.map((x: { slug: string }) => x.slug)).toEqual(['pa', 'pb']);
+      expect(environmentsOf(first.body)).toEqual([['pa', []], ['pb', ['production']]]);
       expect(first.body.has_more).toBe(true);
       const second = await t.http().get(`/v2/prompts?limit=2&after=${first.body.last_id}`).set(as(q)).expect(200);
-      expect(second.body.data.map((x: { slug: string }) => x.slug)).toEqual(['pc']);
+      expect(environmentsOf(second.body)).toEqual([['pc', ['production', 'staging']]]);
       expect(second.body.has_more).toBe(false);
     });
   });
@@ -194,6 +201,11 @@ describe('registry: prompts, versions, environments, deployments', () => {
       const res = await t.http().post('/v2/prompts/d-bad/deployments').set(as(p)).send({ environment: 'nowhere', version: 7 }).expect(400);
       expect(res.body.error.details).toEqual(['environment: no environment "nowhere" in this project', 'version: "d-bad" has no version 7']);
       await t.http().post('/v2/prompts/missing/deployments').set(as(p)).send({ environment: 'production' }).expect(404);
+      // Beyond what the integer column holds: a 400 naming the field, not a failed query.
+      for (const version of [2 ** 31, 1e300]) {
+        const huge = await t.http().post('/v2/prompts/d-bad/deployments').set(as(p)).send({ environment: 'production', version }).expect(400);
+        expect(huge.body.error.details).toEqual([expect.stringMatching(/^version must not be greater than 2147483647/)]);
+      }
     });
 
     it('keeps one current deployment under concurrent redeploys', async () => {
@@ -277,8 +289,11 @@ describe('registry: prompts, versions, environments, deployments', () => {
       await t.http().post('/v2/prompts/a%00b/deployments').set(key).send({ environment: 'production' }).expect(404);
       expect((await t.http().get('/v2/deployments?slug=a%00b&environment=%00').set(key).expect(200)).body.data).toEqual([]);
       await t.http().delete('/v2/provider-credentials/a%00b').set(key).expect(404);
-      await t.http().get('/v2/export?workspace=a%00&project=b').set(key).expect(403);
-      await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY).expect(404);
+      // Only a successful export is YAML: its errors are JSON like every other error.
+      const foreign = await t.http().get('/v2/export?workspace=a%00&project=b').set(key).expect(403);
+      expect([foreign.headers['content-type'], foreign.body]).toEqual(['application/json; charset=utf-8', { error: 'Forbidden', message: 'API key does not belong to this project' }]);
+      const missing = await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY).expect(404);
+      expect([missing.headers['content-type'], missing.body]).toEqual(['application/json; charset=utf-8', { error: { message: 'Project not found' } }]);
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'a\u0000', 'production')).toBeNull();
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'x', 'prod\u0000')).toBeNull();
     });

@@ -150,6 +150,12 @@ describe('request logs', () => {
     expect((await otherApi.get(`/v2/logs?threadId=${threadId}`).expect(200)).body.data).toEqual([]);
   });
 
+  it('answers a filter no log can match (U+0000, a slug of another shape) with an empty page, never a 500', async () => {
+    for (const query of ['slug=%00', 'environment=a%00b', 'slug=Alpha', 'metadata=customer:%00', 'metadata=%00:c1', 'threadId=%00']) {
+      expect([query, (await api.get(`/v2/logs?${query}`).expect(200)).body]).toEqual([query, { object: 'list', data: [], has_more: false, first_id: null, last_id: null }]);
+    }
+  });
+
   it('rejects invalid query parameters with 400 Invalid request parameters', async () => {
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=bad', 'status=20', 'from=yesterday', 'to=2024-13-01', 'order=up', 'after=nope', 'metadata=novalue']) {
       expectResourceError(await api.get(`/v2/logs?${query}`), 400, 'Invalid request parameters');

@@ -8,6 +8,7 @@ import {
   toolsSchema,
   VARIABLE_NAME_PATTERN,
 } from '../registry/content/version-content.schema';
+import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
 
 /**
@@ -20,7 +21,10 @@ const slug = z
   .regex(SLUG_PATTERN, expects('a slug: 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit'))
   .refine((value) => !value.includes('--'), expects('a slug without "--"'));
 
-const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,199}$/, expects('an environment variable name (letters, digits, "_")'));
+const envVarName = z
+  .string()
+  .regex(API_KEY_ENV_PATTERN, expects('an environment variable name (letters, digits, "_")'))
+  .refine((name) => !isServerSecret(name), expects(`an environment variable other than Parley's own secrets (${SERVER_SECRETS_TEXT})`));
 
 export const providerSchema = z.strictObject({
   name: z

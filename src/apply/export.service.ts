@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Document, isScalar, isSeq, visit } from 'yaml';
-import { badRequest, forbidden, notFound } from '../common/errors';
+import { badRequest, forbidden } from '../common/errors';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentRow } from '../registry/deployments/deployments.repository';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
@@ -9,7 +9,6 @@ import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
-import { isSlugLike } from '../registry/slugs';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller } from './apply.service';
 
@@ -47,7 +46,6 @@ export class ExportService {
     if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug)) {
       throw forbidden('API key does not belong to this project');
     }
-    if (!isSlugLike(workspaceSlug) || !isSlugLike(projectSlug)) throw notFound('Project not found');
     const { project } = await this.workspaces.requireProject(workspaceSlug, projectSlug);
     const environments = (await this.environments.listEntities(project.id)).map((e) => e.slug);
     const credentials = await this.credentials.listEntities(project.id);

@@ -77,7 +77,7 @@ export class InvocationService {
     }
     const ttftMs = Date.now() - startedAt.getTime();
     const sse = new SseResponse(res);
-    sse.open({});
+    sse.open();
     try {
       for (let next = first; !next.done; next = await chunks.next()) {
         assembler.push(next.value as Parameters<CompletionAssembler['push']>[0]);

@@ -3,6 +3,9 @@ import type { Params } from 'nestjs-pino';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 
+/** Levels at which pino-http's per-request line (info) is printed. */
+const LINE_LEVELS: ReadonlySet<string> = new Set(['info', 'debug', 'trace']);
+
 /**
  * Structured JSON logs, one line per request with a request id (taken from X-Request-Id when a
  * load balancer sets one). Keys never reach the logs, and neither do bodies: prompts, variables
@@ -28,7 +31,9 @@ export function loggerOptions(config: AppConfig): Params {
           remoteAddress: req.remoteAddress,
         }),
       },
-      autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' },
+      // The "request completed" line is logged at info. Above that level (LOG_LEVEL=warn in
+      // production, say) it would be built and thrown away on every request, so it is not set up.
+      autoLogging: LINE_LEVELS.has(config.logLevel) ? { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' } : false,
     },
   };
 }

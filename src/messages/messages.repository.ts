@@ -14,23 +14,6 @@ export class MessagesRepository {
     return fastInsert(manager, ThreadMessageEntity, rows).then(() => rows);
   }
 
-  /**
-   * Appends `rows` to a live thread in one statement: takes `rows.length` consecutive sequence
-   * numbers from the thread (the UPDATE holds its row lock until the caller's transaction ends, so
-   * concurrent appends queue there and each lands as one contiguous block) and inserts the rows
-   * with them, setting their `seq`. False, and nothing written, when the thread is missing or
-   * deleted. One round trip where reserving and inserting separately took two, on every append.
-   */
-  async appendToLiveThread(manager: EntityManager, projectId: string, threadId: string, rows: ThreadMessageEntity[]): Promise<boolean> {
-    const parameters: unknown[] = [projectId, threadId, rows.length];
-    for (const row of rows) parameters.push(row.id, JSON.stringify(row.content), JSON.stringify(row.metadata), row.requestLogId, row.createdAt);
-    const inserted: { id: string; seq: number }[] = await manager.query(appendStatement(rows.length), parameters);
-    if (inserted.length !== rows.length) return false;
-    const seqs = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
-    for (const row of rows) row.seq = seqs.get(row.id)!;
-    return true;
-  }
-
   findLive(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
     return this.messages.findOne({ where: { projectId, threadId, id, deletedAt: IsNull() } });
   }
@@ -86,26 +69,4 @@ export class MessagesRepository {
     const result = await this.messages.update({ projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
     return (result.affected ?? 0) > 0;
   }
-}
-
-const appendStatements = new Map<number, string>();
-
-/** `appendToLiveThread`'s SQL for `count` rows: $1 project, $2 thread, $3 count, then 5 per row. */
-function appendStatement(count: number): string {
-  let sql = appendStatements.get(count);
-  if (sql) return sql;
-  const values = Array.from({ length: count }, (_, i) => {
-    const p = 4 + i * 5;
-    return `($${p}::uuid, ${i}, $${p + 1}::jsonb, $${p + 2}::jsonb, $${p + 3}::uuid, $${p + 4}::timestamptz)`;
-  });
-  sql = `WITH t AS (
-      UPDATE threads SET last_seq = last_seq + $3::integer
-       WHERE project_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL
-      RETURNING last_seq - $3::integer AS base)
-    INSERT INTO thread_messages (project_id, id, thread_id, seq, content, metadata, request_log_id, created_at)
-    SELECT $1::uuid, v.id, $2::uuid, t.base + 1 + v.i, v.content, v.metadata, v.request_log_id, v.created_at
-      FROM t, (VALUES ${values.join(', ')}) AS v (id, i, content, metadata, request_log_id, created_at)
-    RETURNING id, seq`;
-  if (appendStatements.size < 100) appendStatements.set(count, sql);
-  return sql;
 }

@@ -19,8 +19,6 @@ export interface ThreadTurn {
   requestLogId?: string | null;
 }
 
-/** appendTurns' 404, as ThreadsService words it. */
-const THREAD_NOT_FOUND = 'Thread not found';
 const GET_NOT_FOUND = 'Thread not found, message not in thread, or message does not exist';
 const UPDATE_NOT_FOUND = 'Message not found';
 const DELETE_NOT_FOUND = 'Message not found or does not belong to the proper thread/project';
@@ -48,17 +46,14 @@ export class MessagesService {
    * caller's transaction. Throws "Thread not found" when the thread is missing or deleted.
    */
   async appendTurns(manager: EntityManager, projectId: string, threadId: string, turns: ThreadTurn[]): Promise<ThreadMessageEntity[]> {
-    if (turns.length === 0) {
-      await this.threads.reserveSequence(manager, projectId, threadId, 0);
-      return [];
-    }
+    const first = await this.threads.reserveSequence(manager, projectId, threadId, turns.length);
     const createdAt = new Date();
-    const rows = turns.map((turn) =>
+    const rows = turns.map((turn, i) =>
       Object.assign(new ThreadMessageEntity(), {
         projectId,
         id: newId(),
         threadId,
-        seq: 0, // set by appendToLiveThread
+        seq: first + i,
         content: turn.content,
         metadata: turn.metadata ?? {},
         requestLogId: turn.requestLogId ?? null,
@@ -66,9 +61,7 @@ export class MessagesService {
         deletedAt: null,
       }),
     );
-    // Sequence numbers and rows in one statement, under the thread's row lock.
-    if (!(isUuid(threadId) && (await this.messages.appendToLiveThread(manager, projectId, threadId, rows)))) throw notFound(THREAD_NOT_FOUND);
-    return rows;
+    return this.messages.insertMany(manager, rows);
   }
 
   /** The chat messages of a thread's live turns, in sequence order: an assistant's history. */

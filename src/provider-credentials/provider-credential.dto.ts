@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,199}$/;
+import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
+import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from './api-key-env';
 
 /** The fields of a credential other than its name (PUT takes the name from the path). */
 export class ProviderCredentialBodyDto {
@@ -29,13 +29,20 @@ export class ProviderCredentialBodyDto {
 
   @ApiProperty({ required: false, example: 'OPENAI_API_KEY', description: 'name of a server environment variable holding the key, read at each call' })
   @IsOptional()
-  @Matches(ENV_NAME, { message: 'apiKeyEnv must be an environment variable name (letters, digits, "_")' })
+  @Matches(API_KEY_ENV_PATTERN, { message: 'apiKeyEnv must be an environment variable name (letters, digits, "_")' })
+  @ValidateBy({
+    name: 'isNotServerSecret',
+    validator: {
+      validate: (value) => typeof value !== 'string' || !isServerSecret(value),
+      defaultMessage: () => `apiKeyEnv must not name one of Parley's own secrets (${SERVER_SECRETS_TEXT})`,
+    },
+  })
   apiKeyEnv?: string;
 }
 
 export class CreateProviderCredentialDto extends ProviderCredentialBodyDto {
-  @ApiProperty({ example: 'openai', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'what versions name as their provider; "local" is built in' })
-  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'name must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' })
+  @ApiProperty({ example: 'openai', pattern: PROVIDER_NAME_PATTERN.source, description: 'what versions name as their provider; "local" is built in' })
+  @Matches(PROVIDER_NAME_PATTERN, { message: 'name must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' })
   name: string;
 }
 

@@ -47,8 +47,13 @@ export interface DeclaredProvider {
   apiKeyEnv?: string;
 }
 
+/** Bound of the decrypted-key memo (one entry per stored key in use). */
+const MAX_DECRYPTED_KEYS = 1000;
+
 @Injectable()
 export class ProviderCredentialsService {
+  private readonly decrypted = new Map<string, string>();
+
   constructor(
     private readonly repo: ProviderCredentialsRepository,
     private readonly box: SecretBox,
@@ -101,9 +106,26 @@ export class ProviderCredentialsService {
 
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
   apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'apiKeyEnv' | 'apiKeyCiphertext'>): string | undefined {
-    if (credential.apiKeyCiphertext) return this.box.decrypt(credential.apiKeyCiphertext, this.context(credential));
+    if (credential.apiKeyCiphertext) return this.decrypt(credential.apiKeyCiphertext, this.context(credential));
     if (credential.apiKeyEnv) return process.env[credential.apiKeyEnv] || undefined;
     return undefined;
+  }
+
+  /**
+   * Decrypts once per (row, ciphertext) and remembers the result: apiKeyOf runs on every invoke,
+   * and AES-GCM setup cost about 30 µs of CPU a call (docs/performance.md). This keeps no key in
+   * memory that would not be there anyway: the providers' SDK clients (ClientCache) hold the
+   * plaintext key for as long. A changed key is a new ciphertext, hence a new entry; bounded.
+   */
+  private decrypt(ciphertext: string, context: string): string {
+    const memo = `${context}\u0000${ciphertext}`;
+    let key = this.decrypted.get(memo);
+    if (key === undefined) {
+      key = this.box.decrypt(ciphertext, context);
+      if (this.decrypted.size >= MAX_DECRYPTED_KEYS) this.decrypted.clear();
+      this.decrypted.set(memo, key);
+    }
+    return key;
   }
 
   /**

@@ -39,11 +39,6 @@ export class CompletionAssembler {
     }
   }
 
-  /** True once every choice seen so far has a finish_reason (a stream that ended normally). */
-  get finished(): boolean {
-    return this.choices.size > 0 && [...this.choices.values()].every((c) => c.finish !== null);
-  }
-
   completion(usage?: CompletionUsage): ChatCompletion {
     const choices = [...this.choices.entries()]
       .sort(([a], [b]) => a - b)

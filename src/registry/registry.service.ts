@@ -10,7 +10,7 @@ import { RegistryCache } from './registry-cache';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
 import { isSlugLike } from './slugs';
 
-/** A resolution as cached: everything but the API key, which is only ever decrypted per call. */
+/** A resolution as cached: everything but the API key, which apiKeyOf supplies per call (apiKeyEnv is read at that moment). */
 interface CachedResolution {
   resolved: Omit<ResolvedDeployment, 'provider'>;
   provider: Omit<ResolvedProvider, 'apiKey'>;

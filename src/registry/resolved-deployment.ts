@@ -33,7 +33,8 @@ export interface ResolvedProvider {
   baseUrl?: string;
   /**
    * The key, decrypted (stored credential) or read from the server's environment (`apiKeyEnv`) at the
-   * moment resolveForInvoke returns; never cached decrypted. Absent for `local`, for credentials with
+   * moment resolveForInvoke returns; never kept in the resolution cache (ProviderCredentialsService
+   * memoizes the decryption itself, see apiKeyOf). Absent for `local`, for credentials with
    * no key (a keyless local gateway), and when the named environment variable is unset.
    */
   apiKey?: string;

@@ -40,11 +40,14 @@ export class RequestLogsRepository {
     if (filters.from) qb.andWhere('l.started_at >= :from', { from: filters.from });
     if (filters.to) qb.andWhere('l.started_at < :to', { to: filters.to });
     if (filters.metadata) {
-      // Containment on the GIN index; numbers are matched by their text too.
-      qb.andWhere('(l.metadata @> :asText::jsonb OR l.metadata ->> :metaKey = :metaValue)', {
-        asText: JSON.stringify({ [filters.metadata.key]: filters.metadata.value }),
-        metaKey: filters.metadata.key,
-        metaValue: filters.metadata.value,
+      // Containment only, which the GIN index answers (a `->>` comparison beside it would make every
+      // such query scan the project's logs): the value as a string, and as a number when it is one.
+      const { key, value } = filters.metadata;
+      const asNumber = Number(value);
+      const numeric = Number.isFinite(asNumber) && String(asNumber) === value;
+      qb.andWhere(numeric ? '(l.metadata @> :asText::jsonb OR l.metadata @> :asNumber::jsonb)' : 'l.metadata @> :asText::jsonb', {
+        asText: JSON.stringify({ [key]: value }),
+        asNumber: JSON.stringify({ [key]: asNumber }),
       });
     }
     if (afterId) qb.andWhere(order === 'desc' ? 'l.id < :afterId' : 'l.id > :afterId', { afterId });

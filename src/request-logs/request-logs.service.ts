@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
+import { isSlugLike } from '../common/validation';
 import { pageLimit, toPage } from '../common/pagination';
 import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
 import { RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
@@ -20,7 +21,7 @@ export class RequestLogsService {
 
   async list(caller: ProjectPrincipal, query: RequestLogQuery): Promise<RequestLogListDto> {
     if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a log id']);
-    if (query.threadId !== undefined && !isUuid(query.threadId)) return { object: 'list', ...toPage([], 1) };
+    if (!this.canMatch(query)) return { object: 'list', ...toPage([], 1) };
     const limit = pageLimit(query);
     const rows = await this.logs.list(caller.projectId, this.filtersOf(query), query.order ?? 'desc', query.after, limit + 1);
     return { object: 'list', ...toPage(rows.map((row) => toRequestLogDto(row, caller)), limit) };
@@ -35,6 +36,17 @@ export class RequestLogsService {
   async summaryFor(projectId: string, id: string): Promise<RequestLogSummaryDto | null> {
     const log = await this.logs.findById(projectId, id);
     return log ? toRequestLogSummary(log) : null;
+  }
+
+  /**
+   * False when a filter names what no log can hold: a thread id that is no UUID, a slug or
+   * environment that is no slug, a metadata filter with U+0000 (which bodies may not carry, and
+   * which PostgreSQL would refuse as a query parameter). Such a filter matches nothing.
+   */
+  private canMatch(query: RequestLogQuery): boolean {
+    if (query.threadId !== undefined && !isUuid(query.threadId)) return false;
+    if ([query.slug, query.environment].some((filter) => filter !== undefined && !isSlugLike(filter))) return false;
+    return !query.metadata?.includes('\u0000');
   }
 
   private filtersOf(query: RequestLogQuery): LogFilters {

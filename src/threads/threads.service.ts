@@ -77,10 +77,6 @@ export class ThreadsService {
     return { id, object: 'thread.deleted', deleted: true };
   }
 
-  async isLive(projectId: string, id: string): Promise<boolean> {
-    return isUuid(id) && (await this.threads.findLive(projectId, id)) !== null;
-  }
-
   async requireLive(projectId: string, id: string): Promise<ThreadEntity> {
     const thread = isUuid(id) ? await this.threads.findLive(projectId, id) : null;
     if (!thread) throw notFound(THREAD_NOT_FOUND);

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
+import { isSlugLike } from '../common/validation';
 import { EnvironmentsService } from '../registry/environments/environments.service';
 import { ApiKeyDto, ApiKeyRevokedDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
@@ -47,7 +48,7 @@ export class WorkspacesService {
   /** The project and its default environments, in one transaction (the caller's, when given). */
   async createProject(workspaceSlug: string, dto: CreateProjectDto, manager?: EntityManager): Promise<ProjectDto> {
     if (!manager) return this.dataSource.transaction((m) => this.createProject(workspaceSlug, dto, m));
-    const workspace = await this.repo.findWorkspace(workspaceSlug, manager);
+    const workspace = await this.findWorkspace(workspaceSlug, manager);
     if (!workspace) throw notFound('Workspace not found');
     const project = Object.assign(new ProjectEntity(), {
       id: newId(),
@@ -67,7 +68,7 @@ export class WorkspacesService {
   }
 
   async listProjects(workspaceSlug: string): Promise<ProjectDto[]> {
-    const workspace = await this.repo.findWorkspace(workspaceSlug);
+    const workspace = await this.findWorkspace(workspaceSlug);
     if (!workspace) throw notFound('Workspace not found');
     return (await this.repo.listProjects(workspace.id)).map((p) => toProjectDto(p, workspace));
   }
@@ -90,16 +91,18 @@ export class WorkspacesService {
   }
 
   async requireProject(workspaceSlug: string, projectSlug: string, manager?: EntityManager): Promise<ProjectWithWorkspace> {
-    const found = await this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
+    const found = await this.findProject(workspaceSlug, projectSlug, manager);
     if (!found) throw notFound('Project not found');
     return found;
   }
 
+  /** Slugs come from paths: one no workspace can have (a NUL byte, say) is not found without a query. */
   findWorkspace(slug: string, manager?: EntityManager): Promise<WorkspaceEntity | null> {
-    return this.repo.findWorkspace(slug, manager);
+    return isSlugLike(slug) ? this.repo.findWorkspace(slug, manager) : Promise.resolve(null);
   }
 
   findProject(workspaceSlug: string, projectSlug: string, manager?: EntityManager): Promise<ProjectWithWorkspace | null> {
+    if (!isSlugLike(workspaceSlug) || !isSlugLike(projectSlug)) return Promise.resolve(null);
     return this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
   }
 

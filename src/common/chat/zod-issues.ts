@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPlainObject } from '../errors/request-body';
 
 /**
  * One element of the spec's `issues` array (spec "Errors"): all four fields are always present.
@@ -147,10 +148,6 @@ function at(path: string[]): string {
 
 function quoteList(values: string[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function typeName(value: unknown): string {

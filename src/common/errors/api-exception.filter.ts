@@ -21,6 +21,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    // Set here, not left to json(): that keeps a type a handler declared already (GET /v2/export's YAML).
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.status(error.getStatus()).json(error.body);
   }
 

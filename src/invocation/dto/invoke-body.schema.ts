@@ -1,26 +1,9 @@
 import { z } from 'zod';
-import {
-  chatMessageSchema,
-  expects,
-  namedFunctionChoiceSchema,
-  SpecIssue,
-  SpecParseResult,
-  toSpecIssues,
-} from '../../common/chat';
+import { isPlainObject } from '../../common/errors/request-body';
+import { openApiSchemaOf } from '../../common/swagger/zod-schema';
+import { chatMessageSchema, expects, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
 
-/** Both bounds in one phrase: zod alone would only name the bound that failed ("<= 2"). */
-function numberBetween(min: number, max: number) {
-  const phrase = expects(`number between ${min} and ${max}`);
-  return z.number().min(min, phrase).max(max, phrase);
-}
-
-/** The invoke-level tool_choice adds `required` to what a message's tool_choice allows. */
-export const invokeToolChoiceSchema = z.union(
-  [z.enum(['auto', 'required', 'none']), namedFunctionChoiceSchema],
-  expects('"auto", "required", "none" or {type: "function", function: {name}}'),
-);
-
-export const responseFormatSchema = z.strictObject({ type: z.literal('json_object') });
+const responseFormatSchema = z.strictObject({ type: z.literal('json_object') });
 
 /** Spec "Invoke Assistant" body table, minus threadId (Invoke Deployed Prompt has none). */
 const promptInvokeShape = {
@@ -31,15 +14,9 @@ const promptInvokeShape = {
   messages: z.array(chatMessageSchema).optional().describe('Messages appended after the template (and thread)'),
   stream: z.boolean().optional(),
   model: z.string().optional().describe('Overrides the deployed model'),
-  // Tokens are counted in whole units and zero tokens is no answer: integer >= 1.
-  max_tokens: z.number().int().min(1, expects('integer >= 1')).optional(),
-  temperature: numberBetween(0, 2).optional(),
-  top_p: numberBetween(0, 1).optional(),
-  // The chat-completion API's own range for both penalties.
-  presence_penalty: numberBetween(-2, 2).optional(),
-  frequency_penalty: numberBetween(-2, 2).optional(),
+  ...samplingSettingsShape,
   template: z.array(chatMessageSchema).optional().describe('Replaces the stored template messages'),
-  tool_choice: invokeToolChoiceSchema.optional(),
+  tool_choice: toolChoiceSchema.optional(),
   response_format: responseFormatSchema.optional(),
   user: z.string().optional().describe('Identifier of the end-user'),
   doNotRecord: z.boolean().optional().describe('When true, sensitive data is not recorded in the logs'),
@@ -62,8 +39,6 @@ export type InvokeKind = 'prompt' | 'assistant';
 export type PromptInvokeBody = z.output<typeof promptInvokeBodySchema>;
 export type AssistantInvokeBody = z.output<typeof assistantInvokeBodySchema>;
 export type InvokeBodyFor<K extends InvokeKind> = K extends 'prompt' ? PromptInvokeBody : AssistantInvokeBody;
-export type InvokeToolChoice = z.output<typeof invokeToolChoiceSchema>;
-export type ResponseFormat = z.output<typeof responseFormatSchema>;
 
 export interface InvokeBodyOptions<K extends InvokeKind> {
   kind: K;
@@ -111,25 +86,10 @@ function undeclaredVariablesIssue(input: unknown, declared: readonly string[]): 
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const jsonSchemaCache = new Map<InvokeKind, Record<string, unknown>>();
-
 /**
- * JSON Schema of the request body for Swagger (`@ApiBody({ schema })`). OpenAPI 3.0 flavour, as
- * @nestjs/swagger emits 3.0 documents; input side, so defaulted fields (image `detail`) are optional.
- * Returns a fresh copy: Swagger's scanner may mutate what it is given.
+ * JSON Schema of the request body for Swagger (`@ApiBody({ schema })`), input side, so defaulted
+ * fields (image `detail`) are optional. A fresh object per call: Swagger's scanner may mutate it.
  */
 export function invokeBodyJsonSchema(kind: InvokeKind): Record<string, unknown> {
-  let schema = jsonSchemaCache.get(kind);
-  if (!schema) {
-    schema = z.toJSONSchema(invokeBodySchemaFor(kind), { target: 'openapi-3.0', io: 'input' }) as Record<
-      string,
-      unknown
-    >;
-    jsonSchemaCache.set(kind, schema);
-  }
-  return structuredClone(schema);
+  return openApiSchemaOf(invokeBodySchemaFor(kind));
 }

@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
+import { Metadata } from '../../common/validation';
 import { chatMessageSchema } from '../../common/chat';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
 
-type Metadata = Record<string, string | number>;
 const CONTENT_DOC = { type: 'array', items: openApiSchemaOf(chatMessageSchema), description: 'the chat messages of this turn' } as const;
 
 export class RequestLogSummaryDto {

@@ -1,35 +1,23 @@
 import { z } from 'zod';
-import { chatMessageSchema, expects, namedFunctionChoiceSchema } from '../../common/chat';
+import { chatMessageSchema, expects, samplingSettingsShape, toolChoiceSchema } from '../../common/chat';
+import { SLUG_PATTERN } from '../../common/validation/slug';
 
 /**
  * What a version stores, defined once in zod and used by the REST DTOs (via MatchesSchema), the
  * apply file and Swagger. Ranges are the chat-completion API's, as the invoke body checks them.
  */
 
-function numberBetween(min: number, max: number) {
-  const phrase = expects(`number between ${min} and ${max}`);
-  return z.number().min(min, phrase).max(max, phrase);
-}
-
-export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Provider names have the shape of slugs (without the slugs' "--" rule). */
+export const PROVIDER_NAME_PATTERN = SLUG_PATTERN;
 export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
-export const storedToolChoiceSchema = z.union(
-  [z.enum(['auto', 'required', 'none']), namedFunctionChoiceSchema],
-  expects('"auto", "required", "none" or {type: "function", function: {name}}'),
-);
-
 export const modelParametersSchema = z.strictObject({
-  temperature: numberBetween(0, 2).optional(),
-  top_p: numberBetween(0, 1).optional(),
-  max_tokens: z.number().int().min(1, expects('integer >= 1')).optional(),
-  presence_penalty: numberBetween(-2, 2).optional(),
-  frequency_penalty: numberBetween(-2, 2).optional(),
+  ...samplingSettingsShape,
   seed: z.number().int().optional(),
   // The chat-completion API accepts up to 4 stop sequences.
   stop: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(4)], expects('string or array of 1 to 4 strings')).optional(),
   response_format: z.strictObject({ type: z.enum(['json_object', 'text']) }).optional(),
-  tool_choice: storedToolChoiceSchema.optional(),
+  tool_choice: toolChoiceSchema.optional(),
 });
 
 /** A chat-completion function tool; `parameters` is a JSON Schema object and is not checked further. */

@@ -60,12 +60,13 @@ export class DeploymentsRepository {
     return manager.getRepository(DeploymentEntity).save(deployment);
   }
 
-  /** Current deployments of a project, by slug then environment. */
-  listCurrent(projectId: string, filter: { slug?: string; environment?: string } = {}, manager?: EntityManager): Promise<DeploymentRow[]> {
+  /** Current deployments of a project (of some of its prompts, with `promptIds`), by slug then environment. */
+  listCurrent(projectId: string, filter: { slug?: string; environment?: string; promptIds?: string[] } = {}, manager?: EntityManager): Promise<DeploymentRow[]> {
     const params: unknown[] = [projectId];
     let where = 'd.project_id = $1 AND d.replaced_at IS NULL';
     if (filter.slug !== undefined) where += ` AND p.slug = $${params.push(filter.slug)}`;
     if (filter.environment !== undefined) where += ` AND e.slug = $${params.push(filter.environment)}`;
+    if (filter.promptIds !== undefined) where += ` AND d.prompt_id IN (${filter.promptIds.map((id) => `$${params.push(id)}`).join(', ') || 'NULL'})`;
     return (manager ?? this.deployments.manager).query(`${ROW_SELECT} WHERE ${where} ORDER BY p.slug, e.slug`, params);
   }
 

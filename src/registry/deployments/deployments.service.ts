@@ -5,7 +5,6 @@ import { EnvironmentEntity } from '../environments/environment.entity';
 import { EnvironmentsService } from '../environments/environments.service';
 import { PromptVersionEntity } from '../prompts/prompt-version.entity';
 import { PromptEntity } from '../prompts/prompt.entity';
-import { PromptsRepository } from '../prompts/prompts.repository';
 import { PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
 import { RegistryCache } from '../registry-cache';
@@ -25,7 +24,6 @@ export class DeploymentsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly prompts: PromptsService,
-    private readonly promptsRepo: PromptsRepository,
     private readonly versions: VersionsRepository,
     private readonly environments: EnvironmentsService,
     private readonly deployments: DeploymentsRepository,
@@ -36,7 +34,7 @@ export class DeploymentsService {
   async deploy(projectId: string, slug: string, dto: DeployDto): Promise<DeploymentDto> {
     const row = await this.dataSource.transaction(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
-      await this.promptsRepo.lock(manager, projectId, prompt.id);
+      await this.prompts.lock(manager, prompt);
       // Re-read under the lock: a version created meanwhile counts as the newest.
       const locked = await this.prompts.require(projectId, slug, manager);
       const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
@@ -54,7 +52,7 @@ export class DeploymentsService {
   }
 
   /**
-   * The one place deployments are written. The caller holds the prompt's row lock (PromptsRepository.lock)
+   * The one place deployments are written. The caller holds the prompt's row lock (PromptsService.lock)
    * in `manager`'s transaction, and invalidates the registry cache once it commits.
    */
   async deployLocked(

@@ -40,9 +40,10 @@ export class PromptsService {
   async list(projectId: string, query: PageQuery): Promise<PromptListDto> {
     const limit = pageLimit(query);
     if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a prompt id']);
-    const rows = await this.prompts.list(projectId, query.after, limit + 1);
-    const current = await this.deployments.listCurrent(projectId);
-    return { object: 'list', ...toPage(rows.map((p) => toPromptDto(p, current)), limit) };
+    const page = toPage(await this.prompts.list(projectId, query.after, limit + 1), limit);
+    // The deployments of this page's prompts only: a page costs the same in a project of any size.
+    const current = await this.deployments.listCurrent(projectId, { promptIds: page.data.map((p) => p.id) });
+    return { object: 'list', ...page, data: page.data.map((p) => toPromptDto(p, current)) };
   }
 
   async get(projectId: string, slug: string): Promise<PromptDto> {
@@ -54,10 +55,6 @@ export class PromptsService {
     const prompt = isSlugLike(slug) ? await this.prompts.findBySlug(projectId, slug, manager) : null;
     if (!prompt) throw notFound(PROMPT_NOT_FOUND);
     return prompt;
-  }
-
-  findBySlug(projectId: string, slug: string, manager?: EntityManager): Promise<PromptEntity | null> {
-    return isSlugLike(slug) ? this.prompts.findBySlug(projectId, slug, manager) : Promise.resolve(null);
   }
 
   listAll(projectId: string, manager?: EntityManager): Promise<PromptEntity[]> {

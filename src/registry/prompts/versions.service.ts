@@ -95,10 +95,6 @@ export class VersionsService {
     return this.versions.findByNumber(projectId, promptId, version, manager);
   }
 
-  findById(projectId: string, id: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {
-    return this.versions.findById(projectId, id, manager);
-  }
-
   findNewestByHash(projectId: string, promptId: string, hash: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {
     return this.versions.findNewestByHash(projectId, promptId, hash, manager);
   }

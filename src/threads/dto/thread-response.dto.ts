@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
+import { Metadata } from '../../common/validation';
 import { RequestLogObjectDto } from './request-log-object.dto';
-
-type Metadata = Record<string, string | number>;
 
 /** Create Thread: createdAt is a date-time string here (and a Unix timestamp everywhere else). */
 export class ThreadCreatedDto {

@@ -1,16 +1,20 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { IsSlug } from '../../../common/validation';
 import { PromptKind } from '../../resolved-deployment';
+
+/** Version numbers are PostgreSQL integers: a larger one would fail the query rather than find nothing. */
+const MAX_VERSION = 2_147_483_647;
 
 export class DeployDto {
   @IsSlug('production')
   environment: string;
 
-  @ApiProperty({ required: false, minimum: 1, example: 3, description: 'the version number to deploy; defaults to the newest version' })
+  @ApiProperty({ required: false, minimum: 1, maximum: MAX_VERSION, example: 3, description: 'the version number to deploy; defaults to the newest version' })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_VERSION)
   version?: number;
 }
 
