@@ -7,6 +7,7 @@ import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schem
 import { RegistryCache } from '../registry/registry-cache';
 import { isProviderName } from '../registry/slugs';
 import { invalidBody } from '../registry/registry-errors';
+import { isServerSecret } from './api-key-env';
 import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
 import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
 import { ProviderCredentialsRepository } from './provider-credentials.repository';
@@ -107,7 +108,8 @@ export class ProviderCredentialsService {
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
   apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'apiKeyEnv' | 'apiKeyCiphertext'>): string | undefined {
     if (credential.apiKeyCiphertext) return this.decrypt(credential.apiKeyCiphertext, this.context(credential));
-    if (credential.apiKeyEnv) return process.env[credential.apiKeyEnv] || undefined;
+    // Checked again here, not only on input: a row stored before the rule existed must not leak either.
+    if (credential.apiKeyEnv && !isServerSecret(credential.apiKeyEnv)) return process.env[credential.apiKeyEnv] || undefined;
     return undefined;
   }
 
