@@ -34,14 +34,6 @@ export class MessagesRepository {
     });
   }
 
-  /** Every live message of a thread in order: the history an assistant call sends to the model. */
-  listHistory(projectId: string, threadId: string): Promise<ThreadMessageEntity[]> {
-    return this.messages.find({
-      where: { projectId, threadId, deletedAt: IsNull() },
-      order: { seq: 'ASC' },
-    });
-  }
-
   /**
    * The history of a live thread in one round trip: the content of its live turns in sequence
    * order, or null when the thread is missing or deleted (what the invoke path needs before it

@@ -64,13 +64,7 @@ export class MessagesService {
     return this.messages.insertMany(manager, rows);
   }
 
-  /** The chat messages of a thread's live turns, in sequence order: an assistant's history. */
-  async historyOf(projectId: string, threadId: string): Promise<Record<string, unknown>[]> {
-    const turns = await this.messages.listHistory(projectId, threadId);
-    return turns.flatMap((turn) => turn.content);
-  }
-
-  /** `historyOf` of a thread that must be live, in one query: null when it is missing or deleted. */
+  /** The chat messages of a live thread's live turns, in sequence order (an assistant's history), in one query; null when the thread is missing or deleted. */
   async liveHistoryOf(projectId: string, threadId: string): Promise<Record<string, unknown>[] | null> {
     if (!isUuid(threadId)) return null;
     const turns = await this.messages.liveHistory(projectId, threadId);
