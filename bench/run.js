@@ -8,21 +8,27 @@
  *
  * Scenarios, each at 1 and 64 connections:
  *   a   the fake upstream directly (non-streamed)            a~  the same, streamed (first byte)
- *   b   a bare NestJS + express pass-through to the upstream (the floor for our stack)
+ *   b   a bare NestJS + express pass-through to the upstream (the floor for our stack), with fetch
+ *   b'  the same with a node:http client (what Parley's providers use since docs/performance.md)
  *   c   a deployed prompt through Parley
  *   d   an assistant through Parley, appending to threads: per connection, conversations of 10
  *       calls (the first creates the thread, the next 9 continue it)
  *   e   d streamed; its figure is the time to the first byte of the stream
  *
- * Environment: BENCH_DURATION (s, default 6), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS
- * ("1,64"), BENCH_ONLY (e.g. "a,c": a partial run, not written to latest.json), BENCH_PROFILE=1
- * (Parley runs with --cpu-prof; profiles in bench/profiles/), BENCH_PGHOST/PORT/USER.
+ * Each figure pools BENCH_ROUNDS (3) slices of BENCH_DURATION / rounds seconds (6 s in all), each
+ * after BENCH_WARMUP (1) s of warm-up; the scenarios take turns slice by slice.
+ *
+ * Environment: BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS ("1,64"), BENCH_ONLY (e.g. "a,c": a partial run, not written to latest.json), BENCH_PROFILE=1
+ * (Parley runs with --cpu-prof; profiles in bench/profiles/), BENCH_PARLEY_MAIN (another build's
+ * main.js, e.g. to measure a baseline; such a run is not written to latest.json), BENCH_QUIET_PCT /
+ * BENCH_QUIET_MAX / BENCH_QUIET_BUDGET (waiting for a quiet machine), BENCH_PGHOST/PORT/USER.
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createDatabase, dropDatabase, monitor } = require('./lib/database');
+const { createDatabase, dropDatabase, monitor, probe } = require('./lib/database');
 const { runLoad } = require('./lib/load');
+const { summarize } = require('./lib/stats');
 const { cpuMicros, cpuSplit, killAllNow, machineJiffies, startNode, stopAll } = require('./lib/processes');
 const { printReport } = require('./lib/report');
 const { setUpParley } = require('./lib/setup');
@@ -30,11 +36,13 @@ const { setUpParley } = require('./lib/setup');
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results');
 const DURATION = Number(process.env.BENCH_DURATION || 6);
-const WARMUP = Number(process.env.BENCH_WARMUP || 2);
+const WARMUP = Number(process.env.BENCH_WARMUP || 1);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '1,64').split(',').map(Number);
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT || 10);
+const PARLEY_MAIN = path.resolve(process.env.BENCH_PARLEY_MAIN || path.join(ROOT, 'dist', 'main.js'));
 const QUIET_MAX = Number(process.env.BENCH_QUIET_MAX || 15);
 const QUIET_BUDGET = Number(process.env.BENCH_QUIET_BUDGET || 90);
 
@@ -141,48 +149,98 @@ async function waitForQuiet(ctx) {
   }
 }
 
-async function measure(scenario, connections, ctx) {
+/** One slice: warm-up, a wait for a quiet machine, then `durationSec` measured, with CPU counters. */
+async function measureSlice(scenario, connections, durationSec, ctx) {
   const opts = { connections, ttfb: Boolean(scenario.stream) };
   const warm = WARMUP > 0 ? await runLoad(scenario.target, { ...opts, durationSec: WARMUP }) : { requests: 0 };
   const quiet = await waitForQuiet(ctx);
   const pids = { server: scenario.serverPid(), upstream: ctx.upstream.pid };
   const own0 = await ownCpu(ctx);
   const cpu0 = { server: cpuSplit(pids.server), upstream: cpuMicros(pids.upstream) };
-  const result = await runLoad(scenario.target, { ...opts, durationSec: DURATION });
+  const result = await runLoad(scenario.target, { ...opts, durationSec });
   const cpu1 = { server: cpuSplit(pids.server), upstream: cpuMicros(pids.upstream) };
   const own1 = await ownCpu(ctx);
-  const perReq = (micros) => (result.requests > 0 ? Math.round(micros / result.requests) : null);
-  const dbMicros = scenario.usesDb ? ctx.db.cpuBetween(own0.db, own1.db) : 0;
+  return {
+    result,
+    warmupRequests: warm.requests,
+    quietWaitSec: quiet.waitedSec,
+    serverUser: cpu1.server.user - cpu0.server.user,
+    serverSys: cpu1.server.sys - cpu0.server.sys,
+    upstream: cpu1.upstream - cpu0.upstream,
+    db: scenario.usesDb ? ctx.db.cpuBetween(own0.db, own1.db) : 0,
+    machineBusy: own1.machine.busy - own0.machine.busy,
+    machineTotal: own1.machine.total - own0.machine.total,
+    foreignPct: foreignPct(own0, own1, ctx),
+  };
+}
+
+/** The slices of one scenario at one connection count, as one run: responses pooled, CPU summed. */
+function mergeSlices(scenario, connections, slices) {
+  const requests = slices.reduce((n, s) => n + s.result.requests, 0);
+  const seconds = slices.reduce((n, s) => n + s.result.durationSec, 0);
+  const sum = (field) => slices.reduce((n, s) => n + s[field], 0);
+  const perReq = (micros) => (requests > 0 ? Math.round(micros / requests) : null);
+  const statuses = {};
+  for (const s of slices) for (const [code, n] of Object.entries(s.result.statuses)) statuses[code] = (statuses[code] || 0) + n;
+  const busyTotal = sum('machineTotal');
   return {
     scenario: scenario.id,
     name: scenario.name,
-    ...result,
-    warmupRequests: warm.requests,
+    connections,
+    slices: slices.length,
+    durationSec: seconds,
+    requests,
+    warmupRequests: sum('warmupRequests'),
+    non2xx: slices.reduce((n, s) => n + s.result.non2xx, 0),
+    errors: slices.reduce((n, s) => n + s.result.errors, 0),
+    timeouts: slices.reduce((n, s) => n + s.result.timeouts, 0),
+    statuses,
+    rps: Math.round((requests / seconds) * 10) / 10,
+    latencyMs: summarize(slices.flatMap((s) => s.result.raw.latencies)),
+    ...(scenario.stream ? { ttfbMs: summarize(slices.flatMap((s) => s.result.raw.firstBytes)) } : {}),
     cpuPerRequestUs: {
-      server: perReq(cpu1.server.user + cpu1.server.sys - cpu0.server.user - cpu0.server.sys),
-      serverUser: perReq(cpu1.server.user - cpu0.server.user),
-      serverSys: perReq(cpu1.server.sys - cpu0.server.sys),
-      upstream: scenario.id.startsWith('a') ? null : perReq(cpu1.upstream - cpu0.upstream),
-      db: scenario.usesDb ? perReq(dbMicros) : null,
+      server: perReq(sum('serverUser') + sum('serverSys')),
+      serverUser: perReq(sum('serverUser')),
+      serverSys: perReq(sum('serverSys')),
+      upstream: scenario.id.startsWith('a') ? null : perReq(sum('upstream')),
+      db: scenario.usesDb ? perReq(sum('db')) : null,
     },
-    machineBusyPct: Math.round(((own1.machine.busy - own0.machine.busy) / Math.max(1, own1.machine.total - own0.machine.total)) * 1000) / 10,
-    foreignCpuPct: foreignPct(own0, own1, ctx),
-    quietWait: quiet,
+    machineBusyPct: busyTotal > 0 ? Math.round((sum('machineBusy') / busyTotal) * 1000) / 10 : null,
+    // The worst slice: a figure is only as clean as its noisiest part.
+    foreignCpuPct: Math.max(...slices.map((s) => s.foreignPct)),
+    quietWaitSec: Math.round(sum('quietWaitSec') * 10) / 10,
   };
 }
 
 function targetsOf(runs) {
   const find = (id, c) => runs.find((r) => r.scenario === id && r.connections === c);
   const targets = [];
-  const add = (id, description, value, limit, kind, unit) =>
-    targets.push({ id, description, value: value === null ? null : Math.round(value * 1000) / 1000, limit, unit, met: value === null ? null : kind === 'min' ? value >= limit : value <= limit });
+  // A figure taken while other processes used more than QUIET_PCT % of the machine is flagged.
+  const add = (id, description, value, limit, kind, unit, x, y) =>
+    targets.push({
+      id,
+      description,
+      value: value === null ? null : Math.round(value * 1000) / 1000,
+      limit,
+      unit,
+      met: value === null ? null : kind === 'min' ? value >= limit : value <= limit,
+      disturbedPct: Math.max(x?.foreignCpuPct ?? 0, y?.foreignCpuPct ?? 0) > QUIET_PCT ? Math.max(x.foreignCpuPct, y.foreignCpuPct) : null,
+    });
   const ratio = (x, y) => (x && y ? x.rps / y.rps : null);
   const dp50 = (x, y, field = 'latencyMs') => (x && y ? x[field].p50 - y[field].p50 : null);
-  add('c64-throughput', '(c) at 64 connections: req/s as a share of (b) bare Nest', ratio(find('c', 64), find('b', 64)), 0.5, 'min', 'ratio');
-  add('c1-p50', '(c) at 1 connection: p50 added over (a) the upstream', dp50(find('c', 1), find('a', 1)), 1, 'max', 'ms');
-  add('d1-p50', '(d) at 1 connection: p50 added over (a) the upstream', dp50(find('d', 1), find('a', 1)), 2, 'max', 'ms');
-  add('e1-ttfb', '(e) at 1 connection: first byte p50 added over (a~) the upstream streaming', dp50(find('e', 1), find('a~', 1), 'ttfbMs'), 1, 'max', 'ms');
+  add('c64-throughput', '(c) at 64 connections: req/s as a share of (b) bare Nest', ratio(find('c', 64), find('b', 64)), 0.5, 'min', 'ratio', find('c', 64), find('b', 64));
+  add('c1-p50', '(c) at 1 connection: p50 added over (a) the upstream', dp50(find('c', 1), find('a', 1)), 1, 'max', 'ms', find('c', 1), find('a', 1));
+  add('d1-p50', '(d) at 1 connection: p50 added over (a) the upstream', dp50(find('d', 1), find('a', 1)), 2, 'max', 'ms', find('d', 1), find('a', 1));
+  add('e1-ttfb', '(e) at 1 connection: first byte p50 added over (a~) the upstream streaming', dp50(find('e', 1), find('a~', 1), 'ttfbMs'), 1, 'max', 'ms', find('e', 1), find('a~', 1));
   return targets;
+}
+
+/** Not a target: (c) against the bare stack using the same HTTP client as Parley's providers. */
+function referenceOf(runs) {
+  const find = (id, c) => runs.find((r) => r.scenario === id && r.connections === c);
+  const c = find('c', 64);
+  const bNode = find("b'", 64);
+  return { c64OverBareNodeHttp64: c && bNode ? Math.round((c.rps / bNode.rps) * 1000) / 1000 : null };
 }
 
 function overheadsOf(runs) {
@@ -239,9 +297,10 @@ async function main() {
 
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const bare = await startNode('bare Nest', path.join(__dirname, 'lib', 'bare-nest.js'), { env: { UPSTREAM_URL: upstream.url } });
+  const bareNodeHttp = await startNode('bare Nest (node:http)', path.join(__dirname, 'lib', 'bare-nest.js'), { env: { UPSTREAM_URL: upstream.url, BARE_CLIENT: 'node-http' } });
   const profileDir = path.join(__dirname, 'profiles');
   if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
-  const parley = await startNode('Parley', path.join(ROOT, 'dist', 'main.js'), {
+  const parley = await startNode('Parley', PARLEY_MAIN, {
     env: {
       DATABASE_URL: databaseUrl,
       HOST: '127.0.0.1',
@@ -262,22 +321,44 @@ async function main() {
     { id: 'a', name: 'upstream direct', serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) } },
     { id: 'a~', name: 'upstream direct, streamed', stream: true, serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) } },
     { id: 'b', name: 'bare Nest pass-through', serverPid: () => bare.pid, target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) } },
+    { id: "b'", name: 'bare Nest, node:http client', serverPid: () => bareNodeHttp.pid, target: { url: `${bareNodeHttp.url}/chat/completions`, body: upstreamBody(false) } },
     { id: 'c', name: 'Parley deployed prompt', usesDb: true, serverPid: () => parley.pid, target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: JSON.stringify(parleyInvoke) } },
     { id: 'd', name: 'Parley assistant + thread', usesDb: true, thread: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, false) } },
     { id: 'e', name: 'Parley assistant streamed', usesDb: true, thread: true, stream: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, true) } },
   ].filter((s) => !ONLY || ONLY.includes(s.id));
 
-  const ctx = { upstream, db, pids: [upstream.pid, bare.pid, parley.pid], quietBudget: QUIET_BUDGET };
-  const runs = [];
+  const ctx = { upstream, db, pids: [upstream.pid, bare.pid, bareNodeHttp.pid, parley.pid], quietBudget: QUIET_BUDGET };
   let parleyAnswered = 0;
+  let databaseProbe = null;
   for (const scenario of scenarios) {
     await sanityCheck(scenario);
     if (scenario.usesDb) parleyAnswered++;
+  }
+  // Each scenario is measured in ROUNDS slices, the scenarios taking turns (in reverse order every
+  // other round): on a shared machine, slow phases then weigh on every scenario alike, and the
+  // figures compared with each other (c against a, c against b) are taken side by side in time.
+  const slices = new Map();
+  const sliceSec = DURATION / ROUNDS;
+  for (const connections of CONNECTIONS) {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const scenario of round % 2 ? [...scenarios].reverse() : scenarios) {
+        if (scenario.usesDb && !databaseProbe) {
+          log('(db) PostgreSQL round trip and commit, sequential');
+          databaseProbe = await probe(databaseUrl);
+        }
+        log(`(${scenario.id}) ${scenario.name}, ${connections} connection(s), round ${round + 1}/${ROUNDS}: ${WARMUP}s warm-up + ${sliceSec}s`);
+        const key = `${scenario.id}@${connections}`;
+        if (!slices.has(key)) slices.set(key, []);
+        slices.get(key).push(await measureSlice(scenario, connections, sliceSec, ctx));
+      }
+    }
+  }
+  const runs = [];
+  for (const scenario of scenarios) {
     for (const connections of CONNECTIONS) {
-      log(`(${scenario.id}) ${scenario.name}, ${connections} connection(s): ${WARMUP}s warm-up + ${DURATION}s`);
-      const run = await measure(scenario, connections, ctx);
+      const run = mergeSlices(scenario, connections, slices.get(`${scenario.id}@${connections}`));
       runs.push(run);
-      if (run.non2xx > 0 || run.errors > 0) log(`  !! ${run.non2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.statuses)}`);
+      if (run.non2xx > 0 || run.errors > 0) log(`  !! (${run.scenario}) at ${connections}: ${run.non2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.statuses)}`);
     }
   }
   parleyAnswered += runs.filter((r) => ['c', 'd', 'e'].includes(r.scenario)).reduce((n, r) => n + r.warmupRequests + r.requests, 0);
@@ -287,12 +368,15 @@ async function main() {
 
   const report = {
     timestamp: new Date().toISOString(),
-    partial: Boolean(ONLY) || CONNECTIONS.join() !== '1,64',
+    partial: Boolean(ONLY) || CONNECTIONS.join() !== '1,64' || Boolean(process.env.BENCH_PARLEY_MAIN),
+    parleyMain: path.relative(ROOT, PARLEY_MAIN),
     machine,
-    settings: { durationSec: DURATION, warmupSec: WARMUP, quietBelowPct: QUIET_PCT, connections: CONNECTIONS, parley: { LOG_LEVEL: 'warn', DB_POOL_SIZE: process.env.DB_POOL_SIZE || '10 (default)' }, profile: PROFILE },
+    settings: { durationSec: DURATION, rounds: ROUNDS, warmupSecPerRound: WARMUP, quietBelowPct: QUIET_PCT, connections: CONNECTIONS, parley: { LOG_LEVEL: 'warn', DB_POOL_SIZE: process.env.DB_POOL_SIZE || '10 (default)' }, profile: PROFILE },
     runs,
     overhead: overheadsOf(runs),
     targets: targetsOf(runs),
+    reference: referenceOf(runs),
+    databaseProbe,
     integrity,
     wallClockSec: Math.round((Date.now() - started) / 100) / 10,
   };

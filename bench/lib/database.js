@@ -50,4 +50,32 @@ async function monitor(dbName) {
   };
 }
 
-module.exports = { createDatabase, dropDatabase, monitor };
+/**
+ * What the database itself costs a call, for reading Parley's figures: the round trip of
+ * `SELECT 1`, and a one-row INSERT committed on its own (the fsync of the WAL included), each run
+ * sequentially on one connection to the benchmark's database.
+ */
+async function probe(databaseUrl, count = 400) {
+  const { summarize } = require('./stats');
+  const client = new Client({ connectionString: databaseUrl, application_name: 'parley-bench-probe' });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE IF NOT EXISTS bench_probe (id integer)');
+    const time = async (sql) => {
+      const out = [];
+      for (let i = 0; i < count; i++) {
+        const start = process.hrtime.bigint();
+        await client.query(sql);
+        out.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      return summarize(out);
+    };
+    await time('SELECT 1');
+    return { selectRoundTripMs: await time('SELECT 1'), insertCommitMs: await time('INSERT INTO bench_probe VALUES (1)') };
+  } finally {
+    await client.query('DROP TABLE IF EXISTS bench_probe').catch(() => {});
+    await client.end();
+  }
+}
+
+module.exports = { createDatabase, dropDatabase, monitor, probe };

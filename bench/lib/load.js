@@ -53,6 +53,8 @@ function runLoad(target, { connections, durationSec, ttfb = false }) {
           rps: Math.round((ok / seconds) * 10) / 10,
           latencyMs: summarize(latencies),
           ...(ttfb ? { ttfbMs: summarize(firstBytes) } : {}),
+          // The per-response figures, for merging runs (not written to the report).
+          raw: { latencies, firstBytes },
         });
       },
     );

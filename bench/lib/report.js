@@ -14,7 +14,8 @@ function printReport(report) {
   const m = report.machine;
   console.log(`\nParley benchmark ${report.timestamp}`);
   console.log(`${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, PostgreSQL ${m.postgres}, ${m.kernel}`);
-  console.log(`${report.settings.warmupSec}s warm-up + ${report.settings.durationSec}s per run; latency = whole response, TTFB = first body byte; CPU in µs per request; busy % = whole machine, other % = processes not part of the benchmark\n`);
+  const st = report.settings;
+  console.log(`${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; busy % = whole machine, other % = processes not part of the benchmark (worst slice)\n`);
 
   console.log(
     table(
@@ -59,7 +60,15 @@ function printReport(report) {
     const verdict = t.met === null ? 'n/a (not measured)' : t.met ? 'MET' : 'NOT MET';
     const value = t.value === null ? '-' : t.unit === 'ratio' ? t.value.toFixed(3) : `${signed(t.value)} ms`;
     const limit = t.unit === 'ratio' ? `≥ ${t.limit}` : `≤ ${t.limit} ms`;
-    console.log(`  ${verdict.padEnd(8)} ${t.description}: ${value} (target ${limit})`);
+    const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile, rerun` : '';
+    console.log(`  ${verdict.padEnd(8)} ${t.description}: ${value} (target ${limit})${disturbed}`);
+  }
+  if (report.reference?.c64OverBareNodeHttp64 != null) {
+    console.log(`  (for reference) (c) at 64 connections ÷ (b') bare Nest with node:http: ${report.reference.c64OverBareNodeHttp64.toFixed(3)}`);
+  }
+  if (report.databaseProbe) {
+    const { selectRoundTripMs: rt, insertCommitMs: ic } = report.databaseProbe;
+    console.log(`\nPostgreSQL alone (sequential, one connection): SELECT 1 p50 ${rt.p50} / p99 ${rt.p99} ms; one-row INSERT + commit p50 ${ic.p50} / p99 ${ic.p99} ms`);
   }
   if (report.integrity) {
     const i = report.integrity;
