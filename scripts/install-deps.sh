@@ -6,7 +6,12 @@
 # only fills in what the lock could not list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! npm ci --no-audit --no-fund "$@"; then
-  echo "npm ci refused the lock file; installing the locked versions with npm install" >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! npm ci --no-audit --no-fund "$@" >"$log" 2>&1; then
+  echo "npm ci refused the lock file ($(grep -m1 -o 'Missing: [^ ]*' "$log" || echo 'see npm ci'));" \
+    "installing the locked versions with npm install" >&2
   npm install --no-audit --no-fund "$@"
+else
+  cat "$log"
 fi
