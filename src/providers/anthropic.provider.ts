@@ -23,6 +23,7 @@ import {
   cappedRetryAfterFetch,
   ClientCache,
   DEFAULT_UPSTREAM_SETTINGS,
+  sdkRequestOptions,
   toProviderError,
   UpstreamAdapterSettings,
 } from './upstream-http';
@@ -38,7 +39,7 @@ export class AnthropicProvider implements ProviderAdapter {
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toAnthropicBody(req);
     try {
-      const message = await this.client(creds).messages.create(body, this.requestOptions(opts, opts.signal));
+      const message = await this.client(creds).messages.create(body, sdkRequestOptions(this.settings, opts, opts.signal));
       return { completion: fromAnthropicMessage(message), providerRequest: body, providerResponse: message };
     } catch (err) {
       throw toProviderError(err, 'anthropic', opts.signal);
@@ -66,7 +67,7 @@ export class AnthropicProvider implements ProviderAdapter {
     const translator = new AnthropicStreamTranslator(model);
     const watch = new StreamWatch('anthropic', opts.signal, opts.timeoutMs ?? this.settings.timeoutMs);
     try {
-      const upstream = await this.client(creds).messages.create(body, this.requestOptions(opts, watch.signal));
+      const upstream = await this.client(creds).messages.create(body, sdkRequestOptions(this.settings, opts, watch.signal));
       watch.touch();
       for await (const event of upstream) {
         watch.touch();
@@ -92,13 +93,6 @@ export class AnthropicProvider implements ProviderAdapter {
     }
   }
 
-  private requestOptions(opts: ProviderCallOptions, signal: AbortSignal | undefined) {
-    return {
-      timeout: Math.max(1, Math.round(opts.timeoutMs ?? this.settings.timeoutMs)),
-      maxRetries: opts.maxRetries ?? this.settings.maxRetries,
-      ...(signal ? { signal } : {}),
-    };
-  }
 
   private client(creds: ProviderCredentials): Anthropic {
     const baseURL = creds.baseUrl || ANTHROPIC_DEFAULT_BASE_URL;

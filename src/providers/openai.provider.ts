@@ -25,6 +25,7 @@ import {
   cappedRetryAfterFetch,
   ClientCache,
   DEFAULT_UPSTREAM_SETTINGS,
+  sdkRequestOptions,
   toProviderError,
   UpstreamAdapterSettings,
 } from './upstream-http';
@@ -40,7 +41,7 @@ export class OpenAIProvider implements ProviderAdapter {
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toOpenAIBody(req);
     try {
-      const raw = await this.client(creds).chat.completions.create(body, this.requestOptions(opts, opts.signal));
+      const raw = await this.client(creds).chat.completions.create(body, sdkRequestOptions(this.settings, opts, opts.signal));
       return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw };
     } catch (err) {
       throw toProviderError(err, 'openai', opts.signal);
@@ -62,7 +63,7 @@ export class OpenAIProvider implements ProviderAdapter {
     const watch = new StreamWatch('openai', opts.signal, opts.timeoutMs ?? this.settings.timeoutMs);
     let finished = false;
     try {
-      const upstream = await this.client(creds).chat.completions.create(body, this.requestOptions(opts, watch.signal));
+      const upstream = await this.client(creds).chat.completions.create(body, sdkRequestOptions(this.settings, opts, watch.signal));
       watch.touch();
       for await (const chunk of upstream) {
         watch.touch();
@@ -87,13 +88,6 @@ export class OpenAIProvider implements ProviderAdapter {
     }
   }
 
-  private requestOptions(opts: ProviderCallOptions, signal: AbortSignal | undefined) {
-    return {
-      timeout: Math.max(1, Math.round(opts.timeoutMs ?? this.settings.timeoutMs)),
-      maxRetries: opts.maxRetries ?? this.settings.maxRetries,
-      ...(signal ? { signal } : {}),
-    };
-  }
 
   private client(creds: ProviderCredentials): OpenAI {
     const baseURL = creds.baseUrl || OPENAI_DEFAULT_BASE_URL;

@@ -13,7 +13,7 @@
 import Anthropic, { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import OpenAI, { APIError as OpenAIApiError } from 'openai';
 import { nodeHttpFetch } from './node-http-fetch';
-import { ProviderError, ProviderType } from './provider.types';
+import { ProviderCallOptions, ProviderError, ProviderType } from './provider.types';
 
 /** Call defaults of an SDK-backed adapter; ProviderCallOptions override the first two per call. */
 export interface UpstreamAdapterSettings {
@@ -149,7 +149,7 @@ export function toProviderError(err: unknown, provider: ProviderType, signal?: A
 
 /**
  * One SDK client per (base URL, key): a client carries its auth and options, while connections
- * are pooled per origin by the global fetch anyway. Bounded, oldest evicted first.
+ * are pooled per origin by the keep-alive agents of node-http-fetch.ts. Bounded, oldest evicted first.
  */
 export class ClientCache<T> {
   private readonly clients = new Map<string, T>();
@@ -166,4 +166,13 @@ export class ClientCache<T> {
     }
     return client;
   }
+}
+
+/** Per-call options both SDKs take: timeout per attempt, retries, and the caller's abort signal. */
+export function sdkRequestOptions(settings: UpstreamAdapterSettings, opts: ProviderCallOptions, signal: AbortSignal | undefined) {
+  return {
+    timeout: Math.max(1, Math.round(opts.timeoutMs ?? settings.timeoutMs)),
+    maxRetries: opts.maxRetries ?? settings.maxRetries,
+    ...(signal ? { signal } : {}),
+  };
 }
