@@ -32,6 +32,13 @@ export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 export class AnthropicProvider implements ProviderAdapter {
   readonly type = 'anthropic' as const;
+
+  /** What the Messages API has no equivalent for (the sampling parameters: see anthropic.translate.ts). */
+  unsupportedParam(req: ProviderRequest): string | undefined {
+    if (req.n !== undefined && req.n > 1) return 'n';
+    for (const param of ['seed', 'presence_penalty', 'frequency_penalty'] as const) if (req[param] !== undefined) return param;
+    return undefined;
+  }
   private readonly clients = new ClientCache<Anthropic>();
 
   constructor(private readonly settings: UpstreamAdapterSettings = DEFAULT_UPSTREAM_SETTINGS) {}

@@ -57,6 +57,10 @@ function wordPieces(text: string): string[] {
 export class LocalProvider implements ProviderAdapter {
   readonly type = 'local' as const;
 
+  unsupportedParam(req: ProviderRequest): string | undefined {
+    return req.n !== undefined && req.n > 1 ? 'n' : undefined;
+  }
+
   async complete(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     throwIfAborted(opts.signal);
     const answer = this.answer(req);

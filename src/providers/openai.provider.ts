@@ -34,6 +34,11 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export class OpenAIProvider implements ProviderAdapter {
   readonly type = 'openai' as const;
+
+  /** Every field is passed through: the upstream itself answers for what it cannot do. */
+  unsupportedParam(): string | undefined {
+    return undefined;
+  }
   private readonly clients = new ClientCache<OpenAI>();
 
   constructor(private readonly settings: UpstreamAdapterSettings = DEFAULT_UPSTREAM_SETTINGS) {}

@@ -11,6 +11,7 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from 'openai/resources/shared';
 
 export type {
   ChatCompletion,
@@ -29,6 +30,8 @@ export interface ProviderRequest {
   model: string;
   messages: ChatCompletionMessageParam[];
   max_tokens?: number;
+  /** OpenAI's newer name for max_tokens; an adapter sends whichever its upstream expects. */
+  max_completion_tokens?: number;
   temperature?: number;
   top_p?: number;
   presence_penalty?: number;
@@ -36,9 +39,12 @@ export interface ProviderRequest {
   seed?: number;
   stop?: string | string[];
   user?: string;
+  /** Number of choices; only the OpenAI-shaped /v1 surface sends more than one. */
+  n?: number;
   tools?: ChatCompletionTool[];
   tool_choice?: ChatCompletionToolChoiceOption;
-  response_format?: { type: 'json_object' | 'text' };
+  parallel_tool_calls?: boolean;
+  response_format?: ResponseFormatText | ResponseFormatJSONObject | ResponseFormatJSONSchema;
   /**
    * Parley's own request metadata (for the request log). Adapters do not forward it upstream:
    * it is the caller's data, and OpenAI-compatible servers reject or misuse unknown fields.
@@ -83,6 +89,12 @@ export interface ProviderStream extends AsyncIterable<ChatCompletionChunk> {
 
 export interface ProviderAdapter {
   readonly type: ProviderType;
+  /**
+   * The first request field (by its ProviderRequest name, e.g. `n`, `response_format`) this
+   * adapter cannot honour as asked, or undefined. The OpenAI-shaped /v1 surface answers 400 with
+   * that `param` instead of dropping the field; the spec's invoke endpoints do not ask.
+   */
+  unsupportedParam(req: ProviderRequest): string | undefined;
   complete(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<ProviderResult>;
   stream(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): ProviderStream;
 }
@@ -108,11 +120,13 @@ export class ProviderError extends Error {
    * logs `recordableMessage` instead.
    */
   readonly upstreamText?: string;
+  /** For bad_request: the request field at fault, when one is (OpenAI's error `param`). */
+  readonly param?: string;
 
   constructor(
     kind: ProviderErrorKind,
     message: string,
-    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown; upstreamText?: string } = {},
+    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown; upstreamText?: string; param?: string } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.kind = kind;
@@ -120,6 +134,7 @@ export class ProviderError extends Error {
     if (extra.retryAfterSeconds !== undefined) this.retryAfterSeconds = extra.retryAfterSeconds;
     if (extra.provider !== undefined) this.provider = extra.provider;
     if (extra.upstreamText) this.upstreamText = extra.upstreamText;
+    if (extra.param !== undefined) this.param = extra.param;
   }
 
   /** The message without the upstream's own text: what may be logged for a doNotRecord call. */
