@@ -1,5 +1,6 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
-import { notFound } from './api-exception';
+import { invalidApiKey, notFound } from './api-exception';
+import { openaiError } from './openai-error';
 import { ApiExceptionFilter } from './api-exception.filter';
 
 /** The parts of an express Response the filter uses, recording what it was told. */
@@ -29,8 +30,8 @@ function fakeResponse(headersSent = false) {
   };
 }
 
-function answer(exception: unknown, res = fakeResponse()) {
-  const host = { switchToHttp: () => ({ getResponse: () => res }) } as unknown as ArgumentsHost;
+function answer(exception: unknown, res = fakeResponse(), path = '/v2/threads') {
+  const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ path }) }) } as unknown as ArgumentsHost;
   new ApiExceptionFilter().catch(exception, host);
   return res;
 }
@@ -69,5 +70,19 @@ describe('ApiExceptionFilter', () => {
   it('only ends a response whose headers went out already (a stream reports its own errors)', () => {
     const res = answer(new Error('late'), fakeResponse(true));
     expect(res).toMatchObject({ ended: true, statusCode: 0, body: undefined });
+  });
+
+  it("answers every error under /v1 in OpenAI's shape, keeping status and headers", () => {
+    expect(answer(invalidApiKey(), fakeResponse(), '/v1/chat/completions')).toMatchObject({
+      statusCode: 401,
+      body: { error: { message: 'Invalid API key', type: 'authentication_error', param: null, code: 'invalid_api_key' } },
+    });
+    const unavailable = answer(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), fakeResponse(), '/v1/models');
+    expect(unavailable).toMatchObject({ statusCode: 503, body: { error: { message: 'Database unavailable', param: null } } });
+    expect(unavailable.headers['retry-after']).toBe('1');
+    const own = openaiError(400, 'Unknown parameter', { param: 'n' });
+    expect(answer(own, fakeResponse(), '/v1/chat/completions').body).toEqual({
+      error: { message: 'Unknown parameter', type: 'invalid_request_error', param: 'n', code: null },
+    });
   });
 });

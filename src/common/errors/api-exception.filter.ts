@@ -1,12 +1,14 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiException, resourceError, serviceError } from './api-exception';
 import { isDatabaseUnavailable } from './database-errors';
+import { asOpenAIError, isOpenAIPath } from './openai-error';
 
 /**
  * Renders every error the service answers with. Bodies come ready-made from ApiException; Nest's
  * own exceptions (unknown route, wrong method) get the `{error: {message}}` shape; anything else is
- * logged with its stack and answered with a 500 that carries no internals.
+ * logged with its stack and answered with a 500 that carries no internals. Under `/v1` every body
+ * is re-shaped to OpenAI's `{error: {message, type, param, code}}` (openai-error.ts).
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -14,7 +16,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const error = this.toResponse(exception);
+    const req = host.switchToHttp().getRequest<Request | undefined>();
+    // One surface, one error shape: everything under /v1 answers in OpenAI's.
+    const error = req && isOpenAIPath(req.path) ? asOpenAIError(this.toResponse(exception)) : this.toResponse(exception);
     if (res.headersSent) {
       // A streamed response already started: the stream writer reports its own errors.
       res.end();

@@ -1,0 +1,58 @@
+import { ApiException } from './api-exception';
+
+/**
+ * The error body of the OpenAI-shaped `/v1` surface: `{error: {message, type, param, code}}` with
+ * OpenAI's status codes, which the official SDKs turn into their typed errors
+ * (AuthenticationError, NotFoundError, BadRequestError with `param`, RateLimitError, ...).
+ * See docs/openai-compatibility.md.
+ */
+export class OpenAIApiException extends ApiException {}
+
+export interface OpenAIErrorFields {
+  type?: string;
+  param?: string | null;
+  code?: string | null;
+}
+
+/** OpenAI's `type` for a status, where the caller gives none. */
+export function openaiErrorType(status: number): string {
+  if (status === 400 || status === 404 || status === 409 || status === 413 || status === 422) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503) return 'service_unavailable';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+export function openaiError(status: number, message: string, fields: OpenAIErrorFields = {}, headers: Record<string, string> = {}): OpenAIApiException {
+  return new OpenAIApiException(
+    status,
+    { error: { message, type: fields.type ?? openaiErrorType(status), param: fields.param ?? null, code: fields.code ?? null } },
+    headers,
+  );
+}
+
+/** The text of any of Parley's other error bodies: `{error: {message}}`, `{error, message}` or `{error}`. */
+function messageOf(body: Record<string, unknown>): string {
+  const { error, message } = body as { error?: unknown; message?: unknown };
+  if (typeof message === 'string') return message;
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return 'Error';
+}
+
+const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'not_found', 429: 'rate_limit_exceeded' };
+
+/** An error built for the spec's surfaces (the guard's 401, a 503, a 413), re-shaped for `/v1`; status and headers kept. */
+export function asOpenAIError(err: ApiException): OpenAIApiException {
+  if (err instanceof OpenAIApiException) return err;
+  const status = err.getStatus();
+  return openaiError(status, messageOf(err.body), { code: CODE_BY_STATUS[status] ?? null }, err.headers);
+}
+
+/** Requests of the OpenAI-shaped surface, whose errors take OpenAI's shape. */
+export function isOpenAIPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
