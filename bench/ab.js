@@ -41,7 +41,7 @@ function target(server, setup) {
 
 async function main() {
   const adminKey = `ak_bench_${crypto.randomBytes(24).toString('base64url')}`;
-  const env = (url) => ({ DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') });
+  const env = (url) => ({ DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') });
   const databaseUrl = createDatabase(dbName);
   const common = env(databaseUrl);
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));

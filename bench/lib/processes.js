@@ -13,9 +13,10 @@ const children = new Set();
  * Starts `node [nodeArgs] script` with an IPC channel (so it dies with us) and resolves once it is
  * ready: an IPC message `{ready, url}`, or a stdout line matching `readyPattern` (group 1 = url).
  */
-function startNode(name, script, { env = {}, nodeArgs = [], readyPattern, timeoutMs = 60_000 } = {}) {
-  const child = spawn(process.execPath, ['-r', DIE_WITH_PARENT, ...nodeArgs, script], {
+function startNode(name, script, { env = {}, nodeArgs = [], args = [], cwd, readyPattern, timeoutMs = 60_000 } = {}) {
+  const child = spawn(process.execPath, ['-r', DIE_WITH_PARENT, ...nodeArgs, script, ...args], {
     env: { ...process.env, ...env },
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const proc = { name, child, pid: child.pid, url: null, output: [], exited: false };
@@ -116,6 +117,17 @@ function cpuMicros(pid) {
   return split && split.user + split.sys;
 }
 
+/** Resident set size (VmRSS) and its peak so far (VmHWM) of a process, in MB; null once it is gone. */
+function memoryMB(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
 /** Whole-machine busy and total jiffies, from the first line of /proc/stat. */
 function machineJiffies() {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
@@ -125,4 +137,4 @@ function machineJiffies() {
   return { busy: total - idle, total };
 }
 
-module.exports = { startNode, stop, stopAll, killAllNow, cpuMicros, cpuSplit, machineJiffies };
+module.exports = { startNode, stop, stopAll, killAllNow, cpuMicros, cpuSplit, machineJiffies, memoryMB };

@@ -12,14 +12,16 @@ function table(headers, rows) {
 
 function printReport(report) {
   const m = report.machine;
-  console.log(`\nParley benchmark ${report.timestamp}`);
-  console.log(`${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, PostgreSQL ${m.postgres}, ${m.kernel}`);
+  console.log(`\nParley benchmark ${report.timestamp}: ${report.command}`);
+  console.log(`${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, PostgreSQL ${m.postgres}, ${m.kernel}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end`);
   const st = report.settings;
-  console.log(`${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; busy % = whole machine, other % = processes not part of the benchmark (worst slice)\n`);
+  console.log(`${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; RSS = peak MB of the server; busy % = whole machine, other % = processes not part of the benchmark (worst slice)`);
+  if (report.peers.portkey.skipped) console.log(`(p) Portkey SKIPPED: ${report.peers.portkey.skipped}`);
+  console.log('');
 
   console.log(
     table(
-      ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'srv CPU', 'upstr CPU', 'db CPU', 'busy %', 'other %', 'errors'],
+      ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'srv CPU', 'db CPU', 'upstr CPU', 'RSS MB', 'busy %', 'other %', 'errors'],
       report.runs.map((r) => [
         `(${r.scenario}) ${r.name}`,
         r.connections,
@@ -29,8 +31,9 @@ function printReport(report) {
         fmt(r.ttfbMs?.p50, 3),
         fmt(r.ttfbMs?.p99, 3),
         fmt(r.cpuPerRequestUs.server, 0),
-        fmt(r.cpuPerRequestUs.upstream, 0),
         fmt(r.cpuPerRequestUs.db, 0),
+        fmt(r.cpuPerRequestUs.upstream, 0),
+        fmt(r.rssMaxMB, 0),
         fmt(r.machineBusyPct, 0),
         fmt(r.foreignCpuPct, 0),
         r.non2xx + r.errors,
@@ -38,33 +41,37 @@ function printReport(report) {
     ),
   );
 
-  console.log('\nOverhead (added ms; TTFB for e, over a~):');
+  console.log('\nOverhead (ms added over the upstream alone; first byte for e, over a~) and throughput ratios:');
   console.log(
     table(
-      ['scenario', 'conns', 'Δp50 vs a', 'Δp99 vs a', 'Δp50 vs b', 'Δp99 vs b', 'rps ÷ a', 'rps ÷ b'],
+      ['scenario', 'conns', 'Δp50 vs a', 'Δp99 vs a', 'rps ÷ a', 'rps ÷ r', 'rps ÷ b', 'rps ÷ p'],
       report.overhead.map((o) => [
         o.scenario,
         o.connections,
         signed(o.addedOverUpstreamMs.p50),
         signed(o.addedOverUpstreamMs.p99),
-        signed(o.addedOverBareNestMs?.p50),
-        signed(o.addedOverBareNestMs?.p99),
         fmt(o.throughputVsUpstream, 3),
+        fmt(o.throughputVsRawProxy, 3),
         fmt(o.throughputVsBareNest, 3),
+        fmt(o.throughputVsPortkey, 3),
       ]),
     ),
   );
 
-  console.log('\nTargets:');
-  for (const t of report.targets) {
-    const verdict = t.met === null ? 'n/a (not measured)' : t.met ? 'MET' : 'NOT MET';
-    const value = t.value === null ? '-' : t.unit === 'ratio' ? t.value.toFixed(3) : `${signed(t.value)} ms`;
-    const limit = t.unit === 'ratio' ? `≥ ${t.limit}` : `≤ ${t.limit} ms`;
-    const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile, rerun` : '';
-    console.log(`  ${verdict.padEnd(8)} ${t.description}: ${value} (target ${limit})${disturbed}`);
+  if (report.logStorage && !report.logStorage.error) {
+    const ls = report.logStorage;
+    const at = ls.perTurn.map((t) => `turn ${t.turn}: ${t.storedBytes} B stored (${t.logicalBytes} B as text)`).join('; ');
+    console.log(`\nLog storage, one ${ls.turns}-turn thread: ${at}; the thread's ${ls.turns} logs hold ${ls.totalStoredBytes} B stored (${ls.totalLogicalBytes} B as text)`);
   }
-  if (report.reference?.c64OverBareNodeHttp64 != null) {
-    console.log(`  (for reference) (c) at 64 connections ÷ (b') bare Nest with node:http: ${report.reference.c64OverBareNodeHttp64.toFixed(3)}`);
+
+  console.log('\nTargets (issue 8):');
+  for (const t of report.targets) {
+    const verdict = t.met === null ? 'N/A' : t.met ? 'MET' : 'MISSED';
+    const value = t.value === null ? '-' : t.unit === 'ms' ? `${signed(t.value)} ms` : t.unit === 'MB' ? `${t.value.toFixed(0)} MB` : `${t.value.toFixed(2)}×`;
+    const limit = t.unit === 'ms' ? `≤ ${t.limit} ms` : t.unit === 'MB' ? `≤ ${t.limit} MB` : `${t.id.startsWith('c64-vs') ? '≥' : '≤'} ${t.limit}×`;
+    const why = t.notMeasured ? ` — ${t.notMeasured}` : '';
+    const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile` : '';
+    console.log(`  ${verdict.padEnd(6)} ${t.description}: ${value} (target ${limit})${why}${disturbed}`);
   }
   if (report.databaseProbe) {
     const { selectRoundTripMs: rt, insertCommitMs: ic } = report.databaseProbe;
@@ -73,10 +80,11 @@ function printReport(report) {
   if (report.integrity) {
     const i = report.integrity;
     console.log(
-      `\nRecorded by Parley: ${i.requestLogs} request logs (${i.requestLogs200} with status 200) for ${i.parleyCallsAnswered200} calls answered 200, ` +
+      `Recorded by Parley: ${i.requestLogs} request logs (${i.requestLogs200} with status 200) for ${i.parleyCallsAnswered200} calls answered 200, ` +
         `${i.threads} threads, ${i.threadMessages} thread messages`,
     );
   }
+  if (report.parleyMemoryMB) console.log(`Parley memory: RSS ${report.parleyMemoryMB.rssAtEnd} MB at the end, peak ${report.parleyMemoryMB.peak} MB over the run`);
   console.log(`wall clock ${report.wallClockSec}s`);
 }
 

@@ -1,0 +1,82 @@
+'use strict';
+/** The scenarios of `npm run bench`: what each one calls, and one request to check it works. */
+
+const USER_MESSAGE = { role: 'user', content: 'Summarize the release notes in two short sentences please.' };
+const VARIABLES = { language: 'English' };
+
+/** The body Parley sends upstream for scenario c, so that the upstream and the peers carry the same payload. */
+function upstreamBody(stream) {
+  return JSON.stringify({
+    model: 'gpt-bench',
+    messages: [{ role: 'system', content: 'You are a concise assistant for engineers. Answer in English.' }, USER_MESSAGE],
+    temperature: 0.2,
+    max_tokens: 64,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+}
+
+/** The thread id an assistant call answered with (x-parley-thread-id, or the langtail-compatible name). */
+function threadIdOf(headers) {
+  const get = (name) => (typeof headers.get === 'function' ? headers.get(name) : headers[name]);
+  const id = get('x-parley-thread-id') ?? get('x-langtail-thread-id');
+  return typeof id === 'string' && id ? id : null;
+}
+
+/** Per connection: a conversation of `turns` calls; the first opens the thread, the rest continue it. */
+function conversation(pathname, stream, turns = 10) {
+  const body = (threadId) => JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE], ...(stream ? { stream: true } : {}), ...(threadId ? { threadId } : {}) });
+  const remember = (status, _body, context, headers) => {
+    const id = threadIdOf(headers);
+    if (status === 200 && id) context.threadId = id;
+  };
+  return Array.from({ length: turns }, (_, i) =>
+    i === 0
+      ? { method: 'POST', path: pathname, body: body(undefined), onResponse: remember }
+      : { method: 'POST', path: pathname, setupRequest: (req, context) => ({ ...req, body: body(context.threadId) }), onResponse: remember },
+  );
+}
+
+/**
+ * Every scenario of a run, in the order they take turns. `servers`: { upstream, rawProxy, bare,
+ * portkey? ({proc, url, headers} or {skipped}), parley }, `setup`: what setUpParley returned.
+ */
+function scenariosOf(servers, setup) {
+  const { upstream, rawProxy, bare, bareFetch, portkey, parley } = servers;
+  const key = { 'x-api-key': setup.key };
+  const list = [
+    { id: 'a', name: 'upstream direct', serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) } },
+    { id: 'a~', name: 'upstream direct, streamed', stream: true, serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) } },
+    { id: 'r', name: 'raw node:http + undici Pool proxy', serverPid: () => rawProxy.pid, target: { url: `${rawProxy.url}/chat/completions`, body: upstreamBody(false) } },
+    { id: 'b', name: 'bare Nest + express, undici.request', serverPid: () => bare.pid, target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) } },
+  ];
+  if (bareFetch) list.push({ id: 'b~', name: 'bare Nest + express, global fetch', serverPid: () => bareFetch.pid, target: { url: `${bareFetch.url}/chat/completions`, body: upstreamBody(false) } });
+  if (portkey?.proc) {
+    list.push({ id: 'p', name: `Portkey gateway ${portkey.version}`, serverPid: () => portkey.proc.pid, target: { url: `${portkey.url}/chat/completions`, headers: portkey.headers, body: upstreamBody(false) } });
+  }
+  const invoke = JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE] });
+  list.push(
+    { id: 'c', name: 'Parley deployed prompt', usesDb: true, serverPid: () => parley.pid, target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke } },
+    { id: 'd', name: 'Parley assistant + thread', usesDb: true, thread: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, false) } },
+    { id: 'e', name: 'Parley assistant streamed', usesDb: true, thread: true, stream: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, true) } },
+  );
+  return list;
+}
+
+/** One request outside the load, to fail early and clearly when a scenario does not work. */
+async function sanityCheck(scenario) {
+  const t = scenario.target;
+  const first = t.requests ? t.requests[0] : { path: '', body: t.body };
+  const url = t.requests ? new URL(first.path, t.url).href : t.url;
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(t.headers || {}) }, body: first.body });
+  const text = await res.text();
+  const problem = (why) => new Error(`scenario ${scenario.id} (${scenario.name}): ${why}\n${res.status} ${text.slice(0, 600)}`);
+  if (res.status !== 200) throw problem('sanity request failed');
+  if (scenario.stream) {
+    if (!/^data: /.test(text) || !text.includes('data: [DONE]') || !text.includes('Summarize')) throw problem('not a chat.completion.chunk stream echoing the message');
+  } else if (JSON.parse(text).choices?.[0]?.message?.content !== USER_MESSAGE.content) {
+    throw problem('the reply does not echo the user message');
+  }
+  if (scenario.thread && !threadIdOf(res.headers)) throw problem('no thread-id header');
+}
+
+module.exports = { scenariosOf, sanityCheck, threadIdOf, USER_MESSAGE, VARIABLES };

@@ -1,0 +1,88 @@
+'use strict';
+/**
+ * The targets of issue 8 (docs/performance.md), each computed from figures of the same run, and
+ * the overhead table. A figure taken while other processes used more than `quietPct` % of the
+ * machine is flagged "disturbed".
+ */
+
+const RSS_LIMIT_MB = 250;
+
+function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
+  const find = (id, c) => runs.find((r) => r.scenario === id && r.connections === c) ?? null;
+  const targets = [];
+  const add = ({ id, description, value, limit, kind, unit, from = [], why = null }) =>
+    targets.push({
+      id,
+      description,
+      value: value === null || value === undefined ? null : Math.round(value * 1000) / 1000,
+      limit,
+      unit,
+      met: value === null || value === undefined ? null : kind === 'min' ? value >= limit : value <= limit,
+      notMeasured: value === null || value === undefined ? why ?? 'a scenario it needs was not run' : null,
+      disturbedPct: (() => {
+        const worst = Math.max(0, ...from.filter(Boolean).map((r) => r.foreignCpuPct ?? 0));
+        return worst > quietPct ? worst : null;
+      })(),
+    });
+  const ratio = (x, y) => (x && y && y.rps > 0 ? x.rps / y.rps : null);
+  const dp50 = (x, y, field = 'latencyMs') => (x?.[field] && y?.[field] ? x[field].p50 - y[field].p50 : null);
+  const [a1, aS1, b64, p64, c1, c64, d1, e1, e64] = [find('a', 1), find('a~', 1), find('b', 64), find('p', 64), find('c', 1), find('c', 64), find('d', 1), find('e', 1), find('e', 64)];
+
+  add({ id: 'c64-vs-portkey', description: '(c) prompt, 64 conns: req/s ÷ (p) Portkey', value: ratio(c64, p64), limit: 3, kind: 'min', unit: '×', from: [c64, p64], why: portkeySkipped ? `Portkey not measured: ${portkeySkipped}` : null });
+  add({ id: 'c64-vs-floor', description: '(c) prompt, 64 conns: req/s ÷ (b) bare Nest+undici', value: ratio(c64, b64), limit: 0.6, kind: 'min', unit: '×', from: [c64, b64] });
+  add({ id: 'c1-p50', description: '(c) prompt, 1 conn: p50 added over (a) upstream', value: dp50(c1, a1), limit: 0.8, kind: 'max', unit: 'ms', from: [c1, a1] });
+  add({ id: 'd1-p50', description: '(d) assistant + thread, 1 conn: p50 added over (a)', value: dp50(d1, a1), limit: 1.5, kind: 'max', unit: 'ms', from: [d1, a1] });
+  add({ id: 'e1-ttfb', description: "(e) streamed, 1 conn: first byte p50 after (a~)'s first byte", value: dp50(e1, aS1, 'ttfbMs'), limit: 0.8, kind: 'max', unit: 'ms', from: [e1, aS1] });
+  const cCpu = c64 && c64.cpuPerRequestUs.server !== null ? c64.cpuPerRequestUs.server + (c64.cpuPerRequestUs.db ?? 0) : null;
+  add({
+    id: 'c64-cpu',
+    description: '(c) 64 conns: Parley + PostgreSQL CPU per call ÷ (b) server CPU per call',
+    value: cCpu !== null && b64?.cpuPerRequestUs.server ? cCpu / b64.cpuPerRequestUs.server : null,
+    limit: 2,
+    kind: 'max',
+    unit: '×',
+    from: [c64, b64],
+  });
+  add({ id: 'rss-64-streams', description: 'Parley RSS, peak while (e) runs 64 concurrent streams', value: e64?.rssMaxMB ?? null, limit: RSS_LIMIT_MB, kind: 'max', unit: 'MB', from: [e64] });
+  add({
+    id: 'log-storage-linear',
+    description: `request log bytes at turn ${logStorage?.turns ?? 200} ÷ turn 1 of one thread (stored)`,
+    value: logStorage?.lastOverFirstStored ?? null,
+    limit: 1.5,
+    kind: 'max',
+    unit: '×',
+    why: logStorage?.error ? `log storage not measured: ${logStorage.error}` : null,
+  });
+  return targets;
+}
+
+/** Per run: latency (TTFB for streams) added over the upstream, and throughput ratios to the upstream, floor and peer. */
+function overheadsOf(runs) {
+  const find = (id, c) => runs.find((r) => r.scenario === id && r.connections === c);
+  const out = [];
+  for (const run of runs) {
+    const streamed = run.scenario === 'e' || run.scenario === 'a~';
+    const base = streamed ? 'a~' : 'a';
+    if (run.scenario === base) continue;
+    const upstream = find(base, run.connections);
+    const field = run.scenario === 'e' ? 'ttfbMs' : 'latencyMs';
+    const diff = (x, y, p) => (x && y ? Math.round((x[field][p] - y[field][p]) * 1000) / 1000 : null);
+    const rpsOver = (id) => {
+      const other = find(id, run.connections);
+      return other && run.scenario !== id && other.rps > 0 ? Math.round((run.rps / other.rps) * 1000) / 1000 : null;
+    };
+    out.push({
+      scenario: run.scenario,
+      connections: run.connections,
+      measure: field === 'ttfbMs' ? 'first byte' : 'latency',
+      addedOverUpstreamMs: { p50: diff(run, upstream, 'p50'), p99: diff(run, upstream, 'p99') },
+      throughputVsUpstream: rpsOver(base),
+      throughputVsRawProxy: streamed ? null : rpsOver('r'),
+      throughputVsBareNest: streamed ? null : rpsOver('b'),
+      throughputVsPortkey: streamed ? null : rpsOver('p'),
+    });
+  }
+  return out;
+}
+
+module.exports = { targetsOf, overheadsOf, RSS_LIMIT_MB };
