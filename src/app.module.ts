@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { InvocationModule } from './invocation/invocation.module';
@@ -37,6 +38,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     RegistryModule,
     ApplyModule,
     RequestLogsModule,
+    // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
+    ConversationsModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],

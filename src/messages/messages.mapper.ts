@@ -1,3 +1,4 @@
+import { visibleContent } from './deleted-items';
 import { MessageDto, MessageListItemDto, MessageUpdatedDto, RequestLogSummaryDto } from './dto/message-response.dto';
 import { ThreadMessageEntity } from './thread-message.entity';
 
@@ -5,7 +6,7 @@ export const toMessageListItemDto = (m: ThreadMessageEntity): MessageListItemDto
   id: m.id,
   createdAt: m.createdAt.toISOString(),
   threadId: m.threadId,
-  content: m.content,
+  content: visibleContent(m.content, m.deletedItems),
   requestLogId: m.requestLogId,
   metadata: m.metadata,
 });

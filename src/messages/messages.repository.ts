@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreThanOrEqual, Repository } from 'typeorm';
 import { fastInsert } from '../database/fast-insert';
+import { visibleContent } from './deleted-items';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
@@ -40,8 +41,8 @@ export class MessagesRepository {
    * calls the model; two queries would each cost a database round trip on every call).
    */
   async liveHistory(projectId: string, threadId: string): Promise<ThreadMessageEntity['content'][] | null> {
-    const rows: { content: ThreadMessageEntity['content'] | null }[] = await this.messages.query(
-      `SELECT m.content
+    const rows: { content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
+      `SELECT m.content, m.deleted_items
          FROM threads t
          LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL
         WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
@@ -49,7 +50,36 @@ export class MessagesRepository {
       [projectId, threadId],
     );
     if (rows.length === 0) return null;
-    return rows.flatMap((row) => (row.content === null ? [] : [row.content]));
+    return rows.flatMap((row) => (row.content === null ? [] : [visibleContent(row.content, row.deleted_items)]));
+  }
+
+  /** Like listLive, but the cursor message itself is included (a conversation item cursor may point inside it). */
+  listLiveFrom(projectId: string, threadId: string, order: 'asc' | 'desc', fromSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+    const cursor = fromSeq === null ? {} : { seq: order === 'asc' ? MoreThanOrEqual(fromSeq) : LessThanOrEqual(fromSeq) };
+    return this.messages.find({
+      where: { projectId, threadId, deletedAt: IsNull(), ...cursor },
+      order: { seq: order === 'asc' ? 'ASC' : 'DESC' },
+      take,
+    });
+  }
+
+  /** The live message, its row locked until the caller's transaction ends. */
+  findLiveForUpdate(manager: EntityManager, projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
+    return manager.getRepository(ThreadMessageEntity).findOne({
+      where: { projectId, threadId, id, deletedAt: IsNull() },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  async setDeletedItems(manager: EntityManager, projectId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
+    await manager.update(ThreadMessageEntity, { projectId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
+  }
+
+  /** Which of these ids exist in the project (deleted rows included). */
+  async existingIds(manager: EntityManager, projectId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await manager.getRepository(ThreadMessageEntity).find({ select: { id: true }, where: { projectId, id: In(ids) } });
+    return new Set(rows.map((row) => row.id));
   }
 
   async replaceMetadata(projectId: string, threadId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadMessageEntity | null> {

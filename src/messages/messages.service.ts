@@ -17,6 +17,9 @@ export interface ThreadTurn {
   content: Record<string, unknown>[];
   metadata?: Record<string, string | number>;
   requestLogId?: string | null;
+  /** Given by the import only (ids derived from the export's, and its timestamps). */
+  id?: string;
+  createdAt?: Date;
 }
 
 const GET_NOT_FOUND = 'Thread not found, message not in thread, or message does not exist';
@@ -51,13 +54,14 @@ export class MessagesService {
     const rows = turns.map((turn, i) =>
       Object.assign(new ThreadMessageEntity(), {
         projectId,
-        id: newId(),
+        id: turn.id ?? newId(),
         threadId,
         seq: first + i,
         content: turn.content,
         metadata: turn.metadata ?? {},
         requestLogId: turn.requestLogId ?? null,
-        createdAt,
+        deletedItems: null,
+        createdAt: turn.createdAt ?? createdAt,
         deletedAt: null,
       }),
     );
@@ -104,5 +108,47 @@ export class MessagesService {
     const deleted = isUuid(threadId) && isUuid(messageId) && (await this.messages.softDelete(caller.projectId, threadId, messageId, new Date()));
     if (!deleted) throw notFound(DELETE_NOT_FOUND);
     return { id: messageId, object: 'thread.message.deleted', deleted: true };
+  }
+
+  /* Entity-level access for the /v1 conversation items view and the import (their own shapes). */
+
+  findLiveEntity(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {
+    return isUuid(threadId) && isUuid(id) ? this.messages.findLive(projectId, threadId, id) : Promise.resolve(null);
+  }
+
+  sequenceOf(projectId: string, threadId: string, id: string): Promise<number | null> {
+    return isUuid(id) ? this.messages.sequenceOf(projectId, threadId, id) : Promise.resolve(null);
+  }
+
+  listLiveFrom(projectId: string, threadId: string, order: 'asc' | 'desc', fromSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+    return this.messages.listLiveFrom(projectId, threadId, order, fromSeq, take);
+  }
+
+  /**
+   * Marks one item position of a message deleted (see deleted-items.ts); the whole message is
+   * soft-deleted once `remaining` (the positions still live, computed by the caller from the
+   * locked row) is empty. Null when the message is missing or already deleted.
+   */
+  async deleteItem(
+    projectId: string,
+    threadId: string,
+    id: string,
+    position: string,
+    remaining: (row: ThreadMessageEntity) => string[],
+  ): Promise<ThreadMessageEntity | null> {
+    if (!isUuid(threadId) || !isUuid(id)) return null;
+    return this.dataSource.transaction(async (manager) => {
+      const row = await this.messages.findLiveForUpdate(manager, projectId, threadId, id);
+      if (!row) return null;
+      const live = remaining(row);
+      if (!live.includes(position)) return null;
+      const deletedItems = [...(row.deletedItems ?? []), position];
+      await this.messages.setDeletedItems(manager, projectId, id, deletedItems, live.length === 1 ? new Date() : null);
+      return row;
+    });
+  }
+
+  existingIds(manager: EntityManager, projectId: string, ids: string[]): Promise<Set<string>> {
+    return this.messages.existingIds(manager, projectId, ids);
   }
 }

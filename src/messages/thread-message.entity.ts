@@ -25,6 +25,13 @@ export class ThreadMessageEntity {
   @Column({ name: 'request_log_id', type: 'uuid', nullable: true })
   requestLogId: string | null;
 
+  /**
+   * Positions (`"<message index>:<part>"`, see src/conversations/item-ids.ts) of conversation items
+   * deleted one by one from this turn; they are left out of every view and of the model's history.
+   */
+  @Column({ name: 'deleted_items', type: 'jsonb', nullable: true })
+  deletedItems: string[] | null;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -38,6 +38,19 @@ export class ThreadsRepository {
     return afterId ? query.andWhere('t.id < :afterId', { afterId }) : query;
   }
 
+  /**
+   * The same keyset page, keeping only threads whose metadata has every given key with the given
+   * value (compared as text, so a stored number matches its digits). The filter is applied while
+   * walking the live index; no index on metadata (GET /v1/conversations, an extension).
+   */
+  listLiveMatching(projectId: string, afterId: string | undefined, take: number, metadata: Record<string, string>): Promise<ThreadEntity[]> {
+    const query = this.listLiveQuery(projectId, afterId, take);
+    Object.entries(metadata).forEach(([key, value], i) => {
+      query.andWhere(`t.metadata ->> :key${i} = :value${i}`, { [`key${i}`]: key, [`value${i}`]: value });
+    });
+    return query.getMany();
+  }
+
   /** Replaces the metadata in one statement; null when the thread is missing or deleted. */
   async replaceMetadata(projectId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadEntity | null> {
     const result = await this.threads

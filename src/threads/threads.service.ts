@@ -89,4 +89,32 @@ export class ThreadsService {
     if (first === null) throw notFound(THREAD_NOT_FOUND);
     return first;
   }
+
+  /* Entity-level access for the /v1 conversations view (its own error bodies and shapes). */
+
+  findLive(projectId: string, id: string): Promise<ThreadEntity | null> {
+    return isUuid(id) ? this.threads.findLive(projectId, id) : Promise.resolve(null);
+  }
+
+  /** Whether the id names a thread of this project, deleted ones included. */
+  async exists(projectId: string, id: string): Promise<boolean> {
+    return isUuid(id) && (await this.threads.existsInProject(projectId, id));
+  }
+
+  /** Newest first, `take` rows after the cursor, optionally only those whose metadata matches. */
+  listLiveEntities(projectId: string, afterId: string | undefined, take: number, metadata: Record<string, string> = {}): Promise<ThreadEntity[]> {
+    return Object.keys(metadata).length > 0
+      ? this.threads.listLiveMatching(projectId, afterId, take, metadata)
+      : this.threads.listLive(projectId, afterId, take);
+  }
+
+  replaceMetadataOf(projectId: string, id: string, metadata: ThreadEntity['metadata']): Promise<ThreadEntity | null> {
+    return isUuid(id) ? this.threads.replaceMetadata(projectId, id, metadata) : Promise.resolve(null);
+  }
+
+  /** Soft delete of the thread and its messages, in one transaction; false when no live thread. */
+  async softDelete(projectId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.dataSource.transaction((manager) => this.threads.softDeleteWithMessages(manager, projectId, id, new Date()));
+  }
 }

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { openaiError } from '../common/errors';
+
+/**
+ * Request bodies of /v1/conversations in OpenAI's shapes (the SDK's ConversationCreateParams,
+ * ItemCreateParams and ResponseInputItem), validated here with OpenAI's limits: at most 20 items
+ * per call, metadata of at most 16 string values (keys up to 64, values up to 512 characters).
+ * Unknown fields are refused (400 with `param`), never silently dropped.
+ */
+export const MAX_ITEMS_PER_CALL = 20;
+const MAX_METADATA_KEYS = 16;
+
+export const openaiMetadataSchema = z
+  .record(z.string().min(1).max(64), z.string().max(512))
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, { message: `at most ${MAX_METADATA_KEYS} keys are allowed` })
+  .refine((m) => !Object.prototype.hasOwnProperty.call(m, '__proto__'), { message: 'the key "__proto__" is not allowed' });
+
+const inputText = z.strictObject({ type: z.literal('input_text'), text: z.string() });
+const outputText = z.strictObject({
+  type: z.literal('output_text'),
+  text: z.string(),
+  annotations: z.array(z.unknown()).max(0, 'annotations are not stored').optional(),
+  logprobs: z.array(z.unknown()).optional(),
+});
+const inputImage = z.strictObject({
+  type: z.literal('input_image'),
+  image_url: z.string().min(1),
+  detail: z.enum(['auto', 'low', 'high']).default('auto'),
+  file_id: z.null().optional(),
+});
+const status = z.enum(['in_progress', 'completed', 'incomplete']).optional();
+
+export const messageItemSchema = z.strictObject({
+  type: z.literal('message').optional(),
+  id: z.string().optional(),
+  status,
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, outputText, inputImage]))]),
+  phase: z.enum(['commentary', 'final_answer']).nullable().optional(),
+});
+export const functionCallItemSchema = z.strictObject({
+  type: z.literal('function_call'),
+  id: z.string().optional(),
+  status,
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+export const functionCallOutputItemSchema = z.strictObject({
+  type: z.literal('function_call_output'),
+  id: z.string().nullable().optional(),
+  status: status.nullable(),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(inputText)]),
+});
+
+export type MessageItemInput = z.output<typeof messageItemSchema>;
+export type FunctionCallInput = z.output<typeof functionCallItemSchema>;
+export type FunctionCallOutputInput = z.output<typeof functionCallOutputItemSchema>;
+export type InputItem = MessageItemInput | FunctionCallInput | FunctionCallOutputInput;
+
+const SCHEMA_BY_TYPE: Record<string, z.ZodType> = {
+  message: messageItemSchema,
+  function_call: functionCallItemSchema,
+  function_call_output: functionCallOutputItemSchema,
+};
+
+/** `items[0].content[1].text`, OpenAI's way of naming a parameter. */
+function paramOf(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** For a union (string or parts), the branch that got furthest names the real problem. */
+function deepest(issue: Issue, base: PropertyKey[]): { issue: Issue; path: PropertyKey[] } {
+  const path = [...base, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return { issue, path };
+  const candidates = issue.errors.filter((branch) => branch.length > 0).map((branch) => deepest(branch[0], path));
+  const best = candidates.reduce((a, b) => (b.path.length > a.path.length ? b : a), { issue, path });
+  return best;
+}
+
+/** Parses with a zod schema; a failure is OpenAI's 400 naming the first bad parameter. */
+export function parseOpenAI<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const { issue, path } = deepest(result.error.issues[0], []);
+  const param = paramOf([...prefix, ...path]);
+  throw openaiError(400, `Invalid value for '${param || 'body'}': ${issue.message}`, { param: param || null, code: 'invalid_value' });
+}
+
+/** One input item, by its `type` (`message` when absent, as the SDK's EasyInputMessage allows). */
+export function parseInputItem(raw: unknown, prefix: PropertyKey[]): InputItem {
+  const type = typeof raw === 'object' && raw !== null ? ((raw as { type?: unknown }).type ?? 'message') : undefined;
+  const schema = typeof type === 'string' ? SCHEMA_BY_TYPE[type] : undefined;
+  if (!schema) {
+    const param = paramOf([...prefix, 'type']);
+    throw openaiError(400, `Item type ${JSON.stringify(type)} is not supported here (Parley stores message, function_call and function_call_output items)`, { param, code: 'invalid_value' });
+  }
+  return parseOpenAI(schema, raw, prefix) as InputItem;
+}
+
+export function parseInputItems(raw: unknown, param = 'items'): InputItem[] {
+  const list = parseOpenAI(z.array(z.unknown()).max(MAX_ITEMS_PER_CALL, `at most ${MAX_ITEMS_PER_CALL} items per call`), raw, [param]);
+  return list.map((item, i) => parseInputItem(item, [param, i]));
+}
+
+export const createConversationSchema = z.strictObject({
+  items: z.array(z.unknown()).nullable().optional(),
+  metadata: openaiMetadataSchema.nullable().optional(),
+});
+export const updateConversationSchema = z.strictObject({ metadata: openaiMetadataSchema.nullable() });
+export const createItemsSchema = z.strictObject({ items: z.array(z.unknown()) });

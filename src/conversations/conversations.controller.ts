@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { parseConversationListQuery } from './conversation-queries';
+import { ConversationsService } from './conversations.service';
+import { ConversationDeletedDto, ConversationDto, ConversationListDto, CREATE_CONVERSATION_BODY, UPDATE_CONVERSATION_BODY } from './dto/conversation.dto';
+
+/** OpenAI's Conversations API over Parley's threads (docs/openai-conversations.md). */
+@ApiTags('OpenAI: Conversations')
+@ApiSecurity('api-key')
+@ApiBearerAuth()
+@Controller('v1/conversations')
+export class ConversationsController {
+  constructor(private readonly conversations: ConversationsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a conversation', description: 'A new thread (same id on /v2), with up to 20 initial items as its first turn.' })
+  @ApiBody({ schema: CREATE_CONVERSATION_BODY, required: false })
+  @ApiOkResponse({ type: ConversationDto })
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() body: unknown): Promise<ConversationDto> {
+    return this.conversations.create(caller, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List conversations (Parley extension)', description: 'Newest first; `after` = the last id of the previous page; `metadata[key]=value` keeps only matching conversations.' })
+  @ApiQuery({ name: 'after', required: false })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiOkResponse({ type: ConversationListDto })
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() query: Record<string, unknown>): Promise<ConversationListDto> {
+    return this.conversations.list(caller, parseConversationListQuery(query));
+  }
+
+  @Get(':conversationId')
+  @ApiOperation({ summary: 'Retrieve a conversation' })
+  @ApiOkResponse({ type: ConversationDto })
+  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string): Promise<ConversationDto> {
+    return this.conversations.retrieve(caller, id);
+  }
+
+  @Post(':conversationId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Update a conversation', description: 'The metadata given replaces the conversation\'s.' })
+  @ApiBody({ schema: UPDATE_CONVERSATION_BODY })
+  @ApiOkResponse({ type: ConversationDto })
+  update(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string, @Body() body: unknown): Promise<ConversationDto> {
+    return this.conversations.update(caller, id, body);
+  }
+
+  @Delete(':conversationId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a conversation', description: 'Soft delete (Parley): rows are kept, the conversation and its items are then not found.' })
+  @ApiOkResponse({ type: ConversationDeletedDto })
+  delete(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string): Promise<ConversationDeletedDto> {
+    return this.conversations.delete(caller, id);
+  }
+}
