@@ -9,6 +9,7 @@ import { ConfigModule } from './config/config.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { ImportModule } from './import/import.module';
 import { InvocationModule } from './invocation/invocation.module';
 import { loggerOptions } from './logging/logger-options';
 import { MessagesModule } from './messages/messages.module';
@@ -40,6 +41,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     RequestLogsModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
+    ImportModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],

@@ -6,6 +6,7 @@ import { DataDirLockedError } from '../database/data-dir-lock';
 import { ApiException } from '../common/errors';
 import { applyCommand } from './commands/apply.command';
 import { exportCommand } from './commands/export.command';
+import { importCommand } from './commands/import.command';
 import { initCommand } from './commands/init.command';
 import { keysCommand } from './commands/keys.command';
 import { migrateCommand } from './commands/migrate.command';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .addCommand(migrateCommand())
     .addCommand(applyCommand())
     .addCommand(exportCommand())
+    .addCommand(importCommand())
     .exitOverride();
 }
 

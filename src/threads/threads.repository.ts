@@ -23,6 +23,11 @@ export class ThreadsRepository {
     return this.threads.exist({ where: { projectId, id } });
   }
 
+  /** existsInProject inside the caller's transaction. */
+  existsWithin(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
+    return manager.getRepository(ThreadEntity).exist({ where: { projectId, id } });
+  }
+
   /** Keyset page, newest first, on the partial index (project_id, id) WHERE deleted_at IS NULL. */
   listLive(projectId: string, afterId: string | undefined, take: number): Promise<ThreadEntity[]> {
     return this.listLiveQuery(projectId, afterId, take).getMany();

@@ -34,6 +34,7 @@ export class ThreadsService {
     createLog: ThreadEntity['createLog'],
     manager?: EntityManager,
     id: string = newId(),
+    createdAt: Date = new Date(),
   ): Promise<ThreadEntity> {
     const thread = Object.assign(new ThreadEntity(), {
       projectId,
@@ -41,7 +42,7 @@ export class ThreadsService {
       metadata,
       createLog,
       lastSeq: 0,
-      createdAt: new Date(),
+      createdAt,
       deletedAt: null,
     });
     return this.threads.insert(thread, manager);
@@ -116,5 +117,14 @@ export class ThreadsService {
   async softDelete(projectId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
     return this.dataSource.transaction((manager) => this.threads.softDeleteWithMessages(manager, projectId, id, new Date()));
+  }
+
+  /**
+   * In the caller's transaction: 'live' (and its row locked until the transaction ends, so appends
+   * and checks made under it are serialised), 'deleted', or 'missing'.
+   */
+  async lockState(manager: EntityManager, projectId: string, id: string): Promise<'live' | 'deleted' | 'missing'> {
+    if ((await this.threads.reserveSequence(manager, projectId, id, 0)) !== null) return 'live';
+    return (await this.threads.existsWithin(manager, projectId, id)) ? 'deleted' : 'missing';
   }
 }
