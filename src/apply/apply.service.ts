@@ -142,6 +142,7 @@ export class ApplyService {
     summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
       (item) => item.action !== 'unchanged',
     );
+    if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };
   }
 

@@ -40,8 +40,8 @@ export class ApiKeysRepository {
     return this.keys.findOne({ where: { projectId, id } });
   }
 
-  async revoke(projectId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.keys.update({ projectId, id, revokedAt: IsNull() }, { revokedAt: at });
+  async revoke(projectId: string, id: string, at: Date, manager?: EntityManager): Promise<boolean> {
+    const result = await (manager ? manager.getRepository(ApiKeyEntity) : this.keys).update({ projectId, id, revokedAt: IsNull() }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
   }
 

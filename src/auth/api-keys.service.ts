@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -16,9 +17,10 @@ export interface IssuedKey {
 }
 
 /**
- * Resolves API keys to principals and issues/revokes keys. Resolutions are cached for
- * AUTH_CACHE_TTL_MS (default 5 s): a key revoked on another instance stops working within that
- * bound; on the instance that revoked it, at once.
+ * Resolves API keys to principals and issues/revokes keys. Resolutions are cached; a revocation
+ * publishes an `api-key` change in its transaction, which every instance hears on commit and drops
+ * the key (ChangeNotifier, docs/scaling.md). AUTH_CACHE_TTL_MS (default 5 s) bounds the staleness
+ * only when a notification is lost; on the instance that revoked the key, it is refused at once.
  */
 @Injectable()
 export class ApiKeysService {
@@ -29,9 +31,17 @@ export class ApiKeysService {
 
   constructor(
     private readonly keys: ApiKeysRepository,
+    private readonly dataSource: DataSource,
+    private readonly changes: ChangeNotifier,
     config: AppConfig,
   ) {
     this.cache = new TtlCache(config.authCacheTtlMs);
+    changes.subscribe({
+      onChange: (change) => {
+        if (change.kind === 'api-key') this.forget(change.keyId);
+      },
+      onFlush: () => this.cache.clear(),
+    });
     this.envAdminHash = config.adminKey ? Buffer.from(hashApiKey(config.adminKey), 'hex') : null;
   }
 
@@ -87,9 +97,17 @@ export class ApiKeysService {
   }
 
   async revoke(projectId: string, keyId: string): Promise<boolean> {
-    const revoked = await this.keys.revoke(projectId, keyId, new Date());
-    if (revoked) this.cache.deleteWhere((principal) => principal.keyId === keyId);
+    const revoked = await this.dataSource.transaction(async (manager) => {
+      const changed = await this.keys.revoke(projectId, keyId, new Date(), manager);
+      if (changed) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      return changed;
+    });
+    if (revoked) this.forget(keyId);
     return revoked;
+  }
+
+  private forget(keyId: string): void {
+    this.cache.deleteWhere((principal) => principal.keyId === keyId);
   }
 
   hasAdminKey(): Promise<boolean> {

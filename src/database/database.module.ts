@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { ChangesModule } from './changes';
 import { buildDataSourceOptions } from './data-source-options';
 import { runMigrations } from './migrate';
 
-/** Opens the database and brings its schema up to date before any module uses it. */
+/** Opens the database and brings its schema up to date before any module uses it; carries the change notifier. */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -18,6 +19,7 @@ import { runMigrations } from './migrate';
         return dataSource;
       },
     }),
+    ChangesModule,
   ],
 })
 export class DatabaseModule {}

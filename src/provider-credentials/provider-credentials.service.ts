@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -56,6 +56,7 @@ export class ProviderCredentialsService {
   private readonly decrypted = new Map<string, string>();
 
   constructor(
+    private readonly dataSource: DataSource,
     private readonly repo: ProviderCredentialsRepository,
     private readonly box: SecretBox,
     private readonly cache: RegistryCache,
@@ -87,7 +88,10 @@ export class ProviderCredentialsService {
     if (!existing) throw notFound('Provider credential not found');
     const users = await this.repo.deployedUsers(projectId, name);
     if (users.length > 0) throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
-    await this.repo.delete(projectId, existing.id);
+    await this.dataSource.transaction(async (manager) => {
+      await this.repo.delete(projectId, existing.id, manager);
+      await this.cache.announce(projectId, manager);
+    });
     this.cache.invalidateProject(projectId);
     return { name, object: 'provider_credential.deleted', deleted: true };
   }
@@ -183,7 +187,11 @@ export class ProviderCredentialsService {
 
   private async store(entity: ProviderCredentialEntity): Promise<ProviderCredentialDto> {
     try {
-      const saved = await this.repo.save(entity);
+      const saved = await this.dataSource.transaction(async (manager) => {
+        const row = await this.repo.save(entity, manager);
+        await this.cache.announce(entity.projectId, manager);
+        return row;
+      });
       this.cache.invalidateProject(entity.projectId);
       return toCredentialDto(saved);
     } catch (err) {

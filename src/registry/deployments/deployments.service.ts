@@ -44,7 +44,8 @@ export class DeploymentsService {
       if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
       if (!version) details.push(dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`);
       if (!environment || !version) throw invalidBody(details);
-      const { deployment } = await this.deployLocked(manager, locked, environment, version);
+      const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
+      if (changed) await this.cache.announce(projectId, manager);
       return this.toRow(deployment, locked, environment, version);
     });
     this.cache.invalidateProject(projectId);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { conflict, isUniqueViolation } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { RegistryCache } from '../registry-cache';
@@ -15,6 +15,7 @@ export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({ id:
 @Injectable()
 export class EnvironmentsService {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly repo: EnvironmentsRepository,
     private readonly cache: RegistryCache,
   ) {}
@@ -24,11 +25,17 @@ export class EnvironmentsService {
     await this.repo.insert(DEFAULT_ENVIRONMENTS.map((slug) => this.entity(projectId, slug)), manager);
   }
 
+  /** In the caller's transaction when given (it then invalidates the cache after commit), else in one of its own. */
   async create(projectId: string, slug: string, manager?: EntityManager): Promise<EnvironmentDto> {
+    if (!manager) {
+      const created = await this.dataSource.transaction((own) => this.create(projectId, slug, own));
+      this.cache.invalidateProject(projectId);
+      return created;
+    }
     try {
       const [created] = await this.repo.insert([this.entity(projectId, slug)], manager);
-      // A cached miss for this environment must not outlive its creation.
-      this.cache.invalidateProject(projectId);
+      // A cached miss for this environment must not outlive its creation, on any instance.
+      await this.cache.announce(projectId, manager);
       return toEnvironmentDto(created);
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Environment "${slug}" already exists`);

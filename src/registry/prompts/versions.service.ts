@@ -40,7 +40,9 @@ export class VersionsService {
       if (!(await this.credentials.exists(projectId, prepared.value.content.provider, manager))) {
         throw invalidBody([`provider: no provider "${prepared.value.content.provider}" in this project (use "local" or create a provider credential)`]);
       }
-      return { prompt, version: await this.insertPrepared(manager, prompt, prepared.value, message ?? null) };
+      const version = await this.insertPrepared(manager, prompt, prepared.value, message ?? null);
+      await this.cache.announce(projectId, manager);
+      return { prompt, version };
     });
     this.cache.invalidateProject(projectId);
     return toVersionDto(created.version, created.prompt);
