@@ -6,7 +6,9 @@ const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
   'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
+  'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
 ] as const;
+const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
@@ -21,6 +23,9 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string;
 
   @IsOptional() @IsString() @MinLength(1)
   DATA_DIR?: string;
@@ -54,7 +59,12 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   PROVIDER_MAX_RETRY_AFTER_S?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsIn(SCHEMA_MODES)
+  SCHEMA_MODE?: SchemaMode;
 }
+
+export type SchemaMode = (typeof SCHEMA_MODES)[number];
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -63,6 +73,11 @@ export class AppConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /**
+   * A direct connection to PostgreSQL for the change listener's LISTEN when DATABASE_URL goes
+   * through a pooler in transaction mode (docs/scaling.md); DATABASE_URL otherwise.
+   */
+  readonly databaseDirectUrl: string | undefined;
   /** Absolute path, or `memory://` for a throwaway in-memory PGlite (tests). */
   readonly dataDir: string;
   readonly adminKey: string | undefined;
@@ -82,11 +97,17 @@ export class AppConfig {
   readonly providerMaxRetries: number;
   /** A longer Retry-After from an upstream is not waited out: the call fails at once as 429. */
   readonly providerMaxRetryAfterSeconds: number;
+  /**
+   * `partitioned`: every project-scoped table hash-partitioned by project_id after the migrations,
+   * proving the schema distributable (docs/scaling.md); `plain` (default): plain tables.
+   */
+  readonly schemaMode: SchemaMode;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
     this.host = env.HOST ?? '0.0.0.0';
     this.databaseUrl = env.DATABASE_URL;
+    this.databaseDirectUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
     const dataDir = env.DATA_DIR ?? './data';
     this.dataDir = dataDir.startsWith('memory://') ? dataDir : path.resolve(dataDir);
     this.adminKey = env.PARLEY_ADMIN_KEY;
@@ -99,6 +120,7 @@ export class AppConfig {
     this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
+    this.schemaMode = env.SCHEMA_MODE ?? 'plain';
   }
 
   get embedded(): boolean {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { AppConfig, SchemaMode } from '../config/app-config';
 import { ChangesModule } from './changes';
 import { buildDataSourceOptions } from './data-source-options';
 import { runMigrations } from './migrate';
@@ -11,11 +11,13 @@ import { runMigrations } from './migrate';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => buildDataSourceOptions(config),
+      // The schema mode rides along in the options, which is all dataSourceFactory is given.
+      useFactory: (config: AppConfig) => ({ ...buildDataSourceOptions(config), schemaMode: config.schemaMode }),
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
+        const { schemaMode, ...dataSourceOptions } = options as DataSourceOptions & { schemaMode: SchemaMode };
+        const dataSource = await new DataSource(dataSourceOptions).initialize();
         const embedded = !(options as { url?: string }).url;
-        await runMigrations(dataSource, embedded);
+        await runMigrations(dataSource, embedded, schemaMode);
         return dataSource;
       },
     }),

@@ -15,7 +15,7 @@ export function migrateCommand(): Command {
       const release = config.embedded && !config.inMemory ? await lockDataDir(config.dataDir) : undefined;
       const dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
       try {
-        const applied = await runMigrations(dataSource, config.embedded);
+        const applied = await runMigrations(dataSource, config.embedded, config.schemaMode);
         output(!!opts.json, { applied }, () => (applied.length ? `Applied: ${applied.join(', ')}` : 'The schema is up to date.'));
       } finally {
         await dataSource.destroy();

@@ -39,7 +39,7 @@ export class ChangeNotifier implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.databaseUrl) {
-      const listener = new PgChangeListener(this.config.databaseUrl, {
+      const listener = new PgChangeListener(this.config.databaseDirectUrl ?? this.config.databaseUrl, {
         onPayload: (payload) => this.deliver(payload),
         onFlush: () => this.flush(),
         onError: (message) => this.logger.warn(message),
