@@ -130,9 +130,8 @@ async function main() {
   };
   log(`settings ${JSON.stringify(settings)}; work dir ${dir}`);
   const upstream = await startFakeUpstream();
-  const instances = [];
-  instances.push(await startParley('parley-1', ports[0], env)); // migrates the fresh database
-  instances.push(...(await Promise.all([startParley('parley-2', ports[1], env), startParley('parley-3', ports[2], env)])));
+  // All at once, as replicas start: one migrates the fresh database under the advisory lock, the others wait for it.
+  const instances = await Promise.all(ports.map((port, i) => startParley(`parley-${i + 1}`, port, env)));
   const nginx = await startNginx(dir, lbPort, ports);
   log(`up: fake upstream ${upstream.url}, instances on ${ports.join(', ')}, nginx on ${lbPort}`);
   const target = await setUp(`http://127.0.0.1:${lbPort}`, upstream.url);
