@@ -63,12 +63,12 @@ async function oneCall(target, call) {
   else if (answer !== call.marker) call.error = `streamed ${JSON.stringify(answer)} is not the echo of ${call.marker}`;
 }
 
-/** Runs the load until `deadline` (ms since epoch); returns every call with its timings and outcome. */
-async function runLoad(target, { clients, threads, deadline, seed = 1 }) {
+/** Runs the load until `done()` says so; returns every call with its timings and outcome. */
+async function runLoad(target, { clients, threads, done, seed = 1 }) {
   const calls = [];
   const loops = Array.from({ length: clients }, async (_, client) => {
     const random = seeded(seed * 1000 + client);
-    for (let i = 0; Date.now() < deadline; i++) {
+    for (let i = 0; !done(); i++) {
       const op = pickOp(random);
       const call = {
         id: `c${client}-${i}`,

@@ -70,12 +70,15 @@ async function waitHealthy(proc, url, timeoutMs = 60_000) {
  */
 async function startNginx(dir, listenPort, upstreamPorts) {
   const site = fs.readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8');
-  const servers = upstreamPorts.map((port) => `  server 127.0.0.1:${port};`).join('\n');
+  // The compose server line's parameters (max_fails, fail_timeout, ...) apply to each instance.
+  const SERVER_LINE = /^\s*server\s+[^\s;{]+:\d+([^;]*);[^\n]*$/gm;
+  const parameters = (SERVER_LINE.exec(site)?.[1] ?? '').trim();
+  const servers = upstreamPorts.map((port) => `  server 127.0.0.1:${port}${parameters ? ` ${parameters}` : ''};`).join('\n');
   const rewritten = site
-    .replace(/^\s*server\s+[^\s;{]+:\d+[^;]*;\s*$/gm, '')
+    .replace(SERVER_LINE, '')
     .replace(/upstream\s+parley\s*\{/, (head) => `${head}\n${servers}`)
     .replace(/listen\s+\d+\s*;/, `listen 127.0.0.1:${listenPort};`);
-  if (!rewritten.includes(`server 127.0.0.1:${upstreamPorts[0]};`)) throw new Error('deploy/nginx.conf has no "upstream parley { ... }" block to point at the instances');
+  if (!rewritten.includes(`server 127.0.0.1:${upstreamPorts[0]}`)) throw new Error('deploy/nginx.conf has no "upstream parley { ... }" block to point at the instances');
   // Workers run as an unprivileged user when the master is root: they must reach their temp files.
   fs.chmodSync(dir, 0o755);
   for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {

@@ -126,6 +126,9 @@ async function main() {
     // The fake upstream is on loopback, which the outbound policy refuses unless allowed.
     PROVIDER_ALLOWED_HOSTS: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    // Longer than nginx keeps idle upstream connections (deploy/nginx.conf), so nginx never sends a
+    // request on a connection Parley is closing.
+    KEEP_ALIVE_TIMEOUT_MS: '65000',
     DB_POOL_SIZE: '5',
   };
   log(`settings ${JSON.stringify(settings)}; work dir ${dir}`);
@@ -151,7 +154,11 @@ async function main() {
     events.restartedAt = Date.now();
     log(`${instances[victim].name} restarted and healthy at +${((events.restartedAt - started) / 1000).toFixed(1)} s`);
   })();
-  const calls = await runLoad(target, { clients: settings.clients, threads: target.threads, deadline });
+  // The load lasts the set duration, and at least 12 s past the restart (nginx tries a failed
+  // server again after fail_timeout, 10 s at most), so the restarted instance is seen serving
+  // again; never more than 2 minutes past the set duration.
+  const done = () => Date.now() >= deadline + 120_000 || (Date.now() >= deadline && events.restartedAt !== undefined && Date.now() >= events.restartedAt + 12_000);
+  const calls = await runLoad(target, { clients: settings.clients, threads: target.threads, done });
   await chaos;
   const elapsedS = (Date.now() - started) / 1000;
 
@@ -182,6 +189,7 @@ async function main() {
     const last = upstreams.split(', ').at(-1);
     servedBy.set(last, (servedBy.get(last) ?? 0) + 1);
   }
+  const afterRestart = calls.filter((c) => c.start >= events.restartedAt && access.get(c.id)?.upstreams.split(', ').at(-1) === victimAddress && c.ok).length;
 
   const report = [
     `duration                 ${elapsedS.toFixed(1)} s, ${settings.clients} clients, ${settings.threads} shared threads, 3 instances behind nginx`,
@@ -189,7 +197,7 @@ async function main() {
     `calls                    ${calls.length} (assistant ${byOp('assistant').length}, assistant stream ${byOp('assistant-stream').length}, prompt ${byOp('prompt').length})`,
     `calls answered           ${calls.length - failed.length} (${((calls.length - failed.length) / elapsedS).toFixed(1)}/s)`,
     `errors                   ${failed.length} (in flight on the killed instance: ${failed.length - unexpected.length}; other: ${unexpected.length})`,
-    `requests per instance    ${[...servedBy.entries()].sort().map(([addr, n]) => `${addr} ${n}`).join(', ')}`,
+    `requests per instance    ${[...servedBy.entries()].sort().map(([addr, n]) => `${addr} ${n}`).join(', ')} (parley-2 after its restart: ${afterRestart})`,
     `turns stored             ${turns} on ${target.threads.length} threads (${failedButStored} of them from calls that failed at the kill: committed before the client saw the error)`,
     `turns lost               ${lost.length}`,
     `turns duplicated         ${duplicated.length}`,
