@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApplyModule } from './apply/apply.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
+import { InputValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -45,6 +46,10 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],
-  providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+  providers: [
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    // The one validation pipe for every DTO-typed body and query (src/common/validation).
+    { provide: APP_PIPE, useClass: InputValidationPipe },
+  ],
 })
 export class AppModule {}

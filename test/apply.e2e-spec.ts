@@ -20,7 +20,7 @@ providers:
   - name: gateway
     type: openai
     baseUrl: https://llm.example.invalid/v1
-    apiKeyEnv: GATEWAY_KEY
+    apiKeyEnv: PARLEY_PROVIDER_GATEWAY_KEY
 prompts:
   - slug: summarize
     kind: prompt

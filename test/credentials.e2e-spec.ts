@@ -74,16 +74,16 @@ describe('provider credentials', () => {
 
   it('reads an apiKeyEnv key from the environment at call time', async () => {
     const q = await createProject(t);
-    keep(await t.http().post('/v2/provider-credentials').set(as(q)).send({ name: 'claude', type: 'anthropic', apiKeyEnv: 'PARLEY_TEST_ANTHROPIC_KEY' }).expect(200));
+    keep(await t.http().post('/v2/provider-credentials').set(as(q)).send({ name: 'claude', type: 'anthropic', apiKeyEnv: 'PARLEY_PROVIDER_TEST_ANTHROPIC_KEY' }).expect(200));
     await createPrompt(t, q, 'env-key');
     await createVersion(t, q, 'env-key', versionBody('x', { provider: 'claude', model: 'claude-sonnet' }));
     await deploy(t, q, 'env-key', 'production');
     const registry = t.app.get(RegistryService);
-    delete process.env.PARLEY_TEST_ANTHROPIC_KEY;
+    delete process.env.PARLEY_PROVIDER_TEST_ANTHROPIC_KEY;
     expect((await registry.resolveForInvoke(q.projectId, 'env-key', 'production'))!.provider).toEqual({ name: 'claude', type: 'anthropic', credentialId: expect.any(String) });
-    process.env.PARLEY_TEST_ANTHROPIC_KEY = 'from-the-environment';
+    process.env.PARLEY_PROVIDER_TEST_ANTHROPIC_KEY = 'from-the-environment';
     expect((await registry.resolveForInvoke(q.projectId, 'env-key', 'production'))!.provider.apiKey).toBe('from-the-environment');
-    delete process.env.PARLEY_TEST_ANTHROPIC_KEY;
+    delete process.env.PARLEY_PROVIDER_TEST_ANTHROPIC_KEY;
   });
 
   it('validates bodies, naming each problem', async () => {

@@ -3,7 +3,6 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nes
 import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
 import { applyCallerOf } from './apply-caller';
 import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto';
 import { ApplySummary, ApplySummaryDto } from './apply-summary';
@@ -46,7 +45,7 @@ export class ApplyController {
   @ApiErrors(400, 404)
   export(
     @CurrentPrincipal() principal: Principal,
-    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: ExportQuery,
+    @Query() query: ExportQuery,
   ): Promise<string> {
     return this.exporter.exportFor(applyCallerOf(principal), query.workspace, query.project);
   }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
+import { Optional, Text } from '../common/validation';
 import { applyFileSchema, promptSchema } from './apply-file.schema';
 
 const EXAMPLE_YAML = `workspace: acme
@@ -43,13 +43,11 @@ export const APPLY_BODY_EXAMPLES = {
 };
 
 export class ExportQuery {
-  @ApiProperty({ required: false, example: 'acme', description: 'required with the admin key; a project key exports its own project' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({ max: 64, example: 'acme', description: 'required with the admin key; a project key exports its own project' })
   workspace?: string;
 
-  @ApiProperty({ required: false, example: 'support' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({ max: 64, example: 'support' })
   project?: string;
 }

@@ -169,6 +169,10 @@ export class ApplyService {
     const environments = new Set([...file.environments, ...state.environments, ...(state.projectId ? [] : DEFAULT_ENVIRONMENTS)]);
     const providers = new Set(['local', ...file.providers.map((p) => p.name), ...state.providers]);
     const issues: string[] = [];
+    file.providers.forEach((declared, index) => {
+      const problem = declared.apiKeyEnv === undefined ? undefined : this.credentials.apiKeyEnvProblem(declared.apiKeyEnv);
+      if (problem) issues.push(file.describe(['providers', index, 'apiKeyEnv'], problem));
+    });
     file.prompts.forEach(({ declared }, index) => {
       const existing = state.prompts.get(declared.slug);
       if (existing && existing.kind !== declared.kind) {

@@ -7,6 +7,7 @@ const ENV_NAMES = [
   'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
+  'PROVIDER_API_KEY_ENV_PREFIX',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -62,6 +63,8 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(emptyToUndefined) @IsIn(SCHEMA_MODES)
   SCHEMA_MODE?: SchemaMode;
+  @IsOptional() @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_' })
+  PROVIDER_API_KEY_ENV_PREFIX?: string;
 }
 
 export type SchemaMode = (typeof SCHEMA_MODES)[number];
@@ -102,6 +105,8 @@ export class AppConfig {
    * proving the schema distributable (docs/scaling.md); `plain` (default): plain tables.
    */
   readonly schemaMode: SchemaMode;
+  /** A credential's `apiKeyEnv` may only name variables starting with this (docs/security.md). */
+  readonly providerApiKeyEnvPrefix: string;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -121,6 +126,7 @@ export class AppConfig {
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
+    this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
   }
 
   get embedded(): boolean {

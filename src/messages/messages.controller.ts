@@ -4,7 +4,6 @@ import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { OrderedPageQuery } from '../common/pagination';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { MessagesService } from './messages.service';
@@ -24,7 +23,7 @@ export class MessagesController {
   create(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('threadId') threadId: string,
-    @Body(new ValidatedInput({ message: 'Invalid request parameters' })) dto: CreateMessageDto,
+    @Body() dto: CreateMessageDto,
   ): Promise<MessageDto> {
     return this.messages.create(caller, threadId, dto);
   }
@@ -36,7 +35,7 @@ export class MessagesController {
   list(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('threadId') threadId: string,
-    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: OrderedPageQuery,
+    @Query() query: OrderedPageQuery,
   ): Promise<MessageListDto> {
     return this.messages.list(caller, threadId, query);
   }
@@ -58,8 +57,7 @@ export class MessagesController {
     @CurrentProject() caller: ProjectPrincipal,
     @Param('threadId') threadId: string,
     @Param('messageId') messageId: string,
-    @Body(new ValidatedInput({ message: 'Invalid request body', requiredObject: { field: 'metadata', message: 'Metadata is required' } }))
-    dto: UpdateMessageDto,
+    @Body() dto: UpdateMessageDto,
   ): Promise<MessageUpdatedDto> {
     return this.messages.update(caller, threadId, messageId, dto);
   }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { IsIn, IsUrl, ValidateBy } from 'class-validator';
+import { Optional, Text } from '../common/validation';
 import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from './api-key-env';
 
@@ -9,27 +10,29 @@ export class ProviderCredentialBodyDto {
   @IsIn(['openai', 'anthropic'])
   type: 'openai' | 'anthropic';
 
-  @ApiProperty({ required: false, example: 'https://api.openai.com/v1', description: 'OpenAI-compatible: up to and including /v1; defaults to the type\'s public API' })
-  @IsOptional()
+  @Optional()
+  @Text({ max: 2000, example: 'https://api.openai.com/v1', description: 'OpenAI-compatible: up to and including /v1; defaults to the type\'s public API' })
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'baseUrl must be an http(s) URL' })
-  @MaxLength(2000)
   baseUrl?: string;
 
-  @ApiProperty({
-    required: false,
+  @Optional()
+  @Text({
+    min: 1,
+    max: 4096,
     writeOnly: true,
     example: 'sk-…',
     description: 'the API key; stored encrypted (AES-256-GCM, PARLEY_SECRET_KEY) and never returned. Give this or apiKeyEnv, or neither for a keyless endpoint.',
   })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(4096)
   apiKey?: string;
 
-  @ApiProperty({ required: false, example: 'OPENAI_API_KEY', description: 'name of a server environment variable holding the key, read at each call' })
-  @IsOptional()
-  @Matches(API_KEY_ENV_PATTERN, { message: 'apiKeyEnv must be an environment variable name (letters, digits, "_")' })
+  @Optional()
+  @Text({
+    max: 200,
+    pattern: API_KEY_ENV_PATTERN,
+    patternMessage: 'apiKeyEnv must be an environment variable name (letters, digits, "_")',
+    example: 'PARLEY_PROVIDER_OPENAI_KEY',
+    description: 'name of a server environment variable holding the key, read at each call; it must start with the operator\'s prefix (PROVIDER_API_KEY_ENV_PREFIX, default PARLEY_PROVIDER_)',
+  })
   @ValidateBy({
     name: 'isNotServerSecret',
     validator: {
@@ -41,8 +44,13 @@ export class ProviderCredentialBodyDto {
 }
 
 export class CreateProviderCredentialDto extends ProviderCredentialBodyDto {
-  @ApiProperty({ example: 'openai', pattern: PROVIDER_NAME_PATTERN.source, description: 'what versions name as their provider; "local" is built in' })
-  @Matches(PROVIDER_NAME_PATTERN, { message: 'name must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' })
+  @Text({
+    max: 64,
+    pattern: PROVIDER_NAME_PATTERN,
+    patternMessage: 'name must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit',
+    example: 'openai',
+    description: 'what versions name as their provider; "local" is built in',
+  })
   name: string;
 }
 
@@ -53,7 +61,7 @@ export class ProviderCredentialDto {
   @ApiProperty({ nullable: true, type: String, example: 'https://api.openai.com/v1' }) baseUrl: string | null;
   @ApiProperty({ enum: ['stored', 'env', 'none'], description: 'where the key comes from; the key itself is never returned' })
   apiKeySource: 'stored' | 'env' | 'none';
-  @ApiProperty({ nullable: true, type: String, example: 'OPENAI_API_KEY' }) apiKeyEnv: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'PARLEY_PROVIDER_OPENAI_KEY' }) apiKeyEnv: string | null;
   @ApiProperty({ description: 'true for the built-in local provider, which always exists' }) builtIn: boolean;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) createdAt: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) updatedAt: string | null;

@@ -3,8 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
-import { INVALID_BODY } from '../registry/registry-errors';
 import {
   CreateProviderCredentialDto,
   ProviderCredentialBodyDto,
@@ -13,8 +11,6 @@ import {
   ProviderCredentialListDto,
 } from './provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
-
-const body = () => Body(new ValidatedInput({ message: INVALID_BODY }));
 
 @ApiTags('Registry: provider credentials')
 @ApiSecurity('api-key')
@@ -28,7 +24,7 @@ export class ProviderCredentialsController {
   @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })
   @ApiOkResponse({ type: ProviderCredentialDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @body() dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
     return this.credentials.create(caller.projectId, dto);
   }
 
@@ -44,7 +40,7 @@ export class ProviderCredentialsController {
   @ApiOperation({ summary: 'Create or replace a provider credential', description: 'Replaces every field (rotate a key this way); the id stays.' })
   @ApiOkResponse({ type: ProviderCredentialDto })
   @ApiErrors(400)
-  replace(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string, @body() dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
+  replace(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string, @Body() dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
     return this.credentials.replace(caller.projectId, name, dto);
   }
 

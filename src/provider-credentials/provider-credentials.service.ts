@@ -7,7 +7,8 @@ import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schem
 import { RegistryCache } from '../registry/registry-cache';
 import { isProviderName } from '../registry/slugs';
 import { invalidBody } from '../registry/registry-errors';
-import { isServerSecret } from './api-key-env';
+import { AppConfig } from '../config/app-config';
+import { apiKeyEnvProblem } from './api-key-env';
 import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
 import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
 import { ProviderCredentialsRepository } from './provider-credentials.repository';
@@ -60,7 +61,13 @@ export class ProviderCredentialsService {
     private readonly repo: ProviderCredentialsRepository,
     private readonly box: SecretBox,
     private readonly cache: RegistryCache,
+    private readonly config: AppConfig,
   ) {}
+
+  /** Why a credential may not name this variable (server secret, or outside the operator's prefix); undefined when it may. */
+  apiKeyEnvProblem(name: string): string | undefined {
+    return apiKeyEnvProblem(name, this.config.providerApiKeyEnvPrefix);
+  }
 
   async list(projectId: string): Promise<ProviderCredentialDto[]> {
     return [LOCAL_DTO, ...(await this.repo.list(projectId)).map(toCredentialDto)];
@@ -112,8 +119,8 @@ export class ProviderCredentialsService {
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
   apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'apiKeyEnv' | 'apiKeyCiphertext'>): string | undefined {
     if (credential.apiKeyCiphertext) return this.decrypt(credential.apiKeyCiphertext, this.context(credential));
-    // Checked again here, not only on input: a row stored before the rule existed must not leak either.
-    if (credential.apiKeyEnv && !isServerSecret(credential.apiKeyEnv)) return process.env[credential.apiKeyEnv] || undefined;
+    // Checked again here, not only on input: a row stored before the rule (or under another prefix) must not leak either.
+    if (credential.apiKeyEnv && !this.apiKeyEnvProblem(credential.apiKeyEnv)) return process.env[credential.apiKeyEnv] || undefined;
     return undefined;
   }
 
@@ -162,6 +169,7 @@ export class ProviderCredentialsService {
     if (!PROVIDER_NAME_PATTERN.test(name)) details.push('name: must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
     else if (name === LOCAL_PROVIDER) details.push('name: "local" is the built-in provider and cannot be configured');
     if (dto.apiKey !== undefined && dto.apiKeyEnv !== undefined) details.push('apiKey: give apiKey or apiKeyEnv, not both');
+    else if (dto.apiKeyEnv !== undefined && this.apiKeyEnvProblem(dto.apiKeyEnv)) details.push(this.apiKeyEnvProblem(dto.apiKeyEnv)!);
     if (details.length > 0) throw invalidBody(details);
   }
 

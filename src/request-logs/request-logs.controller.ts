@@ -3,7 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
 import { RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogsService } from './request-logs.service';
 
@@ -20,7 +19,7 @@ export class RequestLogsController {
   @ApiErrors(400)
   list(
     @CurrentProject() caller: ProjectPrincipal,
-    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: RequestLogQuery,
+    @Query() query: RequestLogQuery,
   ): Promise<RequestLogListDto> {
     return this.logs.list(caller, query);
   }

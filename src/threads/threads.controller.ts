@@ -4,7 +4,6 @@ import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { PageQuery } from '../common/pagination';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadsService } from './threads.service';
@@ -23,7 +22,7 @@ export class ThreadsController {
   @ApiErrors(400)
   create(
     @CurrentProject() caller: ProjectPrincipal,
-    @Body(new ValidatedInput({ message: 'Invalid request body' })) dto: CreateThreadDto,
+    @Body() dto: CreateThreadDto,
   ): Promise<ThreadCreatedDto> {
     return this.threads.create(caller, dto);
   }
@@ -34,7 +33,7 @@ export class ThreadsController {
   @ApiErrors(400)
   list(
     @CurrentProject() caller: ProjectPrincipal,
-    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: PageQuery,
+    @Query() query: PageQuery,
   ): Promise<ThreadListDto> {
     return this.threads.list(caller, query);
   }
@@ -55,8 +54,7 @@ export class ThreadsController {
   update(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('threadId') threadId: string,
-    @Body(new ValidatedInput({ message: 'Invalid request body', requiredObject: { field: 'metadata', message: 'Metadata is required' } }))
-    dto: UpdateThreadDto,
+    @Body() dto: UpdateThreadDto,
   ): Promise<ThreadUpdatedDto> {
     return this.threads.update(caller, threadId, dto);
   }

@@ -1,13 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
-import { ValidatedInput } from '../common/validation';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
-
-const body = () => Body(new ValidatedInput({ message: 'Invalid request body' }));
 
 @ApiTags('Admin: workspaces, projects, API keys')
 @ApiSecurity('admin-key')
@@ -22,7 +19,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a workspace' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors(400, 409)
-  createWorkspace(@body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
+  createWorkspace(@Body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
     return this.workspaces.createWorkspace(dto);
   }
 
@@ -38,7 +35,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a project in a workspace' })
   @ApiOkResponse({ type: ProjectDto })
   @ApiErrors(400, 404, 409)
-  createProject(@Param('workspace') workspace: string, @body() dto: CreateProjectDto): Promise<ProjectDto> {
+  createProject(@Param('workspace') workspace: string, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
     return this.workspaces.createProject(workspace, dto);
   }
 
@@ -55,7 +52,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a project API key', description: 'The key is in this response only; Parley stores its SHA-256 hash.' })
   @ApiOkResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400, 404)
-  createApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  createApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.workspaces.createApiKey(workspace, project, dto.name);
   }
 

@@ -8,6 +8,9 @@ function numberBetween(min: number, max: number) {
   return z.number().min(min, phrase).max(max, phrase);
 }
 
+/** Model names are stored in varchar(200) columns (versions.model, request_logs.model). */
+export const MODEL_NAME_MAX_LENGTH = 200;
+
 /**
  * The sampling settings a version stores and an invoke body overrides, with the chat-completion
  * API's ranges: defined once, so a value a version may store is a value a request may send.

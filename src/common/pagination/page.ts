@@ -1,25 +1,25 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, Matches } from 'class-validator';
+import { Optional, Text } from '../validation/field-decorators';
 
 export const PAGE_LIMIT_DEFAULT = 100;
 export const PAGE_LIMIT_MAX = 100;
 
 /** `limit` (1–100, default 100) and `after`, shared by every cursor-paginated list. */
 export class PageQuery {
-  @ApiProperty({ required: false, type: Number, minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })
-  @IsOptional()
+  @Optional()
+  @ApiProperty({ type: Number, minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })
   @Matches(/^(100|[1-9][0-9]?)$/, { message: 'limit must be an integer from 1 to 100' })
   limit?: string;
 
-  @ApiProperty({ required: false, description: 'id of the last item of the previous page' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({ max: 64, description: 'id of the last item of the previous page' })
   after?: string;
 }
 
 export class OrderedPageQuery extends PageQuery {
-  @ApiProperty({ required: false, enum: ['asc', 'desc'], default: 'asc' })
-  @IsOptional()
+  @Optional()
+  @ApiProperty({ enum: ['asc', 'desc'], default: 'asc' })
   @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
 }

@@ -1,5 +1,4 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-import { FreeForm } from './free-form';
 
 export const METADATA_MAX_KEYS = 64;
 export const METADATA_MAX_KEY_LENGTH = 64;
@@ -33,10 +32,9 @@ export function metadataProblems(value: unknown, field = 'metadata'): string[] {
   return problems;
 }
 
-/** class-validator decorator for metadata fields; the messages name each offending key. Keys are kept verbatim (FreeForm). */
+/** class-validator decorator for metadata fields; the messages name each offending key (InputValidationPipe keeps keys verbatim). */
 export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) => {
-    FreeForm()(target, propertyName);
     registerDecorator({
       name: 'isMetadata',
       target: target.constructor,

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Matches, NotContains } from 'class-validator';
+import { NotContains } from 'class-validator';
+import { Text } from './field-decorators';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -13,9 +13,12 @@ export const isSlugLike = (value: unknown): value is string => typeof value === 
 /** URL slugs: lower-case letters, digits, `-` and `_`, 1–64 characters, starting with a letter or digit. */
 export function IsSlug(example: string): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ example, pattern: SLUG_PATTERN.source }),
-    IsString(),
-    Matches(SLUG_PATTERN, { message: '$property must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit' }),
+    Text({
+      max: 64,
+      pattern: SLUG_PATTERN,
+      patternMessage: '$property must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit',
+      example,
+    }),
     NotContains('--', { message: '$property must not contain "--"' }),
   );
 }

@@ -1,6 +1,7 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import { registerDecorator, ValidationArguments } from 'class-validator';
 import type { ZodType } from 'zod';
-import { FreeForm } from './free-form';
+import { openApiSchemaOf } from '../swagger/zod-schema';
 
 function describeIssues(schema: ZodType, value: unknown, property: string): string {
   const result = schema.safeParse(value);
@@ -11,18 +12,22 @@ function describeIssues(schema: ZodType, value: unknown, property: string): stri
 }
 
 /**
- * Validates a property against a zod schema. The chat message shapes are defined once in zod (the
- * spec's invoke errors are zod's issue format) and reused here by the class-validator DTOs. zod sees
- * the value as received (FreeForm), so an unknown key is reported, never dropped on the way.
+ * A property of a class-validator DTO whose shape is a zod schema: the chat message shapes are
+ * defined once in zod (the spec's invoke errors are zod's issue format) and reused by the message
+ * and version DTOs. Swagger's schema for the property is generated from the same zod schema.
+ * zod sees the value exactly as received (InputValidationPipe copies it untouched), so an
+ * unknown key anywhere is reported, never dropped on the way.
  */
-export function MatchesSchema(schema: ZodType, options?: ValidationOptions): PropertyDecorator {
+export function MatchesSchema(schema: ZodType, api: Omit<ApiPropertyOptions, 'type'> = {}): PropertyDecorator {
   return (target, propertyName) => {
-    FreeForm()(target, propertyName);
+    const generated = openApiSchemaOf(schema);
+    // An object schema's `required` lists its own fields; whether the property itself is required is `selfRequired`.
+    const self = Array.isArray(generated.required) ? { selfRequired: true } : {};
+    ApiProperty({ ...generated, ...self, ...api } as ApiPropertyOptions)(target, propertyName);
     registerDecorator({
       name: 'matchesSchema',
       target: target.constructor,
       propertyName: propertyName as string,
-      options,
       validator: {
         validate: (value: unknown) => schema.safeParse(value).success,
         defaultMessage: (args: ValidationArguments) => describeIssues(schema, args.value, args.property),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isPlainObject } from '../../common/errors/request-body';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
-import { chatMessageSchema, expects, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
+import { chatMessageSchema, expects, MODEL_NAME_MAX_LENGTH, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
 
 const responseFormatSchema = z.strictObject({ type: z.literal('json_object') });
 
@@ -13,7 +13,12 @@ const promptInvokeShape = {
     .describe('Values for the variables the template declares; any other name is rejected'),
   messages: z.array(chatMessageSchema).optional().describe('Messages appended after the template (and thread)'),
   stream: z.boolean().optional(),
-  model: z.string().optional().describe('Overrides the deployed model'),
+  // Bounded by the log column it is recorded in: a longer name would fail the log insert after the provider call.
+  model: z
+    .string()
+    .max(MODEL_NAME_MAX_LENGTH, expects(`model name of at most ${MODEL_NAME_MAX_LENGTH} characters`))
+    .optional()
+    .describe('Overrides the deployed model'),
   ...samplingSettingsShape,
   template: z.array(chatMessageSchema).optional().describe('Replaces the stored template messages'),
   tool_choice: toolChoiceSchema.optional(),

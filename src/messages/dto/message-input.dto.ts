@@ -1,26 +1,24 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
-import { IsDefined, IsOptional } from 'class-validator';
+import { IsDefined } from 'class-validator';
 import { ThreadMessageInput, threadMessageInputSchema } from '../../common/chat';
-import { openApiSchemaOf } from '../../common/swagger/zod-schema';
-import { IsMetadata, MatchesSchema, Metadata } from '../../common/validation';
+import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
+import { InputErrors, IsMetadata, MatchesSchema, Metadata, Optional } from '../../common/validation';
 
+@InputErrors({ message: 'Invalid request parameters' })
 export class CreateMessageDto {
-  @ApiProperty({
-    ...openApiSchemaOf(threadMessageInputSchema),
+  @IsDefined()
+  @MatchesSchema(threadMessageInputSchema, {
     description: 'a chat message; role defaults to user; content is a string, an array of parts, or null',
     example: { role: 'user', content: 'Hello!' },
   })
-  @IsDefined()
-  @MatchesSchema(threadMessageInputSchema)
   message: ThreadMessageInput;
 
+  @Optional()
   @ApiMetadataProperty({ required: false })
-  @IsOptional()
   @IsMetadata()
   metadata?: Metadata;
 }
 
+@InputErrors({ requiredObject: { field: 'metadata', message: 'Metadata is required' } })
 export class UpdateMessageDto {
   @ApiMetadataProperty({ required: true, replaces: true })
   @IsMetadata()

@@ -3,7 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { CurrentProject } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
-import { ValidatedInput } from '../../common/validation';
 import { DeploymentsService } from './deployments.service';
 import { DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
 
@@ -19,7 +18,7 @@ export class DeploymentsController {
   @ApiOkResponse({ type: DeploymentListDto })
   list(
     @CurrentProject() caller: ProjectPrincipal,
-    @Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true })) query: DeploymentsQuery,
+    @Query() query: DeploymentsQuery,
   ): Promise<DeploymentListDto> {
     return this.deployments.listCurrent(caller.projectId, query);
   }

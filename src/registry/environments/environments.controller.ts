@@ -3,8 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { CurrentProject } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
-import { ValidatedInput } from '../../common/validation';
-import { INVALID_BODY } from '../registry-errors';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
 import { EnvironmentsService } from './environments.service';
 
@@ -20,7 +18,7 @@ export class EnvironmentsController {
   @ApiOperation({ summary: 'Create an environment', description: 'Every project starts with preview, staging and production.' })
   @ApiOkResponse({ type: EnvironmentDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body(new ValidatedInput({ message: INVALID_BODY })) dto: CreateEnvironmentDto): Promise<EnvironmentDto> {
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateEnvironmentDto): Promise<EnvironmentDto> {
     return this.environments.create(caller.projectId, dto.slug);
   }
 

@@ -4,17 +4,12 @@ import { CurrentProject } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { PageQuery } from '../../common/pagination';
 import { ApiErrors } from '../../common/swagger/error-responses';
-import { ValidatedInput } from '../../common/validation';
 import { DeploymentsService } from '../deployments/deployments.service';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '../deployments/dto/deployment.dto';
-import { INVALID_BODY } from '../registry-errors';
 import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptsService } from './prompts.service';
 import { VersionsService } from './versions.service';
-
-const body = () => Body(new ValidatedInput({ message: INVALID_BODY }));
-const query = () => Query(new ValidatedInput({ message: 'Invalid request parameters', allowUnknownFields: true }));
 
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
@@ -32,7 +27,7 @@ export class PromptsController {
   @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
   @ApiOkResponse({ type: PromptDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @body() dto: CreatePromptDto): Promise<PromptDto> {
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreatePromptDto): Promise<PromptDto> {
     return this.prompts.create(caller.projectId, dto);
   }
 
@@ -40,7 +35,7 @@ export class PromptsController {
   @ApiOperation({ summary: 'List prompts and assistants', description: 'In creation order; next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: PromptListDto })
   @ApiErrors(400)
-  list(@CurrentProject() caller: ProjectPrincipal, @query() page: PageQuery): Promise<PromptListDto> {
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() page: PageQuery): Promise<PromptListDto> {
     return this.prompts.list(caller.projectId, page);
   }
 
@@ -60,7 +55,7 @@ export class PromptsController {
   })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors(400, 404)
-  createVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @body() dto: CreateVersionDto): Promise<VersionDto> {
+  createVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Body() dto: CreateVersionDto): Promise<VersionDto> {
     return this.versions.create(caller.projectId, slug, dto);
   }
 
@@ -68,7 +63,7 @@ export class PromptsController {
   @ApiOperation({ summary: 'List versions', description: 'Newest first; next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: VersionListDto })
   @ApiErrors(400, 404)
-  listVersions(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @query() page: PageQuery): Promise<VersionListDto> {
+  listVersions(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Query() page: PageQuery): Promise<VersionListDto> {
     return this.versions.list(caller.projectId, slug, page);
   }
 
@@ -89,7 +84,7 @@ export class PromptsController {
   })
   @ApiOkResponse({ type: DeploymentDto })
   @ApiErrors(400, 404)
-  deploy(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @body() dto: DeployDto): Promise<DeploymentDto> {
+  deploy(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Body() dto: DeployDto): Promise<DeploymentDto> {
     return this.deployments.deploy(caller.projectId, slug, dto);
   }
 
@@ -97,7 +92,7 @@ export class PromptsController {
   @ApiOperation({ summary: 'Deployment history of a prompt', description: 'Newest first, replaced deployments included (`current: false`).' })
   @ApiOkResponse({ type: DeploymentListDto })
   @ApiErrors(404)
-  history(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @query() filter: DeploymentsQuery): Promise<DeploymentListDto> {
+  history(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Query() filter: DeploymentsQuery): Promise<DeploymentListDto> {
     return this.deployments.history(caller.projectId, slug, filter.environment);
   }
 }

@@ -1,14 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsISO8601, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsISO8601, IsString } from 'class-validator';
+import { Optional } from '../../common/validation';
 
-const Text = () => applyDecorators(ApiProperty({ type: String, required: false, nullable: true }), IsOptional(), IsString());
-const Flag = () => applyDecorators(ApiProperty({ type: Boolean, required: false, nullable: true }), IsOptional(), IsBoolean());
+// Response fields are null when unknown, so null is a documented input value here (and only here).
+const Text = () => applyDecorators(Optional({ nullable: true }), ApiProperty({ type: String }), IsString());
+const Flag = () => applyDecorators(Optional({ nullable: true }), ApiProperty({ type: Boolean }), IsBoolean());
 
 /**
  * The spec's request-log object: a thread's `createLog` (as accepted by Create Thread and as
  * returned), and the core of GET /v2/logs. Every field is optional on input; object-valued
- * fields (metadata, variables, parameters, requestData) travel as JSON-encoded strings.
+ * fields (metadata, variables, parameters, requestData) travel as JSON-encoded strings. The values
+ * are stored in a jsonb column, so the body limit (BODY_LIMIT) is their only bound.
  */
 export class RequestLogObjectDto {
   @Text() id?: string | null;
@@ -36,8 +39,8 @@ export class RequestLogObjectDto {
   @Flag() assistant?: boolean | null;
   @Flag() doNotRecord?: boolean | null;
 
-  @ApiProperty({ type: String, format: 'date-time', required: false, nullable: true })
-  @IsOptional()
+  @Optional({ nullable: true })
+  @ApiProperty({ type: String, format: 'date-time' })
   @IsISO8601({ strict: true })
   startedAt?: string | null;
 }

@@ -1,24 +1,20 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
-import { Type } from 'class-transformer';
-import { IsObject, IsOptional, ValidateNested } from 'class-validator';
-import { IsMetadata, Metadata } from '../../common/validation';
+import { InputErrors, IsMetadata, Metadata, Nested, Optional } from '../../common/validation';
 import { RequestLogObjectDto } from './request-log-object.dto';
 
 export class CreateThreadDto {
+  // null is documented as "no metadata" (docs/decisions.md "Hostile input").
+  @Optional({ nullable: true })
   @ApiMetadataProperty({ required: false })
-  @IsOptional()
   @IsMetadata()
   metadata?: Metadata;
 
-  @ApiProperty({ type: RequestLogObjectDto, required: false, description: 'an initial log for the thread, returned as its createLog' })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => RequestLogObjectDto)
+  @Optional()
+  @Nested(() => RequestLogObjectDto, { description: 'an initial log for the thread, returned as its createLog' })
   createLog?: RequestLogObjectDto;
 }
 
+@InputErrors({ requiredObject: { field: 'metadata', message: 'Metadata is required' } })
 export class UpdateThreadDto {
   @ApiMetadataProperty({ required: true, replaces: true })
   @IsMetadata()

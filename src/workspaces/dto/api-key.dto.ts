@@ -1,12 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Optional, Text } from '../../common/validation';
 
 export class CreateApiKeyDto {
-  @ApiProperty({ required: false, example: 'ci-deploy', description: 'a label; defaults to "default"' })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @Optional()
+  @Text({ min: 1, max: 200, example: 'ci-deploy', description: 'a label; defaults to "default"' })
   name?: string;
 }
 

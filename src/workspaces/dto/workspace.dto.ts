@@ -1,16 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { IsSlug } from '../../common/validation';
+import { IsSlug, Optional, Text } from '../../common/validation';
 
 export class CreateWorkspaceDto {
   @IsSlug('acme')
   slug: string;
 
-  @ApiProperty({ required: false, example: 'Acme Inc.', description: 'defaults to the slug' })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @Optional()
+  @Text({ min: 1, max: 200, example: 'Acme Inc.', description: 'defaults to the slug' })
   name?: string;
 }
 

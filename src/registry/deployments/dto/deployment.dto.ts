@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { IsSlug } from '../../../common/validation';
+import { IsInt, Max, Min } from 'class-validator';
+import { IsSlug, Optional, Text } from '../../../common/validation';
 import { PromptKind } from '../../resolved-deployment';
 
 /** Version numbers are PostgreSQL integers: a larger one would fail the query rather than find nothing. */
@@ -10,8 +10,8 @@ export class DeployDto {
   @IsSlug('production')
   environment: string;
 
-  @ApiProperty({ required: false, minimum: 1, maximum: MAX_VERSION, example: 3, description: 'the version number to deploy; defaults to the newest version' })
-  @IsOptional()
+  @Optional()
+  @ApiProperty({ minimum: 1, maximum: MAX_VERSION, example: 3, description: 'the version number to deploy; defaults to the newest version' })
   @IsInt()
   @Min(1)
   @Max(MAX_VERSION)
@@ -37,13 +37,11 @@ export class DeploymentListDto {
 }
 
 export class DeploymentsQuery {
-  @ApiProperty({ required: false, example: 'production', description: 'only this environment' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({ max: 64, example: 'production', description: 'only this environment' })
   environment?: string;
 
-  @ApiProperty({ required: false, example: 'summarize', description: 'only this prompt or assistant' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({ max: 64, example: 'summarize', description: 'only this prompt or assistant' })
   slug?: string;
 }

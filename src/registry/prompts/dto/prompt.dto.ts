@@ -1,14 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { IsSlug } from '../../../common/validation';
+import { IsIn } from 'class-validator';
+import { IsSlug, Optional } from '../../../common/validation';
 import { PromptKind } from '../../resolved-deployment';
 
 export class CreatePromptDto {
   @IsSlug('summarize')
   slug: string;
 
-  @ApiProperty({ required: false, enum: ['prompt', 'assistant'], default: 'prompt', description: 'assistants keep threads; prompts do not' })
-  @IsOptional()
+  @Optional()
+  @ApiProperty({ enum: ['prompt', 'assistant'], default: 'prompt', description: 'assistants keep threads; prompts do not' })
   @IsIn(['prompt', 'assistant'])
   kind?: PromptKind;
 }

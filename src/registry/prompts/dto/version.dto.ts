@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ChatMessage, ChatMessageInput } from '../../../common/chat';
+import { IsDefined } from 'class-validator';
+import { ChatMessage, ChatMessageInput, MODEL_NAME_MAX_LENGTH } from '../../../common/chat';
 import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
-import { MatchesSchema } from '../../../common/validation';
+import { MatchesSchema, Optional, Text } from '../../../common/validation';
 import {
   modelParametersSchema,
   ModelParametersInput,
@@ -19,44 +19,41 @@ const TEMPLATE_EXAMPLE = [
 ];
 
 export class CreateVersionDto {
-  @ApiProperty({
-    ...openApiSchemaOf(templateSchema),
+  @IsDefined()
+  @MatchesSchema(templateSchema, {
     description: 'chat messages; string contents, text parts and image URLs are Handlebars templates (see docs/templates.md)',
     example: TEMPLATE_EXAMPLE,
   })
-  @IsDefined()
-  @MatchesSchema(templateSchema)
   template: ChatMessageInput[];
 
-  @ApiProperty({ required: false, default: 'local', example: 'local', pattern: PROVIDER_NAME_PATTERN.source, description: '"local" or the name of a provider credential' })
-  @IsOptional()
-  @IsString()
+  @Optional()
+  @Text({
+    max: 64,
+    pattern: PROVIDER_NAME_PATTERN,
+    patternMessage: 'provider must be "local" or the name of a provider credential',
+    default: 'local',
+    example: 'local',
+    description: '"local" or the name of a provider credential',
+  })
   provider?: string;
 
-  @ApiProperty({ example: 'echo', maxLength: 200 })
-  @IsString()
-  @MaxLength(200)
+  @Text({ max: MODEL_NAME_MAX_LENGTH, example: 'echo' })
   model: string;
 
-  @ApiProperty({ ...openApiSchemaOf(modelParametersSchema), required: false, example: { temperature: 0.2, max_tokens: 200 } })
-  @IsOptional()
-  @MatchesSchema(modelParametersSchema)
+  @Optional()
+  @MatchesSchema(modelParametersSchema, { example: { temperature: 0.2, max_tokens: 200 } })
   parameters?: ModelParametersInput;
 
-  @ApiProperty({ ...openApiSchemaOf(toolsSchema), required: false, description: 'chat-completion tool definitions' })
-  @IsOptional()
-  @MatchesSchema(toolsSchema)
+  @Optional()
+  @MatchesSchema(toolsSchema, { description: 'chat-completion tool definitions' })
   tools?: unknown[];
 
-  @ApiProperty({ ...openApiSchemaOf(variableDefaultsSchema), required: false, example: { audience: 'engineers' }, description: 'declared variables and their defaults' })
-  @IsOptional()
-  @MatchesSchema(variableDefaultsSchema)
+  @Optional()
+  @MatchesSchema(variableDefaultsSchema, { example: { audience: 'engineers' }, description: 'declared variables and their defaults' })
   variables?: Record<string, string>;
 
-  @ApiProperty({ required: false, maxLength: 500, example: 'shorter system prompt', description: 'a note on what changed' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
+  @Optional()
+  @Text({ max: 500, example: 'shorter system prompt', description: 'a note on what changed' })
   message?: string;
 }
 
