@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as express from 'express';
 import { resourceError } from '../errors/api-exception';
+import { asOpenAIError, isOpenAIPath } from '../errors/openai-error';
 import { MALFORMED_JSON_BODY } from '../errors/request-body';
 
 /**
@@ -20,7 +21,9 @@ export function jsonBody(limit: string): RequestHandler {
       }
       const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
       const message = err.type === 'entity.too.large' ? `Request body is larger than ${limit}` : 'Request body could not be read';
-      const exception = resourceError(status, message);
+      const resource = resourceError(status, message);
+      // Answered before routing, so ApiExceptionFilter never sees it: /v1 gets OpenAI's shape here.
+      const exception = isOpenAIPath(req.path) ? asOpenAIError(resource) : resource;
       res.status(exception.getStatus()).json(exception.body);
     });
 }
