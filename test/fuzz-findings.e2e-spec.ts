@@ -1,4 +1,5 @@
 import { createProject, TestProject } from './support/factories';
+import { deploy, invokePath, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** What test/fuzz.e2e-spec.ts found, one test each, so a fix cannot regress unnoticed. */
@@ -19,5 +20,17 @@ describe('fuzz findings', () => {
     // The spec's surfaces keep theirs.
     const v2 = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Content-Encoding', 'x-unknown').send('{}');
     expect([v2.status, v2.body]).toEqual([415, { error: { message: 'Request body could not be read' } }]);
+  });
+
+  it('an X-Forwarded-For that is not an address is not recorded as the client IP (the log column holds 64 characters)', async () => {
+    await deploy(t, p, { slug: 'xff' });
+    const forwarded = 'not-an-address-'.repeat(10);
+    const res = await t.http().post(invokePath(p, 'xff')).set('X-API-Key', p.key).set('X-Forwarded-For', forwarded).send({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const logs = await requestLogRows(t, p.projectId);
+    expect(logs[logs.length - 1].request_ip).toBeNull();
+    // A real address in the header is still what the log shows.
+    await t.http().post(invokePath(p, 'xff')).set('X-API-Key', p.key).set('X-Forwarded-For', '203.0.113.7').send({}).expect(200);
+    expect((await requestLogRows(t, p.projectId)).pop()!.request_ip).toBe('203.0.113.7');
   });
 });

@@ -1,6 +1,7 @@
 import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { isIP } from 'node:net';
 import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { invokeBodyJsonSchema } from './dto';
@@ -31,7 +32,8 @@ const inputOf = (req: Request, slug: string, environment: string, v: unknown, wo
   body: req.body,
   headers: req.headers,
   url: req.originalUrl,
-  ip: req.ip,
+  // Behind `trust proxy`, req.ip is whatever X-Forwarded-For says: only an address is recorded (request_ip is varchar(64)).
+  ip: req.ip && isIP(req.ip) ? req.ip : undefined,
 });
 
 /**
