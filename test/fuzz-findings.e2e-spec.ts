@@ -22,6 +22,13 @@ describe('fuzz findings', () => {
     expect([v2.status, v2.body]).toEqual([415, { error: { message: 'Request body could not be read' } }]);
   });
 
+  it('a /v1/conversations item whose type is named like an Object.prototype member is a 400, not a 500', async () => {
+    for (const type of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const res = await t.http().post('/v1/conversations').set('X-API-Key', p.key).send({ items: [{ type, id: 'x' }] });
+      expect([type, res.status, res.body.error?.param]).toEqual([type, 400, 'items[0].type']);
+    }
+  });
+
   it('an X-Forwarded-For that is not an address is not recorded as the client IP (the log column holds 64 characters)', async () => {
     await deploy(t, p, { slug: 'xff' });
     const forwarded = 'not-an-address-'.repeat(10);

@@ -93,7 +93,8 @@ export function parseOpenAI<S extends z.ZodType>(schema: S, input: unknown, pref
 /** One input item, by its `type` (`message` when absent, as the SDK's EasyInputMessage allows). */
 export function parseInputItem(raw: unknown, prefix: PropertyKey[]): InputItem {
   const type = typeof raw === 'object' && raw !== null ? ((raw as { type?: unknown }).type ?? 'message') : undefined;
-  const schema = typeof type === 'string' ? SCHEMA_BY_TYPE[type] : undefined;
+  // Own keys only: a type named like an Object.prototype member ("toString") is not a schema.
+  const schema = typeof type === 'string' && Object.hasOwn(SCHEMA_BY_TYPE, type) ? SCHEMA_BY_TYPE[type] : undefined;
   if (!schema) {
     const param = paramOf([...prefix, 'type']);
     throw openaiError(400, `Item type ${JSON.stringify(type)} is not supported here (Parley stores message, function_call and function_call_output items)`, { param, code: 'invalid_value' });
