@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { deref, FuzzRoute, SchemaObject } from './route-table';
+
+/** Real values the fuzzer mixes in, so requests get past lookups and reach deeper code. */
+export interface FuzzContext {
+  document: SchemaObject;
+  /** Values worth trying for a path parameter of this name (slugs, ids that exist, ids of another project). */
+  pathValues: Record<string, string[]>;
+  /** Any id worth trying where a parameter has no pool of its own. */
+  ids: string[];
+  /** Credential headers: the fuzz project's key, the admin key, none, wrong ones. */
+  auth: Array<Record<string, string>>;
+}
+
+export interface FuzzRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  route: FuzzRoute;
+}
+
+/** Strings that broke parsers, columns and templates elsewhere, plus random text. */
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '', ' ', '\u0000', 'a\u0000b', '\ud800', 'null', 'undefined', 'true', '-1', '0', '1e400', '0x10', 'NaN', '..', '../..', '%00', '%E0%A4%A',
+    '__proto__', 'constructor', 'toString', 'hasOwnProperty', "' OR 1=1 --", '"; DROP TABLE threads; --', '{{constructor.constructor "x"}}',
+    '{{#each this}}{{/each}}', '${process.env}', '<script>', 'é', '😀', '\u202e', 'a'.repeat(65), 'a'.repeat(201), 'a'.repeat(513), 'a'.repeat(2001), 'a'.repeat(5000),
+    '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff', '2147483648', '9007199254740993', '-0',
+  ),
+  fc.string({ maxLength: 80 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.uuid(),
+);
+
+/** Header values must be visible ASCII, or the client refuses to send them. */
+const headerValue: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('', 'true', 'false', '1', 'yes', 'null', '__proto__', 'a'.repeat(300)),
+  fc.stringMatching(/^[\x21-\x7e]{0,60}$/),
+);
+
+/** JSON values that no schema expects: wrong types, prototype-named keys, deep nesting, huge numbers. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53, 2 ** 31, [], {}, [null], ''),
+  fc.constant(JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"toString":"x"}')),
+  fc.constant(nest(200)),
+  hostileString,
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+function nest(depth: number): unknown {
+  let value: unknown = 'deep';
+  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { a: value };
+  return value;
+}
+
+/** A value derived from a JSON schema: mostly valid (so the request goes deep), sometimes hostile at any node. */
+export function fromSchema(ctx: FuzzContext, schema: SchemaObject | undefined, depth = 0): fc.Arbitrary<unknown> {
+  if (depth > 4) return hostileValue;
+  return fc.oneof({ arbitrary: validFrom(ctx, deref(ctx.document, schema), depth), weight: 6 }, { arbitrary: hostileValue, weight: 1 });
+}
+
+function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number): fc.Arbitrary<unknown> {
+  const variants: SchemaObject[] | undefined = s.oneOf ?? s.anyOf ?? s.allOf;
+  if (variants && variants.length > 0) return fc.oneof(...variants.map((v) => fromSchema(ctx, v, depth + 1)));
+  if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...s.enum);
+  switch (s.type) {
+    case 'string': {
+      const limit = typeof s.maxLength === 'number' ? s.maxLength : undefined;
+      const arbitraries: Array<fc.Arbitrary<unknown>> = [fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(limit ?? 30, 30) }), fc.constantFrom(...ctx.ids)];
+      // Either side of the documented bound: the column must hold the one and refuse the other.
+      if (limit !== undefined) arbitraries.push(fc.constantFrom('x'.repeat(limit), 'x'.repeat(limit + 1)));
+      if (s.format === 'date-time') arbitraries.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
+      return fc.oneof(...arbitraries);
+    }
+    case 'integer':
+      return fc.integer({ min: s.minimum ?? -5, max: Math.min(s.maximum ?? 1000, 2 ** 31) });
+    case 'number':
+      return fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }));
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(fromSchema(ctx, s.items, depth + 1), { maxLength: 3 });
+    case 'object':
+    case undefined: {
+      if (!s.properties && s.type === undefined) return fc.jsonValue({ maxDepth: 2 });
+      const properties: Record<string, SchemaObject> = s.properties ?? {};
+      const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(ctx, value, depth + 1)]));
+      const required: string[] = (Array.isArray(s.required) ? s.required : []).filter((key: string) => key in model);
+      const known = fc.record(model, { requiredKeys: required });
+      const extraValue = s.additionalProperties && typeof s.additionalProperties === 'object' ? fromSchema(ctx, s.additionalProperties, depth + 1) : hostileValue;
+      const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'a'.repeat(65))), extraValue, {
+        maxKeys: s.additionalProperties ? 3 : 1,
+      });
+      // Unknown keys only now and then: they are refused at once and would hide everything else.
+      return fc.tuple(known, fc.option(extra, { freq: 4 })).map(([values, more]) => merge(more ?? {}, values));
+    }
+    default:
+      return hostileValue;
+  }
+}
+
+/** Own properties, `__proto__` included, as JSON.parse would create them. */
+function merge(...parts: object[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    for (const key of Object.keys(part)) Object.defineProperty(out, key, { value: (part as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Path segments: real values mostly, hostile ones percent-encoded (dots too, so no URL normalisation changes the route). */
+function pathValue(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
+  const pool = ctx.pathValues[name] ?? ctx.ids;
+  return fc.oneof(
+    { arbitrary: fc.constantFrom(...pool), weight: 4 },
+    { arbitrary: fc.constantFrom(...ctx.ids), weight: 1 },
+    { arbitrary: hostileString.filter((s) => s.length > 0).map(encodeSegment), weight: 2 },
+    { arbitrary: fc.constantFrom('%E0%A4%A', '%zz', '%2e%2e', '%00'), weight: 1 },
+  );
+}
+
+/** Percent-encodes the UTF-8 bytes (a lone surrogate becomes U+FFFD, as on the wire), dots too. */
+const encodeSegment = (value: string) =>
+  [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9_~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+
+function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
+  const declared = route.queryParams.map((param) =>
+    fc.option(
+      fc.oneof(
+        fromSchema(ctx, param.schema).map((value) => [[param.name, typeof value === 'string' ? value : JSON.stringify(value)]]),
+        fc.array(hostileString, { minLength: 2, maxLength: 2 }).map((values) => values.map((value) => [param.name, value])),
+      ),
+      { freq: 2 },
+    ),
+  );
+  const unknown = fc.option(fc.tuple(hostileString, hostileString).map((pair) => [pair]), { freq: 5 });
+  return fc.tuple(fc.tuple(...declared), unknown).map(([params, extra]) => {
+    const pairs = [...params.flatMap((p) => p ?? []), ...(extra ?? [])] as string[][];
+    return pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join('&');
+  });
+}
+
+const rawBodies = fc.constantFrom('', '{', '{"a":', 'null', '[]', '"text"', '42', 'metadata=1', '\u0000', '[' .repeat(5000) + ']'.repeat(5000), '{"a":1}{"b":2}');
+
+function bodyOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string | undefined> {
+  const json = route.body ? fromSchema(ctx, route.body) : hostileValue;
+  const sendsBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+  return fc.oneof(
+    { arbitrary: json.map((value) => JSON.stringify(value)), weight: sendsBody ? 8 : 1 },
+    { arbitrary: rawBodies, weight: 1 },
+    { arbitrary: fc.constant(undefined), weight: sendsBody ? 1 : 6 },
+  );
+}
+
+function headersOf(ctx: FuzzContext): fc.Arbitrary<Record<string, string>> {
+  const contentType = fc.constantFrom(
+    'application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1',
+    'application/json; charset=utf-16', 'multipart/form-data; boundary=x', '',
+  );
+  const extra = fc.dictionary(
+    fc.constantFrom('x-parley-do-not-record', 'idempotency-key', 'x-request-id', 'x-parley-thread-id', 'accept', 'x-forwarded-for', 'content-encoding'),
+    headerValue,
+    { maxKeys: 2 },
+  );
+  return fc.tuple(fc.constantFrom(...ctx.auth), contentType, extra).map(([auth, type, more]) => ({ ...more, ...auth, ...(type ? { 'content-type': type } : {}) }));
+}
+
+/** One request to one route of the table, every part derived from its documented shape. */
+export function requestFor(ctx: FuzzContext, routes: FuzzRoute[]): fc.Arbitrary<FuzzRequest> {
+  // One arbitrary per route, built once: building them per request costs more than the request.
+  return fc.oneof(...routes.map((route) => requestForRoute(ctx, route)));
+}
+
+function requestForRoute(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<FuzzRequest> {
+  return fc
+      .tuple(fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))), queryString(ctx, route), bodyOf(ctx, route), headersOf(ctx))
+      .map(([values, query, body, headers]) => {
+        let i = 0;
+        const path = route.path.replace(/\{[^}]+\}/g, () => values[i++]);
+        const request = { method: route.method, url: path + query, headers, body };
+        // fast-check prints a failing request with this: the request as sent, without the route's schema.
+        return { ...request, route, [fc.toStringMethod]: () => JSON.stringify(request) };
+      });
+}
