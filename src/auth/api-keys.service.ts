@@ -51,8 +51,11 @@ export class ApiKeysService {
       return { kind: 'admin', keyId: null };
     }
     if (this.ephemeralAdminHashes.has(hash)) return { kind: 'admin', keyId: null };
-    const cached = this.cache.get(hash);
-    if (cached) return cached;
+    // Calls that miss together (an entry expiring under load) share one read; unknown keys are not kept.
+    return this.cache.getOrLoad(hash, () => this.load(hash));
+  }
+
+  private async load(hash: string): Promise<Principal | null> {
     const row = await this.keys.findActiveByHash(hash);
     if (!row) return null;
     const principal: Principal = row.project_id
@@ -65,7 +68,6 @@ export class ApiKeysService {
           workspaceSlug: row.workspace_slug!,
         }
       : { kind: 'admin', keyId: row.id };
-    this.cache.set(hash, principal);
     return principal;
   }
 

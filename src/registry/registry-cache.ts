@@ -51,6 +51,12 @@ export class RegistryCache<V = unknown> {
     this.cache.set(key, { projectId, value });
   }
 
+  /** The cached value, or `load`'s, one load at a time per key (TtlCache.getOrLoad). */
+  async getOrLoad(key: string, projectId: string, load: () => Promise<V>): Promise<V> {
+    const entry = await this.cache.getOrLoad(key, async () => ({ projectId, value: await load() }));
+    return entry!.value; // an Entry is never null, so it is always stored
+  }
+
   invalidateProject(projectId: string): void {
     this.cache.deleteWhere((entry) => entry.projectId === projectId);
   }

@@ -44,11 +44,8 @@ export class RegistryService {
     if (!isSlugLike(slug) || !isSlugLike(environment)) return null;
     if (version !== undefined && !(Number.isSafeInteger(version) && version > 0)) return null;
     const key = RegistryCache.key(projectId, slug, environment, version);
-    let cached = this.cache.get(key)?.value;
-    if (cached === undefined) {
-      cached = await this.load(projectId, slug, environment, version);
-      this.cache.set(key, projectId, cached);
-    }
+    // Calls that miss together (an entry expiring under load) share one load.
+    const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version));
     if (!cached) return null;
     return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
   }
