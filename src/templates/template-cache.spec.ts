@@ -67,4 +67,19 @@ describe('TemplateCache', () => {
     expect(cached.variables).toEqual(compileTemplate(greeting).variables);
     expect(cached.render({ name: 'B' })).toEqual(compileTemplate(greeting).render({ name: 'B' }));
   });
+
+  it('renders a copy the caller may change without touching the cached template', () => {
+    const template = compileTemplate([
+      { role: 'system', content: [{ type: 'text', text: 'Hi {{name}}' }, { type: 'image_url', image_url: { url: 'https://x/{{name}}.png' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    ] as never);
+    const first = template.render({ name: 'A' }) as unknown as Array<Record<string, any>>;
+    first[0].content[0].text = 'changed';
+    first[0].content[1].image_url.url = 'changed';
+    first[1].tool_calls[0].function.name = 'changed';
+    expect(template.render({ name: 'B' })).toEqual([
+      { role: 'system', content: [{ type: 'text', text: 'Hi B' }, { type: 'image_url', image_url: { url: 'https://x/B.png' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    ]);
+  });
 });
