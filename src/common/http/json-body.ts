@@ -11,10 +11,13 @@ import { MALFORMED_JSON_BODY } from '../errors/request-body';
  * answered here with 413, before any route runs.
  */
 export function jsonBody(limit: string): RequestHandler {
-  const parse = express.json({ limit, type: () => true, strict: false, reviver: rejectUnstorableText });
+  const parse = express.json({ limit, type: () => true, strict: false, verify: noteEscapes });
   return (req: Request, res: Response, next: NextFunction) =>
     parse(req, res, (err?: { type?: string; status?: number }) => {
-      if (!err) return next();
+      if (!err) {
+        if (mayHoldUnstorableText.has(req) && holdsUnstorableText(req.body)) req.body = MALFORMED_JSON_BODY;
+        return next();
+      }
       if (err.type === 'entity.parse.failed') {
         req.body = MALFORMED_JSON_BODY;
         return next();
@@ -31,15 +34,41 @@ export function jsonBody(limit: string): RequestHandler {
 /** U+0000, or a UTF-16 surrogate without its pair (JSON escapes can spell both). */
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Requests whose raw body spells a `\u` escape (or is not UTF-8): only these can hold unstorable text. */
+const mayHoldUnstorableText = new WeakSet<object>();
+
+/**
+ * Raw UTF-8 JSON cannot carry U+0000 or a lone surrogate unescaped (JSON.parse refuses raw control
+ * characters, and UTF-8 decoding turns invalid bytes into U+FFFD), so only a body with a `\u`
+ * escape needs the check below. Most bodies have none and are parsed without a reviver, which
+ * made JSON.parse about three times slower on every request (docs/performance.md).
+ */
+function noteEscapes(req: Request, _res: Response, buf: Buffer, encoding: string): void {
+  if (encoding !== 'utf-8' || buf.includes(ESCAPE)) mayHoldUnstorableText.add(req);
+}
+const ESCAPE = Buffer.from('\\u');
+
 /**
  * PostgreSQL stores neither U+0000 nor an unpaired surrogate in text or jsonb, and any string a
  * client sends may be stored (metadata, messages, logs). A body holding one, as a key or a value, is
  * treated like malformed JSON here (the endpoint answers with its own 400) rather than failing at
  * the INSERT as a 500.
  */
-function rejectUnstorableText(key: string, value: unknown): unknown {
-  if (UNSTORABLE_TEXT.test(key) || (typeof value === 'string' && UNSTORABLE_TEXT.test(value))) {
-    throw new SyntaxError('JSON text holds a character that cannot be stored (U+0000 or an unpaired surrogate)');
+function holdsUnstorableText(body: unknown): boolean {
+  // Iterative: JSON.parse accepts nesting far deeper than the call stack would.
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (UNSTORABLE_TEXT.test(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        if (UNSTORABLE_TEXT.test(key)) return true;
+        pending.push((value as Record<string, unknown>)[key]);
+      }
+    }
   }
-  return value;
+  return false;
 }
