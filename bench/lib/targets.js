@@ -20,6 +20,7 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
       met: value === null || value === undefined ? null : kind === 'min' ? value >= limit : value <= limit,
       notMeasured: value === null || value === undefined ? why ?? 'a scenario it needs was not run' : null,
       disturbedPct: (() => {
+        if (value === null || value === undefined) return null;
         const worst = Math.max(0, ...from.filter(Boolean).map((r) => r.foreignCpuPct ?? 0));
         return worst > quietPct ? worst : null;
       })(),
@@ -51,7 +52,7 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     limit: 1.5,
     kind: 'max',
     unit: '×',
-    why: logStorage?.error ? `log storage not measured: ${logStorage.error}` : null,
+    why: logStorage?.error ? `log storage not measured: ${logStorage.error}` : logStorage ? null : 'the log storage phase was not run',
   });
   return targets;
 }
