@@ -46,9 +46,9 @@ function scenariosOf(servers, setup) {
   const list = [
     { id: 'a', name: 'upstream direct', serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) } },
     { id: 'a~', name: 'upstream direct, streamed', stream: true, serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) } },
-    { id: 'r', name: 'raw node:http + undici Pool proxy', serverPid: () => rawProxy.pid, target: { url: `${rawProxy.url}/chat/completions`, body: upstreamBody(false) } },
-    { id: 'b', name: 'bare Nest + express, undici.request', serverPid: () => bare.pid, target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) } },
   ];
+  if (rawProxy) list.push({ id: 'r', name: 'raw node:http + undici Pool proxy', serverPid: () => rawProxy.pid, target: { url: `${rawProxy.url}/chat/completions`, body: upstreamBody(false) } });
+  if (bare) list.push({ id: 'b', name: 'bare Nest + express, undici.request', serverPid: () => bare.pid, target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) } });
   if (bareFetch) list.push({ id: 'b~', name: 'bare Nest + express, global fetch', serverPid: () => bareFetch.pid, target: { url: `${bareFetch.url}/chat/completions`, body: upstreamBody(false) } });
   if (portkey?.proc) {
     list.push({ id: 'p', name: `Portkey gateway ${portkey.version}`, serverPid: () => portkey.proc.pid, target: { url: `${portkey.url}/chat/completions`, headers: portkey.headers, body: upstreamBody(false) } });
