@@ -18,15 +18,16 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
       limit,
       unit,
       met: value === null || value === undefined ? null : kind === 'min' ? value >= limit : value <= limit,
-      notMeasured: value === null || value === undefined ? why ?? 'a scenario it needs was not run' : null,
+      notMeasured: value === null || value === undefined ? why ?? 'a scenario it needs was not run or answered no call' : null,
       disturbedPct: (() => {
         if (value === null || value === undefined) return null;
         const worst = Math.max(0, ...from.filter(Boolean).map((r) => r.foreignCpuPct ?? 0));
         return worst > quietPct ? worst : null;
       })(),
     });
-  const ratio = (x, y) => (x && y && y.rps > 0 ? x.rps / y.rps : null);
-  const dp50 = (x, y, field = 'latencyMs') => (x?.[field] && y?.[field] ? x[field].p50 - y[field].p50 : null);
+  // A run with no answered call has no figures (a machine too busy for the slice): not measured.
+  const ratio = (x, y) => (x && y && y.rps > 0 && x.requests > 0 ? x.rps / y.rps : null);
+  const dp50 = (x, y, field = 'latencyMs') => (x?.[field]?.p50 != null && y?.[field]?.p50 != null ? x[field].p50 - y[field].p50 : null);
   const [a1, aS1, b64, p64, c1, c64, d1, e1, e64] = [find('a', 1), find('a~', 1), find('b', 64), find('p', 64), find('c', 1), find('c', 64), find('d', 1), find('e', 1), find('e', 64)];
 
   add({ id: 'c64-vs-portkey', description: '(c) prompt, 64 conns: req/s ÷ (p) Portkey', value: ratio(c64, p64), limit: 3, kind: 'min', unit: '×', from: [c64, p64], why: portkeySkipped ? `Portkey not measured: ${portkeySkipped}` : null });
@@ -34,7 +35,7 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
   add({ id: 'c1-p50', description: '(c) prompt, 1 conn: p50 added over (a) upstream', value: dp50(c1, a1), limit: 0.8, kind: 'max', unit: 'ms', from: [c1, a1] });
   add({ id: 'd1-p50', description: '(d) assistant + thread, 1 conn: p50 added over (a)', value: dp50(d1, a1), limit: 1.5, kind: 'max', unit: 'ms', from: [d1, a1] });
   add({ id: 'e1-ttfb', description: "(e) streamed, 1 conn: first byte p50 after (a~)'s first byte", value: dp50(e1, aS1, 'ttfbMs'), limit: 0.8, kind: 'max', unit: 'ms', from: [e1, aS1] });
-  const cCpu = c64 && c64.cpuPerRequestUs.server !== null ? c64.cpuPerRequestUs.server + (c64.cpuPerRequestUs.db ?? 0) : null;
+  const cCpu = c64 && c64.requests > 0 && c64.cpuPerRequestUs.server !== null ? c64.cpuPerRequestUs.server + (c64.cpuPerRequestUs.db ?? 0) : null;
   add({
     id: 'c64-cpu',
     description: '(c) 64 conns: Parley + PostgreSQL CPU per call ÷ (b) server CPU per call',
@@ -67,10 +68,10 @@ function overheadsOf(runs) {
     if (run.scenario === base) continue;
     const upstream = find(base, run.connections);
     const field = run.scenario === 'e' ? 'ttfbMs' : 'latencyMs';
-    const diff = (x, y, p) => (x && y ? Math.round((x[field][p] - y[field][p]) * 1000) / 1000 : null);
+    const diff = (x, y, p) => (x?.[field]?.[p] != null && y?.[field]?.[p] != null ? Math.round((x[field][p] - y[field][p]) * 1000) / 1000 : null);
     const rpsOver = (id) => {
       const other = find(id, run.connections);
-      return other && run.scenario !== id && other.rps > 0 ? Math.round((run.rps / other.rps) * 1000) / 1000 : null;
+      return other && run.scenario !== id && other.rps > 0 && run.requests > 0 ? Math.round((run.rps / other.rps) * 1000) / 1000 : null;
     };
     out.push({
       scenario: run.scenario,
