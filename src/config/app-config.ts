@@ -8,6 +8,7 @@ const ENV_NAMES = [
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
+  'LOG_RETENTION_DAYS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -65,6 +66,8 @@ class EnvironmentVariables {
   SCHEMA_MODE?: SchemaMode;
   @IsOptional() @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_' })
   PROVIDER_API_KEY_ENV_PREFIX?: string;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  LOG_RETENTION_DAYS?: number;
 }
 
 export type SchemaMode = (typeof SCHEMA_MODES)[number];
@@ -107,6 +110,8 @@ export class AppConfig {
   readonly schemaMode: SchemaMode;
   /** A credential's `apiKeyEnv` may only name variables starting with this (docs/security.md). */
   readonly providerApiKeyEnvPrefix: string;
+  /** Request logs older than this are dropped, a whole monthly partition at a time; unset keeps them all. */
+  readonly logRetentionDays: number | undefined;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -127,6 +132,7 @@ export class AppConfig {
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
+    this.logRetentionDays = env.LOG_RETENTION_DAYS;
   }
 
   get embedded(): boolean {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LogPartitionsService } from './log-partitions.service';
 import { RequestLogEntity } from './request-log.entity';
 import { RequestLogsController } from './request-logs.controller';
 import { RequestLogsRepository } from './request-logs.repository';
@@ -8,7 +9,7 @@ import { RequestLogsService } from './request-logs.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity])],
   controllers: [RequestLogsController],
-  providers: [RequestLogsRepository, RequestLogsService],
+  providers: [RequestLogsRepository, RequestLogsService, LogPartitionsService],
   exports: [RequestLogsService],
 })
 export class RequestLogsModule {}

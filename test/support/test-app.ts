@@ -21,7 +21,7 @@ export interface TestApp {
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   Object.assign(process.env, { LOG_LEVEL: 'silent', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, ...env });
-  if (!process.env.DATABASE_URL) process.env.DATA_DIR = 'memory://';
+  if (!process.env.DATABASE_URL && env.DATA_DIR === undefined) process.env.DATA_DIR = 'memory://';
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
   configureApp(app);

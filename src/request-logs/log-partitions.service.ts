@@ -1,0 +1,40 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { maintainPartitions } from './log-partitions';
+
+/** How often the server checks the partitions ahead and the retention horizon. */
+const EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Keeps request_logs' monthly partitions created ahead and drops the expired ones
+ * (LOG_RETENTION_DAYS), at start and every hour; see docs/operations.md.
+ */
+@Injectable()
+export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('RequestLogPartitions');
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.maintain();
+    this.timer = setInterval(() => void this.maintain().catch((err) => this.logger.error(`partition maintenance failed: ${(err as Error).message}`)), EVERY_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** `now` is a parameter so retention can be exercised without waiting months. */
+  async maintain(now = Date.now()): Promise<{ created: string[]; dropped: string[] }> {
+    const result = await maintainPartitions((work) => this.dataSource.transaction((manager) => work(manager)), now, this.config.logRetentionDays);
+    if (result.created.length > 0) this.logger.log(`created request log partitions ${result.created.join(', ')}`);
+    if (result.dropped.length > 0) this.logger.log(`dropped expired request log partitions ${result.dropped.join(', ')}`);
+    return result;
+  }
+}
