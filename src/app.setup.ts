@@ -4,6 +4,7 @@ import type { Application } from 'express';
 import { Logger } from 'nestjs-pino';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
+import { echoRequestId } from './logging/request-id';
 import { instrumentHttp } from './metrics/http-metrics.middleware';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
@@ -14,6 +15,8 @@ export function configureApp(app: INestApplication): INestApplication {
   express.disable('x-powered-by');
   // Behind a load balancer the client address comes from X-Forwarded-For (request logs' requestIP).
   express.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Before anything can answer: every response carries X-Request-Id.
+  app.use(echoRequestId);
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import { requestIdOf } from './request-id';
 
 /** Levels at which pino-http's per-request line (info) is printed. */
 const LINE_LEVELS: ReadonlySet<string> = new Set(['info', 'debug', 'trace']);
@@ -15,10 +15,8 @@ export function loggerOptions(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.logLevel,
-      genReqId: (req: IncomingMessage) => {
-        const given = req.headers['x-request-id'];
-        return typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : newId();
-      },
+      // The id echoRequestId (app.setup.ts) fixed and echoed; computed here only outside it.
+      genReqId: (req: IncomingMessage) => requestIdOf(req),
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
         censor: '[redacted]',
