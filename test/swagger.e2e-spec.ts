@@ -97,6 +97,9 @@ describe('Swagger document against real responses', () => {
     const logs = (await api.get('/v2/logs').expect(200)).body;
     expect(logs.data.length).toBeGreaterThan(0);
     expect(problems(logs, schemaOf('/v2/logs', 'get'), '$')).toEqual([]);
+    const log = (await api.get(`/v2/logs/${logs.data[0].id}`).expect(200)).body;
+    expect(log.threadMessageIds).toHaveLength(2);
+    expect(problems(log, schemaOf('/v2/logs/{logId}', 'get'), '$')).toEqual([]);
   });
 
   it('the checker itself finds an undeclared field, a wrong type and a missing required field', () => {

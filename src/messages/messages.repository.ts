@@ -40,9 +40,9 @@ export class MessagesRepository {
    * order, or null when the thread is missing or deleted (what the invoke path needs before it
    * calls the model; two queries would each cost a database round trip on every call).
    */
-  async liveHistory(projectId: string, threadId: string): Promise<ThreadMessageEntity['content'][] | null> {
-    const rows: { content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
-      `SELECT m.content, m.deleted_items
+  async liveHistory(projectId: string, threadId: string): Promise<{ seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] | null> {
+    const rows: { seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
+      `SELECT m.seq, m.content, m.deleted_items
          FROM threads t
          LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL
         WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
@@ -50,7 +50,10 @@ export class MessagesRepository {
       [projectId, threadId],
     );
     if (rows.length === 0) return null;
-    return rows.flatMap((row) => (row.content === null ? [] : [visibleContent(row.content, row.deleted_items)]));
+    // `partial`: some of the turn's items were deleted one by one (/v1 conversations), so what is sent is not its whole content.
+    return rows.flatMap((row) =>
+      row.content === null ? [] : [{ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 }],
+    );
   }
 
   /** Like listLive, but the cursor message itself is included (a conversation item cursor may point inside it). */
@@ -80,6 +83,23 @@ export class MessagesRepository {
     if (ids.length === 0) return new Set();
     const rows = await manager.getRepository(ThreadMessageEntity).find({ select: { id: true }, where: { projectId, id: In(ids) } });
     return new Set(rows.map((row) => row.id));
+  }
+
+  /** Turns fromSeq..toSeq of a thread, deleted ones included (a request log's history range). */
+  turnsInRange(projectId: string, threadId: string, fromSeq: number, toSeq: number): Promise<{ seq: number; content: ThreadMessageEntity['content'] }[]> {
+    return this.messages.query(
+      'SELECT seq, content FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq',
+      [projectId, threadId, fromSeq, toSeq],
+    );
+  }
+
+  /** Ids of the messages one invoke appended, in sequence order. */
+  async idsOfLog(projectId: string, threadId: string, requestLogId: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.messages.query(
+      'SELECT id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND request_log_id = $3 ORDER BY seq',
+      [projectId, threadId, requestLogId],
+    );
+    return rows.map((row) => row.id);
   }
 
   async replaceMetadata(projectId: string, threadId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadMessageEntity | null> {

@@ -70,9 +70,21 @@ export class MessagesService {
 
   /** The chat messages of a live thread's live turns, in sequence order (an assistant's history), in one query; null when the thread is missing or deleted. */
   async liveHistoryOf(projectId: string, threadId: string): Promise<Record<string, unknown>[] | null> {
+    const turns = await this.liveTurnsOf(projectId, threadId);
+    return turns && turns.messages;
+  }
+
+  /**
+   * The same history with the sequence numbers of its turns (what a request log refers to instead
+   * of copying it); no sequence numbers when a turn is only partly visible (items deleted one by
+   * one), as the turns read back later could not tell which of their items were sent.
+   */
+  async liveTurnsOf(projectId: string, threadId: string): Promise<{ seqs: number[]; messages: Record<string, unknown>[] } | null> {
     if (!isUuid(threadId)) return null;
     const turns = await this.messages.liveHistory(projectId, threadId);
-    return turns && turns.flat();
+    if (!turns) return null;
+    const seqs = turns.some((turn) => turn.partial) ? [] : turns.map((turn) => turn.seq);
+    return { seqs, messages: turns.flatMap((turn) => turn.content) };
   }
 
   async list(caller: ProjectPrincipal, threadId: string, query: OrderedPageQuery): Promise<MessageListDto> {

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { ThreadRange } from './thread-range';
 
 /**
  * One invoke, success or failure. With doNotRecord, variables, request_data, provider_request and
@@ -31,6 +32,8 @@ export class RequestLogEntity {
   @Column({ type: 'jsonb' }) parameters: Record<string, unknown>;
   @Column({ name: 'request_data', type: 'jsonb', nullable: true }) requestData: Record<string, unknown> | null;
   @Column({ name: 'provider_request', type: 'jsonb', nullable: true }) providerRequest: Record<string, unknown> | null;
+  /** An assistant's history, kept in its thread: provider_request is stored without it (thread-range.ts). */
+  @Column({ name: 'thread_range', type: 'jsonb', nullable: true }) threadRange: ThreadRange | null;
   @Column({ name: 'provider_response', type: 'jsonb', nullable: true }) providerResponse: Record<string, unknown> | null;
   /** The HTTP status Parley answered with (499: the client went away mid-stream). */
   @Column({ type: 'integer' }) status: number;

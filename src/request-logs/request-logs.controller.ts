@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
+import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogsService } from './request-logs.service';
 
 @ApiTags('Request logs')
@@ -25,10 +25,13 @@ export class RequestLogsController {
   }
 
   @Get(':logId')
-  @ApiOperation({ summary: 'Get a request log' })
-  @ApiOkResponse({ type: RequestLogDto })
+  @ApiOperation({
+    summary: 'Get a request log',
+    description: 'The log with the provider request and response when they were recorded (never under doNotRecord), and the thread messages the call added.',
+  })
+  @ApiOkResponse({ type: RequestLogDetailDto })
   @ApiErrors(404)
-  get(@CurrentProject() caller: ProjectPrincipal, @Param('logId') logId: string): Promise<RequestLogDto> {
+  get(@CurrentProject() caller: ProjectPrincipal, @Param('logId') logId: string): Promise<RequestLogDetailDto> {
     return this.logs.get(caller, logId);
   }
 }

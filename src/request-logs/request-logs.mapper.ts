@@ -1,7 +1,7 @@
 import { ProjectPrincipal } from '../auth/principal';
 import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
 import { RequestLogObjectDto } from '../threads/dto/request-log-object.dto';
-import { RequestLogDto } from './dto/request-log.dto';
+import { RequestLogDetailDto, RequestLogDto } from './dto/request-log.dto';
 import { RequestLogEntity } from './request-log.entity';
 
 /**
@@ -68,12 +68,25 @@ export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal)
   };
 }
 
-/** `requestLog` of a thread message: the provider request and response ({} when not recorded). */
-export function toRequestLogSummary(log: RequestLogEntity): RequestLogSummaryDto {
+/** GET /v2/logs/{id}: the log, what was sent and received (null when not recorded), the thread messages it added. */
+export function toRequestLogDetailDto(
+  log: RequestLogEntity,
+  caller: ProjectPrincipal,
+  providerRequest: Record<string, unknown> | null,
+  threadMessageIds: string[],
+): RequestLogDetailDto {
+  return { ...toRequestLogDto(log, caller), request: providerRequest, response: log.providerResponse, threadMessageIds };
+}
+
+/**
+ * `requestLog` of a thread message: the provider request (`providerRequest`, rebuilt with its
+ * thread history) and response, `{}` each when not recorded.
+ */
+export function toRequestLogSummary(log: RequestLogEntity, providerRequest: Record<string, unknown> | null): RequestLogSummaryDto {
   return {
     id: log.id,
     createdAt: log.startedAt.toISOString(),
-    request: log.providerRequest ?? {},
+    request: providerRequest ?? {},
     response: log.providerResponse ?? {},
   };
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LogPartitionsService } from './log-partitions.service';
+import { RequestLogWriter } from './request-log-writer';
 import { RequestLogEntity } from './request-log.entity';
 import { RequestLogsController } from './request-logs.controller';
 import { RequestLogsRepository } from './request-logs.repository';
@@ -9,7 +10,7 @@ import { RequestLogsService } from './request-logs.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity])],
   controllers: [RequestLogsController],
-  providers: [RequestLogsRepository, RequestLogsService, LogPartitionsService],
+  providers: [RequestLogsRepository, RequestLogsService, LogPartitionsService, RequestLogWriter],
   exports: [RequestLogsService],
 })
 export class RequestLogsModule {}

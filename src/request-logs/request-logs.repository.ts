@@ -23,13 +23,27 @@ export class RequestLogsRepository {
     return fastInsert(manager ?? this.logs.manager, RequestLogEntity, [log]).then(() => log);
   }
 
+  /** One multi-row INSERT: one statement, one commit (the group commit's flush). */
+  insertMany(logs: RequestLogEntity[]): Promise<void> {
+    return fastInsert(this.logs.manager, RequestLogEntity, logs);
+  }
+
   findById(projectId: string, id: string): Promise<RequestLogEntity | null> {
     return this.logs.findOne({ where: { projectId, id } });
   }
 
+  private listed: string[] | undefined;
+
+  /** A list shows no provider request or response: they stay unread (and, being large, TOASTed away). */
+  private listColumns(): string[] {
+    const heavy = new Set(['providerRequest', 'providerResponse', 'threadRange']);
+    this.listed ??= this.logs.metadata.columns.filter((c) => !heavy.has(c.propertyName)).map((c) => `l.${c.propertyName}`);
+    return this.listed;
+  }
+
   /** Keyset page by id (time-ordered), newest first by default, every filter scoped to the project. */
   list(projectId: string, filters: LogFilters, order: 'asc' | 'desc', afterId: string | undefined, take: number): Promise<RequestLogEntity[]> {
-    const qb = this.logs.createQueryBuilder('l').where('l.project_id = :projectId', { projectId });
+    const qb = this.logs.createQueryBuilder('l').select(this.listColumns()).where('l.project_id = :projectId', { projectId });
     if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
     if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
     if (filters.threadId !== undefined) qb.andWhere('l.thread_id = :threadId', { threadId: filters.threadId });

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
@@ -6,17 +6,32 @@ import { isUuid } from '../common/ids';
 import { isSlugLike } from '../common/validation';
 import { pageLimit, toPage } from '../common/pagination';
 import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
-import { RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
+import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogEntity } from './request-log.entity';
+import { RequestLogWriter } from './request-log-writer';
 import { LogFilters, RequestLogsRepository } from './request-logs.repository';
-import { toRequestLogDto, toRequestLogSummary } from './request-logs.mapper';
+import { toRequestLogDetailDto, toRequestLogDto, toRequestLogSummary } from './request-logs.mapper';
+import { ThreadMessagesSource } from './thread-messages.source';
+import { restoreHistory } from './thread-range';
 
 @Injectable()
 export class RequestLogsService {
-  constructor(private readonly logs: RequestLogsRepository) {}
+  private readonly logger = new Logger('RequestLogs');
 
-  record(log: RequestLogEntity, manager?: EntityManager): Promise<RequestLogEntity> {
-    return this.logs.insert(log, manager);
+  constructor(
+    private readonly logs: RequestLogsRepository,
+    private readonly writer: RequestLogWriter,
+    private readonly threadMessages: ThreadMessagesSource,
+  ) {}
+
+  /**
+   * Resolves once the log is committed: in the caller's transaction when `manager` is given (an
+   * assistant's thread append), otherwise group-committed with concurrent calls' logs.
+   */
+  async record(log: RequestLogEntity, manager?: EntityManager): Promise<RequestLogEntity> {
+    if (manager) await this.logs.insert(log, manager);
+    else await this.writer.write(log);
+    return log;
   }
 
   async list(caller: ProjectPrincipal, query: RequestLogQuery): Promise<RequestLogListDto> {
@@ -27,15 +42,27 @@ export class RequestLogsService {
     return { object: 'list', ...toPage(rows.map((row) => toRequestLogDto(row, caller)), limit) };
   }
 
-  async get(caller: ProjectPrincipal, id: string): Promise<RequestLogDto> {
+  async get(caller: ProjectPrincipal, id: string): Promise<RequestLogDetailDto> {
     const log = isUuid(id) ? await this.logs.findById(caller.projectId, id) : null;
     if (!log) throw notFound('Request log not found');
-    return toRequestLogDto(log, caller);
+    const request = await this.providerRequestOf(log);
+    const messageIds = log.threadId && log.kind === 'assistant' ? await this.threadMessages.messageIdsOfLog(log.projectId, log.threadId, log.id) : [];
+    return toRequestLogDetailDto(log, caller, request, messageIds);
   }
 
   async summaryFor(projectId: string, id: string): Promise<RequestLogSummaryDto | null> {
     const log = await this.logs.findById(projectId, id);
-    return log ? toRequestLogSummary(log) : null;
+    return log ? toRequestLogSummary(log, await this.providerRequestOf(log)) : null;
+  }
+
+  /** The provider request as sent: an assistant's is stored without its thread history, read back here. */
+  private async providerRequestOf(log: RequestLogEntity): Promise<Record<string, unknown> | null> {
+    if (!log.providerRequest || !log.threadRange) return log.providerRequest;
+    const history = await this.threadMessages.messagesInRange(log.projectId, log.threadRange);
+    if (history.length !== log.threadRange.count) {
+      this.logger.warn(`request log ${log.id}: its thread range holds ${history.length} messages, ${log.threadRange.count} were sent`);
+    }
+    return restoreHistory(log.providerRequest, log.threadRange, history);
   }
 
   /**

@@ -22,6 +22,21 @@ export class RequestLogDto extends RequestLogObjectDto {
   @ApiProperty({ type: LogUsageDto }) usage: LogUsageDto;
 }
 
+/** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */
+export class RequestLogDetailDto extends RequestLogDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'the body sent to the provider, thread history included; null when doNotRecord or when no provider was called',
+  })
+  request: Record<string, unknown> | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "the provider's answer (the assembled completion for a stream); null when doNotRecord or on failure" })
+  response: Record<string, unknown> | null;
+  @ApiProperty({ type: [String], description: 'ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls' })
+  threadMessageIds: string[];
+}
+
 export class RequestLogListDto {
   @ApiProperty({ enum: ['list'] }) object: 'list';
   @ApiProperty({ type: [RequestLogDto], description: 'newest first' }) data: RequestLogDto[];
