@@ -10,9 +10,11 @@ import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 
+let child: ChildProcess | undefined;
+
 /** Starts the built server (`node dist/main.js`) and resolves with its URL once it listens. */
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN], {
+  child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, ...INVOKE_APP_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -21,11 +23,11 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
     const seen = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (url) resolve({ child, url: url[0] });
+      if (url) resolve({ child: child!, url: url[0] });
     };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+    child!.stdout!.on('data', seen);
+    child!.stderr!.on('data', seen);
+    child!.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
   });
 }
 
@@ -56,9 +58,9 @@ describe('request logs survive kill -9 of the server', () => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before this test`);
     fresh = await freshDatabase();
     server = await startServer(fresh.env as Record<string, string>);
-  });
+  }, 180_000);
   afterAll(async () => {
-    server?.child.kill('SIGKILL');
+    child?.kill('SIGKILL');
     await after?.close();
     await fresh?.drop();
   });
@@ -103,5 +105,5 @@ describe('request logs survive kill -9 of the server', () => {
     const listed = await after.http().get('/v2/logs?limit=100').set('X-API-Key', p.key).expect(200);
     const loggedNs = listed.body.data.map((l: { metadata: string }) => JSON.parse(l.metadata).n);
     for (const { n } of answered) expect(loggedNs).toContain(n);
-  });
+  }, 180_000);
 });

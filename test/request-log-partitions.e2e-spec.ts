@@ -53,7 +53,7 @@ describe('request log partitions', () => {
     }
     await before.destroy();
     t = await createTestApp({ ...fresh.env, LOG_RETENTION_DAYS: '30' });
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await fresh?.drop();

@@ -9,6 +9,7 @@ import type { ChatCompletion, CompletionUsage } from '../providers';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
+import { elideHistory } from '../request-logs/thread-range';
 import { ThreadsService } from '../threads/threads.service';
 import { InvokeInput, PreparedInvoke, threadNotFound } from './invoke-preparer';
 import { effectiveParameters, replyMessage } from './invoke-request';
@@ -108,6 +109,9 @@ export class InvocationRecorder {
   private buildLog(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome, threadId: string | null): RequestLogEntity {
     const { resolved, doNotRecord } = prepared;
     const usage = outcome.usage ?? outcome.completion?.usage;
+    const sent = doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null);
+    // The thread history stays in the thread: the log keeps where it is (docs/decisions.md).
+    const { request: providerRequest, range: threadRange } = sent && prepared.history ? elideHistory(sent, prepared.history) : { request: sent, range: null };
     return Object.assign(new RequestLogEntity(), {
       projectId: caller.projectId,
       id: newId(),
@@ -134,7 +138,8 @@ export class InvocationRecorder {
       variables: doNotRecord ? null : prepared.variables,
       parameters: effectiveParameters(resolved.parameters, prepared.body),
       requestData: doNotRecord ? null : (prepared.body as Record<string, unknown>),
-      providerRequest: doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null),
+      providerRequest,
+      threadRange,
       providerResponse: doNotRecord ? null : ((outcome.providerResponse ?? null) as Record<string, unknown> | null),
       status: outcome.status,
       error: outcome.error,

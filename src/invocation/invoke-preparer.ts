@@ -8,6 +8,7 @@ import { MessagesService } from '../messages/messages.service';
 import type { ProviderRequest } from '../providers';
 import { RegistryService } from '../registry/registry.service';
 import { ResolvedDeployment } from '../registry/resolved-deployment';
+import type { SentHistory } from '../request-logs/thread-range';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
 import { optionsFromHeaders } from './invoke-headers';
@@ -36,6 +37,8 @@ export interface PreparedInvoke {
   threadId: string | null;
   newThread: boolean;
   request: ProviderRequest;
+  /** The thread history sent, by turn: the request log refers to it instead of copying it. */
+  history?: SentHistory;
 }
 
 const invalidBody = (issues: SpecIssue[]) => new ApiException(400, { error: 'Invalid request body', issues });
@@ -75,11 +78,12 @@ export class InvokePreparer {
     const templateMessages = (bodyTemplate.compiled ?? resolved.compiled).render(variables);
 
     let threadId: string | null = null;
-    let history: ChatMessage[] = [];
+    let sent: SentHistory | undefined;
     if (resolved.kind === 'assistant') {
       threadId = body.threadId ?? newId();
-      if (body.threadId !== undefined) history = await this.historyOf(caller.projectId, body.threadId);
+      if (body.threadId !== undefined) sent = await this.historyOf(caller.projectId, body.threadId);
     }
+    const history = (sent?.messages ?? []) as ChatMessage[];
     return {
       resolved,
       body,
@@ -90,6 +94,7 @@ export class InvokePreparer {
       threadId,
       newThread: resolved.kind === 'assistant' && body.threadId === undefined,
       request: buildProviderRequest({ resolved, body, templateMessages, history, metadata }),
+      history: sent,
     };
   }
 
@@ -113,10 +118,10 @@ export class InvokePreparer {
     }
   }
 
-  private async historyOf(projectId: string, threadId: string): Promise<ChatMessage[]> {
+  private async historyOf(projectId: string, threadId: string): Promise<SentHistory> {
     // Liveness and history in one query: a database round trip less on every continued thread.
-    const history = await this.messages.liveHistoryOf(projectId, threadId);
-    if (!history) throw threadNotFound();
-    return history as ChatMessage[];
+    const turns = await this.messages.liveTurnsOf(projectId, threadId);
+    if (!turns) throw threadNotFound();
+    return { threadId, ...turns };
   }
 }
