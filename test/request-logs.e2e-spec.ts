@@ -119,8 +119,11 @@ describe('request logs', () => {
         'providerKeyId', 'projectSlug', 'requestData', 'deploymentId', 'organizationId', 'projectAPIKeyId', 'organizationSlug',
         'deploymentVersion', 'promptHistoryHash', 'providerOrganization', 'stream', 'assistant', 'doNotRecord', 'startedAt',
         'kind', 'version', 'provider', 'model', 'status', 'error', 'latencyMs', 'timeToFirstTokenMs', 'usage',
+        'request', 'response', 'threadMessageIds',
       ].sort(),
     );
+    // A failed call: no response, no thread messages (test/request-log-detail.e2e-spec.ts has the rest).
+    expect(failed.body).toMatchObject({ response: null, threadMessageIds: [] });
     expect(failed.body).toMatchObject({
       promptSlug: 'remote',
       kind: 'prompt',
