@@ -9,8 +9,8 @@ const INDEXES = ['slug', 'thread', 'status', 'metadata'];
  * rows and all, is attached as the first partition, covering everything before next month: no row
  * is copied. The months after it are created here and kept ahead by the server.
  */
-export class RequestLogPartitions1764100000000 implements MigrationInterface {
-  name = 'RequestLogPartitions1764100000000';
+export class RequestLogPartitions1764150000000 implements MigrationInterface {
+  name = 'RequestLogPartitions1764150000000';
 
   async up(q: QueryRunner): Promise<void> {
     const bound = monthStart(Date.now(), 1);
