@@ -21,8 +21,11 @@ export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDes
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.maintain();
-    this.timer = setInterval(() => void this.maintain().catch((err) => this.logger.error(`partition maintenance failed: ${(err as Error).message}`)), EVERY_MS);
+    // A failure (a lock not granted in time) is logged and retried within the hour: the
+    // partitions of the months ahead already exist, so nothing waits on it.
+    const attempt = () => this.maintain().catch((err) => this.logger.error(`request log partition maintenance failed: ${(err as Error).message}`));
+    await attempt();
+    this.timer = setInterval(() => void attempt(), EVERY_MS);
     this.timer.unref();
   }
 

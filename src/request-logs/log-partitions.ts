@@ -73,6 +73,8 @@ export async function maintainPartitions(
 ): Promise<{ created: string[]; dropped: string[] }> {
   return runInTransaction(async (sql) => {
     await sql.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    // DDL waits for a lock on request_logs, and inserts would queue behind it: give up instead, and retry later.
+    await sql.query(`SET LOCAL lock_timeout = '5s'`);
     const partitions = await listPartitions(sql);
     const created: string[] = [];
     const target = monthStart(now, MONTHS_AHEAD + 1);
