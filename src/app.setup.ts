@@ -5,12 +5,13 @@ import { Logger } from 'nestjs-pino';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
 import { echoRequestId } from './logging/request-id';
+import { BootQuietLogger } from './logging/boot-quiet-logger';
 import { instrumentHttp } from './metrics/http-metrics.middleware';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
 export function configureApp(app: INestApplication): INestApplication {
   const config = app.get(AppConfig);
-  app.useLogger(app.get(Logger));
+  app.useLogger(new BootQuietLogger(app.get(Logger)));
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   // Behind a load balancer the client address comes from X-Forwarded-For (request logs' requestIP).
@@ -20,7 +21,6 @@ export function configureApp(app: INestApplication): INestApplication {
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
-  app.enableShutdownHooks();
   setUpSwagger(app);
   return app;
 }

@@ -1,4 +1,5 @@
 import { NestFactory } from '@nestjs/core';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
@@ -7,6 +8,7 @@ import { ConfigError, loadAppConfig } from './config/app-config';
 import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
 import { generateServerToken, writeServerInfo } from './database/server-info';
 import { printFirstRunBanner } from './setup/first-run-banner';
+import { shutDownGracefully } from './setup/graceful-shutdown';
 import { InitService } from './setup/init.service';
 
 async function bootstrap(): Promise<void> {
@@ -15,10 +17,16 @@ async function bootstrap(): Promise<void> {
 
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
-  const firstRun = config.embedded ? await app.get(InitService).initIfEmpty() : undefined;
+  // Every engine seeds an empty database on first start; on PostgreSQL replicas take turns (docs/operations.md).
+  const firstRun = await app.get(InitService).initIfEmpty();
+  const server = app.getHttpServer() as Server;
+  // Longer than a load balancer's idle timeout, so the balancer never reuses a socket Node just closed.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1000;
+  shutDownGracefully(app, (line) => console.log(`Parley: ${line}`));
   await app.listen(config.port, config.host);
 
-  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   if (config.embedded && !config.inMemory) {
     // Lets `parley apply` on this machine go through this server while it holds DATA_DIR.
@@ -26,7 +34,7 @@ async function bootstrap(): Promise<void> {
     app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
     writeServerInfo(config.dataDir, { url, pid: process.pid, adminToken });
   }
-  if (firstRun?.created) printFirstRunBanner(firstRun, url);
+  if (firstRun.created) printFirstRunBanner(firstRun, url);
   else console.log(`Parley listening on ${url} (Swagger UI: ${url}/docs)`);
 }
 

@@ -8,7 +8,7 @@ const ENV_NAMES = [
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
-  'LOG_RETENTION_DAYS',
+  'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -68,6 +68,12 @@ class EnvironmentVariables {
   PROVIDER_API_KEY_ENV_PREFIX?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
   LOG_RETENTION_DAYS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
+  KEEP_ALIVE_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
 }
 
 export type SchemaMode = (typeof SCHEMA_MODES)[number];
@@ -112,6 +118,10 @@ export class AppConfig {
   readonly providerApiKeyEnvPrefix: string;
   /** Request logs older than this are dropped, a whole monthly partition at a time; unset keeps them all. */
   readonly logRetentionDays: number | undefined;
+  /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
+  readonly keepAliveTimeoutMs: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -133,6 +143,8 @@ export class AppConfig {
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
+    this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
+    this.metricsToken = env.METRICS_TOKEN;
   }
 
   get embedded(): boolean {

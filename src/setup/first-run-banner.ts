@@ -1,9 +1,15 @@
 import { InitResult } from './init.service';
 
-/** What a newcomer sees on the first start: the keys (shown this once) and a request that works. */
+const RULE = '='.repeat(100);
+
+/**
+ * What a newcomer sees on the first start: the keys (shown this once) and a request that works.
+ * Printed last, after every log line of the start, between two rules so it cannot be missed.
+ */
 export function printFirstRunBanner(result: InitResult, url: string): void {
   const lines = [
     '',
+    RULE,
     'Parley is ready. First start: created workspace "default" with project "default".',
     '',
     'Project API key (shown only now; Parley keeps only its hash):',
@@ -29,6 +35,7 @@ export function printFirstRunBanner(result: InitResult, url: string): void {
     `  curl -s -X POST ${url}/v2/threads ${json} -d '{"metadata":{"hello":"world"}}'`,
     '',
     `Swagger UI: ${url}/docs`,
+    RULE,
     '',
   );
   console.log(lines.join('\n'));

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApplyService } from '../apply/apply.service';
 import { ApiKeysService } from '../auth/api-keys.service';
+import { AppConfig } from '../config/app-config';
+import { lockForTransaction, SEED_LOCK_ID } from '../database/advisory-lock';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { DEMO_ASSISTANT, DEMO_ENVIRONMENT, DEMO_PROMPT, demoDocument } from './demo-seed';
 
@@ -19,21 +21,28 @@ export interface InitResult {
   demo?: { prompt: string; assistant: string; environment: string };
 }
 
-/** `parley init`, and the first start on an empty embedded database. */
+/** `parley init`, and the first start on an empty database (embedded or PostgreSQL). */
 @Injectable()
 export class InitService {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly keys: ApiKeysService,
     private readonly apply: ApplyService,
+    private readonly config: AppConfig,
   ) {}
 
-  /** Creates the default workspace, project, keys and demo prompts in one transaction, only if no workspace exists. */
+  /**
+   * Creates the default workspace, project, keys and demo prompts in one transaction, only if no
+   * workspace exists. Replicas starting together on one PostgreSQL take turns on an advisory lock
+   * and re-check inside it, so exactly one seeds (and prints keys); the others find a workspace.
+   */
   async initIfEmpty(): Promise<InitResult> {
     const base = { workspace: DEFAULT_WORKSPACE, project: DEFAULT_PROJECT };
     if (!(await this.workspaces.isEmpty())) return { created: false, ...base };
     const needsAdminKey = !(await this.keys.hasAdminKey());
     return this.workspaces.transaction(async (manager) => {
+      await lockForTransaction(manager, SEED_LOCK_ID, this.config.embedded);
+      if (!(await this.workspaces.isEmpty(manager))) return { created: false, ...base };
       await this.workspaces.createWorkspace({ slug: DEFAULT_WORKSPACE, name: 'Default workspace' }, manager);
       await this.workspaces.createProject(DEFAULT_WORKSPACE, { slug: DEFAULT_PROJECT, name: 'Default project' }, manager);
       const projectKey = await this.workspaces.createApiKey(DEFAULT_WORKSPACE, DEFAULT_PROJECT, 'default', manager);

@@ -24,8 +24,8 @@ export class WorkspacesRepository {
     return this.workspaces.find({ order: { slug: 'ASC' } });
   }
 
-  countWorkspaces(): Promise<number> {
-    return this.workspaces.count();
+  countWorkspaces(manager?: EntityManager): Promise<number> {
+    return this.repo(WorkspaceEntity, manager).count();
   }
 
   findProject(workspaceId: string, slug: string, manager?: EntityManager): Promise<ProjectEntity | null> {

@@ -106,8 +106,8 @@ export class WorkspacesService {
     return this.repo.findProjectBySlugs(workspaceSlug, projectSlug, manager);
   }
 
-  async isEmpty(): Promise<boolean> {
-    return (await this.repo.countWorkspaces()) === 0;
+  async isEmpty(manager?: EntityManager): Promise<boolean> {
+    return (await this.repo.countWorkspaces(manager)) === 0;
   }
 
   /** Runs `work` in one transaction: multi-row set-up (init, apply) is all or nothing. */
