@@ -16,11 +16,13 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
+# /data is only used without DATABASE_URL (embedded PGlite, one container): mount a volume there
+# yourself (-v parley-data:/data). No VOLUME here, so PostgreSQL deployments get no unused volume.
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-VOLUME ["/data"]
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# The server runs migrations (under an advisory lock) before it listens; SIGTERM drains in-flight requests.
+# The server runs migrations and seeds an empty database (each under an advisory lock) before it
+# listens; SIGTERM closes idle connections at once and lets in-flight requests finish.
 CMD ["node", "dist/main.js"]
