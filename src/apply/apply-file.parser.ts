@@ -2,6 +2,7 @@ import { LineCounter, Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
 import { ApplyFileTop, applyFileSchema, DeclaredPrompt, promptSchema } from './apply-file.schema';
+import { describeYamlError } from './yaml-errors';
 
 export type IssuePath = (string | number)[];
 
@@ -77,18 +78,14 @@ function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
   return found;
 }
 
-/** Parses parley.yaml text: YAML errors with line and column, then validateApplyDocument with line numbers. */
+/** Parses parley.yaml text: YAML errors in plain words at their line, then validateApplyDocument with line numbers. */
 export function parseApplyText(text: string): ApplyFileResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      issues: doc.errors.map((e) => {
-        const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        return `(file) (line ${pos.line}, column ${pos.col}): ${e.message.split('\n')[0]}`;
-      }),
-    };
+    // One mistake often trips several parser errors at one place: each place is reported once.
+    const issues = [...new Set(doc.errors.map((e) => `(file) ${describeYamlError(e, text, lineCounter)}`))];
+    return { ok: false, issues };
   }
   const locate: Locate = (path) => {
     for (let length = path.length; length >= 0; length--) {

@@ -37,6 +37,8 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [PromptAction] }) prompts: PromptAction[];
   @ApiProperty({ type: [DeploymentAction] }) deployments: DeploymentAction[];
   @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
+  @ApiProperty({ required: false, type: [String], description: 'things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server' })
+  warnings?: string[];
 }
 
 export type ApplySummary = ApplySummaryDto;

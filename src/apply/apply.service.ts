@@ -139,11 +139,20 @@ export class ApplyService {
         });
       }
     }
+    const warnings = this.unsetApiKeyEnvs(file, projectId);
+    if (warnings.length > 0) summary.warnings = warnings;
     summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
       (item) => item.action !== 'unchanged',
     );
     if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };
+  }
+
+  /** Providers whose apiKeyEnv names a variable this server does not have: their calls would go out without a key. */
+  private unsetApiKeyEnvs(file: ApplyFile, projectId: string): string[] {
+    return file.providers
+      .filter((p) => p.apiKeyEnv && this.credentials.apiKeyOf({ projectId, id: '', apiKeyEnv: p.apiKeyEnv, apiKeyCiphertext: null }) === undefined)
+      .map((p) => `provider "${p.name}": ${p.apiKeyEnv} is not set on the server that serves this project; its calls go out without an API key until it is`);
   }
 
   private async readState(manager: EntityManager, file: ApplyFile): Promise<ProjectState> {

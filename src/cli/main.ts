@@ -10,11 +10,13 @@ import { importCommand } from './commands/import.command';
 import { initCommand } from './commands/init.command';
 import { keysCommand } from './commands/keys.command';
 import { migrateCommand } from './commands/migrate.command';
+import { PARLEY_VERSION } from './version';
 
 /** `parley <command>`; also `npm run cli -- <command>`. Configuration comes from the same environment as the server. */
 export function buildProgram(): Command {
   return new Command('parley')
     .description('Parley: prompt and assistant registry, invocation gateway and conversation threads')
+    .version(PARLEY_VERSION, '-V, --version', 'print the version of Parley')
     .addCommand(initCommand())
     .addCommand(keysCommand())
     .addCommand(migrateCommand())

@@ -52,7 +52,7 @@ export async function chooseRoute(options: RemoteOptions): Promise<Route> {
 }
 
 /** One JSON (or text) request to a Parley server; errors become RemoteApiError. */
-export async function callServer(route: Extract<Route, { kind: 'server' }>, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+export async function callServer(route: Extract<Route, { kind: 'server' }>, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(route.url + path, {

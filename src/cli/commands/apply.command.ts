@@ -7,11 +7,11 @@ import { ApiException, badRequest } from '../../common/errors';
 import { output, withAppContext } from '../cli-context';
 import { callServer, chooseRoute, RemoteApiError, RemoteOptions } from '../server-route';
 
-/** `--url` and `--key`, shared by apply and export. */
-export function remoteOptions(command: Command, what: string): Command {
+/** `--url` and `--key`, shared by every command that can go through a running server. */
+export function remoteOptions(command: Command, what: string, keyEnv = 'PARLEY_KEY', keyHelp = 'the admin key, or a key of the project'): Command {
   return command
     .addOption(new Option('--url <url>', `${what} through the Parley server at this URL`).env('PARLEY_URL'))
-    .addOption(new Option('--key <key>', 'API key for --url: the admin key, or a key of the project').env('PARLEY_KEY'));
+    .addOption(new Option('--key <key>', `API key for --url: ${keyHelp}`).env(keyEnv));
 }
 
 export function readInput(file: string): string {
@@ -45,5 +45,6 @@ export function applyCommand(): Command {
       throw err;
     }
     output(!!opts.json, summary, () => describeSummary(summary));
+    for (const warning of summary.warnings ?? []) console.error(`parley: warning: ${warning}`);
   });
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import * as fs from 'node:fs';
 import { ExportService } from '../../apply/export.service';
 import { withAppContext } from '../cli-context';
 import { callServer, chooseRoute, RemoteOptions } from '../server-route';
@@ -18,8 +19,12 @@ export function exportCommand(): Command {
   const command = new Command('export')
     .description('print a project\'s prompts and assistants, as deployed, as a parley.yaml')
     .requiredOption('--workspace <slug>', 'workspace slug')
-    .requiredOption('--project <slug>', 'project slug');
-  return remoteOptions(command, 'export').action(async (opts: { workspace: string; project: string } & RemoteOptions) => {
-    process.stdout.write(await runExport(opts.workspace, opts.project, opts));
+    .requiredOption('--project <slug>', 'project slug')
+    .option('-o, --output <file>', 'write the YAML to this file (nothing else can end up in it, unlike `npm run cli -- export > file`)');
+  return remoteOptions(command, 'export').action(async (opts: { workspace: string; project: string; output?: string } & RemoteOptions) => {
+    const text = await runExport(opts.workspace, opts.project, opts);
+    if (!opts.output) return void process.stdout.write(text);
+    fs.writeFileSync(opts.output, text);
+    console.error(`Wrote ${opts.workspace}/${opts.project} to ${opts.output}`);
   });
 }
