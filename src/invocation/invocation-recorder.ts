@@ -100,6 +100,7 @@ export class InvocationRecorder {
         durationSeconds: log.latencyMs / 1000,
         promptTokens: log.promptTokens,
         completionTokens: log.completionTokens,
+        timeToFirstTokenSeconds: log.ttftMs === null || log.ttftMs === undefined ? null : log.ttftMs / 1000,
       });
     } catch (err) {
       this.logger.warn(`could not record provider metrics: ${(err as Error).message}`);

@@ -1,8 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
+import { PoolMetrics } from './pool-metrics';
 
 /** Global: the HTTP middleware (app.setup.ts) and the invoke path record into the one MetricsService. */
 @Global()
-@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+@Module({ controllers: [MetricsController], providers: [MetricsService, PoolMetrics], exports: [MetricsService] })
 export class MetricsModule {}

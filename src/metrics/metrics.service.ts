@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Longest label value kept; longer values are cut (model names come from stored versions and request overrides). */
 export const MAX_LABEL_LENGTH = 100;
@@ -25,6 +25,8 @@ export interface ProviderObservation {
   durationSeconds: number;
   promptTokens?: number | null;
   completionTokens?: number | null;
+  /** Streams only: from the start of the invoke to the first content chunk sent to the client. */
+  timeToFirstTokenSeconds?: number | null;
 }
 
 /** A label value safe to export: a string, never empty, at most MAX_LABEL_LENGTH characters. */
@@ -86,8 +88,25 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly timeToFirstToken = new Histogram({
+    name: 'parley_time_to_first_token_seconds',
+    help: 'Streamed invokes: time from the start of the invoke to the first content chunk, by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 60],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * The hook for series owned by other modules (limits, the request-log writer, the database pool):
+   * a gauge on this instance's registry whose value `collect` sets at every scrape. Name it
+   * `parley_<area>_<what>` and list it in docs/operations.md.
+   */
+  gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect: (gauge: Gauge<L>) => void): Gauge<L> {
+    return new Gauge<L>({ name, help, labelNames, registers: [this.registry], collect() { collect(this); } });
   }
 
   get contentType(): string {
@@ -114,6 +133,8 @@ export class MetricsService {
     if (call.status >= 400) this.providerErrors.inc({ provider, status });
     if (isCount(call.promptTokens)) this.tokens.inc({ provider, model, kind: 'prompt' }, call.promptTokens);
     if (isCount(call.completionTokens)) this.tokens.inc({ provider, model, kind: 'completion' }, call.completionTokens);
+    const ttft = call.timeToFirstTokenSeconds;
+    if (typeof ttft === 'number' && Number.isFinite(ttft) && ttft >= 0) this.timeToFirstToken.observe({ provider, model }, ttft);
   }
 
   /** Cut to MAX_LABEL_LENGTH, and `other` once MAX_MODEL_VALUES distinct models have been seen. */

@@ -1,0 +1,49 @@
+import { createProject, TestProject } from './support/factories';
+import { deployedPrompt } from './support/registry-factories';
+import { createTestApp, TestApp } from './support/test-app';
+
+/** GET /metrics behind METRICS_TOKEN, the time-to-first-token histogram and the PostgreSQL pool gauges. */
+describe('metrics: token, time to first token, database pool', () => {
+  const token = 'metrics-token-0123456789abcdef';
+  let t: TestApp;
+  let p: TestProject;
+
+  beforeAll(async () => {
+    t = await createTestApp({ METRICS_TOKEN: token });
+    p = await createProject(t);
+    await deployedPrompt(t, p, 'ttft');
+  });
+  afterAll(async () => {
+    delete process.env.METRICS_TOKEN;
+    await t.close();
+  });
+
+  const scrape = () => t.http().get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+
+  it('answers 401 without the token or with another, 200 with it', async () => {
+    const missing = await t.http().get('/metrics').expect(401);
+    expect(missing.body).toEqual({ error: 'Unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' });
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+    await t.http().get('/metrics').set('Authorization', `Bearer ${token}x`).expect(401);
+    expect((await scrape()).text).toContain('parley_http_requests_total');
+  });
+
+  it('observes time to first token for a streamed invoke, not for a plain one', async () => {
+    const path = `/${p.workspace}/${p.project}/ttft/production`;
+    await t.http().post(path).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'plain' }] }).expect(200);
+    const before = /parley_time_to_first_token_seconds_count\{provider="local",model="echo"\} (\d+)/.exec((await scrape()).text);
+    expect(before).toBeNull();
+    await t.http().post(path).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'streamed' }] }).expect(200);
+    const after = /parley_time_to_first_token_seconds_count\{provider="local",model="echo"\} (\d+)/.exec((await scrape()).text);
+    expect(Number(after?.[1])).toBe(1);
+  });
+
+  (process.env.DATABASE_URL ? it : it.skip)('reports the PostgreSQL pool: connections in use and idle, queries waiting', async () => {
+    const text = (await scrape()).text;
+    const inUse = Number(/parley_db_pool_connections\{state="in_use"\} (\d+)/.exec(text)?.[1]);
+    const idle = Number(/parley_db_pool_connections\{state="idle"\} (\d+)/.exec(text)?.[1]);
+    expect(inUse).toBeGreaterThanOrEqual(0);
+    expect(inUse + idle).toBeGreaterThan(0);
+    expect(text).toMatch(/^parley_db_pool_waiting \d+$/m);
+  });
+});
