@@ -47,7 +47,7 @@ describeOnPostgres('first start on an empty PostgreSQL database (built server, t
         body: JSON.stringify({ variables: { name: 'Ada' }, messages: [{ role: 'user', content: 'Hello from a replica' }] }),
       });
       expect(res.status).toBe(200);
-      expect((await res.json()).choices[0].message.content).toBe('Hello from a replica');
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hello from a replica');
     }
 
     const db = new Client({ connectionString: dbUrl });
