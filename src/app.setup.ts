@@ -7,6 +7,7 @@ import { AppConfig } from './config/app-config';
 import { echoRequestId } from './logging/request-id';
 import { BootQuietLogger } from './logging/boot-quiet-logger';
 import { instrumentHttp } from './metrics/http-metrics.middleware';
+import { enrichDocument, TAG_DESCRIPTIONS } from './setup/swagger-document';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
 export function configureApp(app: INestApplication): INestApplication {
@@ -26,9 +27,7 @@ export function configureApp(app: INestApplication): INestApplication {
 }
 
 function setUpSwagger(app: INestApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
+  const builder = new DocumentBuilder()
       .setTitle('Parley')
       .setDescription(
         'Prompt and assistant registry, invocation in the chat-completion format, and conversation threads. ' +
@@ -36,8 +35,8 @@ function setUpSwagger(app: INestApplication): void {
       )
       .setVersion('1.0.0')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key' }, 'admin-key')
-      .build(),
-  );
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key' }, 'admin-key');
+  for (const [tag, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(tag, description);
+  const document = enrichDocument(SwaggerModule.createDocument(app, builder.build()));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

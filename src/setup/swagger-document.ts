@@ -1,0 +1,83 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { DEMO_ASSISTANT, DEMO_ENVIRONMENT, DEMO_PROMPT } from './demo-seed';
+
+/** What each tag of the Swagger UI is for; the UI shows these above each group. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Invoke:
+    'Call a deployed prompt or assistant: `POST /{workspace}/{project}/{slug}/{environment}`. The first start seeds ' +
+    `\`${DEMO_PROMPT}\` and \`${DEMO_ASSISTANT}\` in workspace \`default\`, project \`default\`, deployed to \`${DEMO_ENVIRONMENT}\`, on the built-in ` +
+    '`local` provider (model `echo` repeats your last message). Assistants keep a thread: its id comes back in `x-parley-thread-id`.',
+  Threads: 'Conversations stored by Parley; assistants append to them. Soft-deleted, cursor-paginated (`after`).',
+  'Thread messages': 'The messages of a thread: added by invokes (a turn = your messages + the reply) or directly.',
+  'Registry: prompts, versions, deployments': 'Prompts and assistants, their immutable numbered versions, and which version each environment runs.',
+  'Registry: environments': 'Deployment targets of a project (`preview`, `staging`, `production` by default).',
+  'Registry: provider credentials': 'Named LLM providers (OpenAI-compatible or Anthropic) with a base URL and a key stored encrypted, or read from a server variable (docs/providers.md).',
+  'Registry: apply and export': 'A whole project as a parley.yaml: apply it declaratively, export it back.',
+  'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
+  'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
+  'langtail SDK': 'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
+  Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
+};
+
+const NAMED_ERROR = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: { error: { type: 'string' }, message: { type: 'string' } },
+};
+const named = (description: string, error: string, message: string) => ({
+  description,
+  content: { 'application/json': { schema: NAMED_ERROR, example: { error, message } } },
+});
+
+/** The invoke endpoints' failures besides 400 (body) and 404 (deployment, thread), each with its real body. */
+const INVOKE_ERRORS: Record<string, object> = {
+  '401': named('Missing or invalid API key', 'Unauthorized', 'Invalid API key'),
+  '403': named('The key belongs to another project than the path names', 'Forbidden', 'API key does not belong to this project'),
+  '413': { description: 'Body larger than BODY_LIMIT' },
+  '429': named('The provider rate-limited the call (after retries); `Retry-After` is passed on when the provider sent one', 'Too Many Requests', 'Provider rate limit exceeded'),
+  '502': named('The provider failed or could not be reached, or the version names a provider this project no longer has', 'Bad Gateway', 'The provider call failed'),
+  '503': named('The database is unavailable; retry after `Retry-After`', 'Service Unavailable', 'Database unavailable'),
+  '504': named('The provider did not answer within PROVIDER_TIMEOUT_MS', 'Gateway Timeout', 'The provider did not respond in time'),
+};
+
+const INVOKE_EXAMPLES = {
+  prompt: {
+    summary: `${DEMO_PROMPT}: variables fill the template, messages follow it`,
+    value: { variables: { name: 'Ada' }, messages: [{ role: 'user', content: 'Hello!' }], temperature: 0.2 },
+  },
+  assistant: {
+    summary: `${DEMO_ASSISTANT}: continue a thread (omit threadId to start one)`,
+    value: { threadId: '01929a3e-8f4b-7c3d-9e2f-5a6b7c8d9e0f', messages: [{ role: 'user', content: 'It is order 42' }] },
+  },
+  stream: { summary: 'Server-sent events of chat.completion.chunk, then [DONE]', value: { stream: true, messages: [{ role: 'user', content: 'Hi there' }] } },
+};
+
+type Operation = { security?: object[]; parameters?: { name: string; in: string; example?: unknown }[]; responses: Record<string, unknown>; requestBody?: { content?: Record<string, { examples?: object }> } };
+
+/**
+ * What decorators cannot say well, added to the generated document: the demo seed as examples of the
+ * invoke path parameters and bodies, and every error status an invoke answers with (core's
+ * decorators list 400/404/502). Existing entries are kept.
+ */
+export function enrichDocument(document: OpenAPIObject): OpenAPIObject {
+  const paramExamples: Record<string, string> = { workspace: 'default', project: 'default', slug: DEMO_PROMPT, environment: DEMO_ENVIRONMENT };
+  for (const path of ['/{workspace}/{project}/{slug}/{environment}', '/project-prompt/{slug}/{environment}']) {
+    const operation = (document.paths[path] as Record<string, Operation> | undefined)?.post;
+    if (!operation) continue;
+    for (const parameter of operation.parameters ?? []) if (parameter.in === 'path' && paramExamples[parameter.name]) parameter.example ??= paramExamples[parameter.name];
+    for (const [status, response] of Object.entries(INVOKE_ERRORS)) operation.responses[status] ??= response;
+    const json = operation.requestBody?.content?.['application/json'];
+    if (json) json.examples ??= INVOKE_EXAMPLES;
+  }
+  // Every operation: a key-protected one can answer 401, a body-taking one 413, and any one that
+  // reads the database 503 (the exception filter maps connection failures to it).
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item as Record<string, Operation>)) {
+      if (!operation?.responses) continue;
+      if (operation.security?.length) operation.responses['401'] ??= INVOKE_ERRORS['401'];
+      if (operation.requestBody) operation.responses['413'] ??= INVOKE_ERRORS['413'];
+      if (!['/health', '/metrics'].includes(path)) operation.responses['503'] ??= INVOKE_ERRORS['503'];
+    }
+  }
+  return document;
+}
