@@ -12,6 +12,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ImportModule } from './import/import.module';
 import { InvocationModule } from './invocation/invocation.module';
+import { LangtailModule } from './langtail/langtail.module';
 import { loggerOptions } from './logging/logger-options';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -43,6 +44,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,
+    LangtailModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],
