@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseApplyText } from '../../apply/apply-file.parser';
 import { ApplySummary, describeSummary } from '../../apply/apply-summary';
 import { ApplyService, INVALID_FILE } from '../../apply/apply.service';
@@ -14,8 +15,16 @@ export function remoteOptions(command: Command, what: string, keyEnv = 'PARLEY_K
     .addOption(new Option('--key <key>', `API key for --url: ${keyHelp}`).env(keyEnv));
 }
 
+/**
+ * A path as the user typed it: `npm run cli` runs in the package's root, and npm tells where the
+ * user was in INIT_CWD, so `-f parley.yaml` means the file of the directory they were in.
+ */
+export function userPath(file: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+}
+
 export function readInput(file: string): string {
-  return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  return fs.readFileSync(file === '-' ? 0 : userPath(file), 'utf8');
 }
 
 /**

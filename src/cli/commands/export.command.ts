@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { ExportService } from '../../apply/export.service';
 import { withAppContext } from '../cli-context';
 import { callServer, chooseRoute, RemoteOptions } from '../server-route';
-import { remoteOptions } from './apply.command';
+import { remoteOptions, userPath } from './apply.command';
 
 /** The project's prompts and assistants as deployed, as parley.yaml text (applying it changes nothing). */
 export async function runExport(workspace: string, project: string, options: RemoteOptions): Promise<string> {
@@ -24,7 +24,7 @@ export function exportCommand(): Command {
   return remoteOptions(command, 'export').action(async (opts: { workspace: string; project: string; output?: string } & RemoteOptions) => {
     const text = await runExport(opts.workspace, opts.project, opts);
     if (!opts.output) return void process.stdout.write(text);
-    fs.writeFileSync(opts.output, text);
+    fs.writeFileSync(userPath(opts.output), text);
     console.error(`Wrote ${opts.workspace}/${opts.project} to ${opts.output}`);
   });
 }
