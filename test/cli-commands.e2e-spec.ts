@@ -74,7 +74,7 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     const { stdout, stderr } = await parley('export', '--workspace', p.workspace, '--project', p.project, '-o', file, '--url', url, '--key', p.key);
     expect(stdout).toBe('');
     expect(stderr).toContain(`Wrote ${p.workspace}/${p.project} to ${file}`);
-    expect(fs.readFileSync(file, 'utf8')).toMatch(/^# Exported from Parley: .*\nworkspace: /);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^# Exported from Parley: [^\n]*\n\s*workspace: /);
     const again = await parley('apply', '-f', file, '--url', url, '--key', p.key, '--json');
     expect(JSON.parse(again.stdout).changed).toBe(false);
   });
