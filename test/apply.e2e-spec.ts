@@ -222,7 +222,11 @@ describe('parley apply (POST /v2/apply) and export', () => {
 
   it('reports YAML syntax errors in plain words at the line of the mistake', async () => {
     const res = await applyYaml('workspace: a\nproject: b\nprompts:\n  - slug: x\n    template: [ { role: system, content: "unclosed }\n').expect(400);
-    expect(res.body.error.details).toEqual(['(file) (line 5): a quoted value is never closed; add the closing quote']);
+    // The open quote swallows the closing brackets too: both are reported, at the line they open.
+    expect(res.body.error.details).toEqual([
+      '(file) (line 5): a quoted value is never closed; add the closing quote',
+      '(file) (line 5): a { or [ opened here is not closed on its line; add the closing } or ]',
+    ]);
     const dup = await applyYaml('workspace: a\nworkspace: b\nproject: c\n').expect(400);
     expect(dup.body.error.details).toEqual(['(file) (line 2): the key "workspace" appears twice in the same block; keep one']);
     const empty = await applyYaml('').expect(400);
