@@ -17,6 +17,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
   'langtail SDK': 'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
   Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
+  'OpenAI: Conversations': "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
+  'OpenAI-compatible': "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
+  Import: 'Bring conversations from other systems (an Assistants API export) into a project, idempotently (docs/import.md).',
 };
 
 const NAMED_ERROR = {
