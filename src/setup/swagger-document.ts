@@ -73,8 +73,10 @@ export function enrichDocument(document: OpenAPIObject): OpenAPIObject {
     if (json) json.examples ??= INVOKE_EXAMPLES;
   }
   // Every operation: a key-protected one can answer 401, a body-taking one 413, and any one that
-  // reads the database 503 (the exception filter maps connection failures to it).
+  // reads the database 503 (the exception filter maps connection failures to it). Not under /v1,
+  // whose errors take OpenAI's shape and are documented by their own modules.
   for (const [path, item] of Object.entries(document.paths)) {
+    if (path.startsWith('/v1/')) continue;
     for (const operation of Object.values(item as Record<string, Operation>)) {
       if (!operation?.responses) continue;
       if (operation.security?.length) operation.responses['401'] ??= INVOKE_ERRORS['401'];
