@@ -31,7 +31,8 @@ describe('Swagger document that teaches', () => {
   });
 
   it('lists 401 on every operation that takes a key, and the documented 401 body is the real one', async () => {
-    const secured = operations().filter(({ op }) => op.security?.length);
+    // /v1 is documented by its own modules, in OpenAI's error shape.
+    const secured = operations().filter(({ path, op }) => op.security?.length && !path.startsWith('/v1/'));
     expect(secured.length).toBeGreaterThan(20);
     for (const { path, method, op } of secured) expect([method, path, !!op.responses['401']]).toEqual([method, path, true]);
     const real = await t.http().post('/default/default/demo-prompt/production').send({}).expect(401);
