@@ -11,6 +11,7 @@ import { AnthropicProvider } from './anthropic.provider';
 import { CompletionAssembler } from './completion-assembler';
 import type { ChatCompletionChunk, ProviderCredentials, ProviderRequest, ProviderStream } from './provider.types';
 import { httpStatusFor, ProviderError } from './provider.types';
+import { UpstreamHttp } from './upstream-http';
 
 async function collect(stream: ProviderStream): Promise<ChatCompletionChunk[]> {
   const chunks: ChatCompletionChunk[] = [];
@@ -37,7 +38,7 @@ const timeTool = { type: 'function' as const, function: { name: 'get_time' } };
 describe('AnthropicProvider against a fake Messages API upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new AnthropicProvider({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 });
+  const provider = new AnthropicProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 }));
 
   beforeEach(async () => {
     fake = await startFakeAnthropicUpstream();

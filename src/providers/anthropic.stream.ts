@@ -1,11 +1,18 @@
 /** Anthropic Messages API stream events -> chat.completion.chunk objects. */
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { finishReasonFor, promptTokens } from './anthropic.translate';
 import type { ChatCompletionChunk, CompletionUsage } from './provider.types';
 import { ChunkHeader, makeChunk, usageOf } from './provider-stream';
+import type { EventTranslator } from './sse-stream';
+import { streamErrorEvent } from './upstream-errors';
+
+/** The events that carry the message, by SSE event name (others, `ping` included, are skipped). */
+const MESSAGE_EVENTS = new Set(['message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta', 'content_block_stop']);
 
 /** Turns Messages API stream events into chat.completion.chunk objects, one event at a time. */
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements EventTranslator {
+  readonly endMarker = 'a stop_reason';
   private head: ChunkHeader;
   private readonly toolIndexByBlock = new Map<number, number>();
   private readonly toolsWithArguments = new Set<number>();
@@ -21,7 +28,21 @@ export class AnthropicStreamTranslator {
     return usageOf(this.inputTokens, this.outputTokens);
   }
 
-  translate(event: RawMessageStreamEvent): ChatCompletionChunk[] {
+  translate(message: EventSourceMessage): ChatCompletionChunk[] {
+    if (message.event === 'error') {
+      let payload: unknown = message.data;
+      try {
+        payload = JSON.parse(message.data);
+      } catch {
+        // an error event whose data is plain text
+      }
+      throw streamErrorEvent('anthropic', payload);
+    }
+    if (!message.event || !MESSAGE_EVENTS.has(message.event)) return [];
+    return this.translateEvent(JSON.parse(message.data) as RawMessageStreamEvent);
+  }
+
+  private translateEvent(event: RawMessageStreamEvent): ChatCompletionChunk[] {
     switch (event.type) {
       case 'message_start':
         this.head = { ...this.head, id: event.message.id, model: event.message.model };

@@ -46,7 +46,7 @@ describe('Anthropic translation', () => {
       { type: 'content_block_stop', index: 0 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } },
     ] as unknown as RawMessageStreamEvent[];
-    const deltas = events.flatMap((e) => translator.translate(e)).map((c) => c.choices[0]);
+    const deltas = events.flatMap((e) => translator.translate({ event: e.type, data: JSON.stringify(e) })).map((c) => c.choices[0]);
     expect(deltas.map((d) => d.delta.tool_calls?.[0]?.function?.arguments)).toEqual([undefined, '', '{}', undefined]);
     expect(deltas[3].finish_reason).toBe('tool_calls');
     expect([translator.finished, translator.usage]).toEqual([true, { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 }]);

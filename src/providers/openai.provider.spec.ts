@@ -11,6 +11,7 @@ import { CompletionAssembler } from './completion-assembler';
 import { OpenAIProvider } from './openai.provider';
 import type { ChatCompletionChunk, ProviderCredentials, ProviderRequest, ProviderStream } from './provider.types';
 import { httpStatusFor, ProviderError } from './provider.types';
+import { UpstreamHttp } from './upstream-http';
 
 async function collect(stream: ProviderStream): Promise<ChatCompletionChunk[]> {
   const chunks: ChatCompletionChunk[] = [];
@@ -36,7 +37,7 @@ const weatherTool = {
 describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new OpenAIProvider({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 });
+  const provider = new OpenAIProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 }));
 
   beforeEach(async () => {
     fake = await startFakeOpenAIUpstream();
@@ -153,7 +154,9 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
     const err = await failure(provider.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { maxRetries: 1 }));
 
     expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[1].headers['x-stainless-retry-count']).toBe('1');
+    // The same request again, after the first backoff (0.5 s less up to 25 % jitter).
+    expect(fake.requests[1].rawBody).toBe(fake.requests[0].rawBody);
+    expect(fake.requests[1].receivedAt - fake.requests[0].receivedAt).toBeGreaterThanOrEqual(370);
     expect(err.kind).toBe('upstream');
     expect(err.status).toBe(500);
     expect(err.message).toContain('model exploded again');

@@ -4,7 +4,7 @@
  * `ProvidersModule.register(...)` supplies them; this class reads no environment — and each call
  * may override timeout and retries through ProviderCallOptions.
  */
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { AnthropicProvider } from './anthropic.provider';
 import { LocalProvider } from './local.provider';
 import { OpenAIProvider } from './openai.provider';
@@ -19,24 +19,32 @@ import {
   ProviderStream,
   ProviderType,
 } from './provider.types';
-import { DEFAULT_UPSTREAM_SETTINGS, UpstreamAdapterSettings } from './upstream-http';
+import { DEFAULT_UPSTREAM_SETTINGS, UpstreamHttp, UpstreamSettings } from './upstream-http';
 
 /** timeoutMs (60 s), maxRetries (2), maxRetryAfterSeconds (30) unless configured. */
-export type ProviderDefaults = UpstreamAdapterSettings;
+export type ProviderDefaults = UpstreamSettings;
 export const PROVIDER_DEFAULTS = Symbol('PROVIDER_DEFAULTS');
 
 @Injectable()
-export class ProvidersService {
+export class ProvidersService implements OnApplicationShutdown {
   readonly defaults: ProviderDefaults;
   private readonly adapters: Record<ProviderType, ProviderAdapter>;
+  /** The connection pools of both HTTP adapters. */
+  private readonly http: UpstreamHttp;
 
   constructor(@Optional() @Inject(PROVIDER_DEFAULTS) defaults?: Partial<ProviderDefaults>) {
     this.defaults = { ...DEFAULT_UPSTREAM_SETTINGS, ...defaults };
+    this.http = new UpstreamHttp(this.defaults);
     this.adapters = {
       local: new LocalProvider(),
-      openai: new OpenAIProvider(this.defaults),
-      anthropic: new AnthropicProvider(this.defaults),
+      openai: new OpenAIProvider(this.http),
+      anthropic: new AnthropicProvider(this.http),
     };
+  }
+
+  /** After the HTTP server has drained: idle upstream connections are closed, not waited out. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.http.destroy();
   }
 
   /** Throws a bad_request ProviderError for a type Parley has no adapter for. */
