@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import * as path from 'node:path';
+import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 
 const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
@@ -9,11 +10,30 @@ const ENV_NAMES = [
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
   'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN',
+  'PROVIDER_ALLOWED_HOSTS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+function hostListProblem(value: unknown): string | undefined {
+  try {
+    parseAllowedHosts(String(value));
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+/** PROVIDER_ALLOWED_HOSTS: comma-separated host names, IP addresses or ranges, each with an optional :port. */
+const IsAllowedHostList = () =>
+  ValidateBy({
+    name: 'isAllowedHostList',
+    validator: {
+      validate: (value) => typeof value === 'string' && hostListProblem(value) === undefined,
+      defaultMessage: (args) => `PROVIDER_ALLOWED_HOSTS: ${hostListProblem(args?.value) ?? 'must be a string'}`,
+    },
+  });
 
 /** The environment variables Parley reads; each is validated at start (README: Configuration). */
 class EnvironmentVariables {
@@ -74,6 +94,8 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   METRICS_TOKEN?: string;
+  @IsOptional() @IsAllowedHostList()
+  PROVIDER_ALLOWED_HOSTS?: string;
 }
 
 export type SchemaMode = (typeof SCHEMA_MODES)[number];
@@ -122,6 +144,11 @@ export class AppConfig {
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
+  /**
+   * Private, loopback and link-local hosts provider calls may reach anyway (a local Ollama, say);
+   * all others of that kind are refused (docs/security.md "Outbound policy").
+   */
+  readonly providerAllowedHosts: AllowedHost[];
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -145,6 +172,7 @@ export class AppConfig {
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
+    this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);
   }
 
   get embedded(): boolean {

@@ -23,6 +23,7 @@ import { InvokePreparer } from './invoke-preparer';
         timeoutMs: config.providerTimeoutMs,
         maxRetries: config.providerMaxRetries,
         maxRetryAfterSeconds: config.providerMaxRetryAfterSeconds,
+        allowedHosts: config.providerAllowedHosts,
       }),
     }),
   ],

@@ -38,7 +38,7 @@ const timeTool = { type: 'function' as const, function: { name: 'get_time' } };
 describe('AnthropicProvider against a fake Messages API upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new AnthropicProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 }));
+  const provider = new AnthropicProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }));
 
   beforeEach(async () => {
     fake = await startFakeAnthropicUpstream();

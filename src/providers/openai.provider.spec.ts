@@ -37,7 +37,7 @@ const weatherTool = {
 describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new OpenAIProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30 }));
+  const provider = new OpenAIProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }));
 
   beforeEach(async () => {
     fake = await startFakeOpenAIUpstream();
@@ -97,6 +97,24 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
       ],
       usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
     });
+  });
+
+  it('passes the /v1 fields through as given', async () => {
+    const req: ProviderRequest = {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'developer', content: 'Be exact.' }, { role: 'user', content: 'hi' }],
+      n: 2,
+      max_completion_tokens: 40,
+      parallel_tool_calls: false,
+      tools: [weatherTool],
+      stop: 'END',
+      response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object' }, strict: true } },
+    };
+    fake.setNext(openaiJson(openaiCompletion({ content: '{}' })));
+    const result = await provider.complete(req, creds);
+    expect(fake.requests[0].body).toEqual(req);
+    expect(result.providerRequest).toEqual(req);
+    expect(provider.unsupportedParam()).toBeUndefined();
   });
 
   it('sends no Authorization header when the credentials have no key (keyless local servers)', async () => {

@@ -8,16 +8,16 @@ import { ProvidersService } from './providers.service';
 describe('ProvidersService', () => {
   it('has built-in defaults when the module is imported as is', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [ProvidersModule] }).compile();
-    expect(moduleRef.get(ProvidersService).defaults).toEqual({ timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30 });
+    expect(moduleRef.get(ProvidersService).defaults).toEqual({ timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [] });
   });
 
   it('takes defaults from register/registerAsync', async () => {
     const sync = await Test.createTestingModule({ imports: [ProvidersModule.register({ timeoutMs: 1234 })] }).compile();
-    expect(sync.get(ProvidersService).defaults).toEqual({ timeoutMs: 1234, maxRetries: 2, maxRetryAfterSeconds: 30 });
+    expect(sync.get(ProvidersService).defaults).toEqual({ timeoutMs: 1234, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [] });
     const factory = await Test.createTestingModule({
       imports: [ProvidersModule.registerAsync({ useFactory: async () => ({ maxRetries: 0, maxRetryAfterSeconds: 5 }) })],
     }).compile();
-    expect(factory.get(ProvidersService).defaults).toEqual({ timeoutMs: 60_000, maxRetries: 0, maxRetryAfterSeconds: 5 });
+    expect(factory.get(ProvidersService).defaults).toEqual({ timeoutMs: 60_000, maxRetries: 0, maxRetryAfterSeconds: 5, allowedHosts: [] });
   });
 
   describe('dispatching by credentials type', () => {
@@ -27,7 +27,7 @@ describe('ProvidersService', () => {
 
     beforeAll(async () => {
       [openai, anthropic] = await Promise.all([startFakeOpenAIUpstream(), startFakeAnthropicUpstream()]);
-      const moduleRef = await Test.createTestingModule({ imports: [ProvidersModule.register({ timeoutMs: 300, maxRetries: 0 })] }).compile();
+      const moduleRef = await Test.createTestingModule({ imports: [ProvidersModule.register({ timeoutMs: 300, maxRetries: 0, allowedHosts: [{ host: '127.0.0.1' }] })] }).compile();
       service = moduleRef.get(ProvidersService);
     });
     afterAll(() => Promise.all([openai.close(), anthropic.close()]));

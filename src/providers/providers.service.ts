@@ -4,7 +4,7 @@
  * `ProvidersModule.register(...)` supplies them; this class reads no environment — and each call
  * may override timeout and retries through ProviderCallOptions.
  */
-import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { AnthropicProvider } from './anthropic.provider';
 import { LocalProvider } from './local.provider';
 import { OpenAIProvider } from './openai.provider';
@@ -21,7 +21,7 @@ import {
 } from './provider.types';
 import { DEFAULT_UPSTREAM_SETTINGS, UpstreamHttp, UpstreamSettings } from './upstream-http';
 
-/** timeoutMs (60 s), maxRetries (2), maxRetryAfterSeconds (30) unless configured. */
+/** timeoutMs (60 s), maxRetries (2), maxRetryAfterSeconds (30), allowedHosts (none) unless configured. */
 export type ProviderDefaults = UpstreamSettings;
 export const PROVIDER_DEFAULTS = Symbol('PROVIDER_DEFAULTS');
 
@@ -34,7 +34,10 @@ export class ProvidersService implements OnApplicationShutdown {
 
   constructor(@Optional() @Inject(PROVIDER_DEFAULTS) defaults?: Partial<ProviderDefaults>) {
     this.defaults = { ...DEFAULT_UPSTREAM_SETTINGS, ...defaults };
-    this.http = new UpstreamHttp(this.defaults);
+    const logger = new Logger('OutboundPolicy');
+    this.http = new UpstreamHttp(this.defaults, (err) =>
+      logger.warn(`Provider call refused: ${err.message}; an operator may allow it with PROVIDER_ALLOWED_HOSTS`),
+    );
     this.adapters = {
       local: new LocalProvider(),
       openai: new OpenAIProvider(this.http),

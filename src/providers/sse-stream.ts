@@ -9,7 +9,7 @@ import type { ChatCompletionChunk, CompletionUsage, ProviderCallOptions } from '
 import { ProviderError } from './provider.types';
 import { ChunkStream } from './provider-stream';
 import { toProviderError } from './upstream-errors';
-import { UpstreamCall, UpstreamHttp } from './upstream-http';
+import { discard, UpstreamCall, UpstreamHttp } from './upstream-http';
 
 /** An SSE line longer than this (or an event never terminated) ends the stream as an upstream error. */
 const MAX_EVENT_CHARS = 8 * 1024 * 1024;
@@ -67,7 +67,7 @@ export async function* sseChunks(
     throw toProviderError(err, provider, opts.signal, timeoutMs, true);
   } finally {
     // A consumer that stops early (break, abort) closes the upstream request.
-    if (!body.destroyed) body.destroy();
+    discard(body);
   }
   if (opts.signal?.aborted) throw new ProviderError('aborted', `${provider} request cancelled by the caller`, { provider });
   if (!translator.finished) {

@@ -3,6 +3,7 @@
  * "Provider failures"). Connection failures name a coarse reason, never an address or port;
  * the upstream's own text is cut to UPSTREAM_TEXT_LIMIT characters (docs/security.md).
  */
+import { OutboundPolicyError } from './outbound-policy';
 import { ProviderError, ProviderErrorKind, ProviderType } from './provider.types';
 
 export const UPSTREAM_TEXT_LIMIT = 500;
@@ -83,6 +84,9 @@ export function toProviderError(
   if (err instanceof ProviderError) return err;
   const extra = { provider, cause: err };
   if (signal?.aborted) return new ProviderError('aborted', `${provider} request cancelled by the caller`, extra);
+  if (err instanceof OutboundPolicyError) {
+    return new ProviderError('connection', `${provider} upstream refused: ${err.publicMessage}`, extra);
+  }
   if (err instanceof SyntaxError) {
     // JSON.parse quotes the text it choked on: the upstream's data, possibly the reply.
     const upstreamText = truncated(err.message);

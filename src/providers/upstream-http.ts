@@ -8,6 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, Dispatcher } from 'undici';
+import { AllowedHost, OutboundPolicy, OutboundPolicyError } from './outbound-policy';
 import { ProviderCallOptions, ProviderError, ProviderType } from './provider.types';
 import { statusError, toProviderError } from './upstream-errors';
 
@@ -18,9 +19,11 @@ export interface UpstreamSettings {
   maxRetries: number;
   /** Longer Retry-After waits are not sat out: the call fails at once with the status and the wait. */
   maxRetryAfterSeconds: number;
+  /** Hosts the outbound policy lets through although they are private or loopback (outbound-policy.ts). */
+  allowedHosts: readonly AllowedHost[];
 }
 
-export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = { timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30 };
+export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = { timeoutMs: 60_000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [] };
 
 /** Error bodies are read up to this size (the message keeps 500 characters of it). */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -69,6 +72,13 @@ function backoffMs(retry: number): number {
   return Math.min(500 * 2 ** retry, 8000) * (1 - Math.random() * 0.25);
 }
 
+/** Closes a body not read to its end (undici then closes the connection); quietly. */
+export function discard(body: Dispatcher.ResponseData['body']): void {
+  if (body.destroyed) return;
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
@@ -81,7 +91,7 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
   } catch {
     // What arrived is enough for an error message.
   } finally {
-    if (!body.destroyed) body.destroy();
+    discard(body);
   }
   return Buffer.concat(parts).toString('utf8').slice(0, limit);
 }
@@ -91,9 +101,10 @@ export class UpstreamHttp {
   private readonly agent: Agent;
   private readonly targets = new Map<string, UpstreamTarget>();
 
-  constructor(settings: Partial<UpstreamSettings> = {}, dispatcherOptions: Agent.Options = {}) {
+  constructor(settings: Partial<UpstreamSettings> = {}, onRefused?: (err: OutboundPolicyError) => void) {
     this.settings = { ...DEFAULT_UPSTREAM_SETTINGS, ...settings };
-    this.agent = new Agent({ connect: { timeout: this.settings.timeoutMs }, keepAliveTimeout: 4_000, ...dispatcherOptions });
+    const policy = new OutboundPolicy(this.settings.allowedHosts, onRefused);
+    this.agent = new Agent({ connect: policy.connector(this.settings.timeoutMs), keepAliveTimeout: 4_000 });
   }
 
   /** `baseUrl` + `suffix` as undici takes it, parsed once per base URL (bounded cache). */
@@ -171,7 +182,7 @@ export class UpstreamHttp {
         await this.pause(waitMs ?? backoffMs(attempt), call.provider, opts.signal);
         continue;
       }
-      const text = status >= 300 && status < 400 ? (res.body.destroy(), '') : await readLimited(res.body, ERROR_BODY_LIMIT);
+      const text = status >= 300 && status < 400 ? (discard(res.body), '') : await readLimited(res.body, ERROR_BODY_LIMIT);
       throw statusError(call.provider, status, text, waitSeconds);
     }
   }
@@ -189,8 +200,8 @@ export class UpstreamHttp {
   }
 
   /** Connection failures and timeouts are retried; a refusal by Parley's own policy is not. */
-  protected retryableFailure(err: unknown): boolean {
-    return !(err instanceof ProviderError);
+  private retryableFailure(err: unknown): boolean {
+    return !(err instanceof ProviderError) && !(err instanceof OutboundPolicyError);
   }
 
   private async pause(ms: number, provider: ProviderType, signal: AbortSignal | undefined): Promise<void> {

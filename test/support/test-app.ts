@@ -20,7 +20,8 @@ export interface TestApp {
  * database, so every test works inside projects of its own (see factories.ts).
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  Object.assign(process.env, { LOG_LEVEL: 'silent', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, ...env });
+  // The fake upstreams listen on loopback, which the outbound policy refuses unless allowed.
+  Object.assign(process.env, { LOG_LEVEL: 'silent', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, PROVIDER_ALLOWED_HOSTS: '127.0.0.1,localhost', ...env });
   if (!process.env.DATABASE_URL && env.DATA_DIR === undefined) process.env.DATA_DIR = 'memory://';
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
