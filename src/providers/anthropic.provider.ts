@@ -22,16 +22,19 @@ import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_API_VERSION = '2026-10-21';
+/** Request fields the Messages API (version 2026-10-21) has no place for or answers 400 to. */
+const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty'] as const;
 
 export class AnthropicProvider implements ProviderAdapter {
   readonly type = 'anthropic' as const;
 
   constructor(private readonly http: UpstreamHttp = new UpstreamHttp()) {}
 
-  /** What the Messages API has no equivalent for (the sampling parameters: see anthropic.translate.ts). */
+  /** What the Messages API has no equivalent for, or rejects (see anthropic.translate.ts). */
   unsupportedParam(req: ProviderRequest): string | undefined {
     if (req.n !== undefined && req.n > 1) return 'n';
-    for (const param of ['seed', 'presence_penalty', 'frequency_penalty'] as const) if (req[param] !== undefined) return param;
+    for (const param of UNSUPPORTED) if (req[param] !== undefined && req[param] !== null) return param;
+    if (req.response_format?.type === 'json_object') return 'response_format';
     return undefined;
   }
 

@@ -1,4 +1,5 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { AnthropicProvider } from './anthropic.provider';
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { finishReasonFor, toAnthropicBody } from './anthropic.translate';
 import type { ProviderRequest } from './provider.types';
@@ -14,6 +15,56 @@ describe('Anthropic translation', () => {
     expect(toAnthropicBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
     const plain = toAnthropicBody({ model: 'c', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required', max_tokens: 77 });
     expect(plain).toEqual({ model: 'c', max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  it('translates the /v1 fields that have an Anthropic equivalent', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const body = toAnthropicBody({
+      model: 'c',
+      messages: [{ role: 'developer', content: 'Be exact.' }, { role: 'user', content: 'hi' }],
+      max_tokens: 10,
+      max_completion_tokens: 55,
+      stop: 'END',
+      parallel_tool_calls: false,
+      tools: [weatherTool],
+      response_format: { type: 'json_schema', json_schema: { name: 'city', schema, strict: true } },
+      user: 'u-1',
+    });
+    expect(body).toEqual({
+      model: 'c',
+      max_tokens: 55,
+      system: 'Be exact.',
+      messages: [{ role: 'user', content: 'hi' }],
+      stop_sequences: ['END'],
+      tools: [{ name: 'get_weather', input_schema: weatherTool.function.parameters }],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+      output_config: { format: { type: 'json_schema', schema } },
+      metadata: { user_id: 'u-1' },
+    });
+    const base: ProviderRequest = { model: 'c', messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool], parallel_tool_calls: false };
+    expect(toAnthropicBody({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
+    expect(toAnthropicBody({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
+    expect(toAnthropicBody({ ...base, parallel_tool_calls: true }).tool_choice).toBeUndefined();
+  });
+
+  it('names what it cannot honour for the /v1 surface', () => {
+    const adapter = new AnthropicProvider();
+    const req: ProviderRequest = { model: 'c', messages: [{ role: 'user', content: 'hi' }] };
+    const json_schema = { name: 'x', schema: { type: 'object' } };
+    const cases: Array<[Partial<ProviderRequest>, string | undefined]> = [
+      [{}, undefined],
+      [{ n: 1, stop: ['x'], user: 'u', max_completion_tokens: 5, parallel_tool_calls: false }, undefined],
+      [{ response_format: { type: 'text' } }, undefined],
+      [{ response_format: { type: 'json_schema', json_schema } }, undefined],
+      [{ n: 2 }, 'n'],
+      [{ temperature: 0.5 }, 'temperature'],
+      [{ top_p: 0.5 }, 'top_p'],
+      [{ seed: 1 }, 'seed'],
+      [{ presence_penalty: 0 }, 'presence_penalty'],
+      [{ frequency_penalty: 1 }, 'frequency_penalty'],
+      [{ response_format: { type: 'json_object' } }, 'response_format'],
+    ];
+    expect(cases.map(([extra]) => adapter.unsupportedParam({ ...req, ...extra }))).toEqual(cases.map(([, param]) => param));
   });
 
   it('drops empty text, and rejects tool-call arguments that are not a JSON object', () => {

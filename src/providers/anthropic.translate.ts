@@ -2,9 +2,14 @@
  * Chat-completion format <-> Anthropic Messages API, both ways, for whole requests and answers
  * (streams: anthropic.stream.ts). Pure functions, no I/O.
  *
- * Not forwarded, because the Messages API has no equivalent or rejects them: `temperature` and
- * `top_p` (API version 2026-10-21, which @anthropic-ai/sdk 1.x sends, answers 400 to any sampling
- * parameter), `presence_penalty`, `frequency_penalty`, `seed`, `response_format`, `metadata`.
+ * Translated: `max_completion_tokens` (else `max_tokens`) → `max_tokens`, `stop` → `stop_sequences`,
+ * `parallel_tool_calls: false` → `disable_parallel_tool_use`, `response_format` json_schema →
+ * `output_config.format`, `user` → `metadata.user_id`, system and developer messages → `system`.
+ * Not forwarded, because the Messages API has no equivalent or rejects them (AnthropicProvider's
+ * `unsupportedParam` names them for the /v1 surface): `temperature` and `top_p` (API version
+ * 2026-10-21, which @anthropic-ai/sdk 1.x speaks, answers 400 to any sampling parameter),
+ * `presence_penalty`, `frequency_penalty`, `seed`, `n` > 1, `response_format` json_object, and
+ * Parley's own `metadata`.
  */
 import type {
   ContentBlockParam,
@@ -67,15 +72,18 @@ export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStr
     }
   }
   const tools = req.tools?.length ? req.tools.map(toAnthropicTool) : undefined;
-  const toolChoice = tools && req.tool_choice !== undefined ? toAnthropicToolChoice(req.tool_choice) : undefined;
+  const toolChoice = tools ? toAnthropicToolChoice(req.tool_choice, req.parallel_tool_calls) : undefined;
+  const schema = req.response_format?.type === 'json_schema' ? req.response_format.json_schema.schema : undefined;
+  const stop = req.stop === undefined || req.stop === null ? undefined : Array.isArray(req.stop) ? req.stop : [req.stop];
   return {
     model: req.model,
-    max_tokens: req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
     ...(system.some(Boolean) ? { system: system.filter(Boolean).join('\n\n') } : {}),
     messages: turns.map(simplifyTurn),
-    ...(req.stop !== undefined ? { stop_sequences: Array.isArray(req.stop) ? req.stop : [req.stop] } : {}),
+    ...(stop ? { stop_sequences: stop } : {}),
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(schema ? { output_config: { format: { type: 'json_schema' as const, schema } } } : {}),
     ...(req.user !== undefined ? { metadata: { user_id: req.user } } : {}),
   };
 }
@@ -141,11 +149,14 @@ function toAnthropicTool(tool: ChatCompletionTool): Tool {
   return { name, ...(description ? { description } : {}), input_schema: inputSchema };
 }
 
-function toAnthropicToolChoice(choice: NonNullable<ProviderRequest['tool_choice']>): ToolChoice {
-  if (choice === 'auto') return { type: 'auto' };
-  if (choice === 'required') return { type: 'any' };
+/** Sent only when asked for: a tool_choice, or parallel_tool_calls false (then with `auto`). */
+function toAnthropicToolChoice(choice: ProviderRequest['tool_choice'], parallel: boolean | undefined): ToolChoice | undefined {
+  const single = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return parallel === false ? { type: 'auto', ...single } : undefined;
+  if (choice === 'auto') return { type: 'auto', ...single };
+  if (choice === 'required') return { type: 'any', ...single };
   if (choice === 'none') return { type: 'none' };
-  if (choice.type === 'function') return { type: 'tool', name: choice.function.name };
+  if (choice.type === 'function') return { type: 'tool', name: choice.function.name, ...single };
   throw unsupported(`tool_choice of type "${choice.type}"`);
 }
 

@@ -59,6 +59,40 @@ describe('LocalProvider (echo, not a language model)', () => {
     expect(whole.completion.choices[0]).toMatchObject({ message: { content: 'one two' }, finish_reason: 'stop' });
   });
 
+  it('honours stop (cut before the first stop sequence) and max_completion_tokens before max_tokens', async () => {
+    const said = echo([{ role: 'user', content: 'one two STOP three four' }], { stop: ['four', 'STOP'], max_tokens: 1 });
+    const stopped = (await local.complete({ ...said, max_tokens: undefined }, creds)).completion.choices[0];
+    expect([stopped.message.content, stopped.finish_reason]).toEqual(['one two ', 'stop']);
+    const limited = (await local.complete({ ...said, max_completion_tokens: 3 }, creds)).completion.choices[0];
+    expect([limited.message.content, limited.finish_reason]).toEqual(['one two ', 'stop']);
+    const cut = (await local.complete({ ...said, stop: undefined, max_completion_tokens: 3 }, creds)).completion.choices[0];
+    expect([cut.message.content, cut.finish_reason]).toEqual(['one two STOP', 'length']);
+  });
+
+  it('gives n identical choices, streamed one after the other, with usage for all of them', async () => {
+    const req = echo([{ role: 'user', content: 'same words' }], { n: 3 });
+    const { completion } = await local.complete(req, creds);
+    expect(completion.choices.map((c) => [c.index, c.message.content, c.finish_reason])).toEqual([
+      [0, 'same words', 'stop'],
+      [1, 'same words', 'stop'],
+      [2, 'same words', 'stop'],
+    ]);
+    expect(completion.usage).toEqual({ prompt_tokens: 2, completion_tokens: 6, total_tokens: 8 });
+    const stream = local.stream(req, creds);
+    const assembler = new CompletionAssembler();
+    for (const chunk of await collect(stream)) assembler.push(chunk);
+    const streamed = assembler.completion(stream.usage);
+    expect(streamed.choices).toEqual(completion.choices);
+    expect(streamed.usage).toEqual(completion.usage);
+  });
+
+  it('says it cannot answer in JSON, and takes every other field', () => {
+    const req = echo([{ role: 'user', content: 'x' }]);
+    expect(local.unsupportedParam({ ...req, response_format: { type: 'json_object' } })).toBe('response_format');
+    expect(local.unsupportedParam({ ...req, response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toBe('response_format');
+    expect(local.unsupportedParam({ ...req, response_format: { type: 'text' }, n: 4, seed: 1, temperature: 2, stop: 'x', parallel_tool_calls: false })).toBeUndefined();
+  });
+
   it('rejects other models as bad_request naming its models', async () => {
     const err = await local.complete(echo([{ role: 'user', content: 'x' }], { model: 'gpt-4o' }), creds).catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);

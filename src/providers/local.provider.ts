@@ -9,11 +9,18 @@
  *   so a tool round trip completes;
  * - otherwise, when `tool_choice` names a function, or is `required` and tools are given (the
  *   first tool is used), answers with one call of that tool, arguments `{"input": <last user text>}`;
- * - `max_tokens` counts words: the answer is cut after that many whitespace-separated words and
- *   `finish_reason` is `length`;
+ * - `stop`: the answer ends before the first occurrence of any stop sequence (`finish_reason` stop);
+ * - `max_completion_tokens` (else `max_tokens`) counts words: the answer is cut after that many
+ *   whitespace-separated words and `finish_reason` is `length`;
+ * - `n` gives that many identical choices;
  * - `usage` counts words too: prompt = words of every message's text content, completion = words
- *   of the answer (of the arguments string for a tool call). They are not tokens of any tokenizer;
- * - streams word by word (each chunk a word with the whitespace before it), with no delay.
+ *   of the answer (of the arguments string for a tool call), times `n`. They are not tokens of any
+ *   tokenizer;
+ * - streams word by word (each chunk a word with the whitespace before it), with no delay, one
+ *   choice after the other;
+ * - sampling parameters (`temperature`, `top_p`, penalties, `seed`) change nothing: it is
+ *   deterministic anyway. It cannot answer in JSON: `response_format` json_object / json_schema is
+ *   what `unsupportedParam` names (the spec's invoke endpoints ignore it, as before).
  * The completion `id` is random; everything else depends only on the request.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -58,7 +65,7 @@ export class LocalProvider implements ProviderAdapter {
   readonly type = 'local' as const;
 
   unsupportedParam(req: ProviderRequest): string | undefined {
-    return req.n !== undefined && req.n > 1 ? 'n' : undefined;
+    return req.response_format && req.response_format.type !== 'text' ? 'response_format' : undefined;
   }
 
   async complete(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
@@ -73,14 +80,13 @@ export class LocalProvider implements ProviderAdapter {
             refusal: null,
             tool_calls: [{ id: answer.id, type: 'function', function: { name: answer.name, arguments: answer.arguments } }],
           };
+    const finish = answer.kind === 'text' ? answer.finish : 'tool_calls';
     const completion: ChatCompletion = {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.model,
-      choices: [
-        { index: 0, message, logprobs: null, finish_reason: answer.kind === 'text' ? answer.finish : 'tool_calls' },
-      ],
+      choices: Array.from({ length: choiceCount(req) }, (_, index) => ({ index, message, logprobs: null, finish_reason: finish })),
       usage: this.usage(req, answer),
     };
     return { completion, providerRequest: req, providerResponse: completion };
@@ -94,26 +100,26 @@ export class LocalProvider implements ProviderAdapter {
     throwIfAborted(signal);
     const answer = this.answer(req);
     const head: ChunkHeader = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: req.model };
-    if (answer.kind === 'text') {
-      yield makeChunk(head, { role: 'assistant', content: '' });
-      for (const piece of wordPieces(answer.text)) {
-        throwIfAborted(signal);
-        yield makeChunk(head, { content: piece });
+    const count = choiceCount(req);
+    for (let index = 0; index < count; index += 1) {
+      if (answer.kind === 'text') {
+        yield makeChunk(head, { role: 'assistant', content: '' }, null, index);
+        for (const piece of wordPieces(answer.text)) {
+          throwIfAborted(signal);
+          yield makeChunk(head, { content: piece }, null, index);
+        }
+      } else {
+        const call = { index: 0, id: answer.id, type: 'function' as const, function: { name: answer.name, arguments: '' } };
+        yield makeChunk(head, { role: 'assistant', content: null, tool_calls: [call] }, null, index);
+        for (const piece of wordPieces(answer.arguments)) {
+          throwIfAborted(signal);
+          yield makeChunk(head, { tool_calls: [{ index: 0, function: { arguments: piece } }] }, null, index);
+        }
       }
-    } else {
-      yield makeChunk(head, {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ index: 0, id: answer.id, type: 'function', function: { name: answer.name, arguments: '' } }],
-      });
-      for (const piece of wordPieces(answer.arguments)) {
-        throwIfAborted(signal);
-        yield makeChunk(head, { tool_calls: [{ index: 0, function: { arguments: piece } }] });
-      }
+      throwIfAborted(signal);
+      if (index === count - 1) sink.usage = this.usage(req, answer);
+      yield makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls', index);
     }
-    throwIfAborted(signal);
-    sink.usage = this.usage(req, answer);
-    yield makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls');
   }
 
   private answer(req: ProviderRequest): Answer {
@@ -132,15 +138,28 @@ export class LocalProvider implements ProviderAdapter {
       const digest = createHash('sha256').update(JSON.stringify([tool, args, req.messages.length])).digest('hex');
       return { kind: 'tool_call', id: `call_${digest.slice(0, 24)}`, name: tool, arguments: args };
     }
-    const text = last?.role === 'tool' ? contentText(last.content) : userText;
-    const cut = req.max_tokens === undefined ? undefined : cutAfterWords(text, Math.max(0, Math.floor(req.max_tokens)));
+    const text = cutAtStop(last?.role === 'tool' ? contentText(last.content) : userText, req.stop);
+    const limit = req.max_completion_tokens ?? req.max_tokens;
+    const cut = limit === undefined ? undefined : cutAfterWords(text, Math.max(0, Math.floor(limit)));
     return cut === undefined ? { kind: 'text', text, finish: 'stop' } : { kind: 'text', text: cut, finish: 'length' };
   }
 
   private usage(req: ProviderRequest, answer: Answer) {
     const prompt = req.messages.reduce((sum, m) => sum + countWords(contentText(m.content)), 0);
-    return usageOf(prompt, countWords(answer.kind === 'text' ? answer.text : answer.arguments));
+    return usageOf(prompt, countWords(answer.kind === 'text' ? answer.text : answer.arguments) * choiceCount(req));
   }
+}
+
+/** `n`, as a whole number from 1 to 128 (OpenAI's bounds). */
+function choiceCount(req: ProviderRequest): number {
+  return Math.min(128, Math.max(1, Math.floor(req.n ?? 1)));
+}
+
+/** The text before the first occurrence of any stop sequence. */
+function cutAtStop(text: string, stop: ProviderRequest['stop']): string {
+  const sequences = (Array.isArray(stop) ? stop : stop === undefined || stop === null ? [] : [stop]).filter((s) => s !== '');
+  const at = sequences.map((s) => text.indexOf(s)).filter((i) => i >= 0);
+  return at.length ? text.slice(0, Math.min(...at)) : text;
 }
 
 /** The function the request forces a call of, if any. */

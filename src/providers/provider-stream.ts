@@ -28,13 +28,13 @@ export interface ChunkHeader {
   model: string;
 }
 
-export function makeChunk(head: ChunkHeader, delta: ChunkDelta, finish: FinishReason = null): ChatCompletionChunk {
+export function makeChunk(head: ChunkHeader, delta: ChunkDelta, finish: FinishReason = null, index = 0): ChatCompletionChunk {
   return {
     id: head.id,
     object: 'chat.completion.chunk',
     created: head.created,
     model: head.model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
+    choices: [{ index, delta, finish_reason: finish }],
   };
 }
 
