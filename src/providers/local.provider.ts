@@ -152,7 +152,8 @@ export class LocalProvider implements ProviderAdapter {
 
 /** `n`, as a whole number from 1 to 128 (OpenAI's bounds). */
 function choiceCount(req: ProviderRequest): number {
-  return Math.min(128, Math.max(1, Math.floor(req.n ?? 1)));
+  const n = Math.floor(Number(req.n ?? 1));
+  return Number.isFinite(n) ? Math.min(128, Math.max(1, n)) : 1;
 }
 
 /** The text before the first occurrence of any stop sequence. */
