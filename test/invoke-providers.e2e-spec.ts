@@ -56,15 +56,15 @@ describe('invoke: provider failures, retries and timeouts', () => {
     expect(fromApi.body).toMatchObject({ status: 502, error: 'openai upstream answered 500: boom' });
   });
 
-  it('creates no thread when the first call of a new one fails; the announced id stays unknown', async () => {
+  it('creates no thread when the first call of a new one fails, and names none in a header (issue 13: no dangling thread id)', async () => {
+    const threadsBefore: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [p.projectId]);
     fake.setNext(openaiError(503, 'down'), openaiError(503, 'down'), openaiError(503, 'down'));
     const res = await api.post(path, { messages: [user('nobody hears')] });
     expect(res.status).toBe(502);
-    const threadId = res.headers['x-parley-thread-id'];
-    expect(threadId).toMatch(UUID);
-    const notFound = await api.get(`/v2/threads/${threadId}`);
-    expect(notFound.status).toBe(404);
-    expect(await threadMessageRows(t, p.projectId, threadId)).toEqual([]);
+    expect(res.headers['x-parley-thread-id']).toBeUndefined();
+    expect(res.headers['x-langtail-thread-id']).toBeUndefined();
+    const threadsAfter: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [p.projectId]);
+    expect(threadsAfter).toEqual(threadsBefore);
     expect((await lastLog()).thread_id).toBeNull();
   });
 

@@ -202,15 +202,15 @@ describe('invoke: streaming', () => {
     expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual([]);
   });
 
-  it('answers a failure before the first chunk as a plain JSON error, with the thread header', async () => {
+  it('answers a failure before the first chunk as a plain JSON error, naming no thread that was never created', async () => {
     fake.setNext(openaiError(400, 'context too long'));
     const res = await post(invokePath(p, 'remote'), { messages: [user('x')] });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const threadId = res.headers.get('x-parley-thread-id')!;
-    expect(threadId).toMatch(UUID);
+    // Issue 13: a failed first call creates no thread, so no header may name one.
+    expect(res.headers.get('x-parley-thread-id')).toBeNull();
+    expect(res.headers.get('x-langtail-thread-id')).toBeNull();
     expect(await res.json()).toEqual({ error: 'Bad Request', message: 'openai upstream answered 400: context too long' });
-    // The announced thread was never created: the call failed.
-    await api.get(`/v2/threads/${threadId}`).expect(404);
+    expect((await requestLogRows(t, p.projectId)).at(-1)).toMatchObject({ status: 400, prompt_slug: 'remote', thread_id: null });
   });
 });

@@ -11,8 +11,9 @@ import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { elideHistory } from '../request-logs/thread-range';
 import { ThreadsService } from '../threads/threads.service';
-import { InvokeInput, PreparedInvoke, threadNotFound } from './invoke-preparer';
-import { effectiveParameters, replyMessage } from './invoke-request';
+import { PreparedInvocation } from './invocation.types';
+import { threadNotFound } from './invoke-errors';
+import { replyMessage } from './invoke-request';
 
 export interface InvokeOutcome {
   /** The HTTP status Parley answered with. */
@@ -47,9 +48,9 @@ export class InvocationRecorder {
    * Throws the invoke's 404 `{error: "Thread not found"}` when the thread was deleted while the
    * provider worked: nothing is appended, and the log records the call with that status.
    */
-  async recordSuccess(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome): Promise<void> {
-    const log = this.buildLog(caller, input, prepared, outcome, prepared.threadId);
-    if (prepared.resolved.kind !== 'assistant' || !prepared.threadId || !outcome.completion) {
+  async recordSuccess(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
+    const log = this.buildLog(caller, prepared, outcome, prepared.threadId);
+    if (!prepared.threadId || !outcome.completion) {
       this.observe(log);
       await this.requestLogs.record(log);
       return;
@@ -60,17 +61,17 @@ export class InvocationRecorder {
       // appendTurns' "Thread not found": the thread was deleted after the history was read.
       if (!(err instanceof ApiException && err.getStatus() === 404)) throw err;
       const gone = threadNotFound();
-      await this.recordFailure(caller, input, prepared, { ...outcome, status: gone.getStatus(), error: 'Thread not found' });
+      await this.recordFailure(caller, prepared, { ...outcome, status: gone.getStatus(), error: 'Thread not found' });
       throw gone;
     }
     this.observe(log);
   }
 
   /** The new thread (if any), the log and the two turns, in one transaction. */
-  private async appendToThread(caller: ProjectPrincipal, prepared: PreparedInvoke, threadId: string, log: RequestLogEntity, completion: ChatCompletion): Promise<void> {
+  private async appendToThread(caller: ProjectPrincipal, prepared: PreparedInvocation, threadId: string, log: RequestLogEntity, completion: ChatCompletion): Promise<void> {
     const turns: ThreadTurn[] = [];
-    if (prepared.body.messages && prepared.body.messages.length > 0) {
-      turns.push({ content: prepared.body.messages as ThreadTurn['content'], requestLogId: log.id });
+    if (prepared.input.messages.length > 0) {
+      turns.push({ content: prepared.input.messages as ThreadTurn['content'], requestLogId: log.id });
     }
     const reply = completion.choices[0]?.message;
     if (reply) turns.push({ content: [replyMessage(reply) as ThreadTurn['content'][number]], requestLogId: log.id });
@@ -84,8 +85,8 @@ export class InvocationRecorder {
   }
 
   /** Never throws: failing to log a failure must not hide the failure from the client. */
-  async recordFailure(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome): Promise<void> {
-    const log = this.buildLog(caller, input, prepared, outcome, prepared.newThread ? null : prepared.threadId);
+  async recordFailure(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
+    const log = this.buildLog(caller, prepared, outcome, prepared.newThread ? null : prepared.threadId);
     this.observe(log);
     await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
   }
@@ -107,8 +108,9 @@ export class InvocationRecorder {
     }
   }
 
-  private buildLog(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, outcome: InvokeOutcome, threadId: string | null): RequestLogEntity {
-    const { resolved, doNotRecord } = prepared;
+  private buildLog(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome, threadId: string | null): RequestLogEntity {
+    const { target, doNotRecord, log: request } = prepared.input;
+    const deployment = target.deployment;
     const usage = outcome.usage ?? outcome.completion?.usage;
     const sent = doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null);
     // The thread history stays in the thread: the log keeps where it is (docs/decisions.md).
@@ -118,27 +120,27 @@ export class InvocationRecorder {
       id: newId(),
       apiKeyId: caller.keyId,
       threadId,
-      promptId: resolved.promptId,
-      promptSlug: resolved.promptSlug,
-      kind: resolved.kind,
-      environment: resolved.environment,
-      deploymentId: resolved.deploymentId,
-      deploymentVersion: resolved.deploymentVersion,
-      version: resolved.version,
-      promptHistoryHash: resolved.contentHash,
-      providerName: resolved.provider.name,
-      providerType: resolved.provider.type,
-      credentialId: resolved.provider.credentialId,
+      promptId: deployment?.promptId ?? null,
+      promptSlug: target.slug,
+      kind: target.kind,
+      environment: target.environment,
+      deploymentId: deployment?.deploymentId ?? null,
+      deploymentVersion: deployment?.deploymentVersion ?? null,
+      version: deployment?.version ?? null,
+      promptHistoryHash: deployment?.contentHash ?? null,
+      providerName: target.provider.name,
+      providerType: target.provider.type,
+      credentialId: target.provider.credentialId,
       model: prepared.request.model,
-      url: input.url,
-      requestIp: input.ip ?? null,
-      stream: prepared.body.stream === true,
+      url: request.url,
+      requestIp: request.ip ?? null,
+      stream: prepared.input.stream,
       doNotRecord,
-      metadata: prepared.metadata,
+      metadata: prepared.input.metadata,
       // doNotRecord: no variables, messages, template or reply text in the log (DESIGN.md §4.9).
       variables: doNotRecord ? null : prepared.variables,
-      parameters: effectiveParameters(resolved.parameters, prepared.body),
-      requestData: doNotRecord ? null : (prepared.body as Record<string, unknown>),
+      parameters: prepared.parameters,
+      requestData: doNotRecord ? null : request.requestData,
       providerRequest,
       threadRange,
       providerResponse: doNotRecord ? null : ((outcome.providerResponse ?? null) as Record<string, unknown> | null),

@@ -6,7 +6,8 @@ import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { invokeBodyJsonSchema } from './dto';
 import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
-import { InvocationService } from './invocation.service';
+import { SpecInvokeRequest } from './spec-invoke.parser';
+import { SpecInvokeTransport } from './spec-invoke.transport';
 
 /** The Swagger description both invoke routes share. */
 const ApiInvoke = () =>
@@ -16,14 +17,14 @@ const ApiInvoke = () =>
     ApiBody({ schema: invokeBodyJsonSchema('assistant'), description: 'threadId applies to assistants only' }),
     ApiOkResponse({
       schema: COMPLETION_SCHEMA,
-      description: 'chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id',
+      description: 'chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id (and x-langtail-thread-id)',
     }),
     ApiResponse({ status: 400, schema: INVOKE_ERROR_SCHEMA, description: 'Invalid request body' }),
     ApiResponse({ status: 404, description: '{error: "Prompt deployment not found"} or {error: "Thread not found"}' }),
     ApiResponse({ status: 502, description: '{error, message}: the provider failed (429 rate limited, 504 timed out)' }),
   );
 
-const inputOf = (req: Request, slug: string, environment: string, v: unknown, workspace?: string, project?: string) => ({
+const inputOf = (req: Request, slug: string, environment: string, v: unknown, workspace?: string, project?: string): SpecInvokeRequest => ({
   workspace,
   project,
   slug,
@@ -44,7 +45,7 @@ const inputOf = (req: Request, slug: string, environment: string, v: unknown, wo
 @ApiSecurity('api-key')
 @Controller()
 export class InvocationController {
-  constructor(private readonly invocation: InvocationService) {}
+  constructor(private readonly transport: SpecInvokeTransport) {}
 
   @Post('project-prompt/:slug/:environment')
   @HttpCode(200)
@@ -58,7 +59,7 @@ export class InvocationController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    return this.invocation.invoke(caller, inputOf(req, slug, environment, v), res);
+    return this.transport.invoke(caller, inputOf(req, slug, environment, v), res);
   }
 
   @Post(':workspace/:project/:slug/:environment')
@@ -76,6 +77,6 @@ export class InvocationController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    return this.invocation.invoke(caller, inputOf(req, slug, environment, v, workspace, project), res);
+    return this.transport.invoke(caller, inputOf(req, slug, environment, v, workspace, project), res);
   }
 }

@@ -1,33 +1,13 @@
 import { Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { MessagesModule } from '../messages/messages.module';
-import { ProvidersModule } from '../providers';
-import { RegistryModule } from '../registry/registry.module';
-import { RequestLogsModule } from '../request-logs/request-logs.module';
-import { ThreadsModule } from '../threads/threads.module';
 import { InvocationController } from './invocation.controller';
-import { InvocationRecorder } from './invocation-recorder';
-import { InvocationService } from './invocation.service';
-import { InvokePreparer } from './invoke-preparer';
+import { InvocationCoreModule } from './invocation-core.module';
+import { SpecInvokeParser } from './spec-invoke.parser';
+import { SpecInvokeTransport } from './spec-invoke.transport';
 
+/** The spec's invoke endpoints (1 and 2): a transport over the invocation core. Imported last in AppModule. */
 @Module({
-  imports: [
-    RegistryModule,
-    ThreadsModule,
-    MessagesModule,
-    RequestLogsModule,
-    // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
-    ProvidersModule.registerAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        timeoutMs: config.providerTimeoutMs,
-        maxRetries: config.providerMaxRetries,
-        maxRetryAfterSeconds: config.providerMaxRetryAfterSeconds,
-        allowedHosts: config.providerAllowedHosts,
-      }),
-    }),
-  ],
+  imports: [InvocationCoreModule],
   controllers: [InvocationController],
-  providers: [InvokePreparer, InvocationService, InvocationRecorder],
+  providers: [SpecInvokeParser, SpecInvokeTransport],
 })
 export class InvocationModule {}

@@ -1,128 +1,124 @@
-import { HttpStatus, Injectable, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { Injectable, Logger } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
+import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
-import { CompletionAssembler, httpStatusFor, ProviderCredentials, ProviderError, ProvidersService, ProviderStream } from '../providers';
-import { InvocationRecorder, InvokeOutcome } from './invocation-recorder';
-import { InvokeInput, InvokePreparer, PreparedInvoke } from './invoke-preparer';
-import { completionResponse } from './invoke-request';
-import { SseResponse, streamErrorOf } from './sse-response';
-
-export const THREAD_ID_HEADER = 'x-parley-thread-id';
-
-const ERROR_NAMES: Record<number, string> = {
-  400: 'Bad Request',
-  429: 'Too Many Requests',
-  499: 'Client Closed Request',
-  502: 'Bad Gateway',
-  504: 'Gateway Timeout',
-};
-
-/** A provider failure as Parley answers it: `{error, message}` with the mapped status. */
-function providerFailure(err: ProviderError): ApiException {
-  const status = httpStatusFor(err);
-  const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
-  return serviceError(status, ERROR_NAMES[status] ?? 'Provider Error', err.message, headers);
-}
+import { newId } from '../common/ids';
+import { MessagesService } from '../messages/messages.service';
+import { ProviderCredentials, ProviderError, ProvidersService } from '../providers';
+import { RegistryService } from '../registry/registry.service';
+import type { SentHistory } from '../request-logs/thread-range';
+import { InvocationRecorder } from './invocation-recorder';
+import { InvocationStreamRun } from './invocation-stream';
+import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
+import { providerFailure, threadNotFound, unsupportedParam } from './invoke-errors';
+import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
 /**
- * Endpoints 1 and 2: prepare (resolve, validate, assemble), call the provider with no database
- * transaction open, then record the log and, for assistants, the thread turns.
+ * The transport-independent invocation core (docs/decisions.md, "Invocation core"): resolve a
+ * target, prepare the provider request (template, thread history, request messages, overrides),
+ * call the provider with no database transaction open, and record the log and the thread turns.
+ * It returns a completion or a stream; transports render them. Errors are ApiExceptions whose
+ * bodies are the spec's; other surfaces re-shape them (common/errors).
  */
 @Injectable()
 export class InvocationService {
   private readonly logger = new Logger('Invocation');
 
   constructor(
-    private readonly preparer: InvokePreparer,
+    private readonly registry: RegistryService,
+    private readonly messages: MessagesService,
     private readonly providers: ProvidersService,
     private readonly recorder: InvocationRecorder,
   ) {}
 
-  async invoke(caller: ProjectPrincipal, input: InvokeInput, res: Response): Promise<void> {
+  /** The target in the caller's project; null when there is no such deployment or provider. */
+  async resolve(caller: ProjectPrincipal, target: InvokeTarget): Promise<ResolvedTarget | null> {
+    if (target.type === 'provider') {
+      const provider = await this.registry.resolveProvider(caller.projectId, target.provider);
+      if (!provider) return null;
+      return { deployment: null, provider, model: target.model, kind: 'prompt', slug: `${target.provider}/${target.model}`, environment: '' };
+    }
+    const deployment = await this.registry.resolveForInvoke(caller.projectId, target.slug, target.environment, target.version);
+    if (!deployment) return null;
+    const { provider, model, kind, promptSlug: slug, environment } = deployment;
+    return { deployment, provider, model, kind, slug, environment };
+  }
+
+  /** Everything decided before the call; throws the 404 "Thread not found" for a thread to continue that is not live. */
+  async prepare(caller: ProjectPrincipal, input: InvocationInput): Promise<PreparedInvocation> {
+    const { target } = input;
+    const variables = { ...(target.deployment?.variableDefaults ?? {}), ...input.variables };
+    const template = input.template ?? target.deployment?.compiled;
+    const templateMessages = template ? template.render(variables) : [];
+    let sent: SentHistory | undefined;
+    let threadId: string | null = null;
+    if (input.thread && 'continue' in input.thread) {
+      threadId = input.thread.continue;
+      // Liveness and history in one query: a database round trip less on every continued thread.
+      const turns = await this.messages.liveTurnsOf(caller.projectId, threadId);
+      if (!turns) throw threadNotFound();
+      sent = { threadId, ...turns };
+    } else if (input.thread) {
+      threadId = newId();
+    }
+    const history = (sent?.messages ?? []) as ChatMessage[];
+    const parameters = effectiveParameters(target, input.overrides);
+    const request = buildProviderRequest({ target, overrides: input.overrides, parameters, templateMessages, history, messages: input.messages, metadata: input.metadata });
+    const newThread = threadId !== null && !(input.thread && 'continue' in input.thread);
+    return { input, threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}) };
+  }
+
+  /**
+   * Calls the provider. A failure before any reply (or before the first chunk) is recorded and
+   * thrown as the ApiException to answer with; the thread is left as it was. `signal` is the
+   * client going away: it aborts the upstream call.
+   */
+  async run(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const startedAt = new Date();
-    const prepared = await this.preparer.prepare(caller, input);
-    // Every assistant response carries the thread id, streamed or not, success or failure.
-    if (prepared.threadId) res.setHeader(THREAD_ID_HEADER, prepared.threadId);
-    if (prepared.body.stream === true) return this.stream(caller, input, prepared, res, startedAt);
-
-    const abort = new AbortController();
-    res.on('close', () => !res.writableFinished && abort.abort());
-    let outcome: InvokeOutcome;
-    try {
-      const result = await this.providers.complete(prepared.request, this.credentialsOf(prepared), { signal: abort.signal });
-      outcome = { status: 200, error: null, ...result, startedAt, ttftMs: null };
-    } catch (err) {
-      throw await this.failed(caller, input, prepared, err, startedAt, null);
+    if (prepared.input.strictParams) this.refuseUnsupported(prepared);
+    if (prepared.input.stream) {
+      const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, (err, ttftMs) => this.failed(caller, prepared, err, startedAt, ttftMs));
+      return run.start(this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
     }
-    await this.recorder.recordSuccess(caller, input, prepared, outcome);
-    res.status(HttpStatus.OK).json(completionResponse(outcome.completion!));
+    let result;
+    try {
+      result = await this.providers.complete(prepared.request, this.credentialsOf(prepared), { signal });
+    } catch (err) {
+      throw await this.failed(caller, prepared, err, startedAt, null);
+    }
+    await this.recorder.recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
+    return { type: 'completion', threadId: prepared.threadId, completion: result.completion };
   }
 
-  private async stream(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, res: Response, startedAt: Date): Promise<void> {
-    const abort = new AbortController();
-    res.on('close', () => !res.writableFinished && abort.abort());
-    let stream: ProviderStream;
-    let chunks: AsyncIterator<unknown>;
-    const assembler = new CompletionAssembler();
-
-    // The first chunk comes before our headers, so an upstream failure can still be a plain JSON error.
-    let first: IteratorResult<unknown>;
-    try {
-      stream = this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal: abort.signal });
-      chunks = stream[Symbol.asyncIterator]();
-      first = await chunks.next();
-    } catch (err) {
-      throw await this.failed(caller, input, prepared, err, startedAt, null);
-    }
-    const ttftMs = Date.now() - startedAt.getTime();
-    const sse = new SseResponse(res);
-    sse.open();
-    try {
-      for (let next = first; !next.done; next = await chunks.next()) {
-        assembler.push(next.value as Parameters<CompletionAssembler['push']>[0]);
-        await sse.send(next.value);
-      }
-    } catch (err) {
-      sse.fail(streamErrorOf(await this.failed(caller, input, prepared, err, startedAt, ttftMs)));
-      return;
-    }
-    const completion = assembler.completion(stream.usage);
-    try {
-      await this.recorder.recordSuccess(caller, input, prepared, {
-        status: 200,
-        error: null,
-        completion,
-        providerRequest: stream.providerRequest,
-        providerResponse: completion,
-        usage: stream.usage,
-        startedAt,
-        ttftMs,
-      });
-    } catch (err) {
-      // The reply could not be stored (thread deleted meanwhile, database down): no [DONE], one error event.
-      sse.fail(streamErrorOf(err));
-      // Unexpected errors still reach the exception filter, which logs them.
-      if (!(err instanceof ApiException)) throw err;
-      return;
-    }
-    sse.done();
+  /** prepare, then run. */
+  async invoke(caller: ProjectPrincipal, input: InvocationInput, signal?: AbortSignal): Promise<InvocationResult> {
+    return this.run(caller, await this.prepare(caller, input), signal);
   }
 
-  /** Records the failed call and returns the error to answer with; the thread is left as it was. */
-  private async failed(caller: ProjectPrincipal, input: InvokeInput, prepared: PreparedInvoke, err: unknown, startedAt: Date, ttftMs: number | null): Promise<ApiException> {
+  private refuseUnsupported(prepared: PreparedInvocation): void {
+    const { provider } = prepared.input.target;
+    try {
+      const param = this.providers.adapterFor(provider.type).unsupportedParam(prepared.request);
+      if (param) throw unsupportedParam(provider.name, param);
+    } catch (err) {
+      throw err instanceof ProviderError ? providerFailure(err) : err;
+    }
+  }
+
+  /** Records the failed call and returns the error to answer with. */
+  private async failed(caller: ProjectPrincipal, prepared: PreparedInvocation, err: unknown, startedAt: Date, ttftMs: number | null): Promise<ApiException> {
     // Anything else is a bug in an adapter: answered as a provider failure, logged with its stack.
     if (!(err instanceof ProviderError)) this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
     const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
     const message = (failure.body as { message: string }).message;
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
-    const error = prepared.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
-    await this.recorder.recordFailure(caller, input, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
+    const error = prepared.input.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
+    await this.recorder.recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
     return failure;
   }
 
-  private credentialsOf(prepared: PreparedInvoke): ProviderCredentials {
-    const { type, baseUrl, apiKey } = prepared.resolved.provider;
+  private credentialsOf(prepared: PreparedInvocation): ProviderCredentials {
+    const { type, baseUrl, apiKey } = prepared.input.target.provider;
     return { type, baseUrl, apiKey };
   }
 }

@@ -1,45 +1,46 @@
 import type { ChatMessage } from '../common/chat';
 import type { ChatCompletion, ProviderRequest } from '../providers';
-import type { ModelParameters, ResolvedDeployment } from '../registry/resolved-deployment';
-import type { AssistantInvokeBody } from './dto';
+import type { ResolvedTarget, RequestOverrides } from './invocation.types';
 
-/** The body fields that override a version's stored model settings, one for one. */
-const OVERRIDES = ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'response_format'] as const;
+/** Overrides that are not model settings: they never appear in the log's `parameters`. */
+const NOT_PARAMETERS = new Set(['model', 'user', 'tools']);
 
 /** Stored settings with the request's overrides applied: what the request log records as `parameters`. */
-export function effectiveParameters(stored: ModelParameters, body: AssistantInvokeBody): ModelParameters {
-  const parameters: ModelParameters = { ...stored };
-  for (const key of OVERRIDES) {
-    if (body[key] !== undefined) (parameters as Record<string, unknown>)[key] = body[key];
+export function effectiveParameters(target: ResolvedTarget, overrides: RequestOverrides): Record<string, unknown> {
+  const parameters: Record<string, unknown> = { ...(target.deployment?.parameters ?? {}) };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined && !NOT_PARAMETERS.has(key)) parameters[key] = value;
   }
   return parameters;
 }
 
 /**
- * What goes to the provider (DESIGN.md §4.4): the compiled template, then the thread history
- * (assistants), then the request's messages; request values override the stored settings.
+ * What goes to the provider (DESIGN.md §4.4): the compiled template, then the thread history,
+ * then the request's messages; request values override the stored settings.
  */
 export function buildProviderRequest(input: {
-  resolved: ResolvedDeployment;
-  body: AssistantInvokeBody;
+  target: ResolvedTarget;
+  overrides: RequestOverrides;
+  parameters: Record<string, unknown>;
   templateMessages: ChatMessage[];
   history: ChatMessage[];
+  messages: ChatMessage[];
   metadata: Record<string, string | number>;
 }): ProviderRequest {
-  const { resolved, body } = input;
-  const parameters = effectiveParameters(resolved.parameters, body);
+  const { target, overrides } = input;
   const request: ProviderRequest = {
-    model: body.model ?? resolved.model,
-    messages: [...input.templateMessages, ...input.history, ...(body.messages ?? [])] as ProviderRequest['messages'],
+    model: overrides.model ?? target.model,
+    messages: [...input.templateMessages, ...input.history, ...input.messages] as ProviderRequest['messages'],
   };
-  const { tool_choice: toolChoice, ...settings } = parameters;
+  const { tool_choice: toolChoice, ...settings } = input.parameters;
   Object.assign(request, settings);
-  if (resolved.tools.length > 0) request.tools = resolved.tools as ProviderRequest['tools'];
+  const tools = overrides.tools ?? ((target.deployment?.tools ?? []) as ProviderRequest['tools'] & unknown[]);
+  if (tools.length > 0) request.tools = tools;
   // A tool choice needs tools, except a named function (the local provider answers it without).
-  if (toolChoice !== undefined && (resolved.tools.length > 0 || typeof toolChoice === 'object')) {
+  if (toolChoice !== undefined && (tools.length > 0 || typeof toolChoice === 'object')) {
     request.tool_choice = toolChoice as ProviderRequest['tool_choice'];
   }
-  if (body.user !== undefined) request.user = body.user;
+  if (overrides.user !== undefined) request.user = overrides.user;
   const metadata = Object.fromEntries(Object.entries(input.metadata).map(([k, v]) => [k, String(v)]));
   if (Object.keys(metadata).length > 0) request.metadata = metadata;
   return request;

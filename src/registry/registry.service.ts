@@ -8,7 +8,7 @@ import { DeploymentsRepository } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
 import { RegistryCache } from './registry-cache';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
-import { isSlugLike } from './slugs';
+import { isProviderName, isSlugLike } from './slugs';
 
 /** A resolution as cached: everything but the API key, which apiKeyOf supplies per call (apiKeyEnv is read at that moment). */
 interface CachedResolution {
@@ -48,6 +48,18 @@ export class RegistryService {
     const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version));
     if (!cached) return null;
     return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+  }
+
+  /**
+   * A provider called directly (`/v1`'s `<provider>/<model>`): the built-in `local`, or the
+   * project's provider credential of that name with its key; null when there is none.
+   */
+  async resolveProvider(projectId: string, name: string): Promise<ResolvedProvider | null> {
+    if (name === LOCAL_PROVIDER) return { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
+    const credential = isProviderName(name) ? await this.credentials.findByName(projectId, name) : null;
+    if (!credential) return null;
+    const base = { name: credential.name, type: credential.type, ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}), credentialId: credential.id };
+    return { ...base, ...this.apiKey(credential) };
   }
 
   /** Drops the cached resolutions of a project on this instance (the registry's writers call it). */

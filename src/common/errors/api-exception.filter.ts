@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiException, resourceError, serviceError } from './api-exception';
+import { ApiException, databaseUnavailable, resourceError } from './api-exception';
 import { isDatabaseUnavailable } from './database-errors';
 import { asOpenAIError, isOpenAIPath } from './openai-error';
 
@@ -43,9 +43,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.error(`database unavailable: ${(exception as Error).message}`);
-      return serviceError(HttpStatus.SERVICE_UNAVAILABLE, 'Service Unavailable', 'Database unavailable', {
-        'Retry-After': '1',
-      });
+      return databaseUnavailable();
     }
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
     return resourceError(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');

@@ -40,3 +40,8 @@ export function forbidden(message: string): ApiException {
 export function serviceError(status: number, error: string, message: string, headers: Record<string, string> = {}) {
   return new ApiException(status, { error, message }, headers);
 }
+
+/** The 503 of a database that is down or unreachable (the exception filter, and stored streams). */
+export function databaseUnavailable(): ApiException {
+  return serviceError(HttpStatus.SERVICE_UNAVAILABLE, 'Service Unavailable', 'Database unavailable', { 'Retry-After': '1' });
+}

@@ -49,7 +49,9 @@ const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'n
 export function asOpenAIError(err: ApiException): OpenAIApiException {
   if (err instanceof OpenAIApiException) return err;
   const status = err.getStatus();
-  return openaiError(status, messageOf(err.body), { code: CODE_BY_STATUS[status] ?? null }, err.headers);
+  // A failure that names the request field at fault (a provider's 400) keeps it as `param`.
+  const param = (err as { param?: unknown }).param;
+  return openaiError(status, messageOf(err.body), { code: CODE_BY_STATUS[status] ?? null, param: typeof param === 'string' ? param : null }, err.headers);
 }
 
 /** Requests of the OpenAI-shaped surface, whose errors take OpenAI's shape. */

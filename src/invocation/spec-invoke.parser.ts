@@ -3,18 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import { ChatMessage, chatMessageSchema, SpecIssue } from '../common/chat';
 import { ApiException, forbidden, isMalformedJsonBody, isPlainObject } from '../common/errors';
-import { newId } from '../common/ids';
-import { MessagesService } from '../messages/messages.service';
-import type { ProviderRequest } from '../providers';
-import { RegistryService } from '../registry/registry.service';
-import { ResolvedDeployment } from '../registry/resolved-deployment';
-import type { SentHistory } from '../request-logs/thread-range';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
 import { optionsFromHeaders } from './invoke-headers';
-import { buildProviderRequest } from './invoke-request';
+import { InvocationService } from './invocation.service';
+import { InvocationInput, RequestOverrides } from './invocation.types';
 
-export interface InvokeInput {
+/** An invoke as the spec's endpoints receive it. */
+export interface SpecInvokeRequest {
   /** Absent on /project-prompt/{slug}/{environment}, which uses the key's project. */
   workspace?: string;
   project?: string;
@@ -27,40 +23,30 @@ export interface InvokeInput {
   ip: string | undefined;
 }
 
-export interface PreparedInvoke {
-  resolved: ResolvedDeployment;
-  body: AssistantInvokeBody;
-  doNotRecord: boolean;
-  metadata: Record<string, string | number>;
-  variables: Record<string, string>;
-  /** Assistants: the thread continued, or the id the new thread will get once the call succeeds. */
-  threadId: string | null;
-  newThread: boolean;
-  request: ProviderRequest;
-  /** The thread history sent, by turn: the request log refers to it instead of copying it. */
-  history?: SentHistory;
-}
-
 const invalidBody = (issues: SpecIssue[]) => new ApiException(400, { error: 'Invalid request body', issues });
-/** The invoke endpoints' own 404 body for a thread that is unknown, deleted or of another project. */
-export const threadNotFound = () => new ApiException(404, { error: 'Thread not found' });
 const issue = (path: string[], message: string): SpecIssue => ({ code: 'invalid_type', keys: [], path, message });
+const deploymentNotFound = () => new ApiException(404, { error: 'Prompt deployment not found' });
 
-/** Everything an invoke decides before calling the model: who, what, with which messages. */
+/** The body fields that override a version's stored model settings, one for one (with `model` and `user`). */
+const OVERRIDES = ['model', 'temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'response_format', 'user'] as const;
+
+/**
+ * The spec's invoke endpoints as an invocation core input: the path names the deployment, the zod
+ * invoke body (every problem reported at once as `issues`) the rest. Assistants continue the
+ * body's `threadId` or create a thread; prompts have none.
+ */
 @Injectable()
-export class InvokePreparer {
-  constructor(
-    private readonly registry: RegistryService,
-    private readonly messages: MessagesService,
-  ) {}
+export class SpecInvokeParser {
+  constructor(private readonly invocation: InvocationService) {}
 
-  async prepare(caller: ProjectPrincipal, input: InvokeInput): Promise<PreparedInvoke> {
+  async parse(caller: ProjectPrincipal, input: SpecInvokeRequest): Promise<InvocationInput> {
     if (input.workspace !== undefined && (input.workspace !== caller.workspaceSlug || input.project !== caller.projectSlug)) {
       throw forbidden('API key does not belong to this project');
     }
     const version = this.versionOf(input.versionParam);
-    const resolved = await this.registry.resolveForInvoke(caller.projectId, input.slug, input.environment, version);
-    if (!resolved) throw new ApiException(404, { error: 'Prompt deployment not found' });
+    const target = await this.invocation.resolve(caller, { type: 'deployment', slug: input.slug, environment: input.environment, version });
+    const resolved = target?.deployment;
+    if (!target || !resolved) throw deploymentNotFound();
 
     if (isMalformedJsonBody(input.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
     const bodyTemplate = this.compileBodyTemplate(input.body);
@@ -73,28 +59,22 @@ export class InvokePreparer {
     const body = parsed.value as AssistantInvokeBody;
 
     const headers = optionsFromHeaders(input.headers);
-    const metadata = { ...headers.metadata, ...(body.metadata ?? {}) };
-    const variables = { ...resolved.variableDefaults, ...(body.variables ?? {}) };
-    const templateMessages = (bodyTemplate.compiled ?? resolved.compiled).render(variables);
-
-    let threadId: string | null = null;
-    let sent: SentHistory | undefined;
-    if (resolved.kind === 'assistant') {
-      threadId = body.threadId ?? newId();
-      if (body.threadId !== undefined) sent = await this.historyOf(caller.projectId, body.threadId);
+    const overrides: RequestOverrides = {};
+    for (const key of OVERRIDES) {
+      if (body[key] !== undefined) (overrides as Record<string, unknown>)[key] = body[key];
     }
-    const history = (sent?.messages ?? []) as ChatMessage[];
     return {
-      resolved,
-      body,
+      target,
+      messages: body.messages ?? [],
+      ...(bodyTemplate.compiled ? { template: bodyTemplate.compiled } : {}),
+      variables: body.variables ?? {},
+      overrides,
+      thread: resolved.kind !== 'assistant' ? null : body.threadId !== undefined ? { continue: body.threadId } : { create: true },
+      stream: body.stream === true,
       // A client that asked not to be recorded, in the body or in a header, is never recorded.
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
-      metadata,
-      variables,
-      threadId,
-      newThread: resolved.kind === 'assistant' && body.threadId === undefined,
-      request: buildProviderRequest({ resolved, body, templateMessages, history, metadata }),
-      history: sent,
+      metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+      log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip },
     };
   }
 
@@ -116,12 +96,5 @@ export class InvokePreparer {
       if (!(err instanceof TemplateCompileError)) throw err;
       return { issues: [issue(['template', String(err.messageIndex), 'content'], err.message)] };
     }
-  }
-
-  private async historyOf(projectId: string, threadId: string): Promise<SentHistory> {
-    // Liveness and history in one query: a database round trip less on every continued thread.
-    const turns = await this.messages.liveTurnsOf(projectId, threadId);
-    if (!turns) throw threadNotFound();
-    return { threadId, ...turns };
   }
 }

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { MessagesModule } from '../messages/messages.module';
+import { ProvidersModule } from '../providers';
+import { RegistryModule } from '../registry/registry.module';
+import { RequestLogsModule } from '../request-logs/request-logs.module';
+import { ThreadsModule } from '../threads/threads.module';
+import { InvocationRecorder } from './invocation-recorder';
+import { InvocationService } from './invocation.service';
+
+/**
+ * The invocation core, with no routes: every surface that calls a model (the spec's invoke
+ * endpoints, /v1/chat/completions, /v1/responses) imports this module. It has no controller so
+ * that importing it never moves the invoke catch-all route (InvocationModule, imported last).
+ */
+@Module({
+  imports: [
+    RegistryModule,
+    ThreadsModule,
+    MessagesModule,
+    RequestLogsModule,
+    // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
+    ProvidersModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        timeoutMs: config.providerTimeoutMs,
+        maxRetries: config.providerMaxRetries,
+        maxRetryAfterSeconds: config.providerMaxRetryAfterSeconds,
+        allowedHosts: config.providerAllowedHosts,
+      }),
+    }),
+  ],
+  providers: [InvocationService, InvocationRecorder],
+  exports: [InvocationService, ProvidersModule],
+})
+export class InvocationCoreModule {}

@@ -1,0 +1,80 @@
+import { Logger } from '@nestjs/common';
+import { ProjectPrincipal } from '../auth/principal';
+import { ApiException, isDatabaseUnavailable } from '../common/errors';
+import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream } from '../providers';
+import { InvocationRecorder } from './invocation-recorder';
+import { PreparedInvocation, StreamResult } from './invocation.types';
+import { storeFailure } from './invoke-errors';
+
+type Failed = (err: unknown, ttftMs: number | null) => Promise<ApiException>;
+
+/**
+ * One streamed invocation: pulls the first chunk before anything is answered (so an upstream
+ * failure can still be a plain error), then hands the chunks to the transport and, once they
+ * ended, stores the assembled reply.
+ */
+export class InvocationStreamRun {
+  private readonly logger = new Logger('Invocation');
+  private readonly assembler = new CompletionAssembler();
+  private ended = false;
+
+  constructor(
+    private readonly caller: ProjectPrincipal,
+    private readonly prepared: PreparedInvocation,
+    private readonly startedAt: Date,
+    private readonly recorder: InvocationRecorder,
+    private readonly failed: Failed,
+  ) {}
+
+  async start(stream: ProviderStream): Promise<StreamResult> {
+    let chunks: AsyncIterator<ChatCompletionChunk>;
+    let first: IteratorResult<ChatCompletionChunk>;
+    try {
+      chunks = stream[Symbol.asyncIterator]();
+      first = await chunks.next();
+    } catch (err) {
+      throw await this.failed(err, null);
+    }
+    const ttftMs = Date.now() - this.startedAt.getTime();
+    return {
+      type: 'stream',
+      threadId: this.prepared.threadId,
+      chunks: this.iterate(chunks, first, ttftMs),
+      finish: () => this.finish(stream, ttftMs),
+    };
+  }
+
+  private async *iterate(chunks: AsyncIterator<ChatCompletionChunk>, first: IteratorResult<ChatCompletionChunk>, ttftMs: number): AsyncGenerator<ChatCompletionChunk> {
+    try {
+      for (let next = first; !next.done; next = await chunks.next()) {
+        this.assembler.push(next.value);
+        yield next.value;
+      }
+    } catch (err) {
+      throw await this.failed(err, ttftMs);
+    }
+    this.ended = true;
+  }
+
+  /** Records the log and the thread turns; throws when the reply could not be stored (404 thread gone, 503 database down). */
+  private async finish(stream: ProviderStream, ttftMs: number): Promise<ChatCompletion> {
+    if (!this.ended) throw new Error('finish() called before the stream ended');
+    const completion = this.assembler.completion(stream.usage);
+    try {
+      await this.recorder.recordSuccess(this.caller, this.prepared, {
+        status: 200,
+        error: null,
+        completion,
+        providerRequest: stream.providerRequest,
+        providerResponse: completion,
+        usage: stream.usage,
+        startedAt: this.startedAt,
+        ttftMs,
+      });
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) this.logger.error(`database unavailable while storing a streamed reply: ${(err as Error).message}`);
+      throw storeFailure(err);
+    }
+    return completion;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The transport-independent invocation core's contract (docs/decisions.md, "Invocation core").
+ * A surface (the spec's invoke endpoints, `/v1/chat/completions`, `/v1/responses`) parses its own
+ * request, resolves a target, builds an InvocationInput, and renders the InvocationResult the
+ * core returns. Nothing here knows HTTP.
+ */
+import type { ChatMessage } from '../common/chat';
+import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
+import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
+import type { SentHistory } from '../request-logs/thread-range';
+import type { CompiledTemplate } from '../templates';
+
+/** What a caller names: a deployed prompt or assistant, or a model of a provider called directly. */
+export type InvokeTarget =
+  | { type: 'deployment'; slug: string; environment: string; version?: number }
+  | { type: 'provider'; provider: string; model: string };
+
+/** A target resolved against the caller's project. */
+export interface ResolvedTarget {
+  /** null for a direct provider call (no template, no stored settings). */
+  deployment: ResolvedDeployment | null;
+  provider: ResolvedProvider;
+  /** The model called unless the request overrides it: the deployment's, or the one named directly. */
+  model: string;
+  /** Logged as the request log's `kind`; a direct call is a `prompt`. */
+  kind: PromptKind;
+  /** The request log's `promptSlug`: the deployment's slug, or `<provider>/<model>`. */
+  slug: string;
+  /** The request log's `environment`: the deployment's, or '' for a direct call. */
+  environment: string;
+}
+
+/** The request values that override a deployment's stored settings (all of ProviderRequest but the messages). */
+export type RequestOverrides = Partial<Omit<ProviderRequest, 'messages' | 'metadata'>>;
+
+/**
+ * Which thread the call continues: `{continue: id}` (its history is sent, the turns appended),
+ * `{create: true}` (a new thread, created with the turns once the provider succeeded), or none.
+ */
+export type ThreadChoice = { continue: string } | { create: true } | null;
+
+export interface InvocationInput {
+  target: ResolvedTarget;
+  /** The request's messages: sent after the template and the thread history; appended to the thread. */
+  messages: ChatMessage[];
+  /** Replaces the deployment's stored template (the spec body's `template`). */
+  template?: CompiledTemplate<ChatMessage>;
+  /** Template variables; the deployment's declared defaults fill the rest. */
+  variables: Record<string, string>;
+  overrides: RequestOverrides;
+  thread: ThreadChoice;
+  stream: boolean;
+  doNotRecord: boolean;
+  metadata: Record<string, string | number>;
+  /**
+   * Refuse (400 with `param`) a request field the provider's adapter cannot honour instead of
+   * letting the adapter drop or approximate it: the `/v1` surface asks for this.
+   */
+  strictParams?: boolean;
+  /** What the request log records about the request itself. */
+  log: { requestData: Record<string, unknown>; url: string; ip: string | undefined };
+}
+
+/** An input after preparation: what goes to the provider, and the thread it belongs to. */
+export interface PreparedInvocation {
+  input: InvocationInput;
+  /** The thread continued, or the id the new thread gets once the call succeeds; null without a thread. */
+  threadId: string | null;
+  newThread: boolean;
+  /** Declared defaults with the request's variables applied. */
+  variables: Record<string, string>;
+  /** Stored settings with the request's overrides applied: the log's `parameters`. */
+  parameters: Record<string, unknown>;
+  request: ProviderRequest;
+  /** The thread history sent, by turn: the request log refers to it instead of copying it (docs/decisions.md). */
+  history?: SentHistory;
+}
+
+export interface CompletionResult {
+  type: 'completion';
+  threadId: string | null;
+  completion: ChatCompletion;
+}
+
+/**
+ * A streamed reply whose first chunk has arrived (a failure before it was thrown by `invoke`).
+ * Iterate `chunks` once; a provider failure while iterating is recorded and thrown as the
+ * ApiException to report. When iteration ended, `finish()` records the log and the thread turns
+ * and returns the assembled completion; it throws (404 thread gone, 503 database unavailable)
+ * when the reply could not be stored.
+ */
+export interface StreamResult {
+  type: 'stream';
+  threadId: string | null;
+  chunks: AsyncIterable<ChatCompletionChunk>;
+  finish(): Promise<ChatCompletion>;
+}
+
+export type InvocationResult = CompletionResult | StreamResult;

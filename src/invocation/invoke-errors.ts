@@ -1,0 +1,39 @@
+import { ApiException, databaseUnavailable, isDatabaseUnavailable, serviceError } from '../common/errors';
+import { httpStatusFor, ProviderError } from '../providers';
+
+const ERROR_NAMES: Record<number, string> = {
+  400: 'Bad Request',
+  429: 'Too Many Requests',
+  499: 'Client Closed Request',
+  502: 'Bad Gateway',
+  504: 'Gateway Timeout',
+};
+
+/** The invoke endpoints' 404 body for a thread that is unknown, deleted or of another project. */
+export const threadNotFound = () => new ApiException(404, { error: 'Thread not found' });
+
+/**
+ * A provider failure as the spec's invoke endpoints answer it, `{error, message}` with the mapped
+ * status (and Retry-After); `param` names the request field at fault, which the `/v1` surface
+ * reports in OpenAI's error body.
+ */
+export class ProviderFailure extends ApiException {
+  constructor(status: number, message: string, headers: Record<string, string>, readonly param?: string) {
+    super(status, serviceError(status, ERROR_NAMES[status] ?? 'Provider Error', message).body, headers);
+  }
+}
+
+export function providerFailure(err: ProviderError): ProviderFailure {
+  const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+  return new ProviderFailure(httpStatusFor(err), err.message, headers, err.param);
+}
+
+/** A field the provider cannot honour, refused before any call (InvocationInput.strictParams). */
+export function unsupportedParam(provider: string, param: string): ProviderFailure {
+  return new ProviderFailure(400, `Provider "${provider}" does not support "${param}" as given`, {}, param);
+}
+
+/** Storing a finished reply failed: a database that is down is a 503, as on every other endpoint. */
+export function storeFailure(err: unknown): unknown {
+  return isDatabaseUnavailable(err) ? databaseUnavailable() : err;
+}
