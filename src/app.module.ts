@@ -13,6 +13,7 @@ import { HealthModule } from './health/health.module';
 import { ImportModule } from './import/import.module';
 import { InvocationModule } from './invocation/invocation.module';
 import { LangtailModule } from './langtail/langtail.module';
+import { OpenAIModule } from './openai/openai.module';
 import { loggerOptions } from './logging/logger-options';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -45,6 +46,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ConversationsModule,
     ImportModule,
     LangtailModule,
+    // The OpenAI-shaped /v1 chat completions and models (before the invoke catch-all).
+    OpenAIModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],

@@ -62,8 +62,8 @@ export class SseResponse {
     this.res.end('data: [DONE]\n\n');
   }
 
-  /** An error after the headers went out: one error event, then the stream closes. */
-  fail(error: StreamError): void {
+  /** An error after the headers went out: one `{error}` event, then the stream closes. The surface chooses the error's shape. */
+  fail(error: StreamError | Record<string, unknown>): void {
     if (this.closed) return;
     this.res.end(`data: ${JSON.stringify({ error })}\n\n`);
   }

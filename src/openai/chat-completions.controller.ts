@@ -1,0 +1,33 @@
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { CHAT_COMPLETION_SCHEMA, CHAT_COMPLETIONS_BODY_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
+import { ChatCompletionsTransport } from './chat-completions.transport';
+
+/** OpenAI's chat completions on Parley's registry and providers (docs/openai-compatibility.md). */
+@ApiTags('OpenAI-compatible')
+@ApiSecurity('api-key')
+@Controller('v1/chat')
+export class ChatCompletionsController {
+  constructor(private readonly transport: ChatCompletionsTransport) {}
+
+  @Post('completions')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a chat completion (OpenAI-compatible)',
+    description: 'model: `<slug>[@<environment>[:<version>]]` (a deployment) or `<provider>/<model>` (a direct call). Streams OpenAI chunks when stream is true.',
+  })
+  @ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' })
+  @ApiBody({ schema: CHAT_COMPLETIONS_BODY_SCHEMA })
+  @ApiOkResponse({ schema: CHAT_COMPLETION_SCHEMA, description: 'chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id' })
+  @ApiResponse({ status: 400, schema: OPENAI_ERROR_SCHEMA, description: 'invalid or unsupported field, named in error.param' })
+  @ApiResponse({ status: 401, schema: OPENAI_ERROR_SCHEMA, description: 'invalid API key' })
+  @ApiResponse({ status: 404, schema: OPENAI_ERROR_SCHEMA, description: 'unknown model (code model_not_found) or thread' })
+  @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After)' })
+  @ApiResponse({ status: 502, schema: OPENAI_ERROR_SCHEMA, description: 'the provider failed (504: timed out)' })
+  create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.transport.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, res);
+  }
+}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ProjectPrincipal } from '../auth/principal';
+import type { ChatMessage } from '../common/chat';
+import { isMalformedJsonBody, isPlainObject, openaiError } from '../common/errors';
+import { InvocationService } from '../invocation/invocation.service';
+import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
+import { optionsFromHeaders } from '../invocation/invoke-headers';
+import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
+import { targetOfModel } from './model-name';
+import { badParam, invalidRequest, modelNotFound } from './request-errors';
+
+/** A `/v1/chat/completions` call as the transport receives it. */
+export interface ChatCompletionsRequest {
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  url: string;
+  ip: string | undefined;
+}
+
+export interface ChatCompletionsInput {
+  input: InvocationInput;
+  /** `stream_options.include_usage`: a last chunk with the usage and no choices, before `[DONE]`. */
+  includeUsage: boolean;
+}
+
+/** Body fields passed to the core as overrides of the deployment's stored settings, one for one. */
+const OVERRIDES = [
+  'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'stop', 'n',
+  'user', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format',
+] as const;
+
+/**
+ * `POST /v1/chat/completions` as an invocation core input (docs/openai-compatibility.md): the zod
+ * body, the target its `model` names, and OpenAI-shaped 400/404s for what is wrong with them.
+ */
+@Injectable()
+export class ChatCompletionsService {
+  constructor(private readonly invocation: InvocationService) {}
+
+  async parse(caller: ProjectPrincipal, request: ChatCompletionsRequest): Promise<ChatCompletionsInput> {
+    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) {
+      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
+    }
+    const parsed = chatCompletionsBodySchema.safeParse(request.body);
+    if (!parsed.success) throw invalidRequest(parsed.error);
+    const body = parsed.data;
+    if (body.stream_options && body.stream !== true) {
+      throw badParam('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.");
+    }
+
+    const named = targetOfModel(body.model);
+    const target = named && (await this.invocation.resolve(caller, named));
+    if (!target) throw modelNotFound(body.model);
+    const deployment = target.deployment;
+    if (!deployment && body.messages.length === 0) throw badParam('messages', "'messages' must not be empty on a direct provider call");
+    const variables = body.variables ?? {};
+    const declared = new Set(deployment?.declaredVariables ?? []);
+    const unknown = Object.keys(variables).find((name) => !declared.has(name));
+    if (unknown !== undefined) {
+      throw badParam(`variables.${unknown}`, deployment ? `Variable "${unknown}" is not declared by ${target.slug}` : 'A direct provider call has no template variables');
+    }
+    if (body.thread_id != null && target.kind !== 'assistant') throw badParam('thread_id', 'thread_id applies to assistants only');
+
+    const headers = optionsFromHeaders(request.headers);
+    return {
+      input: {
+        target,
+        messages: body.messages as ChatMessage[],
+        variables,
+        overrides: this.overridesOf(body),
+        thread: this.threadOf(target.kind, body.thread_id),
+        stream: body.stream === true,
+        doNotRecord: headers.doNotRecord,
+        metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+        strictParams: true,
+        log: { requestData: request.body, url: request.url, ip: request.ip },
+      },
+      includeUsage: body.stream_options?.include_usage === true,
+    };
+  }
+
+  /** Assistants: the thread `thread_id` names, or a new one per call (docs/openai-compatibility.md). */
+  private threadOf(kind: string, threadId: string | null | undefined): ThreadChoice {
+    if (kind !== 'assistant') return null;
+    return threadId != null ? { continue: threadId } : { create: true };
+  }
+
+  /** `null` is OpenAI's "not given": it never overrides a stored setting. */
+  private overridesOf(body: ChatCompletionsBody): RequestOverrides {
+    const overrides: Record<string, unknown> = {};
+    for (const key of OVERRIDES) if (body[key] != null) overrides[key] = body[key];
+    return overrides as RequestOverrides;
+  }
+}
