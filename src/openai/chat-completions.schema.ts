@@ -45,7 +45,10 @@ export const openaiMessageSchema = z.discriminatedUnion('role', [
     tool_calls: z.array(toolCall).optional(),
     function_call: functionCall.nullable().optional(),
     audio: z.strictObject({ id: z.string() }).nullable().optional(),
-  }),
+    // Read-only fields of a message the SDK returned (its helpers add `parsed`), sent back as history: dropped.
+    parsed: z.unknown().optional(),
+    annotations: z.array(z.unknown()).optional(),
+  }).transform(({ parsed: _parsed, annotations: _annotations, ...message }) => message),
   z.strictObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
   z.strictObject({ role: z.literal('function'), content: z.string().nullable(), name: z.string() }),
 ]);
