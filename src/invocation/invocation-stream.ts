@@ -26,10 +26,13 @@ export class InvocationStreamRun {
     private readonly failed: Failed,
   ) {}
 
-  async start(stream: ProviderStream): Promise<StreamResult> {
+  /** `open` starts the provider call; anything it throws before the first chunk is the call's failure. */
+  async start(open: () => ProviderStream): Promise<StreamResult> {
+    let stream: ProviderStream;
     let chunks: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
     try {
+      stream = open();
       chunks = stream[Symbol.asyncIterator]();
       first = await chunks.next();
     } catch (err) {

@@ -78,7 +78,7 @@ export class InvocationService {
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
     if (prepared.input.stream) {
       const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, (err, ttftMs) => this.failed(caller, prepared, err, startedAt, ttftMs));
-      return run.start(this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      return run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
     }
     let result;
     try {
