@@ -1,4 +1,4 @@
-import OpenAI, { AuthenticationError, BadRequestError, NotFoundError } from 'openai';
+import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { createProject, TestProject } from './support/factories';
 import { UUID } from './support/http';
@@ -92,6 +92,19 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     expect(rows.map((r) => r.content)).toEqual([[user('a b c d e')], [{ role: 'assistant', content: 'a b c' }], [user('f g h i')], [{ role: 'assistant', content: 'f g h i' }]]);
     const other = await client.chat.completions.create({ model: 'helper', messages: [user('x')] }).withResponse();
     expect(other.response.headers.get('x-parley-thread-id')).not.toBe(threadId);
+  });
+
+  it('ends a stream with an OpenAI-shaped 503 error event (no [DONE]) when the reply cannot be stored', async () => {
+    jest.spyOn(t.dataSource, 'transaction').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    const stream = await client.chat.completions.create({ model: 'helper', messages: [user('kept nowhere')], stream: true });
+    const seen: string[] = [];
+    const failure = await (async () => {
+      for await (const chunk of stream) seen.push(chunk.choices[0]?.delta?.content ?? '');
+    })().catch((e) => e);
+    jest.restoreAllMocks();
+    expect(seen.join('')).toBe('kept nowhere');
+    expect(failure).toBeInstanceOf(APIError);
+    expect(failure.error).toEqual({ message: 'Database unavailable', type: 'service_unavailable', param: null, code: null });
   });
 
   it('honours x-parley-do-not-record: the log keeps no request or reply text', async () => {

@@ -1,4 +1,4 @@
-import OpenAI, { BadRequestError, RateLimitError } from 'openai';
+import OpenAI, { APIError, BadRequestError, RateLimitError } from 'openai';
 import { anthropicEvents, anthropicMessage, anthropicJson, anthropicStream, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
 import { FakeUpstream, openaiChunks, openaiCompletion, openaiError, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
@@ -79,6 +79,17 @@ describe('/v1/chat/completions through the openai SDK: OpenAI-compatible and Ant
       { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"sunny"}' },
     ]);
+  });
+
+  it('ends a stream whose upstream drops mid-way with one OpenAI-shaped error event the SDK raises', async () => {
+    openaiFake.setNext({ type: 'sse', events: openaiChunks({ content: ['half', ' a'] }).slice(0, 2).map((data) => ({ data })), dropConnection: true });
+    const stream = await client.chat.completions.create({ model: 'upstream/gpt-drop', messages: [user('x')], stream: true }, { maxRetries: 0 });
+    const failure = await (async () => {
+      for await (const _chunk of stream);
+    })().catch((e) => e);
+    expect(failure).toBeInstanceOf(APIError);
+    expect(failure.error).toMatchObject({ type: 'server_error', param: null, message: expect.any(String) });
+    expect(await lastLog()).toMatchObject({ status: 502, prompt_slug: 'upstream/gpt-drop', stream: true });
   });
 
   it('asks the upstream for n choices and answers each', async () => {
