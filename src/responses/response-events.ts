@@ -1,0 +1,137 @@
+import type { ChatCompletionChunk, CompletionUsage } from '../providers';
+import { OutputFunctionCall, OutputItem, OutputMessage, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
+
+/**
+ * Chat-completion chunks → the Responses API's typed stream events, each with its
+ * `sequence_number`, in the order the SDK's ResponseStream accumulates them:
+ * response.created, response.in_progress, then per output item output_item.added,
+ * (content_part.added, output_text.delta…, output_text.done, content_part.done) or
+ * (function_call_arguments.delta…, function_call_arguments.done), output_item.done, and finally
+ * response.completed / response.incomplete. A failure of the upstream while streaming ends the
+ * stream with response.failed and an `error` event (see `failureEvents`).
+ */
+export type ResponseEvent = Record<string, unknown> & { type: string; sequence_number: number };
+
+export class ResponseEventTranslator {
+  private sequence = 0;
+  private readonly output: OutputItem[] = [];
+  /** The open message item (text streaming), or the open function call and its chunk index. */
+  private openMessage: OutputMessage | null = null;
+  private openCall: { item: OutputFunctionCall; toolIndex: number } | null = null;
+  private finishReason: string | null = null;
+  private usage: CompletionUsage | null = null;
+
+  constructor(private readonly base: ResponseBase) {}
+
+  start(): ResponseEvent[] {
+    return [this.event('response.created', { response: pendingResponse(this.base) }), this.event('response.in_progress', { response: pendingResponse(this.base) })];
+  }
+
+  push(chunk: ChatCompletionChunk): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice) return events;
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === 'string' && delta.content.length > 0) events.push(...this.text(delta.content));
+    for (const call of delta.tool_calls ?? []) events.push(...this.toolCall(call));
+    return events;
+  }
+
+  /** Closes what is open and ends the stream; `response` is what a retrieve will answer. */
+  finish(): { events: ResponseEvent[]; response: ResponseObject } {
+    const events = [...this.closeMessage(), ...this.closeCall()];
+    const { status, incomplete_details } = statusOf(this.finishReason);
+    const response: ResponseObject = {
+      ...pendingResponse(this.base),
+      status,
+      incomplete_details,
+      output: this.output,
+      output_text: outputTextOf(this.output),
+      usage: usageOf(this.usage),
+    };
+    events.push(this.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response }));
+    return { events, response };
+  }
+
+  failureEvents(code: string, message: string): ResponseEvent[] {
+    const response = { ...pendingResponse(this.base), status: 'failed', output: this.output, error: { code, message } };
+    return [this.event('response.failed', { response }), this.event('error', { code, message, param: null })];
+  }
+
+  private text(delta: string): ResponseEvent[] {
+    const events = [...this.closeCall()];
+    if (!this.openMessage) {
+      const item: OutputMessage = { id: outputItemId(this.base.id, 'message', this.output.length), type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+      this.openMessage = item;
+      this.output.push(item);
+      events.push(this.event('response.output_item.added', { output_index: this.output.length - 1, item: { ...item, content: [] } }));
+      item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
+      events.push(this.event('response.content_part.added', { ...this.at(item), part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }));
+    }
+    this.openMessage.content[0].text += delta;
+    events.push(this.event('response.output_text.delta', { ...this.at(this.openMessage), delta, logprobs: [] }));
+    return events;
+  }
+
+  private toolCall(call: NonNullable<ChatCompletionChunk.Choice['delta']['tool_calls']>[number]): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    if (!this.openCall || this.openCall.toolIndex !== call.index) {
+      events.push(...this.closeMessage(), ...this.closeCall());
+      const item: OutputFunctionCall = {
+        id: outputItemId(this.base.id, 'function_call', this.output.length),
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: call.id ?? '',
+        name: call.function?.name ?? '',
+        arguments: '',
+      };
+      this.openCall = { item, toolIndex: call.index };
+      this.output.push(item);
+      events.push(this.event('response.output_item.added', { output_index: this.output.length - 1, item: { ...item } }));
+    }
+    const open = this.openCall.item;
+    if (call.id && !open.call_id) open.call_id = call.id;
+    if (call.function?.name && !open.name) open.name = call.function.name;
+    const piece = call.function?.arguments ?? '';
+    if (piece) {
+      open.arguments += piece;
+      events.push(this.event('response.function_call_arguments.delta', { item_id: open.id, output_index: this.output.indexOf(open), delta: piece }));
+    }
+    return events;
+  }
+
+  private closeMessage(): ResponseEvent[] {
+    const item = this.openMessage;
+    if (!item) return [];
+    this.openMessage = null;
+    item.status = this.finishReason === 'length' ? 'incomplete' : 'completed';
+    const part = item.content[0];
+    return [
+      this.event('response.output_text.done', { ...this.at(item), text: part.text, logprobs: [] }),
+      this.event('response.content_part.done', { ...this.at(item), part: { ...part } }),
+      this.event('response.output_item.done', { output_index: this.output.indexOf(item), item: structuredClone(item) }),
+    ];
+  }
+
+  private closeCall(): ResponseEvent[] {
+    const open = this.openCall;
+    if (!open) return [];
+    this.openCall = null;
+    open.item.status = 'completed';
+    const outputIndex = this.output.indexOf(open.item);
+    return [
+      this.event('response.function_call_arguments.done', { item_id: open.item.id, output_index: outputIndex, name: open.item.name, arguments: open.item.arguments }),
+      this.event('response.output_item.done', { output_index: outputIndex, item: { ...open.item } }),
+    ];
+  }
+
+  private at(item: OutputMessage) {
+    return { item_id: item.id, output_index: this.output.indexOf(item), content_index: 0 };
+  }
+
+  private event(type: string, fields: Record<string, unknown>): ResponseEvent {
+    return { type, sequence_number: this.sequence++, ...fields };
+  }
+}

@@ -1,0 +1,123 @@
+import type { ChatCompletion, CompletionUsage } from '../providers';
+
+/**
+ * The Response object of OpenAI's Responses API (the SDK's `resources/responses` Response), built
+ * from a chat completion: Parley calls every provider in the chat-completion format and translates
+ * (docs/openai-conversations.md, "Responses").
+ */
+export interface ResponseBase {
+  id: string;
+  created_at: number;
+  model: string;
+  instructions: string | null;
+  metadata: Record<string, string> | null;
+  tools: unknown[];
+  tool_choice: unknown;
+  temperature: number | null;
+  top_p: number | null;
+  max_output_tokens: number | null;
+  previous_response_id: string | null;
+  conversation: { id: string } | null;
+  text: { format: Record<string, unknown> };
+  truncation: 'auto' | 'disabled';
+  parallel_tool_calls: boolean;
+  store: boolean;
+}
+
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: unknown[];
+  logprobs: unknown[];
+}
+export interface OutputMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  status: 'in_progress' | 'completed' | 'incomplete';
+  content: OutputText[];
+}
+export interface OutputFunctionCall {
+  id: string;
+  type: 'function_call';
+  status: 'in_progress' | 'completed' | 'incomplete';
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+export type OutputItem = OutputMessage | OutputFunctionCall;
+
+export interface ResponseUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+export interface ResponseObject extends Omit<ResponseBase, 'store'> {
+  object: 'response';
+  status: ResponseStatus;
+  output: OutputItem[];
+  output_text: string;
+  error: { code: string; message: string } | null;
+  incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
+  usage: ResponseUsage | null;
+  store: boolean;
+}
+
+/** Output item ids: the response id's hex digits, then the item's place (`msg_<hex>_0`, `fc_<hex>_1`). */
+export const outputItemId = (responseId: string, type: OutputItem['type'], index: number) =>
+  `${type === 'message' ? 'msg' : 'fc'}_${responseId.replace(/^resp_/, '')}_${index}`;
+
+export function usageOf(usage: CompletionUsage | undefined | null): ResponseUsage | null {
+  if (!usage) return null;
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+/** `length` → incomplete (max_output_tokens), `content_filter` → incomplete; anything else completed. */
+export function statusOf(finishReason: string | null | undefined): Pick<ResponseObject, 'status' | 'incomplete_details'> {
+  if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
+
+export const outputTextOf = (output: OutputItem[]) =>
+  output.flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : [])).join('');
+
+/** The response for a finished completion: a message item (when there is text), then one function_call item per tool call. */
+export function responseOf(base: ResponseBase, completion: ChatCompletion): ResponseObject {
+  const choice = completion.choices[0];
+  const message = choice?.message;
+  const { status, incomplete_details } = statusOf(choice?.finish_reason);
+  const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
+  const output: OutputItem[] = [];
+  if (message?.content) {
+    output.push({ id: outputItemId(base.id, 'message', output.length), type: 'message', role: 'assistant', status: itemStatus, content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }] });
+  }
+  for (const call of message?.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    output.push({ id: outputItemId(base.id, 'function_call', output.length), type: 'function_call', status: 'completed', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
+  }
+  return { ...base, object: 'response', status, output, output_text: outputTextOf(output), error: null, incomplete_details, usage: usageOf(completion.usage) };
+}
+
+/** The Response before any output (`response.created`, `response.in_progress`). */
+export const pendingResponse = (base: ResponseBase): ResponseObject => ({
+  ...base,
+  object: 'response',
+  status: 'in_progress',
+  output: [],
+  output_text: '',
+  error: null,
+  incomplete_details: null,
+  usage: null,
+});
