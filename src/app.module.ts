@@ -19,6 +19,7 @@ import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RegistryModule } from './registry/registry.module';
 import { RequestLogsModule } from './request-logs/request-logs.module';
+import { ResponsesModule } from './responses/responses.module';
 import { SetupModule } from './setup/setup.module';
 import { ThreadsModule } from './threads/threads.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -46,6 +47,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ConversationsModule,
     ImportModule,
     LangtailModule,
+    ResponsesModule,
     // The OpenAI-shaped /v1 chat completions and models (before the invoke catch-all).
     OpenAIModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.

@@ -1,0 +1,71 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentProject } from '../auth/auth.decorators';
+import { ProjectPrincipal } from '../auth/principal';
+import { openApiSchemaOf } from '../common/swagger/zod-schema';
+import { parseItemListQuery } from '../conversations/conversation-queries';
+import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
+import { abortOnClose } from '../invocation/invoke-http';
+import { SseResponse } from '../invocation/sse-response';
+import { responsesBodySchema } from './responses.schema';
+import { ResponsesService } from './responses.service';
+import { StoredResponsesService } from './stored-responses.service';
+
+/** OpenAI's Responses API on the invocation core (docs/openai-conversations.md, "Responses"). */
+@ApiTags('OpenAI: Responses')
+@ApiSecurity('api-key')
+@ApiBearerAuth()
+@Controller('v1/responses')
+export class ResponsesController {
+  private readonly logger = new Logger('Responses');
+
+  constructor(
+    private readonly responses: ResponsesService,
+    private readonly stored: StoredResponsesService,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a model response', description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.' })
+  @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
+  @ApiOkResponse({ description: "OpenAI's Response object" })
+  async create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const result = await this.responses.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, abortOnClose(res));
+    if (result.kind === 'response') {
+      res.status(HttpStatus.OK).json(result.response);
+      return;
+    }
+    const sse = new SseResponse(res);
+    sse.open();
+    try {
+      for await (const event of result.events) await sse.send(event);
+    } catch (err) {
+      this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    }
+    sse.done();
+  }
+
+  @Get(':responseId')
+  @ApiOperation({ summary: 'Retrieve a stored response' })
+  @ApiOkResponse({ description: "OpenAI's Response object, as answered" })
+  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<Record<string, unknown>> {
+    return this.stored.retrieve(caller, id);
+  }
+
+  @Delete(':responseId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a stored response', description: 'Soft delete: the row stays; the response is then not found.' })
+  delete(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<unknown> {
+    return this.stored.delete(caller, id);
+  }
+
+  @Get(':responseId/input_items')
+  @ApiOperation({ summary: "List a stored response's input items" })
+  @ApiQuery({ name: 'after', required: false })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'] })
+  @ApiOkResponse({ type: ConversationItemListDto })
+  inputItems(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string, @Query() query: Record<string, unknown>): Promise<ConversationItemListDto> {
+    return this.stored.inputItems(caller, id, parseItemListQuery(query));
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { openaiMetadataSchema } from '../conversations/conversation-inputs';
+
+/**
+ * The body of POST /v1/responses that Parley honours (the SDK's ResponseCreateParams, a subset):
+ * unknown fields are refused with a 400 naming them, never silently dropped. `input` items are
+ * validated one by one by the conversation item schemas (parseInputItem).
+ */
+const functionTool = z.strictObject({
+  type: z.literal('function'),
+  name: z.string().min(1).max(64),
+  description: z.string().nullable().optional(),
+  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  strict: z.boolean().nullable().optional(),
+});
+
+const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.strictObject({ type: z.literal('function'), name: z.string().min(1) })]);
+
+const textFormat = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('text') }),
+  z.strictObject({ type: z.literal('json_object') }),
+  z.strictObject({
+    type: z.literal('json_schema'),
+    name: z.string().min(1).max(64),
+    schema: z.record(z.string(), z.unknown()),
+    description: z.string().optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+]);
+
+export const responsesBodySchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  prompt: z
+    .strictObject({
+      id: z.string().min(1),
+      version: z.string().regex(/^[1-9][0-9]{0,8}$/, 'version must be a version number').nullable().optional(),
+      variables: z.record(z.string(), z.union([z.string(), z.strictObject({ type: z.literal('input_text'), text: z.string() })])).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+  input: z.union([z.string(), z.array(z.unknown())]).optional(),
+  instructions: z.string().nullable().optional(),
+  conversation: z.union([z.string().min(1), z.strictObject({ id: z.string().min(1) })]).nullable().optional(),
+  previous_response_id: z.string().min(1).nullable().optional(),
+  store: z.boolean().nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  tools: z.array(functionTool).optional(),
+  tool_choice: toolChoice.optional(),
+  parallel_tool_calls: z.boolean().nullable().optional(),
+  max_output_tokens: z.number().int().min(1).nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+  top_p: z.number().min(0).max(1).nullable().optional(),
+  metadata: openaiMetadataSchema.nullable().optional(),
+  text: z.strictObject({ format: textFormat.optional() }).optional(),
+  truncation: z.enum(['auto', 'disabled']).nullable().optional(),
+  user: z.string().optional(),
+  include: z.array(z.string()).nullable().optional(),
+});
+export type ResponsesBody = z.output<typeof responsesBodySchema>;
+
+/** Response ids are `resp_` and the stored row's UUID as 32 hex digits. */
+export const responseIdOf = (uuid: string) => `resp_${uuid.replace(/-/g, '')}`;
+export function uuidOfResponseId(id: string): string | null {
+  const match = /^resp_([0-9a-f]{32})$/.exec(id);
+  if (!match) return null;
+  const h = match[1];
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ProjectPrincipal } from '../auth/principal';
+import type { ChatMessage } from '../common/chat';
+import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, openaiError } from '../common/errors';
+import { newId } from '../common/ids';
+import { parseOpenAI } from '../conversations/conversation-inputs';
+import { ConversationsService } from '../conversations/conversations.service';
+import { InvocationService } from '../invocation/invocation.service';
+import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
+import { optionsFromHeaders } from '../invocation/invoke-headers';
+import type { ChatCompletion } from '../providers';
+import { ResponseEvent, ResponseEventTranslator } from './response-events';
+import { ResponseBase, ResponseObject, responseOf } from './response-object';
+import { ResponseEntity } from './response.entity';
+import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
+import { overridesOf, toolsEcho, truncateHistory } from './responses-translate';
+import { ResponsesRepository } from './responses.repository';
+import { ResponsesBody, responsesBodySchema, responseIdOf, uuidOfResponseId } from './responses.schema';
+
+export interface ResponsesRequest {
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  url: string;
+  ip: string | undefined;
+}
+
+export type ResponsesResult = { kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> };
+
+/** How far `previous_response_id` chains are followed, and the context budget of `truncation: "auto"` (tokens, estimated). */
+const MAX_CHAIN = 1000;
+const CONTEXT_BUDGET = Number(process.env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000);
+
+const replyMessages = (completion: ChatCompletion): Record<string, unknown>[] => {
+  const message = completion.choices[0]?.message;
+  if (!message) return [];
+  return [{ role: 'assistant', content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) }];
+};
+
+/**
+ * POST /v1/responses on the invocation core (docs/openai-conversations.md, "Responses"): the
+ * request becomes an invocation (template, conversation history or previous_response_id chain,
+ * input), the completion or chunks become a Response or its typed events. With `conversation`,
+ * the core appends input and output to the thread atomically after the provider succeeded.
+ */
+@Injectable()
+export class ResponsesService {
+  constructor(
+    private readonly invocation: InvocationService,
+    private readonly conversations: ConversationsService,
+    private readonly responses: ResponsesRepository,
+  ) {}
+
+  async create(caller: ProjectPrincipal, request: ResponsesRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
+    const body = parseOpenAI(responsesBodySchema, request.body);
+    const conversationId = conversationIdOf(body);
+    if (conversationId && body.previous_response_id) {
+      throw badParam('previous_response_id', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
+    }
+    const { target: named, name } = targetOf(body);
+    const input = inputMessagesOf(body);
+    const history = body.previous_response_id ? await this.chainOf(caller.projectId, body.previous_response_id) : [];
+    if (conversationId) await this.conversations.requireLive(caller.projectId, conversationId);
+    const target = await this.invocation.resolve(caller, named);
+    if (!target) throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, { param: body.prompt ? 'prompt' : 'model', code: 'model_not_found' });
+    if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId) throw badParam('input', "'input' must not be empty on a direct provider call");
+    const headers = optionsFromHeaders(request.headers);
+    const compiled = target.deployment?.compiled;
+    const instructions = body.instructions ?? null;
+    const invocation: InvocationInput = {
+      target,
+      messages: [...history, ...input],
+      // Instructions are a system message after the deployment's template, sent on this call only (never stored in the conversation).
+      ...(instructions ? { template: { variables: compiled?.variables ?? [], render: (v) => [...(compiled?.render(v) ?? []), { role: 'system', content: instructions } as ChatMessage] } } : {}),
+      variables: variablesOf(body),
+      overrides: overridesOf(body),
+      thread: conversationId ? { continue: conversationId } : null,
+      stream: body.stream === true,
+      doNotRecord: headers.doNotRecord,
+      metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+      strictParams: true,
+      log: { requestData: request.body, url: request.url, ip: request.ip },
+    };
+    const prepared = await this.invocation.prepare(caller, invocation);
+    if (body.truncation === 'auto') this.truncate(prepared, input.length);
+    const uuid = newId();
+    const base = this.baseOf(body, uuid, name, conversationId);
+    const result = await this.invocation.run(caller, prepared, signal);
+    const store = (response: ResponseObject, completion: ChatCompletion) =>
+      base.store ? this.store(caller.projectId, uuid, body, conversationId, input, completion, response) : Promise.resolve();
+    if (result.type === 'completion') {
+      const response = responseOf(base, result.completion);
+      await store(response, result.completion);
+      return { kind: 'response', response };
+    }
+    return { kind: 'events', events: this.events(base, result, store) };
+  }
+
+  private async *events(base: ResponseBase, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {
+    const translator = new ResponseEventTranslator(base);
+    yield* translator.start();
+    try {
+      for await (const chunk of result.chunks) yield* translator.push(chunk);
+      const completion = await result.finish();
+      const end = translator.finish();
+      await store(end.response, completion);
+      yield* end.events;
+    } catch (err) {
+      const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string } }).error;
+      yield* translator.failureEvents(error.code ?? error.type, error.message);
+    }
+  }
+
+  private baseOf(body: ResponsesBody, uuid: string, model: string, conversationId: string | null): ResponseBase {
+    return {
+      id: responseIdOf(uuid),
+      created_at: Math.floor(Date.now() / 1000),
+      model,
+      instructions: body.instructions ?? null,
+      metadata: body.metadata ?? null,
+      tools: toolsEcho(body),
+      tool_choice: body.tool_choice ?? 'auto',
+      temperature: body.temperature ?? null,
+      top_p: body.top_p ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      previous_response_id: body.previous_response_id ?? null,
+      conversation: conversationId ? { id: conversationId } : null,
+      text: { format: body.text?.format ?? { type: 'text' } },
+      truncation: body.truncation ?? 'disabled',
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      store: body.store ?? true,
+    };
+  }
+
+  /** The chat messages of a previous_response_id chain, oldest first; 404 when it names no stored response. */
+  private async chainOf(projectId: string, responseId: string): Promise<ChatMessage[]> {
+    const uuid = uuidOfResponseId(responseId);
+    const chain = uuid ? await this.responses.chain(projectId, uuid, MAX_CHAIN) : [];
+    if (chain.length === 0) throw openaiError(404, `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id', code: 'not_found' });
+    return chain.flatMap((link) => [...link.input, ...link.output]) as unknown as ChatMessage[];
+  }
+
+  /** Leading system messages and this turn's input stay; the oldest history goes first. */
+  private truncate(prepared: PreparedInvocation, inputCount: number): void {
+    const messages = prepared.request.messages as unknown as Record<string, unknown>[];
+    let head = 0;
+    while (head < messages.length && (messages[head].role === 'system' || messages[head].role === 'developer')) head++;
+    const tailStart = Math.max(head, messages.length - inputCount);
+    prepared.request.messages = truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), CONTEXT_BUDGET) as never;
+  }
+
+  private async store(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): Promise<void> {
+    const row = Object.assign(new ResponseEntity(), {
+      projectId,
+      id: uuid,
+      previousResponseId: body.previous_response_id ? uuidOfResponseId(body.previous_response_id) : null,
+      conversationId,
+      input: input as unknown as Record<string, unknown>[],
+      output: replyMessages(completion),
+      body: response as unknown as Record<string, unknown>,
+      createdAt: new Date(),
+      deletedAt: null,
+    });
+    await this.responses.insert(row);
+  }
+}
