@@ -68,6 +68,7 @@ describe('responses (OpenAI SDK, local/echo)', () => {
     const final = await helper.finalResponse();
     expect(final.output_text).toBe('streamed helper');
     expect(deltas).toBe('streamed helper');
+    expect(final.usage).toMatchObject({ output_tokens: 2 });
     expect((await openai.responses.retrieve(final.id)).output_text).toBe('streamed helper');
   });
 

@@ -39,8 +39,12 @@ export class ResponseEventTranslator {
     return events;
   }
 
-  /** Closes what is open and ends the stream; `response` is what a retrieve will answer. */
-  finish(): { events: ResponseEvent[]; response: ResponseObject } {
+  /**
+   * Closes what is open and ends the stream; `response` is what a retrieve will answer. `usage`:
+   * the assembled completion's, when the chunks carried none (providers report it at the end).
+   */
+  finish(usage?: CompletionUsage | null): { events: ResponseEvent[]; response: ResponseObject } {
+    if (!this.usage && usage) this.usage = usage;
     const events = [...this.closeMessage(), ...this.closeCall()];
     const { status, incomplete_details } = statusOf(this.finishReason);
     const response: ResponseObject = {

@@ -103,7 +103,7 @@ export class ResponsesService {
     try {
       for await (const chunk of result.chunks) yield* translator.push(chunk);
       const completion = await result.finish();
-      const end = translator.finish();
+      const end = translator.finish(completion.usage);
       await store(end.response, completion);
       yield* end.events;
     } catch (err) {
