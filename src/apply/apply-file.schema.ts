@@ -51,6 +51,10 @@ export const promptSchema = z.strictObject({
   deploy: z.array(slug).default([]),
 });
 
+const limitValue = z.number().int().min(1).max(1_000_000_000).nullable().optional();
+/** docs/security.md, "Limits"; applied only with the admin key. */
+export const limitValuesSchema = z.strictObject({ requestsPerMinute: limitValue, concurrentInvokes: limitValue, tokensPerDay: limitValue });
+
 /** The top level; `prompts` items are validated separately with promptSchema. */
 export const applyFileSchema = z.strictObject({
   workspace: slug,
@@ -58,6 +62,7 @@ export const applyFileSchema = z.strictObject({
   environments: z.array(slug).min(1).default([...DEFAULT_ENVIRONMENTS]),
   providers: z.array(providerSchema).default([]),
   prompts: z.array(z.unknown()).default([]),
+  limits: z.strictObject({ project: limitValuesSchema.optional(), keys: limitValuesSchema.optional() }).optional(),
 });
 
 export type DeclaredPrompt = z.output<typeof promptSchema>;

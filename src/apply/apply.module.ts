@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LimitsModule } from '../limits/limits.module';
 import { RegistryCacheModule } from '../registry/registry-cache';
 import { RegistryModule } from '../registry/registry.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -8,7 +9,7 @@ import { ExportService } from './export.service';
 
 /** parley.yaml in and out: `parley apply` / POST /v2/apply, `parley export` / GET /v2/export. */
 @Module({
-  imports: [WorkspacesModule, RegistryModule, RegistryCacheModule],
+  imports: [WorkspacesModule, RegistryModule, RegistryCacheModule, LimitsModule],
   controllers: [ApplyController],
   providers: [ApplyService, ExportService],
   exports: [ApplyService, ExportService],

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, badRequest, forbidden, isPlainObject, isUniqueViolation } from '../common/errors';
+import { LimitSettingsService } from '../limits/limit-settings.service';
+import { LimitsService } from '../limits/limits.service';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
@@ -45,6 +47,8 @@ export class ApplyService {
     private readonly versions: VersionsService,
     private readonly deployments: DeploymentsService,
     private readonly cache: RegistryCache,
+    private readonly limits: LimitsService,
+    private readonly limitSettings: LimitSettingsService,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
@@ -71,8 +75,11 @@ export class ApplyService {
     if (caller.kind === 'project' && (caller.workspaceSlug !== file.workspace || caller.projectSlug !== file.project)) {
       throw forbidden('API key does not belong to this project');
     }
+    // Limits are the operator's: a project key may not lift its own.
+    if (file.limits && caller.kind !== 'admin') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     const { summary, projectId } = manager ? await this.execute(manager, file) : await this.inTransaction(file);
     this.cache.invalidateProject(projectId);
+    this.limits.forget(projectId);
     return summary;
   }
 
@@ -141,6 +148,10 @@ export class ApplyService {
     }
     const warnings = this.unsetApiKeyEnvs(file, projectId);
     if (warnings.length > 0) summary.warnings = warnings;
+    if (file.limits) {
+      const values = (v: typeof file.limits.project) => ({ requestsPerMinute: v?.requestsPerMinute ?? null, concurrentInvokes: v?.concurrentInvokes ?? null, tokensPerDay: v?.tokensPerDay ?? null });
+      await this.limitSettings.setForProject(projectId, { project: values(file.limits.project), keys: values(file.limits.keys) }, manager);
+    }
     summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
       (item) => item.action !== 'unchanged',
     );

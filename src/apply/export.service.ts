@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Document, isScalar, isSeq, visit } from 'yaml';
 import { badRequest, forbidden } from '../common/errors';
+import { LimitSettingsService } from '../limits/limit-settings.service';
+import { LimitValues } from '../limits/limits.types';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentRow } from '../registry/deployments/deployments.repository';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
@@ -33,6 +35,7 @@ export class ExportService {
     private readonly prompts: PromptsService,
     private readonly versions: VersionsService,
     private readonly deployments: DeploymentsService,
+    private readonly limitSettings: LimitSettingsService,
   ) {}
 
   /** GET /v2/export: a project key exports its own project unless told otherwise; the admin must name one. */
@@ -85,17 +88,27 @@ export class ExportService {
       ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
       ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
     }));
+    // Limits only in the admin's export: a project key could not apply them back.
+    const limits = caller.kind === 'admin' ? await this.limitsSection(project.id) : undefined;
     const doc = new Document({
       workspace: workspaceSlug,
       project: projectSlug,
       environments,
       ...(providers.length > 0 ? { providers } : {}),
+      ...(limits ? { limits } : {}),
       prompts: prompts.filter((p) => choices.has(p.id)).map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
     });
     // Lists of plain names read best on one line: `deploy: [staging, production]`.
     visit(doc, { Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)) });
     doc.commentBefore = [` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`, ...notes.map((n) => ` note: ${n}`)].join('\n');
     return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  }
+
+  private async limitsSection(projectId: string): Promise<Record<string, Partial<LimitValues>> | undefined> {
+    const { project, keys } = await this.limitSettings.valuesOf(projectId);
+    const set = (values: LimitValues | undefined) => values && Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null));
+    const section = { ...(project ? { project: set(project) } : {}), ...(keys ? { keys: set(keys) } : {}) };
+    return Object.keys(section).length > 0 ? section : undefined;
   }
 
   /** Deployed somewhere: the version most environments run (the newest on a tie). */

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { LimitsModule } from '../limits/limits.module';
 import { MessagesModule } from '../messages/messages.module';
 import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
@@ -15,6 +17,8 @@ import { InvocationService } from './invocation.service';
  */
 @Module({
   imports: [
+    LimitsModule,
+    IdempotencyModule,
     RegistryModule,
     ThreadsModule,
     MessagesModule,

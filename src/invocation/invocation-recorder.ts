@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { newId } from '../common/ids';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
 import type { ChatCompletion, CompletionUsage } from '../providers';
@@ -42,6 +43,7 @@ export class InvocationRecorder {
     private readonly threads: ThreadsService,
     private readonly messages: MessagesService,
     private readonly metrics: MetricsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
@@ -53,6 +55,7 @@ export class InvocationRecorder {
     if (!prepared.threadId || !outcome.completion) {
       this.observe(log);
       await this.requestLogs.record(log);
+      await this.storeOutcome(caller, prepared, outcome.completion);
       return;
     }
     try {
@@ -81,7 +84,16 @@ export class InvocationRecorder {
       }
       await this.requestLogs.record(log, manager);
       if (turns.length > 0) await this.messages.appendTurns(manager, caller.projectId, threadId, turns);
+      // In the same transaction as the turns: a retry after a crash replays them, never appends them twice.
+      await this.storeOutcome(caller, prepared, completion, manager);
     });
+  }
+
+  /** The outcome an Idempotency-Key replays (docs/security.md, "Idempotency keys"). */
+  private async storeOutcome(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion | undefined, manager?: EntityManager): Promise<void> {
+    const key = prepared.input.idempotencyKey;
+    if (!key || !completion) return;
+    await this.idempotency.complete(caller.projectId, key, { kind: 'invocation', threadId: prepared.threadId, completion }, manager);
   }
 
   /** Never throws: failing to log a failure must not hide the failure from the client. */

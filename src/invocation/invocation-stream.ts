@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, isDatabaseUnavailable } from '../common/errors';
 import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream } from '../providers';
+import type { Admission } from '../limits/limits.service';
 import { InvocationRecorder } from './invocation-recorder';
 import { PreparedInvocation, StreamResult } from './invocation.types';
 import { storeFailure } from './invoke-errors';
@@ -22,7 +23,8 @@ export class InvocationStreamRun {
     private readonly caller: ProjectPrincipal,
     private readonly prepared: PreparedInvocation,
     private readonly startedAt: Date,
-    private readonly recorder: InvocationRecorder,
+    private readonly recorder: Pick<InvocationRecorder, 'recordSuccess'>,
+    private readonly admission: Admission,
     private readonly failed: Failed,
   ) {}
 
@@ -42,6 +44,7 @@ export class InvocationStreamRun {
     return {
       type: 'stream',
       threadId: this.prepared.threadId,
+      headers: this.admission.headers,
       chunks: this.iterate(chunks, first, ttftMs),
       finish: () => this.finish(stream, ttftMs),
     };
@@ -53,10 +56,13 @@ export class InvocationStreamRun {
         this.assembler.push(next.value);
         yield next.value;
       }
+      this.ended = true;
     } catch (err) {
       throw await this.failed(err, ttftMs);
+    } finally {
+      // The transport stopped reading (client gone): the call no longer counts as running.
+      if (!this.ended) this.admission.release();
     }
-    this.ended = true;
   }
 
   /** Records the log and the thread turns; throws when the reply could not be stored (404 thread gone, 503 database down). */
@@ -77,6 +83,8 @@ export class InvocationStreamRun {
     } catch (err) {
       if (isDatabaseUnavailable(err)) this.logger.error(`database unavailable while storing a streamed reply: ${(err as Error).message}`);
       throw storeFailure(err);
+    } finally {
+      this.admission.release(stream.usage?.total_tokens ?? completion.usage?.total_tokens ?? 0);
     }
     return completion;
   }

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { CurrentProject } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { invokeBodyJsonSchema } from './dto';
 import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
 import { SpecInvokeRequest } from './spec-invoke.parser';
@@ -14,6 +15,7 @@ const ApiInvoke = () =>
   applyDecorators(
     ApiQuery({ name: 'v', required: false, description: 'pin a version number instead of the deployed one' }),
     ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' }),
+    ApiHeader({ name: 'Idempotency-Key', required: false, description: 'a retry with the same key and body within 24 h replays the first outcome (docs/security.md)' }),
     ApiBody({ schema: invokeBodyJsonSchema('assistant'), description: 'threadId applies to assistants only' }),
     ApiOkResponse({
       schema: COMPLETION_SCHEMA,
@@ -43,6 +45,7 @@ const inputOf = (req: Request, slug: string, environment: string, v: unknown, wo
  */
 @ApiTags('Invoke')
 @ApiSecurity('api-key')
+@IdempotencyInCore()
 @Controller()
 export class InvocationController {
   constructor(private readonly transport: SpecInvokeTransport) {}

@@ -5,9 +5,12 @@ import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
 import { MessagesService } from '../messages/messages.service';
 import { ProviderCredentials, ProviderError, ProvidersService } from '../providers';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { Admission, LimitsService } from '../limits/limits.service';
 import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
 import { InvocationRecorder } from './invocation-recorder';
+import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
 import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { providerFailure, threadNotFound, unsupportedParam } from './invoke-errors';
@@ -29,6 +32,8 @@ export class InvocationService {
     private readonly messages: MessagesService,
     private readonly providers: ProvidersService,
     private readonly recorder: InvocationRecorder,
+    private readonly limits: LimitsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /** The target in the caller's project; null when there is no such deployment or provider. */
@@ -53,11 +58,12 @@ export class InvocationService {
     let sent: SentHistory | undefined;
     let threadId: string | null = null;
     if (input.thread && 'continue' in input.thread) {
-      threadId = input.thread.continue;
+      const continued = input.thread.continue;
+      threadId = continued;
       // Liveness and history in one query: a database round trip less on every continued thread.
-      const turns = await this.messages.liveTurnsOf(caller.projectId, threadId);
+      const turns = await this.limits.databaseGate.run(caller.projectId, () => this.messages.liveTurnsOf(caller.projectId, continued));
       if (!turns) throw threadNotFound();
-      sent = { threadId, ...turns };
+      sent = { threadId: continued, ...turns };
     } else if (input.thread) {
       threadId = newId();
     }
@@ -74,20 +80,79 @@ export class InvocationService {
    * client going away: it aborts the upstream call.
    */
   async run(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
+    const key = prepared.input.idempotencyKey;
+    if (key) {
+      const hash = this.idempotency.hashOf(prepared.input.log.url, prepared.input.log.requestData);
+      const claim = await this.idempotency.claim(caller.projectId, key, hash, INVOKE_IDEMPOTENCY_ERRORS);
+      if (claim.type === 'replay') return replayOutcome(claim.outcome, prepared);
+    }
+    try {
+      return await this.runClaimed(caller, prepared, signal);
+    } catch (err) {
+      if (key) await this.idempotency.settleFailure(caller.projectId, key, err);
+      throw err;
+    }
+  }
+
+  /** The call itself, once an Idempotency-Key (if any) is this request's. */
+  private async runClaimed(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const startedAt = new Date();
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
+    const admission = await this.admit(caller, prepared, startedAt);
     if (prepared.input.stream) {
-      const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, (err, ttftMs) => this.failed(caller, prepared, err, startedAt, ttftMs));
-      return run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      const key = prepared.input.idempotencyKey;
+      const failed = async (err: unknown, ttftMs: number | null) => {
+        admission.release();
+        const failure = await this.failed(caller, prepared, err, startedAt, ttftMs);
+        // Failing mid-stream (or the client leaving): a retry with the key may run again.
+        if (key) await this.idempotency.release(caller.projectId, key);
+        return failure;
+      };
+      const run = new InvocationStreamRun(caller, prepared, startedAt, this.gatedRecorder(caller), admission, failed);
+      const streamed = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      if (!key) return streamed;
+      // The reply could not be stored: nothing was appended, so a retry with the key may run again.
+      const finish = () => streamed.finish().catch(async (err: unknown) => {
+        await this.idempotency.release(caller.projectId, key);
+        throw err;
+      });
+      return { ...streamed, finish };
     }
     let result;
     try {
       result = await this.providers.complete(prepared.request, this.credentialsOf(prepared), { signal });
     } catch (err) {
+      admission.release();
       throw await this.failed(caller, prepared, err, startedAt, null);
     }
-    await this.recorder.recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
-    return { type: 'completion', threadId: prepared.threadId, completion: result.completion };
+    try {
+      await this.gatedRecorder(caller).recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
+    } finally {
+      admission.release(result.completion.usage?.total_tokens ?? 0);
+    }
+    return { type: 'completion', threadId: prepared.threadId, completion: result.completion, headers: admission.headers };
+  }
+
+  /** The caller's limits (docs/security.md, "Limits"); a refused call is logged with its 429. */
+  private async admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date): Promise<Admission> {
+    try {
+      return await this.limits.admit(caller);
+    } catch (err) {
+      if (err instanceof ApiException && err.getStatus() === 429) {
+        const message = (err.body as { message?: string }).message ?? 'Too Many Requests';
+        await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: 429, error: message, startedAt, ttftMs: null });
+      }
+      throw err;
+    }
+  }
+
+  /** The recorder behind the project's share of the database pool. */
+  private gatedRecorder(caller: ProjectPrincipal): Pick<InvocationRecorder, 'recordSuccess' | 'recordFailure'> {
+    const gate = this.limits.databaseGate;
+    return {
+      recordSuccess: (...args) => gate.run(caller.projectId, () => this.recorder.recordSuccess(...args)),
+      recordFailure: (...args) => gate.run(caller.projectId, () => this.recorder.recordFailure(...args)),
+    };
   }
 
   /** prepare, then run. */
@@ -113,7 +178,7 @@ export class InvocationService {
     const message = (failure.body as { message: string }).message;
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
     const error = prepared.input.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
-    await this.recorder.recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
+    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
     return failure;
   }
 

@@ -57,6 +57,11 @@ export interface InvocationInput {
    * letting the adapter drop or approximate it: the `/v1` surface asks for this.
    */
   strictParams?: boolean;
+  /**
+   * The request's Idempotency-Key (docs/security.md): a retry with the same key and request
+   * replays the stored outcome instead of calling the provider and appending again.
+   */
+  idempotencyKey?: string;
   /** What the request log records about the request itself. */
   log: { requestData: Record<string, unknown>; url: string; ip: string | undefined };
 }
@@ -79,6 +84,8 @@ export interface PreparedInvocation {
 export interface CompletionResult {
   type: 'completion';
   threadId: string | null;
+  /** Headers the answer should carry (x-ratelimit-* when the caller has a rate limit). */
+  headers?: Record<string, string>;
   completion: ChatCompletion;
 }
 
@@ -92,6 +99,8 @@ export interface CompletionResult {
 export interface StreamResult {
   type: 'stream';
   threadId: string | null;
+  /** Headers the answer should carry (x-ratelimit-* when the caller has a rate limit). */
+  headers?: Record<string, string>;
   chunks: AsyncIterable<ChatCompletionChunk>;
   finish(): Promise<ChatCompletion>;
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import { ChatMessage, chatMessageSchema, SpecIssue } from '../common/chat';
-import { ApiException, forbidden, isMalformedJsonBody, isPlainObject } from '../common/errors';
+import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, serviceError } from '../common/errors';
+import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
 import { optionsFromHeaders } from './invoke-headers';
@@ -59,6 +60,7 @@ export class SpecInvokeParser {
     const body = parsed.value as AssistantInvokeBody;
 
     const headers = optionsFromHeaders(input.headers);
+    const idempotencyKey = idempotencyKeyOf(input.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
       if (body[key] !== undefined) (overrides as Record<string, unknown>)[key] = body[key];
@@ -74,6 +76,7 @@ export class SpecInvokeParser {
       // A client that asked not to be recorded, in the body or in a header, is never recorded.
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
       metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+      ...(idempotencyKey ? { idempotencyKey } : {}),
       log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip },
     };
   }

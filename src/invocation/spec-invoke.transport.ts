@@ -27,6 +27,7 @@ export class SpecInvokeTransport {
     if (!prepared.newThread) setThreadIdHeaders(res, prepared.threadId);
     const result = await this.invocation.run(caller, prepared, abortOnClose(res));
     setThreadIdHeaders(res, result.threadId);
+    for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
     if (result.type === 'stream') return this.stream(result, res);
     res.status(HttpStatus.OK).json(completionResponse(result.completion));
   }

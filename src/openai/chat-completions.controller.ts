@@ -1,3 +1,4 @@
+import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -9,6 +10,7 @@ import { ChatCompletionsTransport } from './chat-completions.transport';
 /** OpenAI's chat completions on Parley's registry and providers (docs/openai-compatibility.md). */
 @ApiTags('OpenAI-compatible')
 @ApiSecurity('api-key')
+@IdempotencyInCore()
 @Controller('v1/chat')
 export class ChatCompletionsController {
   constructor(private readonly transport: ChatCompletionsTransport) {}

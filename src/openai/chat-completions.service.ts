@@ -5,6 +5,7 @@ import type { ChatMessage } from '../common/chat';
 import { isMalformedJsonBody, isPlainObject, openaiError } from '../common/errors';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
+import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { optionsFromHeaders } from '../invocation/invoke-headers';
 import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
@@ -63,6 +64,7 @@ export class ChatCompletionsService {
     if (body.thread_id != null && target.kind !== 'assistant') throw badParam('thread_id', 'thread_id applies to assistants only');
 
     const headers = optionsFromHeaders(request.headers);
+    const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     return {
       input: {
         target,
@@ -74,6 +76,7 @@ export class ChatCompletionsService {
         doNotRecord: headers.doNotRecord,
         metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
         strictParams: true,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
         log: { requestData: request.body, url: request.url, ip: request.ip },
       },
       includeUsage: body.stream_options?.include_usage === true,

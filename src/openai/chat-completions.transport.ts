@@ -35,6 +35,7 @@ export class ChatCompletionsTransport {
     if (!prepared.newThread) setThreadIdHeaders(res, prepared.threadId);
     const result = await this.invocation.run(caller, prepared, abortOnClose(res));
     setThreadIdHeaders(res, result.threadId);
+    for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
     if (result.type === 'stream') return this.stream(result, includeUsage, res);
     res.status(HttpStatus.OK).json(toChatCompletion(result.completion));
   }

@@ -1,0 +1,76 @@
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { from, Observable, of, throwError } from 'rxjs';
+import { catchError, mergeMap } from 'rxjs/operators';
+import { RequestWithPrincipal } from '../auth/principal';
+import { ApiException, badRequest, resourceError } from '../common/errors';
+import { IdempotencyService } from './idempotency.service';
+import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
+const IN_CORE = 'parley:idempotency-in-core';
+
+/**
+ * Marks routes whose idempotency the invocation core handles itself (it stores the outcome in the
+ * transaction that appends the thread turns), so the interceptor leaves them alone.
+ */
+export const IdempotencyInCore = () => SetMetadata(IN_CORE, true);
+
+/** The header's value, when the request carries one; a malformed one is a 400. */
+export function idempotencyKeyOf(headers: Request['headers'], invalid: () => ApiException): string | undefined {
+  const value = headers[IDEMPOTENCY_KEY_HEADER];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isValidIdempotencyKey(value)) throw invalid();
+  return value;
+}
+
+const invalidKey = () => badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+
+/**
+ * `Idempotency-Key` on every POST of the `/v2` API (docs/security.md, "Idempotency keys"): the
+ * first request runs and its answer is stored; a retry with the same key and body gets that answer
+ * again (with `Idempotent-Replayed: true`), without running the handler.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request & RequestWithPrincipal>();
+    if (req.method !== 'POST' || this.reflector.getAllAndOverride<boolean>(IN_CORE, [context.getHandler(), context.getClass()])) return next.handle();
+    const key = idempotencyKeyOf(req.headers, invalidKey);
+    if (key === undefined || !req.principal) return next.handle();
+    const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
+    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
+    const res = context.switchToHttp().getResponse<Response>();
+    const hash = this.idempotency.hashOf(req.method, req.originalUrl, req.body);
+    const errors = {
+      inFlight: () => resourceError(409, 'A request with this Idempotency-Key is still being processed'),
+      mismatch: () => resourceError(422, 'This Idempotency-Key was already used with a different request'),
+    };
+    return from(this.idempotency.claim(scope, key, hash, errors)).pipe(
+      mergeMap((claim) => {
+        if (claim.type === 'replay') {
+          res.setHeader(REPLAYED_HEADER, 'true');
+          const outcome = claim.outcome;
+          if (outcome.kind === 'error') return throwError(() => new ApiException(outcome.status, outcome.body, outcome.headers));
+          if (outcome.kind === 'response') {
+            res.status(outcome.status);
+            return of(outcome.body);
+          }
+          return throwError(() => errors.mismatch());
+        }
+        return next.handle().pipe(
+          mergeMap((body) => from(this.idempotency.complete(scope, key, { kind: 'response', status, body: body ?? null }).then(() => body))),
+          catchError((err) => from(this.idempotency.settleFailure(scope, key, err)).pipe(mergeMap(() => throwError(() => err)))),
+        );
+      }),
+    );
+  }
+}

@@ -1,0 +1,81 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { ApiException } from '../common/errors';
+import { AppConfig } from '../config/app-config';
+import { IdempotencyRepository } from './idempotency.repository';
+import { Claim, StoredOutcome } from './idempotency.types';
+
+/** The answers a surface gives to a key it cannot run: its own error bodies. */
+export interface IdempotencyErrors {
+  /** The same key while the first request is still running: 409. */
+  inFlight: () => ApiException;
+  /** The same key with another request: 422. */
+  mismatch: () => ApiException;
+}
+
+/**
+ * Idempotency keys (docs/security.md, "Idempotency keys"): the first request with a key runs and
+ * its outcome is stored; the same key with the same request within 24 h replays that outcome; with
+ * another request it is a 422; while the first still runs, a 409. Keys are scoped to the caller's
+ * project. A claim whose instance died is taken over once its lease has run out.
+ */
+@Injectable()
+export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Idempotency');
+  /** Longer than any call can run: every provider attempt at its timeout, plus a margin. */
+  private readonly leaseSeconds: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repo: IdempotencyRepository,
+    config: AppConfig,
+  ) {
+    this.leaseSeconds = Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + 30;
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.repo.deleteExpired().catch(() => undefined), 3_600_000);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** A stable digest of what identifies a request (route and body). */
+  hashOf(...parts: unknown[]): string {
+    return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  }
+
+  async claim(scopeId: string, key: string, requestHash: string, errors: IdempotencyErrors): Promise<Claim> {
+    if (await this.repo.claim(scopeId, key, requestHash, this.leaseSeconds)) return { type: 'new' };
+    const row = await this.repo.find(scopeId, key);
+    // Deleted between the two statements (its request failed and gave the key back): try once more.
+    if (!row) return (await this.repo.claim(scopeId, key, requestHash, this.leaseSeconds)) ? { type: 'new' } : Promise.reject(errors.inFlight());
+    if (row.request_hash !== requestHash) throw errors.mismatch();
+    if (row.state !== 'completed' || !row.outcome) throw errors.inFlight();
+    return { type: 'replay', outcome: row.outcome };
+  }
+
+  complete(scopeId: string, key: string, outcome: StoredOutcome, manager?: EntityManager): Promise<void> {
+    return this.repo.complete(scopeId, key, outcome, manager);
+  }
+
+  /** Never throws: the request's own answer matters more; the lease frees the key anyway. */
+  async release(scopeId: string, key: string): Promise<void> {
+    await this.repo.release(scopeId, key).catch((err) => this.logger.warn(`could not release idempotency key: ${(err as Error).message}`));
+  }
+
+  /** A failure a retry would meet again is stored (4xx but 408/409/429); anything else frees the key. */
+  async settleFailure(scopeId: string, key: string, err: unknown): Promise<void> {
+    if (err instanceof ApiException) {
+      const status = err.getStatus();
+      if (status >= 400 && status < 500 && ![408, 409, 429, 499].includes(status)) {
+        await this.complete(scopeId, key, { kind: 'error', status, body: err.body, headers: err.headers }).catch(() => this.release(scopeId, key));
+        return;
+      }
+    }
+    await this.release(scopeId, key);
+  }
+}

@@ -1,0 +1,24 @@
+import type { ChatCompletion } from '../providers';
+
+/** What a finished request left to replay (docs/security.md, "Idempotency keys"). */
+export type StoredOutcome =
+  /** An invoke that succeeded: replayed through the same transport, as JSON or as a stream. */
+  | { kind: 'invocation'; threadId: string | null; completion: ChatCompletion }
+  /** Any other creating POST's answer, as it was sent. */
+  | { kind: 'response'; status: number; body: unknown }
+  /** A refusal that a retry would get again (4xx), with its headers. */
+  | { kind: 'error'; status: number; body: Record<string, unknown>; headers: Record<string, string> };
+
+export type Claim = { type: 'new' } | { type: 'replay'; outcome: StoredOutcome };
+
+/** How long a key replays its outcome. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** The admin API's creating POSTs belong to no project: their keys share this scope. */
+export const ADMIN_SCOPE = '00000000-0000-0000-0000-000000000000';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function isValidIdempotencyKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}

@@ -1,0 +1,63 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+
+/** null (or absent) = no limit of that kind here; a positive whole number otherwise. */
+const LimitField = (description: string, example: number) =>
+  function (target: object, property: string) {
+    ApiProperty({ type: Number, nullable: true, required: false, minimum: 1, example, description })(target, property);
+    // null is a documented value here ("no limit"); anything else must be a whole number in range.
+    IsOptional()(target, property);
+    IsInt()(target, property);
+    Min(1)(target, property);
+    Max(1_000_000_000)(target, property);
+  };
+
+export class LimitValuesDto {
+  @LimitField('invokes per minute (fixed one-minute windows)', 600)
+  requestsPerMinute?: number | null;
+
+  @LimitField('invokes running at the same time', 32)
+  concurrentInvokes?: number | null;
+
+  @LimitField('prompt + completion tokens per UTC day, from the usage providers report', 2_000_000)
+  tokensPerDay?: number | null;
+}
+
+export class SetProjectLimitsDto {
+  @ApiProperty({ type: LimitValuesDto, required: false, nullable: true, description: 'limits of the whole project (all keys together); null or absent removes them' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => LimitValuesDto)
+  project?: LimitValuesDto | null;
+
+  @ApiProperty({ type: LimitValuesDto, required: false, nullable: true, description: 'the default of each key without limits of its own; null or absent removes them' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => LimitValuesDto)
+  keys?: LimitValuesDto | null;
+}
+
+export class LimitsDto {
+  @ApiProperty({ type: Number, nullable: true }) requestsPerMinute: number | null;
+  @ApiProperty({ type: Number, nullable: true }) concurrentInvokes: number | null;
+  @ApiProperty({ type: Number, nullable: true }) tokensPerDay: number | null;
+}
+
+export class KeyLimitsDto extends LimitsDto {
+  @ApiProperty({ format: 'uuid' }) keyId: string;
+}
+
+export class ProjectLimitsDto {
+  @ApiProperty({ enum: ['project.limits'] }) object: 'project.limits';
+  @ApiProperty({ type: LimitsDto }) project: LimitsDto;
+  @ApiProperty({ type: LimitsDto }) keys: LimitsDto;
+  @ApiProperty({ type: [KeyLimitsDto], description: 'keys with limits of their own' }) perKey: KeyLimitsDto[];
+}
+
+export class ApiKeyLimitsDto {
+  @ApiProperty({ enum: ['api_key.limits'] }) object: 'api_key.limits';
+  @ApiProperty({ format: 'uuid' }) keyId: string;
+  @ApiProperty({ type: LimitsDto, description: 'the key\'s own limits (null: the project\'s default for keys applies)' }) limits: LimitsDto;
+  @ApiProperty({ type: LimitsDto, description: 'what applies to the key: its own limits, else the default for keys' }) effective: LimitsDto;
+}

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { notFound } from '../common/errors';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
+import { LimitSettingEntity } from './limit-setting.entity';
+import { fromLimitValuesDto, toLimitsDto, toLimitValues } from './limits.mapper';
+import { LimitsRepository } from './limits.repository';
+import { LimitsService } from './limits.service';
+import { hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, PROJECT_SUBJECT } from './limits.types';
+
+/** Reading and setting limits: the admin API and `parley apply` (docs/security.md, "Limits"). */
+@Injectable()
+export class LimitSettingsService {
+  constructor(
+    private readonly repo: LimitsRepository,
+    private readonly limits: LimitsService,
+    private readonly workspaces: WorkspacesService,
+  ) {}
+
+  async getProjectLimits(workspace: string, project: string): Promise<ProjectLimitsDto> {
+    const { project: found } = await this.workspaces.requireProject(workspace, project);
+    return this.describe(found.id);
+  }
+
+  async setProjectLimits(workspace: string, project: string, dto: SetProjectLimitsDto): Promise<ProjectLimitsDto> {
+    const { project: found } = await this.workspaces.requireProject(workspace, project);
+    await this.setForProject(found.id, { project: fromLimitValuesDto(dto.project), keys: fromLimitValuesDto(dto.keys) });
+    return this.describe(found.id);
+  }
+
+  /** `parley apply` sets a project's limits in its own transaction. */
+  async setForProject(projectId: string, values: { project: LimitValues; keys: LimitValues }, manager?: EntityManager): Promise<void> {
+    await this.save(projectId, PROJECT_SUBJECT, values.project, manager);
+    await this.save(projectId, KEY_DEFAULT_SUBJECT, values.keys, manager);
+    this.limits.forget(projectId);
+  }
+
+  /** The project's limits and its default for keys, for `parley export`. */
+  async valuesOf(projectId: string): Promise<{ project: LimitValues | undefined; keys: LimitValues | undefined }> {
+    const rows = await this.repo.settingsOf(projectId);
+    const of = (subject: string) => rows.find((row) => row.subject === subject);
+    const project = of(PROJECT_SUBJECT);
+    const keys = of(KEY_DEFAULT_SUBJECT);
+    return { project: project && toLimitValues(project), keys: keys && toLimitValues(keys) };
+  }
+
+  async setKeyLimits(workspace: string, project: string, keyId: string, dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
+    const projectId = await this.requireKey(workspace, project, keyId);
+    await this.save(projectId, keyId, fromLimitValuesDto(dto));
+    this.limits.forget(projectId);
+    return this.describeKey(projectId, keyId);
+  }
+
+  async getKeyLimits(workspace: string, project: string, keyId: string): Promise<ApiKeyLimitsDto> {
+    return this.describeKey(await this.requireKey(workspace, project, keyId), keyId);
+  }
+
+  private async requireKey(workspace: string, project: string, keyId: string): Promise<string> {
+    const { project: found } = await this.workspaces.requireProject(workspace, project);
+    const keys = await this.workspaces.listApiKeys(workspace, project);
+    if (!keys.some((key) => key.id === keyId && key.revokedAt === null)) throw notFound('API key not found');
+    return found.id;
+  }
+
+  private async save(projectId: string, subject: string, values: LimitValues, manager?: EntityManager): Promise<void> {
+    if (!hasAnyLimit(values)) return this.repo.deleteSetting(projectId, subject, manager);
+    await this.repo.saveSetting(Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }), manager);
+  }
+
+  private async describe(projectId: string): Promise<ProjectLimitsDto> {
+    const rows = await this.repo.settingsOf(projectId);
+    const bySubject = new Map(rows.map((row) => [row.subject, toLimitValues(row)]));
+    return {
+      object: 'project.limits',
+      project: toLimitsDto(bySubject.get(PROJECT_SUBJECT)),
+      keys: toLimitsDto(bySubject.get(KEY_DEFAULT_SUBJECT)),
+      perKey: rows
+        .filter((row) => row.subject !== PROJECT_SUBJECT && row.subject !== KEY_DEFAULT_SUBJECT)
+        .map((row) => ({ keyId: row.subject, ...toLimitsDto(toLimitValues(row)) })),
+    };
+  }
+
+  private async describeKey(projectId: string, keyId: string): Promise<ApiKeyLimitsDto> {
+    const rows = await this.repo.settingsOf(projectId);
+    const own = rows.find((row) => row.subject === keyId);
+    const effective = await this.limits.limitsOf({ projectId, keyId });
+    return { object: 'api_key.limits', keyId, limits: toLimitsDto(own && toLimitValues(own)), effective: toLimitsDto(effective.key) };
+  }
+}

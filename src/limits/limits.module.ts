@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { LimitSettingEntity } from './limit-setting.entity';
+import { LimitSettingsService } from './limit-settings.service';
+import { LimitsController } from './limits.controller';
+import { LimitsRepository } from './limits.repository';
+import { LimitsService } from './limits.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([LimitSettingEntity]), WorkspacesModule],
+  controllers: [LimitsController],
+  providers: [LimitsRepository, LimitsService, LimitSettingsService],
+  exports: [LimitsService, LimitSettingsService],
+})
+export class LimitsModule {}

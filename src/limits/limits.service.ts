@@ -1,0 +1,162 @@
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ProjectPrincipal } from '../auth/principal';
+import { ApiException, serviceError } from '../common/errors';
+import { TtlCache } from '../common/cache/ttl-cache';
+import { AppConfig } from '../config/app-config';
+import { InflightTracker } from './inflight-tracker';
+import { ProjectGate } from './project-gate';
+import { LimitsRepository } from './limits.repository';
+import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
+import { SharedCounters } from './shared-counters';
+
+const MINUTE = 60;
+const DAY = 86_400;
+/** How often an instance shares its counts; also the staleness bound of another instance's view. */
+const SYNC_MS = 100;
+/** Limit settings are read again after this long (a change made on this instance applies at once). */
+const SETTINGS_TTL_MS = 5000;
+
+/** A call let through: give it back when the call has ended. */
+export interface Admission {
+  /** x-ratelimit-* headers of the tightest requests-per-minute limit, when there is one. */
+  readonly headers: Record<string, string>;
+  /** Idempotent; `tokens` (the call's usage) count against tokens per day. */
+  release(tokens?: number): void;
+}
+
+const UNLIMITED: Admission = { headers: {}, release: () => undefined };
+
+function tooMany(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}): ApiException {
+  return serviceError(429, 'Too Many Requests', message, { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+}
+
+function merged(base: LimitValues, override: LimitValues | undefined): LimitValues {
+  if (!override) return base;
+  return {
+    requestsPerMinute: override.requestsPerMinute ?? base.requestsPerMinute,
+    concurrentInvokes: override.concurrentInvokes ?? base.concurrentInvokes,
+    tokensPerDay: override.tokensPerDay ?? base.tokensPerDay,
+  };
+}
+
+/**
+ * Requests per minute, concurrent invokes and tokens per day, per key and per project, held across
+ * instances through shared counters (docs/security.md, "Limits"). A project without limits costs
+ * one cached lookup per call.
+ */
+@Injectable()
+export class LimitsService implements OnModuleInit, OnModuleDestroy {
+  private readonly settings = new TtlCache<string, Map<string, LimitValues>>(SETTINGS_TTL_MS);
+  private readonly inflight = new InflightTracker();
+  private readonly counters: SharedCounters;
+  private timer: NodeJS.Timeout | undefined;
+  private ticks = 0;
+  /** When a call last met a limit: instances report in-flight counts only while limits are in use. */
+  private lastLimitedMs = 0;
+
+  /** Invokes' database work, at most half the pool per project (project-gate.ts). */
+  readonly databaseGate: ProjectGate;
+
+  constructor(
+    private readonly repo: LimitsRepository,
+    config: AppConfig,
+  ) {
+    this.counters = new SharedCounters(repo, () => this.inflight.liveInstances());
+    this.databaseGate = new ProjectGate(Math.max(1, Math.floor(config.dbPoolSize / 2)));
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.tick(), SYNC_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.counters.sync().catch(() => undefined);
+  }
+
+  /** The limits that apply to a key: its own, else the project's default for keys; and the project's. */
+  async limitsOf(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>): Promise<EffectiveLimits> {
+    let bySubject = this.settings.get(caller.projectId);
+    if (!bySubject) {
+      const rows = await this.repo.settingsOf(caller.projectId);
+      bySubject = new Map(rows.map((r) => [r.subject, { requestsPerMinute: r.requestsPerMinute, concurrentInvokes: r.concurrentInvokes, tokensPerDay: r.tokensPerDay }]));
+      this.settings.set(caller.projectId, bySubject);
+    }
+    return {
+      key: merged(bySubject.get(KEY_DEFAULT_SUBJECT) ?? NO_LIMITS, bySubject.get(caller.keyId)),
+      project: bySubject.get(PROJECT_SUBJECT) ?? NO_LIMITS,
+    };
+  }
+
+  /** Limits changed (admin API, apply): read them again on the next call. */
+  forget(projectId: string): void {
+    this.settings.delete(projectId);
+  }
+
+  /** Lets a call through or throws the 429 to answer with (Retry-After and x-ratelimit-* headers). */
+  async admit(caller: ProjectPrincipal): Promise<Admission> {
+    const limits = await this.limitsOf(caller);
+    if (!hasAnyLimit(limits.key) && !hasAnyLimit(limits.project)) return UNLIMITED;
+    this.lastLimitedMs = Date.now();
+    const scopes = [
+      { scope: `key:${caller.keyId}`, values: limits.key, who: 'this API key' },
+      { scope: 'project', values: limits.project, who: 'this project' },
+    ];
+    const { projectId } = caller;
+
+    for (const { scope, values, who } of scopes) {
+      if (values.tokensPerDay === null) continue;
+      const { used, resetSeconds } = await this.counters.used(projectId, `${scope}:tpd`, DAY);
+      if (used >= values.tokensPerDay) throw tooMany(`Token limit reached: ${values.tokensPerDay} tokens per day for ${who}`, resetSeconds);
+    }
+
+    const taken: string[] = [];
+    let headers: Record<string, string> = {};
+    let tightest = Infinity;
+    for (const { scope, values, who } of scopes) {
+      if (values.requestsPerMinute === null) continue;
+      const result = await this.counters.take(projectId, `${scope}:rpm`, MINUTE, values.requestsPerMinute);
+      const rate = { 'x-ratelimit-limit': String(values.requestsPerMinute), 'x-ratelimit-remaining': String(Math.max(0, values.requestsPerMinute - result.used)), 'x-ratelimit-reset': String(result.resetSeconds) };
+      if (!result.ok) {
+        for (const s of taken) this.counters.untake(projectId, s, MINUTE);
+        throw tooMany(`Rate limit reached: ${values.requestsPerMinute} requests per minute for ${who}`, result.resetSeconds, rate);
+      }
+      taken.push(`${scope}:rpm`);
+      if (values.requestsPerMinute - result.used < tightest) {
+        tightest = values.requestsPerMinute - result.used;
+        headers = rate;
+      }
+    }
+
+    const entered: string[] = [];
+    for (const { scope, values, who } of scopes) {
+      if (values.concurrentInvokes === null) continue;
+      if (!this.inflight.tryEnter(projectId, scope, values.concurrentInvokes)) {
+        for (const s of entered) this.inflight.leave(projectId, s);
+        throw tooMany(`Concurrency limit reached: ${values.concurrentInvokes} invokes at a time for ${who}`, 1, headers);
+      }
+      entered.push(scope);
+    }
+
+    let released = false;
+    return {
+      headers,
+      release: (tokens = 0) => {
+        if (released) return;
+        released = true;
+        for (const s of entered) this.inflight.leave(projectId, s);
+        for (const { scope, values } of scopes) {
+          if (values.tokensPerDay !== null) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
+        }
+      },
+    };
+  }
+
+  private async tick(): Promise<void> {
+    await this.counters.sync();
+    await this.inflight.exchange(this.repo, Date.now() - this.lastLimitedMs < 10_000);
+    // About once a minute: forget windows and instances long gone.
+    if (++this.ticks % 600 === 0) await this.repo.deleteExpired().catch(() => undefined);
+  }
+}

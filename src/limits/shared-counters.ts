@@ -1,0 +1,154 @@
+import { Logger } from '@nestjs/common';
+import { LimitsRepository } from './limits.repository';
+
+interface WindowState {
+  projectId: string;
+  scope: string;
+  windowStart: number;
+  windowSeconds: number;
+  /** The database's total at the last exchange (this instance's flushed amounts included). */
+  base: number;
+  /** Admitted or added here, not yet sent. */
+  pending: number;
+  /** Being sent right now. */
+  flushing: number;
+  /** How many more this instance may admit before it asks the database again. */
+  budget: number;
+  limit: number;
+  synced: boolean;
+  lastUsedMs: number;
+}
+
+export interface TakeResult {
+  ok: boolean;
+  /** The window's total as far as this instance knows, this call included when ok. */
+  used: number;
+  /** Seconds until the window ends. */
+  resetSeconds: number;
+}
+
+/**
+ * Fixed-window counters shared by every instance through the database, without a round trip per
+ * call at steady state (docs/security.md, "Limits"): each instance admits calls from a local
+ * budget and sends what it admitted every `syncMs` in one statement. The budget is half of what
+ * the window has left, split between the live instances, so unsent admissions never exceed what
+ * is left; once it is spent (near the limit) every admission is a conditional increment in the
+ * database, which is exact.
+ */
+export class SharedCounters {
+  private readonly logger = new Logger('Limits');
+  private readonly windows = new Map<string, WindowState>();
+  private syncing = false;
+
+  constructor(
+    private readonly repo: LimitsRepository,
+    private readonly liveInstances: () => number,
+  ) {}
+
+  /** Takes one unit of `limit` in the current window of `windowSeconds`. */
+  async take(projectId: string, scope: string, windowSeconds: number, limit: number, nowMs = Date.now()): Promise<TakeResult> {
+    const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
+    state.limit = limit;
+    state.lastUsedMs = nowMs;
+    const resetSeconds = Math.max(1, Math.ceil(state.windowStart + windowSeconds - nowMs / 1000));
+    const used = state.base + state.pending + state.flushing;
+    if (state.synced && used + 1 > limit) return { ok: false, used, resetSeconds };
+    if (state.budget >= 1) {
+      state.budget -= 1;
+      state.pending += 1;
+      return { ok: true, used: used + 1, resetSeconds };
+    }
+    // Our unsent admissions count against the limit too: the database checks total + 1 <= limit - unsent.
+    const unsent = state.pending + state.flushing;
+    const total = await this.repo.addWithin({ projectId, scope, windowStart: state.windowStart, amount: 1 }, limit - unsent);
+    state.synced = true;
+    if (total === null) {
+      state.base = Math.max(state.base, limit - unsent);
+      state.budget = 0;
+      return { ok: false, used: limit, resetSeconds };
+    }
+    state.base = Math.max(state.base, total);
+    state.budget = this.budgetFor(state);
+    return { ok: true, used: state.base + state.pending + state.flushing, resetSeconds };
+  }
+
+  /** Gives back a unit taken by `take` that was not used after all (another limit refused the call). */
+  untake(projectId: string, scope: string, windowSeconds: number, nowMs = Date.now()): void {
+    const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
+    if (state.pending > 0) state.pending -= 1;
+  }
+
+  /** The window's total as far as this instance knows; asks the database the first time. */
+  async used(projectId: string, scope: string, windowSeconds: number, nowMs = Date.now()): Promise<{ used: number; resetSeconds: number }> {
+    const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
+    state.lastUsedMs = nowMs;
+    if (!state.synced) {
+      const [total] = await this.repo.addToCounters([{ projectId, scope, windowStart: state.windowStart, amount: 0 }]);
+      state.base = Math.max(state.base, total);
+      state.synced = true;
+    }
+    return { used: state.base + state.pending + state.flushing, resetSeconds: Math.max(1, Math.ceil(state.windowStart + windowSeconds - nowMs / 1000)) };
+  }
+
+  /** Adds to the current window without a check (tokens, known only once a call has ended). */
+  add(projectId: string, scope: string, windowSeconds: number, amount: number, nowMs = Date.now()): void {
+    if (amount <= 0) return;
+    const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
+    state.pending += amount;
+    state.lastUsedMs = nowMs;
+  }
+
+  /** Sends what was admitted and refreshes every window in use; one statement. */
+  async sync(nowMs = Date.now()): Promise<void> {
+    if (this.syncing) return;
+    const batch = [...this.windows.values()].filter((s) => s.pending > 0 || nowMs - s.lastUsedMs < 2000);
+    if (batch.length === 0) return this.dropEnded(nowMs);
+    this.syncing = true;
+    for (const state of batch) {
+      state.flushing = state.pending;
+      state.pending = 0;
+    }
+    try {
+      const totals = await this.repo.addToCounters(batch.map((s) => ({ projectId: s.projectId, scope: s.scope, windowStart: s.windowStart, amount: s.flushing })));
+      batch.forEach((state, i) => {
+        state.base = Math.max(state.base, totals[i]);
+        state.flushing = 0;
+        state.synced = true;
+        state.budget = this.budgetFor(state);
+      });
+    } catch (err) {
+      // Not sent: keep it for the next round.
+      for (const state of batch) {
+        state.pending += state.flushing;
+        state.flushing = 0;
+      }
+      this.logger.warn(`could not share limit counters: ${(err as Error).message}`);
+    } finally {
+      this.syncing = false;
+    }
+    this.dropEnded(nowMs);
+  }
+
+  private budgetFor(state: WindowState): number {
+    const left = state.limit - (state.base + state.pending + state.flushing);
+    return Math.max(0, Math.floor(left / (2 * Math.max(1, this.liveInstances()))));
+  }
+
+  private stateOf(projectId: string, scope: string, windowSeconds: number, nowMs: number): WindowState {
+    const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
+    const key = `${projectId}|${scope}|${windowStart}`;
+    let state = this.windows.get(key);
+    if (!state) {
+      state = { projectId, scope, windowStart, windowSeconds, base: 0, pending: 0, flushing: 0, budget: 0, limit: 0, synced: false, lastUsedMs: nowMs };
+      this.windows.set(key, state);
+    }
+    return state;
+  }
+
+  /** Windows that ended and have nothing left to send. */
+  private dropEnded(nowMs: number): void {
+    for (const [key, state] of this.windows) {
+      if (state.pending === 0 && state.flushing === 0 && state.windowStart + state.windowSeconds < nowMs / 1000) this.windows.delete(key);
+    }
+  }
+}
