@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
@@ -142,6 +143,20 @@ describe('limits', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.message).toBe('Token limit reached: 5 tokens per day for this API key');
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(86_400);
+  });
+
+  it('answers the official SDK on /v1 with a RateLimitError carrying Retry-After', async () => {
+    const p = await projectWithPrompt();
+    await t.http().put(keyLimits(p, p.keyId)).set(admin).send({ requestsPerMinute: 1 }).expect(200);
+    const client = new OpenAI({ baseURL: `${await listen(t)}/v1`, apiKey: p.key, maxRetries: 0 });
+    const ok = await client.chat.completions.create({ model: 'limited', messages: [{ role: 'user', content: 'hi' }] });
+    expect(ok.choices[0].message.content).toBe('hi');
+    const refused = await client.chat.completions.create({ model: 'limited', messages: [{ role: 'user', content: 'again' }] }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error.status).toBe(429);
+    expect(Number(error.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(error.error).toMatchObject({ type: 'rate_limit_error', message: 'Rate limit reached: 1 requests per minute for this API key' });
   });
 
   it('costs nothing to a project without limits: no x-ratelimit headers', async () => {
