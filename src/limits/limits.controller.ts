@@ -2,11 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ValidatedInput } from '../common/validation';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingsService } from './limit-settings.service';
-
-const body = () => Body(new ValidatedInput({ message: 'Invalid request body' }));
 
 @ApiTags('Admin: limits')
 @ApiSecurity('admin-key')
@@ -28,7 +25,7 @@ export class LimitsController {
   @ApiOperation({ summary: 'Replace the project\'s limits and its default limits for keys' })
   @ApiOkResponse({ type: ProjectLimitsDto })
   @ApiErrors(400)
-  setProjectLimits(@Param('workspace') workspace: string, @Param('project') project: string, @body() dto: SetProjectLimitsDto): Promise<ProjectLimitsDto> {
+  setProjectLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Body() dto: SetProjectLimitsDto): Promise<ProjectLimitsDto> {
     return this.settings.setProjectLimits(workspace, project, dto);
   }
 
@@ -44,7 +41,7 @@ export class LimitsController {
   @ApiOperation({ summary: 'Replace one key\'s own limits (null or absent: the project\'s default for keys applies)' })
   @ApiOkResponse({ type: ApiKeyLimitsDto })
   @ApiErrors(400)
-  setKeyLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string, @body() dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
+  setKeyLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string, @Body() dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
     return this.settings.setKeyLimits(workspace, project, keyId, dto);
   }
 }

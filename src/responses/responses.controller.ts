@@ -1,3 +1,4 @@
+import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -16,6 +17,7 @@ import { StoredResponsesService } from './stored-responses.service';
 @ApiTags('OpenAI: Responses')
 @ApiSecurity('api-key')
 @ApiBearerAuth()
+@IdempotencyInCore()
 @Controller('v1/responses')
 export class ResponsesController {
   private readonly logger = new Logger('Responses');

@@ -8,6 +8,7 @@ import { parseOpenAI } from '../conversations/conversation-inputs';
 import { ConversationsService } from '../conversations/conversations.service';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
+import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { optionsFromHeaders } from '../invocation/invoke-headers';
 import type { ChatCompletion } from '../providers';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
@@ -66,6 +67,7 @@ export class ResponsesService {
     if (!target) throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, { param: body.prompt ? 'prompt' : 'model', code: 'model_not_found' });
     if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId) throw badParam('input', "'input' must not be empty on a direct provider call");
     const headers = optionsFromHeaders(request.headers);
+    const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     const compiled = target.deployment?.compiled;
     const instructions = body.instructions ?? null;
     const invocation: InvocationInput = {
@@ -80,6 +82,7 @@ export class ResponsesService {
       doNotRecord: headers.doNotRecord,
       metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
       strictParams: true,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
       log: { requestData: request.body, url: request.url, ip: request.ip },
     };
     const prepared = await this.invocation.prepare(caller, invocation);

@@ -1,16 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { Nested, Optional } from '../../common/validation';
 
 /** null (or absent) = no limit of that kind here; a positive whole number otherwise. */
-const LimitField = (description: string, example: number) =>
-  function (target: object, property: string) {
-    ApiProperty({ type: Number, nullable: true, required: false, minimum: 1, example, description })(target, property);
-    // null is a documented value here ("no limit"); anything else must be a whole number in range.
-    IsOptional()(target, property);
-    IsInt()(target, property);
-    Min(1)(target, property);
-    Max(1_000_000_000)(target, property);
+const LimitField = (description: string, example: number): PropertyDecorator =>
+  function (target: object, property: string | symbol) {
+    ApiProperty({ type: Number, minimum: 1, maximum: 1_000_000_000, example, description })(target, property);
+    // null is a documented value here: "no limit".
+    Optional({ nullable: true })(target, property);
+    IsInt()(target, property as string);
+    Min(1)(target, property as string);
+    Max(1_000_000_000)(target, property as string);
   };
 
 export class LimitValuesDto {
@@ -25,16 +25,12 @@ export class LimitValuesDto {
 }
 
 export class SetProjectLimitsDto {
-  @ApiProperty({ type: LimitValuesDto, required: false, nullable: true, description: 'limits of the whole project (all keys together); null or absent removes them' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => LimitValuesDto)
+  @Nested(() => LimitValuesDto, { description: 'limits of the whole project (all keys together); null or absent removes them' })
+  @Optional({ nullable: true })
   project?: LimitValuesDto | null;
 
-  @ApiProperty({ type: LimitValuesDto, required: false, nullable: true, description: 'the default of each key without limits of its own; null or absent removes them' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => LimitValuesDto)
+  @Nested(() => LimitValuesDto, { description: 'the default of each key without limits of its own; null or absent removes them' })
+  @Optional({ nullable: true })
   keys?: LimitValuesDto | null;
 }
 
@@ -58,6 +54,6 @@ export class ProjectLimitsDto {
 export class ApiKeyLimitsDto {
   @ApiProperty({ enum: ['api_key.limits'] }) object: 'api_key.limits';
   @ApiProperty({ format: 'uuid' }) keyId: string;
-  @ApiProperty({ type: LimitsDto, description: 'the key\'s own limits (null: the project\'s default for keys applies)' }) limits: LimitsDto;
-  @ApiProperty({ type: LimitsDto, description: 'what applies to the key: its own limits, else the default for keys' }) effective: LimitsDto;
+  @ApiProperty({ type: LimitsDto, description: "the key's own limits (null: the project's default for keys applies)" }) limits: LimitsDto;
+  @ApiProperty({ type: LimitsDto, description: "what applies to the key: its own limits, else the default for keys" }) effective: LimitsDto;
 }
