@@ -4,8 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Per-key and per-project limits with the counters instances share, and idempotency keys
  * (docs/security.md, "Limits" and "Idempotency keys").
  */
-export class LimitsAndIdempotency1764200000000 implements MigrationInterface {
-  name = 'LimitsAndIdempotency1764200000000';
+export class LimitsAndIdempotency1764300000000 implements MigrationInterface {
+  name = 'LimitsAndIdempotency1764300000000';
 
   async up(q: QueryRunner): Promise<void> {
     // subject: 'project' (the whole project), 'keys' (default for each key), or a key id.
