@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * and output as chat messages (what `previous_response_id` chains on), and the links. The call's
  * request log is written by the invocation core as for every call. See docs/openai-conversations.md.
  */
-export class Responses1764200000000 implements MigrationInterface {
-  name = 'Responses1764200000000';
+export class Responses1764250000000 implements MigrationInterface {
+  name = 'Responses1764250000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
