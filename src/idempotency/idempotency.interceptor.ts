@@ -6,6 +6,7 @@ import { from, Observable, of, throwError } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
+import { inputRulesOf } from '../common/validation';
 import { IdempotencyService } from './idempotency.service';
 import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
 
@@ -27,7 +28,17 @@ export function idempotencyKeyOf(headers: Request['headers'], invalid: () => Api
   return value;
 }
 
-const invalidKey = () => badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+const INVALID_KEY = 'Idempotency-Key: must be 1 to 255 visible ASCII characters';
+
+/**
+ * A malformed key is a 400 with the endpoint's own documented message (its body DTO's, as the
+ * validation pipe would answer; "Invalid request body" by default) and the reason in `details`.
+ */
+function invalidKeyFor(context: ExecutionContext): () => ApiException {
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', context.getClass().prototype, context.getHandler().name) ?? [];
+  const message = types.map((type) => (typeof type === 'function' ? inputRulesOf(type).message : undefined)).find(Boolean);
+  return () => badRequest(message ?? 'Invalid request body', [INVALID_KEY]);
+}
 
 /**
  * `Idempotency-Key` on every POST of the `/v2` API (docs/security.md, "Idempotency keys"): the
@@ -44,7 +55,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request & RequestWithPrincipal>();
     if (req.method !== 'POST' || this.reflector.getAllAndOverride<boolean>(IN_CORE, [context.getHandler(), context.getClass()])) return next.handle();
-    const key = idempotencyKeyOf(req.headers, invalidKey);
+    const key = idempotencyKeyOf(req.headers, invalidKeyFor(context));
     if (key === undefined || !req.principal) return next.handle();
     const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
