@@ -74,8 +74,21 @@ describe('langtail SDK against Parley', () => {
     expect(text).toBe('streamed words');
   });
 
-  // assistants.invoke with onThreadId: test/langtail-sdk.e2e-spec.ts gains it in the commit after
-  // core's x-langtail-thread-id header is on main.
+  it('assistants.invoke reports the new thread through onThreadId and continues it', async () => {
+    const threadIds: string[] = [];
+    const first = await sdk().assistants.invoke({ assistant, environment: 'production', messages: [{ role: 'user', content: 'first turn' }] }, { onThreadId: (id) => threadIds.push(id) });
+    expect(first.choices[0].message.content).toBe('first turn');
+    expect(threadIds).toHaveLength(1);
+    const again: string[] = [];
+    const second = await sdk().assistants.invoke(
+      { assistant, environment: 'production', threadId: threadIds[0], messages: [{ role: 'user', content: 'second turn' }] } as Parameters<Langtail['assistants']['invoke']>[0],
+      { onThreadId: (id) => again.push(id) },
+    );
+    expect('choices' in second && second.choices[0].message.content).toBe('second turn');
+    expect(again).toEqual(threadIds);
+    const messages = await t.http().get(`/v2/threads/${threadIds[0]}/messages`).set('X-API-Key', p.key).expect(200);
+    expect(messages.body.data.map((m: { content: { content: string }[] }) => m.content[0].content)).toEqual(['first turn', 'first turn', 'second turn', 'second turn']);
+  });
 
   // Not driven, because the spec contradicts the SDK's schema: threads.list/retrieve/update (the
   // spec's createdAt is Unix seconds there, the SDK wants a string) and messages.list/retrieve/update
