@@ -9,7 +9,7 @@ const ENV_NAMES = [
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
-  'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN',
+  'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
   'PROVIDER_ALLOWED_HOSTS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
@@ -92,6 +92,9 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
   KEEP_ALIVE_TIMEOUT_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(10_000_000)
+  RESPONSES_CONTEXT_BUDGET_TOKENS?: number;
+
   @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   METRICS_TOKEN?: string;
   @IsOptional() @IsAllowedHostList()
@@ -140,6 +143,8 @@ export class AppConfig {
   readonly providerApiKeyEnvPrefix: string;
   /** Request logs older than this are dropped, a whole monthly partition at a time; unset keeps them all. */
   readonly logRetentionDays: number | undefined;
+  /** /v1/responses with `truncation: "auto"` drops the oldest items beyond this many (estimated) tokens. */
+  readonly responsesContextBudgetTokens: number;
   /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -170,6 +175,7 @@ export class AppConfig {
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
+    this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);

@@ -1,3 +1,4 @@
+import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
@@ -28,9 +29,8 @@ export interface ResponsesRequest {
 
 export type ResponsesResult = { kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> };
 
-/** How far `previous_response_id` chains are followed, and the context budget of `truncation: "auto"` (tokens, estimated). */
+/** How far `previous_response_id` chains are followed. */
 const MAX_CHAIN = 1000;
-const CONTEXT_BUDGET = Number(process.env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000);
 
 const replyMessages = (completion: ChatCompletion): Record<string, unknown>[] => {
   const message = completion.choices[0]?.message;
@@ -50,6 +50,7 @@ export class ResponsesService {
     private readonly invocation: InvocationService,
     private readonly conversations: ConversationsService,
     private readonly responses: ResponsesRepository,
+    private readonly config: AppConfig,
   ) {}
 
   async create(caller: ProjectPrincipal, request: ResponsesRequest, signal?: AbortSignal): Promise<ResponsesResult> {
@@ -150,7 +151,7 @@ export class ResponsesService {
     let head = 0;
     while (head < messages.length && (messages[head].role === 'system' || messages[head].role === 'developer')) head++;
     const tailStart = Math.max(head, messages.length - inputCount);
-    prepared.request.messages = truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), CONTEXT_BUDGET) as never;
+    prepared.request.messages = truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), this.config.responsesContextBudgetTokens) as never;
   }
 
   private async store(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): Promise<void> {
