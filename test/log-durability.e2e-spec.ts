@@ -1,35 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import * as http from 'node:http';
-import * as path from 'node:path';
 import request from 'supertest';
 import { createProject, TestProject } from './support/factories';
 import { freshDatabase, FreshDatabase } from './support/fresh-database';
 import { deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
-import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
-
-const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
-
-let child: ChildProcess | undefined;
-
-/** Starts the built server (`node dist/main.js`) and resolves with its URL once it listens. */
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, ...INVOKE_APP_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (url) resolve({ child: child!, url: url[0] });
-    };
-    child!.stdout!.on('data', seen);
-    child!.stderr!.on('data', seen);
-    child!.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
-}
+import { ServerProcess, startServer } from './support/server-process';
+import { createTestApp, TestApp } from './support/test-app';
 
 /** POST with a JSON body; resolves with the status and the thread header once the whole answer arrived. */
 function invoke(url: string, key: string, body: object): Promise<{ status: number; threadId?: string }> {
@@ -51,16 +26,15 @@ function invoke(url: string, key: string, body: object): Promise<{ status: numbe
  */
 describe('request logs survive kill -9 of the server', () => {
   let fresh: FreshDatabase;
-  let server: { child: ChildProcess; url: string };
+  let server: ServerProcess;
   let after: TestApp | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before this test`);
     fresh = await freshDatabase();
     server = await startServer(fresh.env as Record<string, string>);
   }, 180_000);
   afterAll(async () => {
-    child?.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
     await after?.close();
     await fresh?.drop();
   });
@@ -73,7 +47,6 @@ describe('request logs survive kill -9 of the server', () => {
 
     const answered: { n: number; threadId?: string }[] = [];
     let killed = false;
-    const exited = new Promise((resolve) => server.child.on('exit', resolve));
     const calls = Array.from({ length: 40 }, (_, n) => {
       const assistant = n % 2 === 1;
       const body = { metadata: { n }, ...(assistant ? { messages: [{ role: 'user', content: `turn ${n}` }] } : {}) };
@@ -89,7 +62,7 @@ describe('request logs survive kill -9 of the server', () => {
     });
     await Promise.all(calls);
     if (!killed) server.child.kill('SIGKILL');
-    await exited;
+    await server.exited;
     expect(answered.length).toBeGreaterThanOrEqual(5);
 
     after = await createTestApp({ ...(fresh.env as Record<string, string>), ...INVOKE_APP_ENV });
