@@ -58,7 +58,8 @@ describe('idempotency keys', () => {
 
   it('answers 409 while the first request with the key is still running', async () => {
     fake.setNext(openaiStream(openaiChunks({ content: ['slow', ' reply'] }), { delayMs: 250 }));
-    const body = { messages: [user('take your time')] };
+    // Streamed, so the fake upstream can answer slowly.
+    const body = { stream: true, messages: [user('take your time')] };
     const first = invoke('summary', body, 'retry-4');
     const firstDone = first.then((res) => res);
     await fake.waitForRequests(fake.requests.length + 1);

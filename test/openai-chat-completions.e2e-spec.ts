@@ -127,7 +127,7 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
 
     const cases: Array<[object, string]> = [
       [{ temperature: 5 }, 'temperature'],
-      [{ n: 2 }, 'n'],
+      [{ response_format: { type: 'json_object' } }, 'response_format'],
       [{ logit_bias: { 1: 2 } }, 'logit_bias'],
       [{ messages: [{ role: 'robot', content: 'x' }] }, 'messages.[0].role'],
       [{ variables: { topic: 'x' } }, 'variables.topic'],
