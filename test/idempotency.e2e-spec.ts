@@ -140,6 +140,13 @@ describe('idempotency keys', () => {
       expect(badAgain.body).toEqual(bad.body);
     });
 
+    it('compares bodies by their bytes: a body nested too deep to re-serialise is its endpoint\'s 400, not a 500 (found by the fuzz test)', async () => {
+      const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+      const res = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Idempotency-Key', 'deep-1').set('Content-Type', 'application/json').send(deep);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: { message: 'Invalid request body' } });
+    });
+
     it('works on the admin API\'s creating POSTs', async () => {
       const admin = { 'X-API-Key': TEST_ADMIN_KEY, 'Idempotency-Key': `ws-${p.projectId}` };
       const slug = `idem-${p.projectId.slice(-8)}`;

@@ -6,6 +6,7 @@ import { from, Observable, of, throwError } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
+import { rawBodyDigest } from '../common/http/json-body';
 import { inputRulesOf } from '../common/validation';
 import { IdempotencyService } from './idempotency.service';
 import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
@@ -60,7 +61,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
     const res = context.switchToHttp().getResponse<Response>();
-    const hash = this.idempotency.hashOf(req.method, req.originalUrl, req.body);
+    const hash = this.idempotency.hashOf(req.method, req.originalUrl, rawBodyDigest(req));
     const errors = {
       inFlight: () => resourceError(409, 'A request with this Idempotency-Key is still being processed'),
       mismatch: () => resourceError(422, 'This Idempotency-Key was already used with a different request'),

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as express from 'express';
+import { createHash } from 'node:crypto';
 import { resourceError } from '../errors/api-exception';
 import { asOpenAIError, isOpenAIPath } from '../errors/openai-error';
 import { MALFORMED_JSON_BODY } from '../errors/request-body';
@@ -45,6 +46,15 @@ const mayHoldUnstorableText = new WeakSet<object>();
  */
 function noteEscapes(req: Request, _res: Response, buf: Buffer, encoding: string): void {
   if (encoding !== 'utf-8' || buf.includes(ESCAPE)) mayHoldUnstorableText.add(req);
+  // An Idempotency-Key compares bodies by their bytes (docs/security.md): no re-serialisation.
+  if (req.headers['idempotency-key'] !== undefined) rawBodyDigests.set(req, createHash('sha256').update(buf).digest('hex'));
+}
+
+const rawBodyDigests = new WeakMap<object, string>();
+
+/** SHA-256 of the request body as received, for requests with an Idempotency-Key ('' without a body). */
+export function rawBodyDigest(req: Request): string {
+  return rawBodyDigests.get(req) ?? '';
 }
 const ESCAPE = Buffer.from('\\u');
 
