@@ -15,10 +15,13 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Registry: apply and export': 'A whole project as a parley.yaml: apply it declaratively, export it back.',
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
+  'Admin: limits':
+    'Requests per minute, concurrent invokes and tokens per day, per project and per key; over a limit an invoke is 429 with Retry-After (docs/security.md). Admin key.',
   'langtail SDK': 'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
   Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
   'OpenAI: Conversations': "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
   'OpenAI-compatible': "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
+  'OpenAI: Responses': "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id` (docs/openai-conversations.md).",
   Import: 'Bring conversations from other systems (an Assistants API export) into a project, idempotently (docs/import.md).',
 };
 
