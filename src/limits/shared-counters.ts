@@ -30,10 +30,10 @@ export interface TakeResult {
 /**
  * Fixed-window counters shared by every instance through the database, without a round trip per
  * call at steady state (docs/security.md, "Limits"): each instance admits calls from a local
- * budget and sends what it admitted every `syncMs` in one statement. The budget is half of what
- * the window has left, split between the live instances, so unsent admissions never exceed what
- * is left; once it is spent (near the limit) every admission is a conditional increment in the
- * database, which is exact.
+ * budget and sends what it admitted every sync tick in one statement. The budget is a tenth of what
+ * the window has left, split between the live instances; once it is spent every admission is a
+ * conditional increment in the database. Only the other instances' unsent admissions escape that
+ * check, so the limit is passed by less than a tenth.
  */
 export class SharedCounters {
   private readonly logger = new Logger('Limits');
@@ -131,7 +131,9 @@ export class SharedCounters {
 
   private budgetFor(state: WindowState): number {
     const left = state.limit - (state.base + state.pending + state.flushing);
-    return Math.max(0, Math.floor(left / (2 * Math.max(1, this.liveInstances()))));
+    // A tenth of what is left, shared by the live instances: what the others admitted and not yet
+    // sent is then always below a tenth of the limit, the most the limit can be passed by.
+    return Math.max(0, Math.floor(left / (10 * Math.max(1, this.liveInstances()))));
   }
 
   private stateOf(projectId: string, scope: string, windowSeconds: number, nowMs: number): WindowState {
