@@ -47,7 +47,7 @@ async function main() {
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const servers = {};
   for (const [name, dir] of [['A', distA], ['B', distB]]) {
-    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: common, readyPattern: /listening on (http:\/\/\S+)/ });
+    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: common, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
   }
   const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
   const totals = { A: { cpu: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, req: 0, p50: [], rps: [] } };

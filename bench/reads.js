@@ -45,7 +45,7 @@ async function measure(dir) {
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const parley = await startNode(`Parley ${dir}`, path.resolve(dir, 'main.js'), {
     env: { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') },
-    readyPattern: /listening on (http:\/\/\S+)/,
+    readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
   });
   try {
     const setup = await setUpParley(parley.url, adminKey, upstream.url);

@@ -119,7 +119,7 @@ async function startServers(databaseUrl, adminKey, secretKey) {
   const parley = await startNode('Parley', PARLEY_MAIN, {
     env: { ...PARLEY_ENV, DATABASE_URL: databaseUrl, PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: secretKey },
     nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    readyPattern: /listening on (http:\/\/\S+)/,
+    readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
   });
   log(`upstream ${upstream.url}, raw proxy ${rawProxy.url}, bare Nest ${bare.url}${portkey.url ? `, Portkey ${portkey.url}` : ''}, Parley ${parley.url} (pid ${parley.pid})`);
   return { upstream, rawProxy, bare, bareFetch, portkey, parley };
