@@ -69,7 +69,13 @@ describe('parley apply / export from the command line', () => {
     expect(describeFailure(wrongKey)).toBe('Unauthorized: Invalid API key');
     const badReference = await runApply(yamlFor(ws).replace('[production]', '[canary]'), { url, key: TEST_ADMIN_KEY }).catch((e) => e);
     expect(describeFailure(badReference)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/);
-    // A file that is invalid on its own is refused before any connection.
+    // A file with a mistake of its own and a reference the server refutes: both in one report.
+    const both = await runApply(yamlFor(ws).replace('[production]', '[canary]').replace('model: echo', 'model: ""'), { url, key: TEST_ADMIN_KEY }).catch((e) => e);
+    expect(describeFailure(both)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.model \(line 5\): .*\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/);
+    // With no server to ask, the file's own mistakes are still the report.
+    const offline = await runApply(yamlFor(ws).replace('model: echo', 'model: ""'), { url: 'http://127.0.0.1:9', key: 'k' }).catch((e) => e);
+    expect(describeFailure(offline)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.model \(line 5\): /);
+    // A file that names no valid workspace and project is refused before any connection.
     const invalid = await runApply('workspace: x\n', { url: 'http://127.0.0.1:9', key: 'k' }).catch((e) => e);
     expect(describeFailure(invalid)).toMatch(/^Invalid apply file\n {2}- project \(line 1\): Required/);
     await expect(runApply(yamlFor(ws), { url: 'http://127.0.0.1:9', key: 'k' })).rejects.toThrow(/Cannot reach the Parley server at http:\/\/127\.0\.0\.1:9/);

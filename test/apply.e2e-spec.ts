@@ -214,6 +214,23 @@ describe('parley apply (POST /v2/apply) and export', () => {
     ]);
     expect(await snapshot(t, p.projectId)).toEqual(before);
 
+    // Mistakes of the file itself and references only the database can refute: one report, not two rounds.
+    const both = references.replace('temperature: 0.2', 'temperature: 9').replace('type: openai', 'type: openia');
+    const together = await applyYaml(both).expect(400);
+    expect(together.body.error.details).toEqual([
+      expect.stringMatching(/^providers\[0\]\.type \(line 7\): /),
+      expect.stringMatching(/^prompts\[0\]\.parameters\.temperature \(line 15\): Expected number between 0 and 2/),
+      expect.stringMatching(/^prompts\[1\]\.kind \(line \d+\): "helper" is an existing assistant/),
+      // "gateway" is declared, if wrongly: reported once, as its own entry.
+      expect.stringMatching(/^prompts\[1\]\.provider \(line \d+\): no provider "nowhere"/),
+      expect.stringMatching(/^prompts\[1\]\.deploy\[1\] \(line \d+\): no environment "canary"/),
+    ]);
+    expect(await snapshot(t, p.projectId)).toEqual(before);
+    // A project key of another project learns nothing about this one from a broken file.
+    const other = await createProject(t);
+    const foreign = await applyYaml(both, { 'X-API-Key': other.key }).expect(400);
+    expect(foreign.body.error.details).toHaveLength(2);
+
     // A new workspace named in a broken file is not created either.
     const fresh = uniqueSlug('ws');
     await applyYaml(broken.replace(`workspace: ${ws}`, `workspace: ${fresh}`)).expect(400);

@@ -1,19 +1,60 @@
 import { LineCounter, Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
-import { ApplyFileTop, applyFileSchema, DeclaredPrompt, promptSchema } from './apply-file.schema';
+import { ApplyFileTop, applyFileSchema, DeclaredPrompt, promptSchema, providerSchema, slugSchema } from './apply-file.schema';
 import { describeYamlError } from './yaml-errors';
+import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
 
 export type IssuePath = (string | number)[];
 
-/** A validated parley.yaml: its top level, and each prompt with its content prepared (compiled, hashed). */
-export interface ApplyFile extends Omit<ApplyFileTop, 'prompts'> {
-  prompts: { declared: DeclaredPrompt; prepared: PreparedVersion }[];
+/**
+ * What a file refers to that only the database can confirm (the project's environments, providers
+ * and existing prompts), taken from whichever parts of the file are valid. A file with other
+ * mistakes still has its references checked, so every problem comes in one report.
+ */
+export interface ApplyReferences {
+  workspace: string;
+  project: string;
+  /** The file's own environments (the defaults when it lists none). */
+  environments: string[];
+  /** Every provider name the file declares, valid entry or not: a broken entry is reported on its own, not again as missing. */
+  providerNames: string[];
+  /** The valid provider entries, with their index in the file. */
+  providers: { index: number; apiKeyEnv?: string }[];
+  /** What each prompt refers to, from its valid fields (an invalid prompt's other fields are still checked). */
+  prompts: PromptReferences[];
   /** Writes a problem found later (against the database) the way parsing writes its own. */
   describe: (path: IssuePath, message: string) => string;
 }
 
-export type ApplyFileResult = { ok: true; file: ApplyFile } | { ok: false; issues: string[] };
+export interface PromptReferences {
+  index: number;
+  slug?: string;
+  kind?: DeclaredPrompt['kind'];
+  provider?: string;
+  /** Each entry as written; undefined where it is not a valid slug (reported on its own). */
+  deploy: (string | undefined)[];
+}
+
+/** A prompt entry's references, field by field, whether or not the entry as a whole is valid. */
+function promptReferences(raw: unknown, index: number): PromptReferences {
+  const entry = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const field = <K extends 'slug' | 'kind' | 'provider'>(key: K) => {
+    const parsed = promptSchema.shape[key].safeParse(entry[key]);
+    return parsed.success ? (parsed.data as DeclaredPrompt[K]) : undefined;
+  };
+  const deploy = Array.isArray(entry.deploy) ? entry.deploy.map((slug) => (slugSchema.safeParse(slug).success ? (slug as string) : undefined)) : [];
+  return { index, slug: field('slug'), kind: field('kind'), provider: field('provider'), deploy };
+}
+
+/** A validated parley.yaml: its top level, and each prompt with its content prepared (compiled, hashed). */
+export interface ApplyFile extends Omit<ApplyFileTop, 'prompts'> {
+  prompts: { declared: DeclaredPrompt; prepared: PreparedVersion }[];
+  references: ApplyReferences;
+}
+
+/** `references` is absent when the file does not name a valid workspace and project: there is nothing to check them against. */
+export type ApplyFileResult = { ok: true; file: ApplyFile } | { ok: false; issues: string[]; references?: ApplyReferences };
 
 /** Finds the YAML line of a path (or of its nearest existing parent); absent for JSON input. */
 type Locate = (path: IssuePath) => number | undefined;
@@ -52,8 +93,32 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
     prompts.push({ declared: parsed.data, prepared: prepared.value });
   });
   if (top.success) issues.push(...duplicates(top.data, locate));
-  if (!top.success || issues.length > 0) return { ok: false, issues };
-  return { ok: true, file: { ...top.data, prompts, describe: (path, message) => describe(path, message, locate) } };
+  const references = referencesOf(document, rawPrompts.map(promptReferences), (path, message) => describe(path, message, locate));
+  if (!top.success || issues.length > 0) return { ok: false, issues, references };
+  return { ok: true, file: { ...top.data, prompts, references: references! } };
+}
+
+/** The references of a document whose top level may be invalid: see ApplyReferences. */
+function referencesOf(document: unknown, prompts: ApplyReferences['prompts'], describe: ApplyReferences['describe']): ApplyReferences | undefined {
+  const raw = document as Record<string, unknown>;
+  const workspace = slugSchema.safeParse(raw.workspace);
+  const project = slugSchema.safeParse(raw.project);
+  if (!workspace.success || !project.success) return undefined;
+  const rawProviders = Array.isArray(raw.providers) ? (raw.providers as unknown[]) : [];
+  const providers: ApplyReferences['providers'] = [];
+  rawProviders.forEach((entry, index) => {
+    const parsed = providerSchema.safeParse(entry);
+    if (parsed.success) providers.push({ index, apiKeyEnv: parsed.data.apiKeyEnv });
+  });
+  return {
+    workspace: workspace.data,
+    project: project.data,
+    environments: Array.isArray(raw.environments) ? raw.environments.filter((e): e is string => typeof e === 'string') : [...DEFAULT_ENVIRONMENTS],
+    providerNames: rawProviders.map((p) => (p as { name?: unknown } | null)?.name).filter((name): name is string => typeof name === 'string'),
+    providers,
+    prompts,
+    describe,
+  };
 }
 
 /** Names that must be unique within the file (prompts as written, so indices are the file's). */

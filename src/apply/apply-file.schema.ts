@@ -16,10 +16,11 @@ import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.serv
  * Prompts are checked one by one (see apply-file.parser.ts), so every prompt's problems are reported.
  */
 
-const slug = z
+export const slugSchema = z
   .string(expects('a slug'))
   .regex(SLUG_PATTERN, expects('a slug: 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit'))
   .refine((value) => !value.includes('--'), expects('a slug without "--"'));
+const slug = slugSchema;
 
 const envVarName = z
   .string()

@@ -8,6 +8,7 @@ import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto
 import { ApplySummary, ApplySummaryDto } from './apply-summary';
 import { ApplyService } from './apply.service';
 import { ExportService } from './export.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Registry: apply and export')
 @ApiSecurity('admin-key')
@@ -21,6 +22,7 @@ export class ApplyController {
     private readonly exporter: ExportService,
   ) {}
 
+  @Idempotent()
   @Post('apply')
   @HttpCode(200)
   @ApiOperation({

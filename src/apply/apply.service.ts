@@ -11,7 +11,7 @@ import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { RegistryCache } from '../registry/registry-cache';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { ApplyFile, ApplyFileResult, parseApplyText, validateApplyDocument } from './apply-file.parser';
+import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
 import { ApplySummary } from './apply-summary';
 
 export const INVALID_FILE = 'Invalid apply file';
@@ -29,6 +29,11 @@ interface ProjectState {
 }
 
 const MAX_ATTEMPTS = 5;
+
+/** A project key applies to its own project only; the admin key to any. */
+function mayApply(caller: ApplyCaller, file: { workspace: string; project: string }): boolean {
+  return caller.kind === 'admin' || (caller.workspaceSlug === file.workspace && caller.projectSlug === file.project);
+}
 
 /**
  * `parley apply` and POST /v2/apply: makes the project match the file, declaratively and in one
@@ -70,11 +75,13 @@ export class ApplyService {
   }
 
   private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
-    if (!result.ok) throw badRequest(INVALID_FILE, result.issues);
-    const { file } = result;
-    if (caller.kind === 'project' && (caller.workspaceSlug !== file.workspace || caller.projectSlug !== file.project)) {
-      throw forbidden('API key does not belong to this project');
+    if (!result.ok) {
+      // Its references are checked too, so that one report holds every problem of the file.
+      const references = result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, manager) : [];
+      throw badRequest(INVALID_FILE, [...result.issues, ...references]);
     }
+    const { file } = result;
+    if (!mayApply(caller, file)) throw forbidden('API key does not belong to this project');
     // Limits are the operator's: a project key may not lift its own.
     if (file.limits && caller.kind !== 'admin') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     const { summary, projectId } = manager ? await this.execute(manager, file) : await this.inTransaction(file);
@@ -96,9 +103,14 @@ export class ApplyService {
     }
   }
 
+  /** Reads the project without a transaction of its own: nothing is written for an invalid file. */
+  private async referenceIssues(references: ApplyReferences, manager = this.dataSource.manager): Promise<string[]> {
+    return this.check(references, await this.readState(manager, references));
+  }
+
   private async execute(manager: EntityManager, file: ApplyFile): Promise<{ summary: ApplySummary; projectId: string }> {
     const state = await this.readState(manager, file);
-    const issues = this.check(file, state);
+    const issues = this.check(file.references, state);
     if (issues.length > 0) throw badRequest(INVALID_FILE, issues);
 
     const summary: ApplySummary = {
@@ -166,7 +178,7 @@ export class ApplyService {
       .map((p) => `provider "${p.name}": ${p.apiKeyEnv} is not set on the server that serves this project; its calls go out without an API key until it is`);
   }
 
-  private async readState(manager: EntityManager, file: ApplyFile): Promise<ProjectState> {
+  private async readState(manager: EntityManager, file: { workspace: string; project: string }): Promise<ProjectState> {
     const found = await this.workspaces.findProject(file.workspace, file.project, manager);
     const workspaceExists = found !== null || (await this.workspaces.findWorkspace(file.workspace, manager)) !== null;
     if (!found) return { workspaceExists, projectId: null, environments: new Set(), providers: new Set(), prompts: new Map() };
@@ -185,24 +197,24 @@ export class ApplyService {
   }
 
   /** References the file makes that neither the file nor the database satisfies; every one is reported. */
-  private check(file: ApplyFile, state: ProjectState): string[] {
+  private check(file: ApplyReferences, state: ProjectState): string[] {
     const environments = new Set([...file.environments, ...state.environments, ...(state.projectId ? [] : DEFAULT_ENVIRONMENTS)]);
-    const providers = new Set(['local', ...file.providers.map((p) => p.name), ...state.providers]);
+    const providers = new Set(['local', ...file.providerNames, ...state.providers]);
     const issues: string[] = [];
-    file.providers.forEach((declared, index) => {
-      const problem = declared.apiKeyEnv === undefined ? undefined : this.credentials.apiKeyEnvProblem(declared.apiKeyEnv);
+    file.providers.forEach(({ index, apiKeyEnv }) => {
+      const problem = apiKeyEnv === undefined ? undefined : this.credentials.apiKeyEnvProblem(apiKeyEnv);
       if (problem) issues.push(file.describe(['providers', index, 'apiKeyEnv'], problem));
     });
-    file.prompts.forEach(({ declared }, index) => {
-      const existing = state.prompts.get(declared.slug);
-      if (existing && existing.kind !== declared.kind) {
-        issues.push(file.describe(['prompts', index, 'kind'], `"${declared.slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`));
+    file.prompts.forEach(({ index, slug, kind, provider, deploy }) => {
+      const existing = slug === undefined ? undefined : state.prompts.get(slug);
+      if (existing && kind !== undefined && existing.kind !== kind) {
+        issues.push(file.describe(['prompts', index, 'kind'], `"${slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`));
       }
-      if (!providers.has(declared.provider)) {
-        issues.push(file.describe(['prompts', index, 'provider'], `no provider "${declared.provider}": declare it under providers, or use "local"`));
+      if (provider !== undefined && !providers.has(provider)) {
+        issues.push(file.describe(['prompts', index, 'provider'], `no provider "${provider}": declare it under providers, or use "local"`));
       }
-      declared.deploy.forEach((slug, j) => {
-        if (!environments.has(slug)) issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${slug}": list it under environments`));
+      deploy.forEach((environment, j) => {
+        if (environment !== undefined && !environments.has(environment)) issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${environment}": list it under environments`));
       });
     });
     return issues;

@@ -29,14 +29,22 @@ export function readInput(file: string): string {
 
 /**
  * Applies the text of a parley.yaml: through a server (`--url`, or the server holding DATA_DIR), or on
- * the database directly. The file is validated here first, so a broken file fails without a connection.
+ * the database directly. A file that names no valid workspace and project fails here, without a
+ * connection; any other broken file goes to the server, which adds the problems only the database
+ * can see (unknown environments, providers, changed kinds) to the same report.
  */
 export async function runApply(text: string, options: RemoteOptions): Promise<ApplySummary> {
   const parsed = parseApplyText(text);
-  if (!parsed.ok) throw badRequest(INVALID_FILE, parsed.issues);
-  const route = await chooseRoute(options);
-  if (route.kind === 'server') return (await callServer(route, 'POST', '/v2/apply', { yaml: text })) as ApplySummary;
-  return withAppContext((ctx) => ctx.get(ApplyService).applyText(text, { kind: 'admin' }));
+  if (!parsed.ok && !parsed.references) throw badRequest(INVALID_FILE, parsed.issues);
+  try {
+    const route = await chooseRoute(options);
+    if (route.kind === 'server') return (await callServer(route, 'POST', '/v2/apply', { yaml: text })) as ApplySummary;
+    return await withAppContext((ctx) => ctx.get(ApplyService).applyText(text, { kind: 'admin' }));
+  } catch (err) {
+    // No server or database to ask: what the file alone shows is still the report.
+    if (!parsed.ok && !(err instanceof RemoteApiError) && !(err instanceof ApiException)) throw badRequest(INVALID_FILE, parsed.issues);
+    throw err;
+  }
 }
 
 export function applyCommand(): Command {
