@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApplyModule } from './apply/apply.module';
 import { AuthModule } from './auth/auth.module';
@@ -10,7 +10,6 @@ import { ConfigModule } from './config/config.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { ImportModule } from './import/import.module';
 import { InvocationModule } from './invocation/invocation.module';
@@ -62,8 +61,6 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     // The one validation pipe for every DTO-typed body and query (src/common/validation).
     { provide: APP_PIPE, useClass: InputValidationPipe },
-    // Idempotency-Key on the creating POSTs; the invoke routes' keys are the invocation core's.
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
 })
 export class AppModule {}

@@ -5,6 +5,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ConversationItemsService } from './conversation-items.service';
 import { parseItemListQuery } from './conversation-queries';
 import { ConversationDto, ConversationItemListDto, CREATE_ITEMS_BODY, ITEM_SCHEMA } from './dto/conversation.dto';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('OpenAI: Conversations')
 @ApiSecurity('api-key')
@@ -13,6 +14,7 @@ import { ConversationDto, ConversationItemListDto, CREATE_ITEMS_BODY, ITEM_SCHEM
 export class ConversationItemsController {
   constructor(private readonly items: ConversationItemsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create items', description: 'Up to 20 items, appended as one turn of the thread.' })

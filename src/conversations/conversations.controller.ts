@@ -5,6 +5,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { parseConversationListQuery } from './conversation-queries';
 import { ConversationsService } from './conversations.service';
 import { ConversationDeletedDto, ConversationDto, ConversationListDto, CREATE_CONVERSATION_BODY, UPDATE_CONVERSATION_BODY } from './dto/conversation.dto';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 /** OpenAI's Conversations API over Parley's threads (docs/openai-conversations.md). */
 @ApiTags('OpenAI: Conversations')
@@ -14,6 +15,7 @@ import { ConversationDeletedDto, ConversationDto, ConversationListDto, CREATE_CO
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a conversation', description: 'A new thread (same id on /v2), with up to 20 initial items as its first turn.' })
@@ -39,6 +41,7 @@ export class ConversationsController {
     return this.conversations.retrieve(caller, id);
   }
 
+  @Idempotent()
   @Post(':conversationId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update a conversation', description: 'The metadata given replaces the conversation\'s.' })

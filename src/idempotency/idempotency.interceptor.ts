@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -13,7 +13,7 @@ import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
-const IN_CORE = 'parley:idempotency-in-core';
+export const IN_CORE = 'parley:idempotency-in-core';
 
 /**
  * Marks routes whose idempotency the invocation core handles itself (it stores the outcome in the
@@ -44,7 +44,10 @@ function invalidKeyFor(context: ExecutionContext): () => ApiException {
 /**
  * `Idempotency-Key` on every POST of the `/v2` API (docs/security.md, "Idempotency keys"): the
  * first request runs and its answer is stored; a retry with the same key and body gets that answer
- * again (with `Idempotent-Replayed: true`), without running the handler.
+ * again (with `Idempotent-Replayed: true`), without running the handler. Bound per route with
+ * `@Idempotent()`, not globally: a global interceptor puts Nest's rxjs pipeline on every request,
+ * the invoke hot path included (docs/performance.md). IdempotencyCoverage checks at boot that
+ * every POST route has `@Idempotent()` or `@IdempotencyInCore()`.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -55,7 +58,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request & RequestWithPrincipal>();
-    if (req.method !== 'POST' || this.reflector.getAllAndOverride<boolean>(IN_CORE, [context.getHandler(), context.getClass()])) return next.handle();
+    if (req.method !== 'POST') return next.handle();
     const key = idempotencyKeyOf(req.headers, invalidKeyFor(context));
     if (key === undefined || !req.principal) return next.handle();
     const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
@@ -86,3 +89,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 }
+
+/** Idempotency-Key on this POST route (see IdempotencyInterceptor). */
+export const Idempotent = () => UseInterceptors(IdempotencyInterceptor);

@@ -1,9 +1,15 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { IdempotencyCoverage } from './idempotency-coverage';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 
+/** Global: `@Idempotent()` routes of every feature module instantiate the interceptor in their own module. */
+@Global()
 @Module({
-  providers: [IdempotencyRepository, IdempotencyService],
-  exports: [IdempotencyService],
+  imports: [DiscoveryModule],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyCoverage],
+  exports: [IdempotencyService, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

@@ -7,6 +7,7 @@ import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { ImportFacade } from './import.facade';
 import { importBodySchema, importTargetOf, parseImportBody } from './import-target';
 import { ImportSummary } from './import.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Import')
 @ApiSecurity('api-key')
@@ -17,6 +18,7 @@ import { ImportSummary } from './import.service';
 export class ImportController {
   constructor(private readonly importer: ImportFacade) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({

@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { MessagesService } from './messages.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Thread messages')
 @ApiSecurity('api-key')
@@ -15,6 +16,7 @@ import { MessagesService } from './messages.service';
 export class MessagesController {
   constructor(private readonly messages: MessagesService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Thread Message', description: 'Adds a message to the thread without calling the model.' })
@@ -48,6 +50,7 @@ export class MessagesController {
     return this.messages.get(caller, threadId, messageId);
   }
 
+  @Idempotent()
   @Post(':messageId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update Thread Message', description: 'The metadata given replaces the message\'s metadata entirely.' })

@@ -11,6 +11,7 @@ import {
   ProviderCredentialListDto,
 } from './provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Registry: provider credentials')
 @ApiSecurity('api-key')
@@ -19,6 +20,7 @@ import { ProviderCredentialsService } from './provider-credentials.service';
 export class ProviderCredentialsController {
   constructor(private readonly credentials: ProviderCredentialsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })

@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadsService } from './threads.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Threads')
 @ApiSecurity('api-key')
@@ -15,6 +16,7 @@ import { ThreadsService } from './threads.service';
 export class ThreadsController {
   constructor(private readonly threads: ThreadsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Thread' })
@@ -46,6 +48,7 @@ export class ThreadsController {
     return this.threads.get(caller, threadId);
   }
 
+  @Idempotent()
   @Post(':threadId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update Thread', description: 'The metadata given replaces the thread\'s metadata entirely.' })

@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('Admin: workspaces, projects, API keys')
 @ApiSecurity('admin-key')
@@ -14,6 +15,7 @@ import { WorkspacesService } from './workspaces.service';
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a workspace' })
@@ -30,6 +32,7 @@ export class WorkspacesController {
     return { object: 'list', data: await this.workspaces.listWorkspaces() };
   }
 
+  @Idempotent()
   @Post(':workspace/projects')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a project in a workspace' })
@@ -47,6 +50,7 @@ export class WorkspacesController {
     return { object: 'list', data: await this.workspaces.listProjects(workspace) };
   }
 
+  @Idempotent()
   @Post(':workspace/projects/:project/api-keys')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a project API key', description: 'The key is in this response only; Parley stores its SHA-256 hash.' })

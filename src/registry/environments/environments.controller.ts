@@ -5,6 +5,7 @@ import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
 import { EnvironmentsService } from './environments.service';
+import { Idempotent } from '../../idempotency/idempotency.interceptor';
 
 @ApiTags('Registry: environments')
 @ApiSecurity('api-key')
@@ -13,6 +14,7 @@ import { EnvironmentsService } from './environments.service';
 export class EnvironmentsController {
   constructor(private readonly environments: EnvironmentsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create an environment', description: 'Every project starts with preview, staging and production.' })

@@ -10,6 +10,7 @@ import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptsService } from './prompts.service';
 import { VersionsService } from './versions.service';
+import { Idempotent } from '../../idempotency/idempotency.interceptor';
 
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
@@ -22,6 +23,7 @@ export class PromptsController {
     private readonly deployments: DeploymentsService,
   ) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
@@ -47,6 +49,7 @@ export class PromptsController {
     return this.prompts.get(caller.projectId, slug);
   }
 
+  @Idempotent()
   @Post(':slug/versions')
   @HttpCode(200)
   @ApiOperation({
@@ -76,6 +79,7 @@ export class PromptsController {
     return this.versions.get(caller.projectId, slug, version);
   }
 
+  @Idempotent()
   @Post(':slug/deployments')
   @HttpCode(200)
   @ApiOperation({
