@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import { ApplyModule } from './apply/apply.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { InputValidationPipe } from './common/validation';
-import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
@@ -16,7 +14,7 @@ import { InvocationModule } from './invocation/invocation.module';
 import { LangtailModule } from './langtail/langtail.module';
 import { LimitsModule } from './limits/limits.module';
 import { OpenAIModule } from './openai/openai.module';
-import { loggerOptions } from './logging/logger-options';
+import { LoggingModule } from './logging/logging.module';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RegistryModule } from './registry/registry.module';
@@ -33,7 +31,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 @Module({
   imports: [
     ConfigModule,
-    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
+    LoggingModule,
     DatabaseModule,
     AuthModule,
     HealthModule,

@@ -1,24 +1,28 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
-import { Logger } from 'nestjs-pino';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
 import { echoRequestId } from './logging/request-id';
+import { PinoNestLogger } from './logging/app-logger';
 import { BootQuietLogger } from './logging/boot-quiet-logger';
+import { requestLogging } from './logging/request-logging';
 import { instrumentHttp } from './metrics/http-metrics.middleware';
 import { enrichDocument, TAG_DESCRIPTIONS } from './setup/swagger-document';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
 export function configureApp(app: INestApplication): INestApplication {
   const config = app.get(AppConfig);
-  app.useLogger(new BootQuietLogger(app.get(Logger)));
+  const logger = app.get(PinoNestLogger);
+  app.useLogger(new BootQuietLogger(logger));
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   // Behind a load balancer the client address comes from X-Forwarded-For (request logs' requestIP).
   express.set('trust proxy', 'loopback, linklocal, uniquelocal');
   // Before anything can answer: every response carries X-Request-Id.
   app.use(echoRequestId);
+  const requestLines = requestLogging(logger.pino);
+  if (requestLines) app.use(requestLines);
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));

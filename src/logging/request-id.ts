@@ -15,7 +15,7 @@ export function requestIdOf(req: IncomingMessage): string {
 /**
  * First middleware of the app: fixes the request id and echoes it as X-Request-Id on every
  * response (errors of the body parser included), so a client can quote it and an operator find
- * the log line (pino-http's genReqId reads the same id).
+ * the log line (the request line of src/logging/request-logging.ts and unexpected-error lines carry it).
  */
 export function echoRequestId(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const id = requestIdOf(req);

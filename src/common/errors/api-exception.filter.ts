@@ -18,7 +18,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request | undefined>();
     // One surface, one error shape: everything under /v1 answers in OpenAI's.
-    const error = req && isOpenAIPath(req.path) ? asOpenAIError(this.toResponse(exception)) : this.toResponse(exception);
+    const requestId = (req as { id?: unknown } | undefined)?.id;
+    const response = this.toResponse(exception, typeof requestId === 'string' ? requestId : undefined);
+    const error = req && isOpenAIPath(req.path) ? asOpenAIError(response) : response;
     if (res.headersSent) {
       // A streamed response already started: the stream writer reports its own errors.
       res.end();
@@ -30,7 +32,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     res.status(error.getStatus()).json(error.body);
   }
 
-  private toResponse(exception: unknown): ApiException {
+  /** `requestId` goes into the log line of an unexpected error, so an operator finds it from the client's X-Request-Id. */
+  private toResponse(exception: unknown, requestId?: string): ApiException {
     if (exception instanceof ApiException) return exception;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -42,10 +45,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return resourceError(status, message);
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.error(`database unavailable: ${(exception as Error).message}`);
+      this.logger.error(`request ${requestId ?? '-'}: database unavailable: ${(exception as Error).message}`);
       return databaseUnavailable();
     }
-    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    this.logger.error(`request ${requestId ?? '-'}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
     return resourceError(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
   }
 }
