@@ -17,11 +17,12 @@
  *   e   d streamed; its figure is the time to the first byte of the stream
  * then a 200-turn thread, to measure request log bytes per turn.
  *
- * Each figure pools BENCH_ROUNDS (3) slices of BENCH_DURATION / rounds seconds (6 s in all), each
+ * First every scenario gets BENCH_PREWARM (10; quick: 2) s of load at each connection count. Then
+ * each figure pools BENCH_ROUNDS (3) slices of BENCH_DURATION / rounds seconds (6 s in all), each
  * after BENCH_WARMUP (1) s of warm-up; the scenarios take turns slice by slice.
  *
  * Environment: BENCH_QUICK=1 (2 s per figure in 2 slices, 0.5 s warm-up: a quick look, not
- * written to latest.json), BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS ("1,64"),
+ * written to latest.json), BENCH_PREWARM, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS ("1,64"),
  * BENCH_ONLY (e.g. "a,c": a partial run, not written to latest.json), BENCH_FETCH_FLOOR=1 (also
  * b~, the bare Nest app on the global fetch), BENCH_PORTKEY=0 (skip Portkey), BENCH_PROFILE=1
  * (Parley runs with --cpu-prof; profiles in bench/profiles/), BENCH_PARLEY_MAIN (another build's
@@ -33,6 +34,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { createDatabase, dropDatabase, monitor, probe } = require('./lib/database');
 const { measureLogStorage } = require('./lib/log-storage');
+const { runLoad } = require('./lib/load');
 const { measureSlice, mergeSlices } = require('./lib/measure');
 const { startPortkey } = require('./lib/portkey');
 const { killAllNow, memoryMB, startNode, stopAll } = require('./lib/processes');
@@ -46,6 +48,8 @@ const RESULTS = path.join(__dirname, 'results');
 const QUICK = process.env.BENCH_QUICK === '1';
 const DURATION = Number(process.env.BENCH_DURATION || (QUICK ? 2 : 6));
 const WARMUP = Number(process.env.BENCH_WARMUP || (QUICK ? 0.5 : 1));
+/** Load on every server and scenario before any figure is taken: V8 keeps optimizing a large server's code for tens of seconds. */
+const PREWARM = Number(process.env.BENCH_PREWARM || (QUICK ? 2 : 10));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || (QUICK ? 2 : 3)));
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '1,64').split(',').map(Number);
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
@@ -160,6 +164,18 @@ async function main() {
   // Each scenario is measured in ROUNDS slices, the scenarios taking turns (in reverse order every
   // other round): on a shared machine, slow phases then weigh on every scenario alike, and the
   // figures compared with each other (c against a, b and p) are taken side by side in time.
+  // A gateway runs warm: before the first slice every scenario gets PREWARM seconds of load at each
+  // connection count, so JIT compilation does not weigh on the first figures (bigger code bases
+  // warm longer: Parley's invoke path was still being optimized after 30 s at one connection).
+  if (PREWARM > 0) {
+    for (const connections of [...CONNECTIONS].sort((x, y) => y - x)) {
+      for (const scenario of scenarios) {
+        log(`(${scenario.id}) warming up, ${connections} connection(s): ${PREWARM}s`);
+        const warm = await runLoad(scenario.target, { connections, ttfb: Boolean(scenario.stream), durationSec: PREWARM });
+        if (scenario.usesDb) parleyAnswered += warm.requests;
+      }
+    }
+  }
   const slices = new Map();
   const sliceSec = DURATION / ROUNDS;
   for (const connections of CONNECTIONS) {

@@ -8,6 +8,7 @@ import { completionResponse } from './invoke-request';
 import { abortOnClose, setThreadIdHeaders } from './invoke-http';
 import { SpecInvokeParser, SpecInvokeRequest } from './spec-invoke.parser';
 import { SseResponse, streamErrorOf } from './sse-response';
+import { sendJson } from '../common/http/send-json';
 
 /**
  * Endpoints 1 and 2 on the wire: the spec's body in, the spec's completion or SSE stream out.
@@ -29,7 +30,7 @@ export class SpecInvokeTransport {
     setThreadIdHeaders(res, result.threadId);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
     if (result.type === 'stream') return this.stream(result, res);
-    res.status(HttpStatus.OK).json(completionResponse(result.completion));
+    sendJson(res, HttpStatus.OK, completionResponse(result.completion));
   }
 
   private async stream(result: StreamResult, res: Response): Promise<void> {

@@ -8,6 +8,7 @@ import { abortOnClose, setThreadIdHeaders } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper';
 import { ChatCompletionsRequest, ChatCompletionsService } from './chat-completions.service';
+import { sendJson } from '../common/http/send-json';
 
 /** The inner `{message, type, param, code}` of OpenAI's error body, for an error event after the headers. */
 function streamError(err: unknown): Record<string, unknown> {
@@ -37,7 +38,7 @@ export class ChatCompletionsTransport {
     setThreadIdHeaders(res, result.threadId);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
     if (result.type === 'stream') return this.stream(result, includeUsage, res);
-    res.status(HttpStatus.OK).json(toChatCompletion(result.completion));
+    sendJson(res, HttpStatus.OK, toChatCompletion(result.completion));
   }
 
   private async stream(result: StreamResult, includeUsage: boolean, res: Response): Promise<void> {
