@@ -8,10 +8,12 @@ import { ConfigError, loadAppConfig } from './config/app-config';
 import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
 import { generateServerToken, writeServerInfo } from './database/server-info';
 import { printFirstRunBanner } from './setup/first-run-banner';
+import { limitHeapGrowth } from './setup/heap-growth';
 import { shutDownGracefully } from './setup/graceful-shutdown';
 import { InitService } from './setup/init.service';
 
 async function bootstrap(): Promise<void> {
+  limitHeapGrowth();
   const config = loadAppConfig();
   if (config.embedded && !config.inMemory) await lockDataDir(config.dataDir);
 
