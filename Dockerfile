@@ -3,7 +3,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/install-deps.sh ./scripts/
+COPY scripts/install-deps.sh scripts/check-lock.js ./scripts/
 RUN bash scripts/install-deps.sh
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
