@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { InputValidationPipe } from './common/validation';
 import { ConfigModule } from './config/config.module';
+import { ConsoleModule } from './console/console.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -48,6 +49,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,
+    ConsoleModule,
     LangtailModule,
     ResponsesModule,
     // The OpenAI-shaped /v1 chat completions and models (before the invoke catch-all).

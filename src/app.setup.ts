@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
+import { serveConsole } from './console/console-static';
 import { echoRequestId } from './logging/request-id';
 import { PinoNestLogger } from './logging/app-logger';
 import { BootQuietLogger } from './logging/boot-quiet-logger';
@@ -27,6 +28,7 @@ export function configureApp(app: INestApplication): INestApplication {
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
   setUpSwagger(app);
+  serveConsole(app);
   return app;
 }
 

@@ -37,7 +37,7 @@ async function bootstrap(): Promise<void> {
     writeServerInfo(config.dataDir, { url, pid: process.pid, adminToken });
   }
   if (firstRun.created) printFirstRunBanner(firstRun, url);
-  else console.log(`Parley listening on ${url} (Swagger UI: ${url}/docs)`);
+  else console.log(`Parley listening on ${url} (console: ${url}/console, Swagger UI: ${url}/docs)`);
 }
 
 bootstrap().catch((err) => {

@@ -22,7 +22,7 @@ describe(`schema distributable by project_id (SCHEMA_MODE=${partitioned ? 'parti
     expect(await checkDistributable(t.dataSource.manager)).toEqual([]);
   });
 
-  it('project-scoped tables are partitioned, workspaces, projects and keys plain', async () => {
+  it('project-scoped tables are partitioned, workspaces, projects, keys and console sessions plain', async () => {
     const rows: { name: string; kind: string; strategy: string | null }[] = await t.dataSource.query(
       `SELECT c.relname AS name, c.relkind AS kind, p.partstrat AS strategy
          FROM pg_class c
@@ -36,7 +36,7 @@ describe(`schema distributable by project_id (SCHEMA_MODE=${partitioned ? 'parti
     const kinds: Record<string, string> = Object.fromEntries(
       await Promise.all(REFERENCE_TABLES.map(async (name) => [name, (await t.dataSource.query('SELECT relkind AS kind FROM pg_class WHERE oid = $1::regclass', [name]))[0].kind])),
     );
-    expect(kinds).toEqual({ workspaces: 'r', projects: 'r', api_keys: 'r' });
+    expect(kinds).toEqual({ workspaces: 'r', projects: 'r', api_keys: 'r', console_sessions: 'r' });
     if (!partitioned) return;
     for (const table of scoped) {
       // By hash of project_id; request_logs once it is partitioned by time (its months) stays so.

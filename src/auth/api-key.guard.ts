@@ -3,7 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { forbidden, invalidApiKey } from '../common/errors';
 import { Access, ACCESS_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
-import { RequestWithPrincipal } from './principal';
+import { Principal, RequestWithPrincipal } from './principal';
+import { CSRF_HEADER, SessionPrincipals, sessionTokenOf } from './session-cookie';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** `X-API-Key: <key>`, or `Authorization: Bearer <key>` as sent by existing SDKs. */
 export function extractApiKey(headers: RequestWithPrincipal['headers']): string | null {
@@ -19,13 +22,16 @@ export function extractApiKey(headers: RequestWithPrincipal['headers']): string 
 
 /**
  * The one global guard. Every route needs a project key unless marked @Public() or @AdminOnly();
- * a missing or unknown key is the spec's 401 body everywhere.
+ * a missing or unknown key is the spec's 401 body everywhere. Without a key header, the console's
+ * session cookie stands for the key it was made from (docs/console.md); a state-changing request
+ * on a cookie needs the CSRF header.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
+    private readonly sessions: SessionPrincipals,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -33,14 +39,25 @@ export class ApiKeyGuard implements CanActivate {
       this.reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [context.getHandler(), context.getClass()]) ??
       'project';
     if (access === 'public') return true;
-    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    const secret = extractApiKey(request.headers);
-    const principal = secret ? await this.keys.resolve(secret) : null;
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
+    const principal = await this.principalOf(request);
     if (!principal) throw invalidApiKey();
     if (access !== 'admin-or-project' && principal.kind !== access) {
       throw forbidden(access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
     request.principal = principal;
     return true;
+  }
+
+  private async principalOf(request: RequestWithPrincipal & { method: string }): Promise<Principal | null> {
+    const secret = extractApiKey(request.headers);
+    if (secret) return this.keys.resolve(secret);
+    const token = sessionTokenOf(request.headers);
+    if (!token) return null;
+    const principal = await this.sessions.resolve(token);
+    if (principal && !SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] === undefined) {
+      throw forbidden(`A console request that changes something needs the ${CSRF_HEADER} header`);
+    }
+    return principal;
   }
 }

@@ -16,14 +16,23 @@ export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
 
   /** One indexed lookup by hash, with the project and workspace slugs the invoke path checks. */
-  async findActiveByHash(hash: string): Promise<ActiveKeyRow | null> {
+  findActiveByHash(hash: string): Promise<ActiveKeyRow | null> {
+    return this.findActive('k.key_hash = $1', hash);
+  }
+
+  /** The same, by the key's id (a console session names its key by id). */
+  findActiveById(id: string): Promise<ActiveKeyRow | null> {
+    return this.findActive('k.id = $1', id);
+  }
+
+  private async findActive(condition: string, value: string): Promise<ActiveKeyRow | null> {
     const rows: ActiveKeyRow[] = await this.keys.query(
       `SELECT k.id, k.project_id, p.slug AS project_slug, p.workspace_id, w.slug AS workspace_slug
          FROM api_keys k
          LEFT JOIN projects p ON p.id = k.project_id
          LEFT JOIN workspaces w ON w.id = p.workspace_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
+        WHERE ${condition} AND k.revoked_at IS NULL`,
+      [value],
     );
     return rows[0] ?? null;
   }

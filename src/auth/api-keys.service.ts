@@ -7,7 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
-import { ApiKeysRepository } from './api-keys.repository';
+import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
 import { Principal } from './principal';
 
 export interface IssuedKey {
@@ -55,8 +55,19 @@ export class ApiKeysService {
     return this.cache.getOrLoad(hash, () => this.load(hash));
   }
 
+  /**
+   * The principal of a live stored key, by id, uncached: a console session stands for its key and
+   * ends with it (docs/console.md).
+   */
+  async resolveKeyId(keyId: string): Promise<Principal | null> {
+    return this.principalOf(await this.keys.findActiveById(keyId));
+  }
+
   private async load(hash: string): Promise<Principal | null> {
-    const row = await this.keys.findActiveByHash(hash);
+    return this.principalOf(await this.keys.findActiveByHash(hash));
+  }
+
+  private principalOf(row: ActiveKeyRow | null): Principal | null {
     if (!row) return null;
     const principal: Principal = row.project_id
       ? {

@@ -4,10 +4,10 @@ import { EntityManager } from 'typeorm';
 export const HASH_PARTITIONS = 8;
 export const DISTRIBUTION_COLUMN = 'project_id';
 /**
- * Plain tables (Citus: reference tables), though some have a project_id: API keys are looked up by
- * hash before any project is known, and admin keys have none.
+ * Plain tables (Citus: reference tables), though some have a project_id: API keys and console
+ * sessions are looked up by hash before any project is known, and admin keys have none.
  */
-export const REFERENCE_TABLES = ['workspaces', 'projects', 'api_keys'];
+export const REFERENCE_TABLES = ['workspaces', 'projects', 'api_keys', 'console_sessions'];
 
 interface ConstraintRow {
   table: string;

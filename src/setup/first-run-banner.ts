@@ -34,6 +34,7 @@ export function printFirstRunBanner(result: InitResult, url: string): void {
   lines.push(
     `  curl -s -X POST ${url}/v2/threads ${json} -d '{"metadata":{"hello":"world"}}'`,
     '',
+    `Console: ${url}/console (sign in with the project key above)`,
     `Swagger UI: ${url}/docs`,
     RULE,
     '',

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface SessionRow {
+  kind: 'project' | 'admin';
+  key_id: string | null;
+  expires_at: Date;
+}
+
+export interface NewSession {
+  id: string;
+  tokenHash: string;
+  kind: 'project' | 'admin';
+  keyId: string | null;
+  projectId: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * console_sessions, a reference table looked up by token hash (the session names its project
+ * through its key, so no query here needs a project scope).
+ */
+@Injectable()
+export class ConsoleSessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(session: NewSession): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO console_sessions (id, token_hash, kind, key_id, project_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [session.id, session.tokenHash, session.kind, session.keyId, session.projectId, session.createdAt, session.expiresAt],
+    );
+  }
+
+  /** One unique-index lookup: the live session with this token hash. */
+  async findLive(tokenHash: string, now: Date): Promise<SessionRow | null> {
+    const rows: SessionRow[] = await this.dataSource.query(
+      'SELECT kind, key_id, expires_at FROM console_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2',
+      [tokenHash, now],
+    );
+    return rows[0] ?? null;
+  }
+
+  async revoke(tokenHash: string, now: Date): Promise<boolean> {
+    const result: unknown[] = await this.dataSource.query(
+      'UPDATE console_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id',
+      [tokenHash, now],
+    );
+    return updatedRows(result).length > 0;
+  }
+
+  /** Rows expired before `before` serve nothing any more. */
+  async deleteExpired(before: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM console_sessions WHERE expires_at < $1', [before]);
+  }
+}
+
+/** TypeORM answers an UPDATE ... RETURNING with [rows, rowCount] on PostgreSQL (and on the PGlite pool). */
+function updatedRows(result: unknown[]): unknown[] {
+  return Array.isArray(result[0]) ? result[0] : result;
+}

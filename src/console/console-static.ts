@@ -1,0 +1,69 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+export const CONSOLE_PATH = '/console';
+/** Where `npm run build` puts the console (console/dist, next to src/ and dist/). */
+export const CONSOLE_BUILD_DIR = path.resolve(__dirname, '..', '..', 'console', 'dist');
+
+/**
+ * No inline script or style, no other origin: user-written text (templates, messages, log bodies)
+ * that ever reached the page as markup could not run (docs/console.md, "Security").
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function securityHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+}
+
+/**
+ * Serves the built console at /console: its files (hashed assets cached for a year), and index.html
+ * for every other path under it, so a deep link or a reload of /console/logs?status=error opens
+ * that screen (the router reads the URL). Without a build, /console says how to make one.
+ */
+export function serveConsole(app: INestApplication, dir = CONSOLE_BUILD_DIR): void {
+  const express = app as NestExpressApplication;
+  const indexFile = path.join(dir, 'index.html');
+  let index: Buffer | null = null;
+  express.useStaticAssets(dir, {
+    prefix: `${CONSOLE_PATH}/`,
+    index: false,
+    // /console itself is the app, not a directory to redirect to /console/.
+    redirect: false,
+    fallthrough: true,
+    setHeaders: (res, file) => {
+      securityHeaders(res as Response);
+      const immutable = file.includes(`${path.sep}assets${path.sep}`);
+      res.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  express.use(CONSOLE_PATH, (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    // A missing asset is a 404, not the page: a stale tab asking for an old chunk must fail visibly.
+    if (req.path.startsWith('/assets/')) return next();
+    securityHeaders(res);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (!index && existsSync(indexFile)) index = readFileSync(indexFile);
+    if (!index) {
+      res.status(503).type('text/plain').send('The console is not built: run `npm run build` (docs/console.md).\n');
+      return;
+    }
+    res.status(200).type('html').send(index);
+  });
+}

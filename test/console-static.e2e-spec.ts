@@ -1,0 +1,60 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import request from 'supertest';
+import { CONSOLE_CSP, serveConsole } from '../src/console/console-static';
+
+@Module({})
+class EmptyModule {}
+
+/** /console: the built files, index.html for every screen's URL, and the security headers on all of them. */
+describe('console static files', () => {
+  let dir: string;
+  let app: NestExpressApplication;
+  let missing: NestExpressApplication;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'parley-console-'));
+    mkdirSync(path.join(dir, 'assets'));
+    writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>Parley</title><script type="module" src="/console/assets/app-1.js"></script>');
+    writeFileSync(path.join(dir, 'assets', 'app-1.js'), 'console.log(1)');
+    app = await NestFactory.create<NestExpressApplication>(EmptyModule, { logger: false });
+    serveConsole(app, dir);
+    await app.init();
+    missing = await NestFactory.create<NestExpressApplication>(EmptyModule, { logger: false });
+    serveConsole(missing, path.join(dir, 'nothing-here'));
+    await missing.init();
+  });
+  afterAll(async () => {
+    await app.close();
+    await missing.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every screen URL with index.html and a CSP without unsafe-inline', async () => {
+    for (const url of ['/console', '/console/', '/console/logs?status=error', '/console/prompts/support-reply/versions/2']) {
+      const res = await request(app.getHttpServer()).get(url).expect(200);
+      expect(res.text).toContain('<title>Parley</title>');
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+    expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+  });
+
+  it('serves hashed assets as immutable and a missing asset as 404', async () => {
+    const asset = await request(app.getHttpServer()).get('/console/assets/app-1.js').expect(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.headers['cache-control']).toContain('immutable');
+    await request(app.getHttpServer()).get('/console/assets/app-0.js').expect(404);
+  });
+
+  it('says how to build the console when there is no build', async () => {
+    const res = await request(missing.getHttpServer()).get('/console').expect(503);
+    expect(res.text).toContain('npm run build');
+  });
+});
