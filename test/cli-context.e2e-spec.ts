@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { ApplyService } from '../src/apply/apply.service';
 import { CliModule } from '../src/cli/cli.module';
-import { ImportCliModule } from '../src/import/import-cli.module';
+import { ImportCliModule } from '../src/cli/import-cli.module';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 
 /**

@@ -4,7 +4,7 @@ import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { Foundation1763800000000 } from '../src/database/migrations/1763800000000-Foundation';
 import { Registry1763900000000 } from '../src/database/migrations/1763900000000-Registry';
 import { RequestLogs1763950000000 } from '../src/database/migrations/1763950000000-RequestLogs';
-import { monthStart, uuidBoundOf } from '../src/request-logs/log-partitions';
+import { monthStart, uuidBoundOf } from '../src/database/log-partitions';
 import { LogPartitionsService } from '../src/request-logs/log-partitions.service';
 import { client } from './support/http';
 import { uniqueSlug } from './support/factories';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module';
-import { RegistryCacheModule } from '../registry/registry-cache';
+import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { RegistryModule } from '../registry/registry.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { ApplyController } from './apply.controller';

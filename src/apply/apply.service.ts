@@ -9,7 +9,7 @@ import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environme
 import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
-import { RegistryCache } from '../registry/registry-cache';
+import { RegistryCache } from '../registry-cache/registry-cache';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
 import { ApplySummary } from './apply-summary';

@@ -1,5 +1,6 @@
 import { visibleContent } from './deleted-items';
-import { MessageDto, MessageListItemDto, MessageUpdatedDto, RequestLogSummaryDto } from './dto/message-response.dto';
+import { RequestLogSummaryDto } from '../request-logs/dto/request-log-summary.dto';
+import { MessageDto, MessageListItemDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 export const toMessageListItemDto = (m: ThreadMessageEntity): MessageListItemDto => ({

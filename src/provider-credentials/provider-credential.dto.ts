@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsUrl, ValidateBy } from 'class-validator';
 import { Optional, Text } from '../common/validation';
-import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
+import { PROVIDER_NAME_PATTERN } from '../common/validation/slug';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from './api-key-env';
 
 /** The fields of a credential other than its name (PUT takes the name from the path). */

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CryptoModule } from '../common/crypto/crypto.module';
-import { RegistryCacheModule } from '../registry/registry-cache';
+import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { ProviderCredentialEntity } from './provider-credential.entity';
 import { ProviderCredentialsController } from './provider-credentials.controller';
 import { ProviderCredentialsRepository } from './provider-credentials.repository';

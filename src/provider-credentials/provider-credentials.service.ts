@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../common/errors';
+import { badRequest, conflict, invalidBody, isUniqueViolation, notFound } from '../common/errors';
 import { newId } from '../common/ids';
-import { PROVIDER_NAME_PATTERN } from '../registry/content/version-content.schema';
-import { RegistryCache } from '../registry/registry-cache';
-import { isProviderName } from '../registry/slugs';
-import { invalidBody } from '../registry/registry-errors';
+import { RegistryCache } from '../registry-cache/registry-cache';
+import { isProviderName, PROVIDER_NAME_PATTERN } from '../common/validation/slug';
 import { AppConfig } from '../config/app-config';
 import { apiKeyEnvProblem } from './api-key-env';
 import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';

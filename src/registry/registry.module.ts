@@ -14,7 +14,7 @@ import { PromptsRepository } from './prompts/prompts.repository';
 import { PromptsService } from './prompts/prompts.service';
 import { VersionsRepository } from './prompts/versions.repository';
 import { VersionsService } from './prompts/versions.service';
-import { RegistryCacheModule } from './registry-cache';
+import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { RegistryService } from './registry.service';
 
 /**

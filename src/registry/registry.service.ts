@@ -6,7 +6,7 @@ import { LOCAL_PROVIDER, ProviderCredentialsService } from '../provider-credenti
 import { TemplateCache } from '../templates';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
-import { RegistryCache } from './registry-cache';
+import { RegistryCache } from '../registry-cache/registry-cache';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
 import { isProviderName, isSlugLike } from './slugs';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { maintainPartitions } from './log-partitions';
+import { maintainPartitions } from '../database/log-partitions';
 
 /** How often the server checks the partitions ahead and the retention horizon. */
 const EVERY_MS = 60 * 60 * 1000;

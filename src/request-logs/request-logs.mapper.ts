@@ -1,5 +1,5 @@
 import { ProjectPrincipal } from '../auth/principal';
-import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
+import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogObjectDto } from '../threads/dto/request-log-object.dto';
 import { RequestLogDetailDto, RequestLogDto } from './dto/request-log.dto';
 import { RequestLogEntity } from './request-log.entity';

@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { isSlugLike } from '../common/validation';
 import { pageLimit, toPage } from '../common/pagination';
-import { RequestLogSummaryDto } from '../messages/dto/message-response.dto';
+import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogEntity } from './request-log.entity';
 import { RequestLogWriter } from './request-log-writer';

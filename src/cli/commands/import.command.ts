@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { badRequest } from '../../common/errors';
 import { parseAssistantsExport, recordsOfJsonLines } from '../../import/assistants-export.parser';
-import { ImportCliModule } from '../../import/import-cli.module';
+import { ImportCliModule } from '../import-cli.module';
 import { ImportFacade } from '../../import/import.facade';
 import { ImportSummary, INVALID_IMPORT } from '../../import/import.service';
 import { output, withAppContext } from '../cli-context';

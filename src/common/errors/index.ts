@@ -3,3 +3,4 @@ export * from './api-exception.filter';
 export * from './request-body';
 export * from './database-errors';
 export * from './openai-error';
+export * from './invalid-body';

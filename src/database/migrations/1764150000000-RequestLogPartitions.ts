@@ -1,11 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { maintainPartitions, monthStart, partitionName, uuidBoundOf } from '../../request-logs/log-partitions';
+import { maintainPartitions, monthStart, partitionName, uuidBoundOf } from '../log-partitions';
 
 const INDEXES = ['slug', 'thread', 'status', 'metadata'];
 
 /**
  * request_logs becomes a table partitioned by RANGE (id), a partition per month (UUIDv7 ids carry
- * their time; see src/request-logs/log-partitions.ts and docs/operations.md). The existing table,
+ * their time; see src/database/log-partitions.ts and docs/operations.md). The existing table,
  * rows and all, is attached as the first partition, covering everything before next month: no row
  * is copied. The months after it are created here and kept ahead by the server.
  */

@@ -3,17 +3,9 @@ import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
 import { Metadata } from '../../common/validation';
 import { chatMessageSchema } from '../../common/chat';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
+import { RequestLogSummaryDto } from '../../request-logs/dto/request-log-summary.dto';
 
 const CONTENT_DOC = { type: 'array', items: openApiSchemaOf(chatMessageSchema), description: 'the chat messages of this turn' } as const;
-
-export class RequestLogSummaryDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'the body sent to the provider ({} when doNotRecord)' })
-  request: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'the provider\'s answer ({} when doNotRecord)' })
-  response: Record<string, unknown>;
-}
 
 export class MessageListItemDto {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { chatMessageSchema, expects, samplingSettingsShape, toolChoiceSchema } from '../../common/chat';
-import { SLUG_PATTERN } from '../../common/validation/slug';
+import { PROVIDER_NAME_PATTERN } from '../../common/validation/slug';
+
+export { PROVIDER_NAME_PATTERN };
 
 /**
  * What a version stores, defined once in zod and used by the REST DTOs (via MatchesSchema), the
  * apply file and Swagger. Ranges are the chat-completion API's, as the invoke body checks them.
  */
 
-/** Provider names have the shape of slugs (without the slugs' "--" rule). */
-export const PROVIDER_NAME_PATTERN = SLUG_PATTERN;
 export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export const modelParametersSchema = z.strictObject({

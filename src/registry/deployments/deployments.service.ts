@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { invalidBody } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { EnvironmentEntity } from '../environments/environment.entity';
 import { EnvironmentsService } from '../environments/environments.service';
@@ -7,8 +8,7 @@ import { PromptVersionEntity } from '../prompts/prompt-version.entity';
 import { PromptEntity } from '../prompts/prompt.entity';
 import { PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
-import { RegistryCache } from '../registry-cache';
-import { invalidBody } from '../registry-errors';
+import { RegistryCache } from '../../registry-cache/registry-cache';
 import { isSlugLike } from '../slugs';
 import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';

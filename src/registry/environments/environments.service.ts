@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { conflict, isUniqueViolation } from '../../common/errors';
 import { newId } from '../../common/ids';
-import { RegistryCache } from '../registry-cache';
+import { RegistryCache } from '../../registry-cache/registry-cache';
 import { EnvironmentDto } from './environment.dto';
 import { EnvironmentEntity } from './environment.entity';
 import { EnvironmentsRepository } from './environments.repository';

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { badRequest, notFound } from '../../common/errors';
+import { badRequest, invalidBody, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
 import { ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
 import { formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
-import { RegistryCache } from '../registry-cache';
-import { invalidBody } from '../registry-errors';
+import { RegistryCache } from '../../registry-cache/registry-cache';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptVersionEntity } from './prompt-version.entity';
 import { PromptEntity } from './prompt.entity';
