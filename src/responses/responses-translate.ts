@@ -48,18 +48,39 @@ export function estimateTokens(message: Record<string, unknown>): number {
   return Math.ceil(JSON.stringify(message.content ?? '').length / 4) + Math.ceil(JSON.stringify(message.tool_calls ?? '').length / 4) + 4;
 }
 
+/** Messages measured between two yields to the event loop: a few milliseconds of work. */
+const MEASURE_CHUNK = 500;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The estimate of every message, in order; yields to the event loop every MEASURE_CHUNK messages. */
+async function estimatesOf(messages: Record<string, unknown>[]): Promise<number[]> {
+  const estimates = new Array<number>(messages.length);
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0 && i % MEASURE_CHUNK === 0) await yieldToEventLoop();
+    estimates[i] = estimateTokens(messages[i]);
+  }
+  return estimates;
+}
+
 /**
  * `truncation: "auto"`: drops the oldest history messages (never the template's system messages
  * at the head, never this turn's input) until the estimate fits `budget`; a tool result left
  * without its call is dropped with it. Returns the messages unchanged when they fit.
+ *
+ * Linear in the conversation: each message is measured once and the kept history's total is a
+ * running sum, and the measuring yields to the event loop between chunks, so a conversation of
+ * any length never holds the instance on one long synchronous stretch (docs/openai-conversations.md).
  */
-export function truncateHistory<M extends Record<string, unknown>>(head: M[], history: M[], tail: M[], budget: number): M[] {
-  const total = (list: M[]) => list.reduce((sum, m) => sum + estimateTokens(m), 0);
-  const fixed = total(head) + total(tail);
-  const kept = [...history];
-  while (kept.length > 0 && fixed + total(kept) > budget) {
-    kept.shift();
-    while (kept.length > 0 && kept[0].role === 'tool') kept.shift();
+export async function truncateHistory<M extends Record<string, unknown>>(head: M[], history: M[], tail: M[], budget: number): Promise<M[]> {
+  const sum = (estimates: number[]) => estimates.reduce((total, n) => total + n, 0);
+  const fixed = sum(await estimatesOf(head)) + sum(await estimatesOf(tail));
+  const estimates = await estimatesOf(history);
+  let kept = sum(estimates);
+  let first = 0;
+  while (first < history.length && fixed + kept > budget) {
+    kept -= estimates[first++];
+    while (first < history.length && history[first].role === 'tool') kept -= estimates[first++];
   }
-  return [...head, ...kept, ...tail];
+  return first === 0 ? [...head, ...history, ...tail] : [...head, ...history.slice(first), ...tail];
 }

@@ -87,7 +87,7 @@ export class ResponsesService {
       log: { requestData: request.body, url: request.url, ip: request.ip },
     };
     const prepared = await this.invocation.prepare(caller, invocation);
-    if (body.truncation === 'auto') this.truncate(prepared, input.length);
+    if (body.truncation === 'auto') await this.truncate(prepared, input.length);
     const uuid = newId();
     const base = this.baseOf(body, uuid, name, conversationId);
     const result = await this.invocation.run(caller, prepared, signal);
@@ -146,12 +146,12 @@ export class ResponsesService {
   }
 
   /** Leading system messages and this turn's input stay; the oldest history goes first. */
-  private truncate(prepared: PreparedInvocation, inputCount: number): void {
+  private async truncate(prepared: PreparedInvocation, inputCount: number): Promise<void> {
     const messages = prepared.request.messages as unknown as Record<string, unknown>[];
     let head = 0;
     while (head < messages.length && (messages[head].role === 'system' || messages[head].role === 'developer')) head++;
     const tailStart = Math.max(head, messages.length - inputCount);
-    prepared.request.messages = truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), this.config.responsesContextBudgetTokens) as never;
+    prepared.request.messages = (await truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), this.config.responsesContextBudgetTokens)) as never;
   }
 
   private async store(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): Promise<void> {
