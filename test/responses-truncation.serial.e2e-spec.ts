@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { createProject, TestProject } from './support/factories';
+import { bulkInsertMessages, createProject, TestProject } from './support/factories';
 import { INVOKE_APP_ENV, listen } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -72,4 +72,15 @@ describe('responses truncation on a long conversation', () => {
     console.log(`truncation of ${MESSAGES} messages: ${elapsed.toFixed(0)} ms; /health max ${Math.max(...healthMs).toFixed(1)} ms over ${healthMs.length} polls`);
     expect(Math.max(...healthMs)).toBeLessThan(100);
   }, 120_000);
+
+  it('a history longer than one page of the history read reaches the model whole and in order', async () => {
+    const conversation = await openai.conversations.create();
+    await bulkInsertMessages(t, p.projectId, conversation.id, 1234);
+    const response = await openai.responses.create({ model: 'local/echo', input: 'three more words', conversation: conversation.id });
+    // local/echo counts the words it was sent: 1,234 turns of "bulk <n>", then the input.
+    expect(response.usage!.input_tokens).toBe(1234 * 2 + 3);
+    const [log] = await t.dataSource.query(`SELECT thread_range FROM request_logs WHERE project_id = $1 ORDER BY id DESC LIMIT 1`, [p.projectId]);
+    // The log refers to the turns sent (sequence numbers 1..1234, none skipped) instead of copying them.
+    expect(log.thread_range).toMatchObject({ threadId: conversation.id, fromSeq: 1, toSeq: 1234 });
+  });
 });

@@ -5,6 +5,9 @@ import { fastInsert } from '../database/fast-insert';
 import { visibleContent } from './deleted-items';
 import { ThreadMessageEntity } from './thread-message.entity';
 
+/** Turns of history read per query (see liveHistory). */
+const HISTORY_PAGE = 500;
+
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
 @Injectable()
 export class MessagesRepository {
@@ -36,24 +39,34 @@ export class MessagesRepository {
   }
 
   /**
-   * The history of a live thread in one round trip: the content of its live turns in sequence
-   * order, or null when the thread is missing or deleted (what the invoke path needs before it
-   * calls the model; two queries would each cost a database round trip on every call).
+   * The history of a live thread: the content of its live turns in sequence order, or null when
+   * the thread is missing or deleted (what the invoke path needs before it calls the model). Up to
+   * HISTORY_PAGE turns, the common case, cost one round trip (liveness and history in one query);
+   * a longer thread is read in keyset pages of that size, so that parsing a huge result never holds
+   * the event loop on one long stretch (a 10,000-message conversation: docs/openai-conversations.md).
    */
   async liveHistory(projectId: string, threadId: string): Promise<{ seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] | null> {
-    const rows: { seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
-      `SELECT m.seq, m.content, m.deleted_items
-         FROM threads t
-         LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL
-        WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
-        ORDER BY m.seq`,
-      [projectId, threadId],
-    );
-    if (rows.length === 0) return null;
-    // `partial`: some of the turn's items were deleted one by one (/v1 conversations), so what is sent is not its whole content.
-    return rows.flatMap((row) =>
-      row.content === null ? [] : [{ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 }],
-    );
+    const turns: { seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] = [];
+    let afterSeq = 0;
+    for (;;) {
+      const rows: { seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
+        `SELECT m.seq, m.content, m.deleted_items
+           FROM threads t
+           LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.seq > $3
+          WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
+          ORDER BY m.seq
+          LIMIT ${HISTORY_PAGE}`,
+        [projectId, threadId, afterSeq],
+      );
+      if (rows.length === 0) return null;
+      for (const row of rows) {
+        if (row.content === null) continue;
+        // `partial`: some of the turn's items were deleted one by one (/v1 conversations), so what is sent is not its whole content.
+        turns.push({ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 });
+      }
+      if (rows.length < HISTORY_PAGE || rows[rows.length - 1].seq === null) return turns;
+      afterSeq = Number(rows[rows.length - 1].seq);
+    }
   }
 
   /** Like listLive, but the cursor message itself is included (a conversation item cursor may point inside it). */

@@ -49,7 +49,7 @@ export function estimateTokens(message: Record<string, unknown>): number {
 }
 
 /** Messages measured between two yields to the event loop: a few milliseconds of work. */
-const MEASURE_CHUNK = 500;
+const MEASURE_CHUNK = 200;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
