@@ -86,8 +86,8 @@ describe('admin: workspaces, projects, API keys', () => {
       const base = `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`;
       const res = await admin.post(base, { name: 'ci-deploy' });
       expect(res.status).toBe(200);
-      expect(keysOf(res.body)).toEqual(['createdAt', 'id', 'key', 'name', 'prefix', 'project', 'projectId', 'revokedAt', 'workspace']);
-      expect(res.body).toMatchObject({ name: 'ci-deploy', projectId: p.projectId, workspace: p.workspace, project: p.project, revokedAt: null });
+      expect(keysOf(res.body)).toEqual(['createdAt', 'environments', 'id', 'key', 'name', 'prefix', 'project', 'projectId', 'revokedAt', 'scopes', 'workspace']);
+      expect(res.body).toMatchObject({ name: 'ci-deploy', projectId: p.projectId, workspace: p.workspace, project: p.project, revokedAt: null, scopes: null, environments: null });
       expect(res.body.key).toMatch(/^pk_[A-Za-z0-9_-]{32}$/);
       expect(res.body.key.startsWith(res.body.prefix)).toBe(true);
       expectIsoDateTime(res.body.createdAt);
@@ -100,7 +100,7 @@ describe('admin: workspaces, projects, API keys', () => {
       const list = await admin.get(base);
       expect(list.body.object).toBe('list');
       expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([p.keyId, res.body.id]);
-      for (const key of list.body.data) expect(keysOf(key)).toEqual(['createdAt', 'id', 'name', 'prefix', 'projectId', 'revokedAt']);
+      for (const key of list.body.data) expect(keysOf(key)).toEqual(['createdAt', 'environments', 'id', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes']);
       expect((await client(t, res.body.key).get('/v2/threads')).status).toBe(200);
       expect((await admin.post(base)).body.name).toBe('default');
     });

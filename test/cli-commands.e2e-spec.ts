@@ -66,6 +66,19 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     expect(String((refused.error as Error).message)).toMatch(/Forbidden|admin/i);
   });
 
+  it('keys create --preset app makes a key that invokes and keeps threads but cannot read logs', async () => {
+    const where = ['--workspace', p.workspace, '--project', p.project, '--url', url, '--key', TEST_ADMIN_KEY, '--json'];
+    const created = JSON.parse((await parley('keys', 'create', '--name', 'web-app', '--preset', 'app', '--environments', 'production', ...where)).stdout);
+    expect(created).toMatchObject({ scopes: ['invoke', 'threads:read', 'threads:write'], environments: ['production'] });
+    await t.http().get('/v2/threads').set('X-API-Key', created.key).expect(200);
+    expect((await t.http().get('/v2/logs').set('X-API-Key', created.key)).status).toBe(403);
+    const listed = JSON.parse((await parley('keys', 'list', ...where)).stdout) as { id: string; scopes: string[] | null }[];
+    expect(listed.find((k) => k.id === created.id)!.scopes).toEqual(['invoke', 'threads:read', 'threads:write']);
+
+    const unknown = await parley('keys', 'create', '--preset', 'owner', ...where);
+    expect(String((unknown.error as Error).message)).toMatch(/Unknown preset "owner"/);
+  });
+
   it('export -o writes exactly the YAML, which applies back with no change', async () => {
     const file = path.join(tmp, 'exported.yaml');
     const yaml = `workspace: ${p.workspace}\nproject: ${p.project}\nprompts:\n  - slug: greet\n    model: echo\n    template:\n      - { role: system, content: "Hi {{name}}" }\n    deploy: [production]\n`;

@@ -1,9 +1,9 @@
-import { Principal } from '../auth/principal';
+import { hasScope, Principal } from '../auth/principal';
 import { ApplyCaller } from './apply.service';
 
 /** The REST caller as apply and export see it: the admin, or a project key limited to its own project. */
 export function applyCallerOf(principal: Principal): ApplyCaller {
   return principal.kind === 'admin'
     ? { kind: 'admin' }
-    : { kind: 'project', workspaceSlug: principal.workspaceSlug, projectSlug: principal.projectSlug };
+    : { kind: 'project', workspaceSlug: principal.workspaceSlug, projectSlug: principal.projectSlug, mayWriteProviders: hasScope(principal, 'providers:write') };
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
+import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { applyCallerOf } from './apply-caller';
@@ -23,6 +23,7 @@ export class ApplyController {
   ) {}
 
   @Idempotent()
+  @RequireScope('registry:write')
   @Post('apply')
   @HttpCode(200)
   @ApiOperation({
@@ -39,6 +40,7 @@ export class ApplyController {
     return this.applier.applyBody(body, applyCallerOf(principal));
   }
 
+  @RequireScope('registry:read')
   @Get('export')
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiOperation({ summary: 'Export a project as parley.yaml', description: 'The prompts and assistants as deployed; applying the result changes nothing.' })

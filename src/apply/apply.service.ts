@@ -17,7 +17,10 @@ import { ApplySummary } from './apply-summary';
 export const INVALID_FILE = 'Invalid apply file';
 
 /** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
-export type ApplyCaller = { kind: 'admin' } | { kind: 'project'; workspaceSlug: string; projectSlug: string };
+export type ApplyCaller =
+  | { kind: 'admin' }
+  /** `mayWriteProviders`: the key holds `providers:write`; without it a file that would change a provider is refused. */
+  | { kind: 'project'; workspaceSlug: string; projectSlug: string; mayWriteProviders: boolean };
 
 /** What the database holds for the file's project, read once inside the transaction before any write. */
 interface ProjectState {
@@ -84,17 +87,17 @@ export class ApplyService {
     if (!mayApply(caller, file)) throw forbidden('API key does not belong to this project');
     // Limits are the operator's: a project key may not lift its own.
     if (file.limits && caller.kind !== 'admin') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
-    const { summary, projectId } = manager ? await this.execute(manager, file) : await this.inTransaction(file);
+    const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller);
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
     return summary;
   }
 
   /** Two applies racing to create the same row: the loser's transaction is rolled back and it runs again. */
-  private async inTransaction(file: ApplyFile): Promise<{ summary: ApplySummary; projectId: string }> {
+  private async inTransaction(file: ApplyFile, caller: ApplyCaller): Promise<{ summary: ApplySummary; projectId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) => this.execute(manager, file));
+        return await this.dataSource.transaction((manager) => this.execute(manager, file, caller));
       } catch (err) {
         // Services report a lost insert race as a 409 of their own; either way the state is re-read.
         const lostRace = isUniqueViolation(err) || (err instanceof ApiException && err.getStatus() === 409);
@@ -108,7 +111,7 @@ export class ApplyService {
     return this.check(references, await this.readState(manager, references));
   }
 
-  private async execute(manager: EntityManager, file: ApplyFile): Promise<{ summary: ApplySummary; projectId: string }> {
+  private async execute(manager: EntityManager, file: ApplyFile, caller: ApplyCaller): Promise<{ summary: ApplySummary; projectId: string }> {
     const state = await this.readState(manager, file);
     const issues = this.check(file.references, state);
     if (issues.length > 0) throw badRequest(INVALID_FILE, issues);
@@ -134,7 +137,12 @@ export class ApplyService {
       summary.environments.push({ slug, action: exists && state.projectId ? 'unchanged' : 'created' });
     }
     for (const declared of file.providers) {
-      summary.providers.push({ name: declared.name, action: await this.credentials.applyDeclared(projectId, declared, manager) });
+      const action = await this.credentials.applyDeclared(projectId, declared, manager);
+      // Refused inside the transaction: nothing of the file is kept.
+      if (action !== 'unchanged' && caller.kind === 'project' && !caller.mayWriteProviders) {
+        throw forbidden(`Changing provider "${declared.name}" needs an API key with the providers:write scope`);
+      }
+      summary.providers.push({ name: declared.name, action });
     }
     const environments = new Map((await this.environments.listEntities(projectId, manager)).map((e) => [e.slug, e]));
     for (const { declared, prepared } of file.prompts) {

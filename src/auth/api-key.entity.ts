@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Scope } from './scopes';
 
 /** A project key, or an admin key when projectId is null. Only the SHA-256 of the secret is kept. */
 @Entity('api_keys')
@@ -23,4 +24,12 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /** null: every scope (docs/security.md, "Scopes"). */
+  @Column({ type: 'jsonb', nullable: true })
+  scopes: Scope[] | null;
+
+  /** The environments the key may invoke; null: all. */
+  @Column({ type: 'jsonb', nullable: true })
+  environments: string[] | null;
 }

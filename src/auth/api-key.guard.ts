@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { forbidden, invalidApiKey } from '../common/errors';
-import { Access, ACCESS_KEY } from './auth.decorators';
+import { Access, ACCESS_KEY, SCOPES_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { Principal, RequestWithPrincipal } from './principal';
+import { grants, Scope } from './scopes';
 import { CSRF_HEADER, SessionPrincipals, sessionTokenOf } from './session-cookie';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -20,14 +21,29 @@ export function extractApiKey(headers: RequestWithPrincipal['headers']): string 
   return null;
 }
 
+interface RouteRule {
+  access: Access;
+  /** Any one of these; empty only on a route ScopeCoverage would have refused, which then admits nobody. */
+  scopes: readonly Scope[];
+}
+
+/** The 403 of a key without the route's scope (docs/security.md, "Scopes"); `/v1` re-shapes it to OpenAI's permission error. */
+export const missingScope = (scopes: readonly Scope[]) =>
+  forbidden(`This API key lacks the scope this endpoint needs: ${scopes.join(' or ')}`);
+
 /**
  * The one global guard. Every route needs a project key unless marked @Public() or @AdminOnly();
  * a missing or unknown key is the spec's 401 body everywhere. Without a key header, the console's
  * session cookie stands for the key it was made from (docs/console.md); a state-changing request
  * on a cookie needs the CSRF header.
+ * Then the key (or the session's key) must hold the scope the route declares (@RequireScope): a
+ * 403 otherwise.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** Per handler: the metadata lookups cost more than the rest of the check, on every request. */
+  private readonly rules = new WeakMap<object, RouteRule>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
@@ -35,16 +51,15 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access =
-      this.reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [context.getHandler(), context.getClass()]) ??
-      'project';
-    if (access === 'public') return true;
+    const rule = this.ruleOf(context);
+    if (rule.access === 'public') return true;
     const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
     const principal = await this.principalOf(request);
     if (!principal) throw invalidApiKey();
-    if (access !== 'admin-or-project' && principal.kind !== access) {
-      throw forbidden(access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
+    if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {
+      throw forbidden(rule.access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
+    if (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes)) throw missingScope(rule.scopes);
     request.principal = principal;
     return true;
   }
@@ -59,5 +74,19 @@ export class ApiKeyGuard implements CanActivate {
       throw forbidden(`A console request that changes something needs the ${CSRF_HEADER} header`);
     }
     return principal;
+  }
+
+  private ruleOf(context: ExecutionContext): RouteRule {
+    const handler = context.getHandler();
+    let rule = this.rules.get(handler);
+    if (!rule) {
+      const targets = [handler, context.getClass()];
+      rule = {
+        access: this.reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, targets) ?? 'project',
+        scopes: this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_KEY, targets) ?? [],
+      };
+      this.rules.set(handler, rule);
+    }
+    return rule;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
+import type { Scope } from './scopes';
 
 export interface ActiveKeyRow {
   id: string;
@@ -9,6 +10,8 @@ export interface ActiveKeyRow {
   project_slug: string | null;
   workspace_id: string | null;
   workspace_slug: string | null;
+  scopes: Scope[] | null;
+  environments: string[] | null;
 }
 
 @Injectable()
@@ -27,7 +30,7 @@ export class ApiKeysRepository {
 
   private async findActive(condition: string, value: string): Promise<ActiveKeyRow | null> {
     const rows: ActiveKeyRow[] = await this.keys.query(
-      `SELECT k.id, k.project_id, p.slug AS project_slug, p.workspace_id, w.slug AS workspace_slug
+      `SELECT k.id, k.project_id, k.scopes, k.environments, p.slug AS project_slug, p.workspace_id, w.slug AS workspace_slug
          FROM api_keys k
          LEFT JOIN projects p ON p.id = k.project_id
          LEFT JOIN workspaces w ON w.id = p.workspace_id
@@ -52,6 +55,13 @@ export class ApiKeysRepository {
   async revoke(projectId: string, id: string, at: Date, manager?: EntityManager): Promise<boolean> {
     const result = await (manager ? manager.getRepository(ApiKeyEntity) : this.keys).update({ projectId, id, revokedAt: IsNull() }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
+  }
+
+  /** The live key with its new scopes and environments, or null. */
+  async setAccess(projectId: string, id: string, access: Pick<ApiKeyEntity, 'scopes' | 'environments'>, manager: EntityManager): Promise<ApiKeyEntity | null> {
+    const repo = manager.getRepository(ApiKeyEntity);
+    const result = await repo.update({ projectId, id, revokedAt: IsNull() }, access);
+    return (result.affected ?? 0) > 0 ? repo.findOne({ where: { projectId, id } }) : null;
   }
 
   async countAdminKeys(): Promise<number> {

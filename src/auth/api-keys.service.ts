@@ -8,7 +8,14 @@ import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
 import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
-import { Principal } from './principal';
+import { ALL_ACCESS, Principal } from './principal';
+import type { Scope } from './scopes';
+
+/** What a new key may do; an absent field is no restriction. */
+export interface KeyAccess {
+  scopes?: Scope[] | null;
+  environments?: string[] | null;
+}
 
 export interface IssuedKey {
   entity: ApiKeyEntity;
@@ -48,9 +55,9 @@ export class ApiKeysService {
   async resolve(secret: string): Promise<Principal | null> {
     const hash = hashApiKey(secret);
     if (this.envAdminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.envAdminHash)) {
-      return { kind: 'admin', keyId: null };
+      return { kind: 'admin', keyId: null, ...ALL_ACCESS };
     }
-    if (this.ephemeralAdminHashes.has(hash)) return { kind: 'admin', keyId: null };
+    if (this.ephemeralAdminHashes.has(hash)) return { kind: 'admin', keyId: null, ...ALL_ACCESS };
     // Calls that miss together (an entry expiring under load) share one read; unknown keys are not kept.
     return this.cache.getOrLoad(hash, () => this.load(hash));
   }
@@ -69,8 +76,10 @@ export class ApiKeysService {
 
   private principalOf(row: ActiveKeyRow | null): Principal | null {
     if (!row) return null;
+    const access = { scopes: row.scopes, environments: row.environments };
     const principal: Principal = row.project_id
       ? {
+          ...access,
           kind: 'project',
           keyId: row.id,
           projectId: row.project_id,
@@ -78,7 +87,7 @@ export class ApiKeysService {
           workspaceId: row.workspace_id!,
           workspaceSlug: row.workspace_slug!,
         }
-      : { kind: 'admin', keyId: row.id };
+      : { kind: 'admin', keyId: row.id, ...access };
     return principal;
   }
 
@@ -91,7 +100,7 @@ export class ApiKeysService {
     this.ephemeralAdminHashes.add(hashApiKey(secret));
   }
 
-  issue(kind: KeyKind, projectId: string | null, name: string, manager?: EntityManager): Promise<IssuedKey> {
+  issue(kind: KeyKind, projectId: string | null, name: string, access: KeyAccess = {}, manager?: EntityManager): Promise<IssuedKey> {
     const { secret, hash, prefix } = generateApiKey(kind);
     const entity = Object.assign(new ApiKeyEntity(), {
       id: newId(),
@@ -101,6 +110,8 @@ export class ApiKeysService {
       keyPrefix: prefix,
       createdAt: new Date(),
       revokedAt: null,
+      scopes: access.scopes ?? null,
+      environments: access.environments ?? null,
     });
     return this.keys.insert(entity, manager).then((saved) => ({ entity: saved, secret }));
   }
@@ -117,6 +128,17 @@ export class ApiKeysService {
     });
     if (revoked) this.forget(keyId);
     return revoked;
+  }
+
+  /** Replaces a project key's scopes and environments; null when the project has no such live key. */
+  async setAccess(projectId: string, keyId: string, access: KeyAccess): Promise<ApiKeyEntity | null> {
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const key = await this.keys.setAccess(projectId, keyId, { scopes: access.scopes ?? null, environments: access.environments ?? null }, manager);
+      if (key) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      return key;
+    });
+    if (updated) this.forget(keyId);
+    return updated;
   }
 
   private forget(keyId: string): void {

@@ -1,8 +1,11 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import { Principal, ProjectPrincipal, RequestWithPrincipal } from './principal';
+import { Scope } from './scopes';
 
 export type Access = 'public' | 'admin' | 'project' | 'admin-or-project';
 export const ACCESS_KEY = 'parley:access';
+export const SCOPES_KEY = 'parley:scopes';
 
 /** No key needed (health, docs). */
 export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies Access);
@@ -10,6 +13,13 @@ export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies Access);
 export const AdminOnly = () => SetMetadata(ACCESS_KEY, 'admin' satisfies Access);
 /** Either key (apply, export): the handler decides what a project key may reach (its own project only). */
 export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' satisfies Access);
+
+/**
+ * The scope a key needs for this route (any one of those named). Every route that is not @Public()
+ * declares one, on the handler or its controller: the app refuses to start otherwise (ScopeCoverage).
+ * Shown in the OpenAPI document as `x-parley-scopes`.
+ */
+export const RequireScope = (...anyOf: [Scope, ...Scope[]]) => applyDecorators(SetMetadata(SCOPES_KEY, anyOf), ApiExtension('x-parley-scopes', anyOf));
 
 /** The calling key, admin or project, on routes marked @AdminOrProject(). */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -1,5 +1,18 @@
-/** Who is calling: resolved from the API key by the global guard and attached to the request. */
-export interface ProjectPrincipal {
+import { grants, Scope } from './scopes';
+
+/**
+ * Who is calling: resolved from the API key by the global guard and attached to the request.
+ * The one place where a caller's scopes live: anything that stands for a key (a console session
+ * made from one) carries the same principal, so the guard treats both alike.
+ */
+interface PrincipalAccess {
+  /** The key's scopes; null means every scope (a key made without naming any). */
+  scopes: readonly Scope[] | null;
+  /** The environments the key may invoke; null means every environment. */
+  environments: readonly string[] | null;
+}
+
+export interface ProjectPrincipal extends PrincipalAccess {
   kind: 'project';
   keyId: string;
   projectId: string;
@@ -8,7 +21,7 @@ export interface ProjectPrincipal {
   workspaceSlug: string;
 }
 
-export interface AdminPrincipal {
+export interface AdminPrincipal extends PrincipalAccess {
   kind: 'admin';
   keyId: string | null;
 }
@@ -18,4 +31,18 @@ export type Principal = ProjectPrincipal | AdminPrincipal;
 export interface RequestWithPrincipal {
   principal?: Principal;
   headers: Record<string, string | string[] | undefined>;
+  params?: Record<string, string>;
+}
+
+/** Full access: the instance's admin key, and keys stored without scopes. */
+export const ALL_ACCESS: PrincipalAccess = Object.freeze({ scopes: null, environments: null });
+
+export function hasScope(principal: Principal, ...anyOf: Scope[]): boolean {
+  return grants(principal.scopes, anyOf);
+}
+
+/** Whether the key may invoke in `environment` (an environment-limited key may only invoke deployments). */
+export function mayInvokeIn(principal: Principal, environment: string | null): boolean {
+  if (principal.environments === null) return true;
+  return environment !== null && principal.environments.includes(environment);
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ConversationItemsService } from './conversation-items.service';
 import { parseItemListQuery } from './conversation-queries';
@@ -15,6 +15,7 @@ export class ConversationItemsController {
   constructor(private readonly items: ConversationItemsService) {}
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create items', description: 'Up to 20 items, appended as one turn of the thread.' })
@@ -25,6 +26,7 @@ export class ConversationItemsController {
     return this.items.create(caller, id, body);
   }
 
+  @RequireScope('threads:read')
   @Get()
   @ApiOperation({ summary: 'List items', description: 'order=desc (default) is newest first; `after` = the last id of the previous page.' })
   @ApiQuery({ name: 'after', required: false })
@@ -36,6 +38,7 @@ export class ConversationItemsController {
     return this.items.list(caller, id, parseItemListQuery(query));
   }
 
+  @RequireScope('threads:read')
   @Get(':itemId')
   @ApiOperation({ summary: 'Retrieve an item' })
   @ApiOkResponse({ schema: ITEM_SCHEMA })
@@ -43,6 +46,7 @@ export class ConversationItemsController {
     return this.items.retrieve(caller, id, itemId);
   }
 
+  @RequireScope('threads:write')
   @Delete(':itemId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete an item', description: 'Soft delete (rows kept); answers the conversation.' })

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { parseConversationListQuery } from './conversation-queries';
 import { ConversationsService } from './conversations.service';
@@ -16,6 +16,7 @@ export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a conversation', description: 'A new thread (same id on /v2), with up to 20 initial items as its first turn.' })
@@ -25,6 +26,7 @@ export class ConversationsController {
     return this.conversations.create(caller, body);
   }
 
+  @RequireScope('threads:read')
   @Get()
   @ApiOperation({ summary: 'List conversations (Parley extension)', description: 'Newest first; `after` = the last id of the previous page; `metadata[key]=value` keeps only matching conversations.' })
   @ApiQuery({ name: 'after', required: false })
@@ -34,6 +36,7 @@ export class ConversationsController {
     return this.conversations.list(caller, parseConversationListQuery(query));
   }
 
+  @RequireScope('threads:read')
   @Get(':conversationId')
   @ApiOperation({ summary: 'Retrieve a conversation' })
   @ApiOkResponse({ type: ConversationDto })
@@ -42,6 +45,7 @@ export class ConversationsController {
   }
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post(':conversationId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update a conversation', description: 'The metadata given replaces the conversation\'s.' })
@@ -51,6 +55,7 @@ export class ConversationsController {
     return this.conversations.update(caller, id, body);
   }
 
+  @RequireScope('threads:write')
   @Delete(':conversationId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a conversation', description: 'Soft delete (Parley): rows are kept, the conversation and its items are then not found.' })

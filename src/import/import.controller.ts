@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
+import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
@@ -14,6 +14,7 @@ import { Idempotent } from '../idempotency/idempotency.interceptor';
 @ApiSecurity('admin-key')
 @ApiErrors(401, 403)
 @AdminOrProject()
+@RequireScope('threads:write')
 @Controller('v2/import')
 export class ImportController {
   constructor(private readonly importer: ImportFacade) {}

@@ -2,7 +2,7 @@ import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req, Res } f
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { invokeBodyJsonSchema } from './dto';
@@ -46,6 +46,7 @@ const inputOf = (req: Request, slug: string, environment: string, v: unknown, wo
 @ApiTags('Invoke')
 @ApiSecurity('api-key')
 @IdempotencyInCore()
+@RequireScope('invoke')
 @Controller()
 export class InvocationController {
   constructor(private readonly transport: SpecInvokeTransport) {}

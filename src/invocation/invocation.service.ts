@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProjectPrincipal } from '../auth/principal';
+import { mayInvokeIn, ProjectPrincipal } from '../auth/principal';
 import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
@@ -13,7 +13,7 @@ import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
 import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
-import { providerFailure, threadNotFound, unsupportedParam } from './invoke-errors';
+import { environmentRefused, providerFailure, threadNotFound, unsupportedParam } from './invoke-errors';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
 /**
@@ -38,6 +38,7 @@ export class InvocationService {
 
   /** The target in the caller's project; null when there is no such deployment or provider. */
   async resolve(caller: ProjectPrincipal, target: InvokeTarget): Promise<ResolvedTarget | null> {
+    if (!mayInvokeIn(caller, target.type === 'deployment' ? target.environment : null)) throw environmentRefused(caller);
     if (target.type === 'provider') {
       const provider = await this.registry.resolveProvider(caller.projectId, target.provider);
       if (!provider) return null;

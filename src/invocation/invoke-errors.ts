@@ -1,4 +1,5 @@
-import { ApiException, databaseUnavailable, isDatabaseUnavailable, serviceError } from '../common/errors';
+import type { Principal } from '../auth/principal';
+import { ApiException, databaseUnavailable, forbidden, isDatabaseUnavailable, serviceError } from '../common/errors';
 import { httpStatusFor, ProviderError } from '../providers';
 
 const ERROR_NAMES: Record<number, string> = {
@@ -36,4 +37,9 @@ export function unsupportedParam(provider: string, param: string): ProviderFailu
 /** Storing a finished reply failed: a database that is down is a 503, as on every other endpoint. */
 export function storeFailure(err: unknown): unknown {
   return isDatabaseUnavailable(err) ? databaseUnavailable() : err;
+}
+
+/** A key limited to some environments invoked another one, or a provider directly (docs/security.md, "Scopes"). */
+export function environmentRefused(caller: Principal): ApiException {
+  return forbidden(`This API key may only invoke deployments in: ${(caller.environments ?? []).join(', ')}`);
 }

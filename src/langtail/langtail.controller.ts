@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { LangtailService } from './langtail.service';
@@ -12,6 +12,7 @@ const versionOf = (v: unknown): number | undefined => (v === undefined ? undefin
 @ApiTags('langtail SDK')
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
+@RequireScope('registry:read')
 @Controller()
 export class LangtailController {
   constructor(private readonly langtail: LangtailService) {}

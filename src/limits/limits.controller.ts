@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../auth/auth.decorators';
+import { AdminOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingsService } from './limit-settings.service';
@@ -9,6 +9,7 @@ import { LimitSettingsService } from './limit-settings.service';
 @ApiSecurity('admin-key')
 @ApiErrors(401, 403, 404)
 @AdminOnly()
+@RequireScope('keys:manage')
 @Controller('v2/workspaces/:workspace/projects/:project')
 export class LimitsController {
   constructor(private readonly settings: LimitSettingsService) {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { OrderedPageQuery } from '../common/pagination';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -17,6 +17,7 @@ export class MessagesController {
   constructor(private readonly messages: MessagesService) {}
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Thread Message', description: 'Adds a message to the thread without calling the model.' })
@@ -30,6 +31,7 @@ export class MessagesController {
     return this.messages.create(caller, threadId, dto);
   }
 
+  @RequireScope('threads:read')
   @Get()
   @ApiOperation({ summary: 'List Thread Messages', description: 'order=asc (default) is oldest first. Next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: MessageListDto })
@@ -42,6 +44,7 @@ export class MessagesController {
     return this.messages.list(caller, threadId, query);
   }
 
+  @RequireScope('threads:read')
   @Get(':messageId')
   @ApiOperation({ summary: 'Get Thread Message' })
   @ApiOkResponse({ type: MessageDto })
@@ -51,6 +54,7 @@ export class MessagesController {
   }
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post(':messageId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update Thread Message', description: 'The metadata given replaces the message\'s metadata entirely.' })
@@ -65,6 +69,7 @@ export class MessagesController {
     return this.messages.update(caller, threadId, messageId, dto);
   }
 
+  @RequireScope('threads:write')
   @Delete(':messageId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete Thread Message', description: 'Soft delete.' })

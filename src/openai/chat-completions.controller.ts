@@ -2,7 +2,7 @@ import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { CHAT_COMPLETION_SCHEMA, CHAT_COMPLETIONS_BODY_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
 import { ChatCompletionsTransport } from './chat-completions.transport';
@@ -11,6 +11,7 @@ import { ChatCompletionsTransport } from './chat-completions.transport';
 @ApiTags('OpenAI-compatible')
 @ApiSecurity('api-key')
 @IdempotencyInCore()
+@RequireScope('invoke')
 @Controller('v1/chat')
 export class ChatCompletionsController {
   constructor(private readonly transport: ChatCompletionsTransport) {}

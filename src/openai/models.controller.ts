@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Model } from 'openai/resources/models';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ModelsService } from './models.service';
 import { MODEL_LIST_SCHEMA, MODEL_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
@@ -9,6 +9,7 @@ import { MODEL_LIST_SCHEMA, MODEL_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-s
 /** OpenAI's model listing: the key's project's deployments and providers' models. */
 @ApiTags('OpenAI-compatible')
 @ApiSecurity('api-key')
+@RequireScope('invoke', 'registry:read')
 @Controller('v1/models')
 export class ModelsController {
   constructor(private readonly models: ModelsService) {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import {
@@ -21,6 +21,7 @@ export class ProviderCredentialsController {
   constructor(private readonly credentials: ProviderCredentialsService) {}
 
   @Idempotent()
+  @RequireScope('providers:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })
@@ -30,6 +31,7 @@ export class ProviderCredentialsController {
     return this.credentials.create(caller.projectId, dto);
   }
 
+  @RequireScope('providers:read')
   @Get()
   @ApiOperation({ summary: 'List provider credentials', description: 'The built-in `local` provider first, then by name. Keys are never returned.' })
   @ApiOkResponse({ type: ProviderCredentialListDto })
@@ -37,6 +39,7 @@ export class ProviderCredentialsController {
     return { object: 'list', data: await this.credentials.list(caller.projectId) };
   }
 
+  @RequireScope('providers:write')
   @Put(':name')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create or replace a provider credential', description: 'Replaces every field (rotate a key this way); the id stays.' })
@@ -46,6 +49,7 @@ export class ProviderCredentialsController {
     return this.credentials.replace(caller.projectId, name, dto);
   }
 
+  @RequireScope('providers:write')
   @Delete(':name')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a provider credential', description: 'Refused (409) while a current deployment uses it.' })

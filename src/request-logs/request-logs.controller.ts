@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
@@ -9,6 +9,7 @@ import { RequestLogsService } from './request-logs.service';
 @ApiTags('Request logs')
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
+@RequireScope('logs:read')
 @Controller('v2/logs')
 export class RequestLogsController {
   constructor(private readonly logs: RequestLogsService) {}

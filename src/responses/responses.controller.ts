@@ -2,7 +2,7 @@ import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { parseItemListQuery } from '../conversations/conversation-queries';
@@ -27,6 +27,7 @@ export class ResponsesController {
     private readonly stored: StoredResponsesService,
   ) {}
 
+  @RequireScope('invoke')
   @Post()
   @ApiOperation({ summary: 'Create a model response', description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.' })
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
@@ -47,6 +48,7 @@ export class ResponsesController {
     sse.done();
   }
 
+  @RequireScope('threads:read')
   @Get(':responseId')
   @ApiOperation({ summary: 'Retrieve a stored response' })
   @ApiOkResponse({ description: "OpenAI's Response object, as answered" })
@@ -54,6 +56,7 @@ export class ResponsesController {
     return this.stored.retrieve(caller, id);
   }
 
+  @RequireScope('threads:write')
   @Delete(':responseId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a stored response', description: 'Soft delete: the row stays; the response is then not found.' })
@@ -61,6 +64,7 @@ export class ResponsesController {
     return this.stored.delete(caller, id);
   }
 
+  @RequireScope('threads:read')
   @Get(':responseId/input_items')
   @ApiOperation({ summary: "List a stored response's input items" })
   @ApiQuery({ name: 'after', required: false })

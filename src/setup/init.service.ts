@@ -45,8 +45,8 @@ export class InitService {
       if (!(await this.workspaces.isEmpty(manager))) return { created: false, ...base };
       await this.workspaces.createWorkspace({ slug: DEFAULT_WORKSPACE, name: 'Default workspace' }, manager);
       await this.workspaces.createProject(DEFAULT_WORKSPACE, { slug: DEFAULT_PROJECT, name: 'Default project' }, manager);
-      const projectKey = await this.workspaces.createApiKey(DEFAULT_WORKSPACE, DEFAULT_PROJECT, 'default', manager);
-      const adminKey = needsAdminKey ? await this.keys.issue('admin', null, 'admin', manager) : undefined;
+      const projectKey = await this.workspaces.createApiKey(DEFAULT_WORKSPACE, DEFAULT_PROJECT, { name: 'default' }, manager);
+      const adminKey = needsAdminKey ? await this.keys.issue('admin', null, 'admin', {}, manager) : undefined;
       await this.apply.applyDocument(demoDocument(DEFAULT_WORKSPACE, DEFAULT_PROJECT), { kind: 'admin' }, manager);
       const demo = { prompt: DEMO_PROMPT, assistant: DEMO_ASSISTANT, environment: DEMO_ENVIRONMENT };
       return { created: true, ...base, projectKey: projectKey.key, adminKey: adminKey?.secret, demo };

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { PageQuery } from '../common/pagination';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -17,6 +17,7 @@ export class ThreadsController {
   constructor(private readonly threads: ThreadsService) {}
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Thread' })
@@ -29,6 +30,7 @@ export class ThreadsController {
     return this.threads.create(caller, dto);
   }
 
+  @RequireScope('threads:read')
   @Get()
   @ApiOperation({ summary: 'List Threads', description: 'Newest first. Next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: ThreadListDto })
@@ -40,6 +42,7 @@ export class ThreadsController {
     return this.threads.list(caller, query);
   }
 
+  @RequireScope('threads:read')
   @Get(':threadId')
   @ApiOperation({ summary: 'Get Thread' })
   @ApiOkResponse({ type: ThreadDto })
@@ -49,6 +52,7 @@ export class ThreadsController {
   }
 
   @Idempotent()
+  @RequireScope('threads:write')
   @Post(':threadId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Update Thread', description: 'The metadata given replaces the thread\'s metadata entirely.' })
@@ -62,6 +66,7 @@ export class ThreadsController {
     return this.threads.update(caller, threadId, dto);
   }
 
+  @RequireScope('threads:write')
   @Delete(':threadId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete Thread', description: 'Soft delete: the thread and all its messages are marked deleted.' })

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../auth/auth.decorators';
+import { AdminOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyAccessDto, ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
@@ -11,6 +11,7 @@ import { Idempotent } from '../idempotency/idempotency.interceptor';
 @ApiSecurity('admin-key')
 @ApiErrors(401, 403)
 @AdminOnly()
+@RequireScope('keys:manage')
 @Controller('v2/workspaces')
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
@@ -57,7 +58,7 @@ export class WorkspacesController {
   @ApiOkResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400, 404)
   createApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    return this.workspaces.createApiKey(workspace, project, dto.name);
+    return this.workspaces.createApiKey(workspace, project, dto);
   }
 
   @Get(':workspace/projects/:project/api-keys')
@@ -66,6 +67,22 @@ export class WorkspacesController {
   @ApiErrors(404)
   async listApiKeys(@Param('workspace') workspace: string, @Param('project') project: string): Promise<ApiKeyListDto> {
     return { object: 'list', data: await this.workspaces.listApiKeys(workspace, project) };
+  }
+
+  @Put(':workspace/projects/:project/api-keys/:keyId/access')
+  @ApiOperation({
+    summary: "Replace a project API key's scopes and environments",
+    description: 'Neither `preset` nor `scopes`: every scope. Takes effect on the key\'s next request. See docs/security.md, "Scopes".',
+  })
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiErrors(400, 404)
+  setApiKeyAccess(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('keyId') keyId: string,
+    @Body() dto: ApiKeyAccessDto,
+  ): Promise<ApiKeyDto> {
+    return this.workspaces.setApiKeyAccess(workspace, project, keyId, dto);
   }
 
   @Delete(':workspace/projects/:project/api-keys/:keyId')

@@ -25,6 +25,8 @@ export const toApiKeyDto = (k: ApiKeyEntity): ApiKeyDto => ({
   name: k.name,
   prefix: k.keyPrefix,
   projectId: k.projectId!,
+  scopes: k.scopes,
+  environments: k.environments,
   createdAt: k.createdAt.toISOString(),
   revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
 });

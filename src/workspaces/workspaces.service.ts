@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKeysService } from '../auth/api-keys.service';
+import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
+import { scopesFor } from '../auth/scopes';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
 import { EnvironmentsService } from '../registry/environments/environments.service';
-import { ApiKeyDto, ApiKeyRevokedDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyAccessDto, ApiKeyDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
@@ -14,6 +15,9 @@ import { toApiKeyDto, toProjectDto, toWorkspaceDto } from './workspaces.mapper';
 
 /** Slugs that would shadow the service's own first path segments on the invoke route. */
 const RESERVED_WORKSPACE_SLUGS = new Set(['v1', 'v2', 'docs', 'docs-json', 'health', 'ready', 'metrics', 'project-prompt']);
+
+/** A preset and/or scopes as stored (null: every scope), and the environments (null: all). */
+const accessOf = (dto: ApiKeyAccessDto): KeyAccess => ({ scopes: scopesFor(dto.preset, dto.scopes), environments: dto.environments ?? null });
 
 /** Workspaces, projects and their API keys: what the admin key manages. */
 @Injectable()
@@ -73,15 +77,23 @@ export class WorkspacesService {
     return (await this.repo.listProjects(workspace.id)).map((p) => toProjectDto(p, workspace));
   }
 
-  async createApiKey(workspaceSlug: string, projectSlug: string, name = 'default', manager?: EntityManager): Promise<CreatedApiKeyDto> {
+  async createApiKey(workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto = {}, manager?: EntityManager): Promise<CreatedApiKeyDto> {
     const { project, workspace } = await this.requireProject(workspaceSlug, projectSlug, manager);
-    const issued = await this.keys.issue('project', project.id, name, manager);
+    const issued = await this.keys.issue('project', project.id, dto.name ?? 'default', accessOf(dto), manager);
     return { ...toApiKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug, project: project.slug };
   }
 
   async listApiKeys(workspaceSlug: string, projectSlug: string): Promise<ApiKeyDto[]> {
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
     return (await this.keys.listForProject(project.id)).map(toApiKeyDto);
+  }
+
+  /** Replaces a key's scopes and environments; the key's next request sees them (on every instance). */
+  async setApiKeyAccess(workspaceSlug: string, projectSlug: string, keyId: string, dto: ApiKeyAccessDto): Promise<ApiKeyDto> {
+    const { project } = await this.requireProject(workspaceSlug, projectSlug);
+    const updated = isUuid(keyId) ? await this.keys.setAccess(project.id, keyId, accessOf(dto)) : null;
+    if (!updated) throw notFound('API key not found');
+    return toApiKeyDto(updated);
   }
 
   async revokeApiKey(workspaceSlug: string, projectSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {

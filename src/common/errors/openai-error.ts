@@ -43,7 +43,7 @@ function messageOf(body: Record<string, unknown>): string {
   return 'Error';
 }
 
-const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'not_found', 429: 'rate_limit_exceeded' };
+const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 403: 'permission_denied', 404: 'not_found', 429: 'rate_limit_exceeded' };
 
 /** An error built for the spec's surfaces (the guard's 401, a 503, a 413), re-shaped for `/v1`; status and headers kept. */
 export function asOpenAIError(err: ApiException): OpenAIApiException {

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { DeploymentsService } from './deployments.service';
@@ -9,6 +9,7 @@ import { DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
+@RequireScope('registry:read')
 @Controller('v2/deployments')
 export class DeploymentsController {
   constructor(private readonly deployments: DeploymentsService) {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
@@ -15,6 +15,7 @@ export class EnvironmentsController {
   constructor(private readonly environments: EnvironmentsService) {}
 
   @Idempotent()
+  @RequireScope('registry:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create an environment', description: 'Every project starts with preview, staging and production.' })
@@ -24,6 +25,7 @@ export class EnvironmentsController {
     return this.environments.create(caller.projectId, dto.slug);
   }
 
+  @RequireScope('registry:read')
   @Get()
   @ApiOperation({ summary: 'List the environments of the project', description: 'Sorted by slug.' })
   @ApiOkResponse({ type: EnvironmentListDto })

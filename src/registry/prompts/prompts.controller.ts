@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentProject } from '../../auth/auth.decorators';
+import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { PageQuery } from '../../common/pagination';
 import { ApiErrors } from '../../common/swagger/error-responses';
@@ -24,6 +24,7 @@ export class PromptsController {
   ) {}
 
   @Idempotent()
+  @RequireScope('registry:write')
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
@@ -33,6 +34,7 @@ export class PromptsController {
     return this.prompts.create(caller.projectId, dto);
   }
 
+  @RequireScope('registry:read')
   @Get()
   @ApiOperation({ summary: 'List prompts and assistants', description: 'In creation order; next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: PromptListDto })
@@ -41,6 +43,7 @@ export class PromptsController {
     return this.prompts.list(caller.projectId, page);
   }
 
+  @RequireScope('registry:read')
   @Get(':slug')
   @ApiOperation({ summary: 'Get a prompt or assistant, with its current deployments' })
   @ApiOkResponse({ type: PromptDto })
@@ -50,6 +53,7 @@ export class PromptsController {
   }
 
   @Idempotent()
+  @RequireScope('registry:write')
   @Post(':slug/versions')
   @HttpCode(200)
   @ApiOperation({
@@ -62,6 +66,7 @@ export class PromptsController {
     return this.versions.create(caller.projectId, slug, dto);
   }
 
+  @RequireScope('registry:read')
   @Get(':slug/versions')
   @ApiOperation({ summary: 'List versions', description: 'Newest first; next page: `after` = the last id of this page.' })
   @ApiOkResponse({ type: VersionListDto })
@@ -70,6 +75,7 @@ export class PromptsController {
     return this.versions.list(caller.projectId, slug, page);
   }
 
+  @RequireScope('registry:read')
   @Get(':slug/versions/:version')
   @ApiOperation({ summary: 'Get a version by number' })
   @ApiParam({ name: 'version', example: 3 })
@@ -80,6 +86,7 @@ export class PromptsController {
   }
 
   @Idempotent()
+  @RequireScope('registry:write')
   @Post(':slug/deployments')
   @HttpCode(200)
   @ApiOperation({
@@ -92,6 +99,7 @@ export class PromptsController {
     return this.deployments.deploy(caller.projectId, slug, dto);
   }
 
+  @RequireScope('registry:read')
   @Get(':slug/deployments')
   @ApiOperation({ summary: 'Deployment history of a prompt', description: 'Newest first, replaced deployments included (`current: false`).' })
   @ApiOkResponse({ type: DeploymentListDto })

@@ -1,7 +1,34 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Optional, Text } from '../../common/validation';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, Matches } from 'class-validator';
+import { PRESET_NAMES, Scope, ScopePreset, SCOPES } from '../../auth/scopes';
+import { Optional, SLUG_PATTERN, Text } from '../../common/validation';
 
-export class CreateApiKeyDto {
+/** Scopes and environments of a key (docs/security.md, "Scopes"); shared by create and update. */
+export class ApiKeyAccessDto {
+  @Optional()
+  @ApiProperty({ enum: PRESET_NAMES, description: 'a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given' })
+  @IsIn(PRESET_NAMES)
+  preset?: ScopePreset;
+
+  @Optional()
+  @ApiProperty({ type: [String], enum: SCOPES, description: 'scopes; a key made with neither `preset` nor `scopes` has every scope' })
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(SCOPES.length)
+  @IsIn(SCOPES, { each: true })
+  scopes?: Scope[];
+
+  @Optional({ nullable: true })
+  @ApiProperty({ type: [String], nullable: true, example: ['production'], description: 'the environments the key may invoke (slugs); absent or null: all' })
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(32)
+  @Matches(SLUG_PATTERN, { each: true, message: 'each value in $property must be an environment slug' })
+  environments?: string[] | null;
+}
+
+export class CreateApiKeyDto extends ApiKeyAccessDto {
   @Optional()
   @Text({ min: 1, max: 200, example: 'ci-deploy', description: 'a label; defaults to "default"' })
   name?: string;
@@ -12,6 +39,8 @@ export class ApiKeyDto {
   @ApiProperty({ example: 'ci-deploy' }) name: string;
   @ApiProperty({ example: 'pk_Xq3v9aB', description: 'the first characters of the key, to tell keys apart' }) prefix: string;
   @ApiProperty({ format: 'uuid' }) projectId: string;
+  @ApiProperty({ type: [String], enum: SCOPES, nullable: true, description: 'null: every scope' }) scopes: Scope[] | null;
+  @ApiProperty({ type: [String], nullable: true, description: 'the environments the key may invoke; null: all' }) environments: string[] | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) revokedAt: string | null;
 }

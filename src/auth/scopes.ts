@@ -1,0 +1,48 @@
+/**
+ * What a key may do (docs/security.md, "Scopes"). A key stored without scopes (`null`) has every
+ * scope: keys made before scopes existed, and keys made without naming any, keep full access.
+ */
+export const SCOPES = [
+  'invoke',
+  'threads:read',
+  'threads:write',
+  'logs:read',
+  'registry:read',
+  'registry:write',
+  'providers:read',
+  'providers:write',
+  'keys:manage',
+  'usage:read',
+  'audit:read',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+const READ_ONLY: Scope[] = ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read'];
+
+/** Named sets of scopes offered by the admin API and the CLI; `app` is the one for a key an application embeds. */
+export const SCOPE_PRESETS = {
+  app: ['invoke', 'threads:read', 'threads:write'],
+  viewer: READ_ONLY,
+  editor: ['invoke', 'threads:write', 'registry:write', ...READ_ONLY],
+  full: [...SCOPES],
+} as const satisfies Record<string, readonly Scope[]>;
+
+export type ScopePreset = keyof typeof SCOPE_PRESETS;
+export const PRESET_NAMES = Object.keys(SCOPE_PRESETS) as ScopePreset[];
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}
+
+/** The scopes a key is made with: a preset and/or explicit scopes, deduplicated in SCOPES order; null when neither is named (full access). */
+export function scopesFor(preset: ScopePreset | undefined, scopes: readonly Scope[] | undefined): Scope[] | null {
+  if (preset === undefined && scopes === undefined) return null;
+  const wanted = new Set<Scope>([...(preset ? SCOPE_PRESETS[preset] : []), ...(scopes ?? [])]);
+  return SCOPES.filter((scope) => wanted.has(scope));
+}
+
+/** Whether a key with `granted` (null: every scope) holds at least one of `anyOf`. */
+export function grants(granted: readonly Scope[] | null, anyOf: readonly Scope[]): boolean {
+  return granted === null || anyOf.some((scope) => granted.includes(scope));
+}
