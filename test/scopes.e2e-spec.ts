@@ -12,19 +12,21 @@ interface Route {
   method: Method;
   /** As Express matches it, e.g. `/v2/threads/:threadId`. */
   path: string;
-  scopes: Scope[] | null;
+  scopes: (Scope | typeof ANY)[] | null;
   adminOnly: boolean;
 }
 
 /** Routes that need no key at all; every other route must declare a scope. */
-const PUBLIC = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /docs', 'GET /docs-json', 'GET /docs-yaml']);
+const PUBLIC = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /docs', 'GET /docs-json', 'GET /docs-yaml', 'POST /v2/console/session']);
+/** Routes about the caller itself, which any key reaches whatever its scopes (@AnyScope). */
+const ANY = 'any';
 
 /**
  * Which scope each group of routes needs (docs/security.md, "Scopes"). A route the application
  * serves that matches none of these, or whose declared scope differs, fails the test: a new route
  * needs a scope and a line here.
  */
-const EXPECTED: [RegExp, Scope[]][] = [
+const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/(project-prompt\/:slug\/:environment|:workspace\/:project\/:slug\/:environment)$/, ['invoke']],
   [/^POST \/v1\/(chat\/completions|responses)$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
@@ -39,6 +41,7 @@ const EXPECTED: [RegExp, Scope[]][] = [
   [/^GET \/v2\/provider-credentials/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/provider-credentials/, ['providers:write']],
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces/, ['keys:manage']],
+  [/^(GET|DELETE) \/v2\/console\/session$/, [ANY]],
 ];
 
 /** The routes Express serves, read from the application's own router. */
@@ -140,9 +143,14 @@ describe('scoped API keys', () => {
   it('each route admits a key holding (only) one of its scopes and refuses a key holding every other scope', async () => {
     const failures: string[] = [];
     for (const route of routes) {
-      const scopes = route.scopes!;
-      const others = SCOPES.filter((s) => !scopes.includes(s));
       const keyFor = route.adminOnly ? adminKey : projectKey;
+      if (route.scopes![0] === ANY) {
+        const allowed = await send(route, await keyFor([]));
+        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500) failures.push(`allowed ${label(route)} without scopes: ${allowed.status}`);
+        continue;
+      }
+      const scopes = route.scopes as Scope[];
+      const others = SCOPES.filter((s) => !scopes.includes(s));
       const refused = await send(route, await keyFor(others));
       try {
         expectRefused(refused, route);
@@ -183,6 +191,12 @@ describe('scoped API keys', () => {
     const applied = await t.http().post('/v2/apply').set(app).send({ workspace: p.workspace, project: p.project, prompts: [] });
     expect(applied.status).toBe(403);
     expect(await t.dataSource.query('SELECT count(*)::int AS n FROM provider_credentials WHERE project_id = $1', [p.projectId])).toEqual(logsBefore);
+
+    // A console session made from the key has the key's scopes, no more.
+    const session = await t.http().post('/v2/console/session').send({ key: created.body.key }).expect(200);
+    const cookie = (session.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    await t.http().get('/v2/threads').set('Cookie', cookie).expect(200);
+    expect((await t.http().get('/v2/logs').set('Cookie', cookie)).status).toBe(403);
   });
 
   it('an environment-limited key invokes production and is refused staging, on the spec endpoint and on /v1', async () => {

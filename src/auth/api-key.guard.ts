@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { forbidden, invalidApiKey } from '../common/errors';
-import { Access, ACCESS_KEY, SCOPES_KEY } from './auth.decorators';
+import { Access, ACCESS_KEY, ANY_SCOPE, SCOPES_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { Principal, RequestWithPrincipal } from './principal';
 import { grants, Scope } from './scopes';
@@ -23,8 +23,8 @@ export function extractApiKey(headers: RequestWithPrincipal['headers']): string 
 
 interface RouteRule {
   access: Access;
-  /** Any one of these; empty only on a route ScopeCoverage would have refused, which then admits nobody. */
-  scopes: readonly Scope[];
+  /** Any one of these, or any key at all; empty only on a route ScopeCoverage would have refused, which then admits nobody. */
+  scopes: readonly Scope[] | typeof ANY_SCOPE;
 }
 
 /** The 403 of a key without the route's scope (docs/security.md, "Scopes"); `/v1` re-shapes it to OpenAI's permission error. */
@@ -59,7 +59,7 @@ export class ApiKeyGuard implements CanActivate {
     if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {
       throw forbidden(rule.access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
-    if (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes)) throw missingScope(rule.scopes);
+    if (rule.scopes !== ANY_SCOPE && (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes))) throw missingScope(rule.scopes);
     request.principal = principal;
     return true;
   }
@@ -83,7 +83,7 @@ export class ApiKeyGuard implements CanActivate {
       const targets = [handler, context.getClass()];
       rule = {
         access: this.reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, targets) ?? 'project',
-        scopes: this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_KEY, targets) ?? [],
+        scopes: this.reflector.getAllAndOverride<Scope[] | typeof ANY_SCOPE | undefined>(SCOPES_KEY, targets) ?? [],
       };
       this.rules.set(handler, rule);
     }

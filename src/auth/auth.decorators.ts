@@ -16,10 +16,15 @@ export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' s
 
 /**
  * The scope a key needs for this route (any one of those named). Every route that is not @Public()
- * declares one, on the handler or its controller: the app refuses to start otherwise (ScopeCoverage).
+ * declares one (or @AnyScope()), on the handler or its controller: the app refuses to start otherwise
+ * (ScopeCoverage).
  * Shown in the OpenAPI document as `x-parley-scopes`.
  */
 export const RequireScope = (...anyOf: [Scope, ...Scope[]]) => applyDecorators(SetMetadata(SCOPES_KEY, anyOf), ApiExtension('x-parley-scopes', anyOf));
+
+/** Any authenticated key, whatever its scopes: routes about the caller itself (who am I, sign out). */
+export const ANY_SCOPE = 'any';
+export const AnyScope = () => applyDecorators(SetMetadata(SCOPES_KEY, ANY_SCOPE), ApiExtension('x-parley-scopes', [ANY_SCOPE]));
 
 /** The calling key, admin or project, on routes marked @AdminOrProject(). */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -5,7 +5,7 @@ import { Access, ACCESS_KEY, SCOPES_KEY } from './auth.decorators';
 
 type ControllerClass = { name: string; prototype: object };
 
-/** The route handlers of `controllers` that are not @Public() and declare no @RequireScope(). */
+/** The route handlers of `controllers` that are not @Public() and declare neither @RequireScope() nor @AnyScope(). */
 export function routesWithoutScope(controllers: ControllerClass[], scanner = new MetadataScanner()): string[] {
   const missing: string[] = [];
   for (const controller of controllers) {
@@ -14,7 +14,7 @@ export function routesWithoutScope(controllers: ControllerClass[], scanner = new
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
       const access: Access | undefined = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller);
       if (access === 'public') continue;
-      const scopes: unknown[] | undefined = Reflect.getMetadata(SCOPES_KEY, handler) ?? Reflect.getMetadata(SCOPES_KEY, controller);
+      const scopes: unknown[] | string | undefined = Reflect.getMetadata(SCOPES_KEY, handler) ?? Reflect.getMetadata(SCOPES_KEY, controller);
       if (!scopes || scopes.length === 0) missing.push(`${controller.name}.${name}`);
     }
   }

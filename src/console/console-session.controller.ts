@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { AdminOrProject, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { AdminOrProject, AnyScope, CurrentPrincipal, Public } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { SESSION_COOKIE, sessionTokenOf } from '../auth/session-cookie';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -48,6 +48,7 @@ export class ConsoleSessionController {
   }
 
   @AdminOrProject()
+  @AnyScope()
   @Get()
   @ApiSecurity('api-key')
   @ApiOperation({ summary: 'Who the console is signed in as', description: 'With a session cookie, or with a key (then `expiresAt` is null).' })
@@ -57,6 +58,7 @@ export class ConsoleSessionController {
   }
 
   @AdminOrProject()
+  @AnyScope()
   @Delete()
   @ApiSecurity('api-key')
   @ApiOperation({ summary: 'Sign out of the console', description: 'Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header.' })
