@@ -50,10 +50,11 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ConversationsModule,
     ImportModule,
     ConsoleModule,
-    LangtailModule,
     ResponsesModule,
     // The OpenAI-shaped /v1 chat completions and models (before the invoke catch-all).
     OpenAIModule,
+    // After every fixed GET route: its GET /:workspace/:project/:slug/:environment has four segments.
+    LangtailModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.
     InvocationModule,
   ],

@@ -45,6 +45,24 @@ describe('langtail SDK against Parley', () => {
     await expect(new Langtail({ apiKey: otherKey, baseURL }).prompts.get({ prompt, environment: 'production' })).rejects.toThrow(/404/);
   });
 
+  it('prompts.get with workspace and project set (GET /{workspace}/{project}/{prompt}/{environment}) answers as /project-prompt does', async () => {
+    const scoped = new Langtail({ apiKey: p.key, baseURL, organization: p.workspace, project: p.project });
+    const viaPath = await scoped.prompts.get({ prompt, environment: 'production' });
+    expect(viaPath).toEqual(await sdk().prompts.get({ prompt, environment: 'production' }));
+    expect((await scoped.prompts.get({ prompt, environment: 'production', version: '1' })).state.args.model).toBe('echo');
+    await expect(scoped.prompts.get({ prompt: 'nope', environment: 'production' })).rejects.toThrow(/404 .*Prompt deployment not found/);
+    // Another workspace/project than the key's: the 404 of an unknown route.
+    const other = new Langtail({ apiKey: p.key, baseURL, organization: 'elsewhere', project: p.project });
+    await expect(other.prompts.get({ prompt, environment: 'production' })).rejects.toThrow(/404 .*Cannot GET/);
+    // The four-segment GET shadows no fixed route registered before it.
+    const as = { 'X-API-Key': p.key };
+    await t.http().get('/v1/models/local/echo').set(as).expect(200);
+    const versions = await t.http().get(`/v2/prompts/${prompt}/versions`).set(as).expect(200);
+    expect(versions.body.data.length).toBeGreaterThan(0);
+    const conversation = await t.http().post('/v1/conversations').set(as).send({}).expect(200);
+    await t.http().get(`/v1/conversations/${conversation.body.id}/items`).set(as).expect(200);
+  });
+
   it('prompts.listDeployments lists what each environment runs', async () => {
     const deployments = await sdk().prompts.listDeployments();
     expect(deployments.map((d) => d.promptSlug).sort()).toEqual([assistant, prompt]);

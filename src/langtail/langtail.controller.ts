@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
@@ -28,6 +29,35 @@ export class LangtailController {
   @ApiOkResponse({ schema: PLAYGROUND_STATE_SCHEMA })
   @ApiResponse({ status: 404, description: 'no such prompt, environment, deployment or version', schema: { type: 'object', properties: { error: { type: 'string', example: 'Prompt deployment not found' } } } })
   get(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Param('environment') environment: string, @Query('v') v?: string) {
+    return this.langtail.promptConfig(caller.projectId, slug, environment, versionOf(v));
+  }
+
+  /**
+   * What the langtail SDK's `prompts.get` sends when `workspace` and `project` are set. Four
+   * segments like the invoke route: LangtailModule is registered after every fixed route (see
+   * app.module.ts). Another workspace or project than the key's answers the 404 an unknown route
+   * answers, so an unknown four-segment GET still looks unknown.
+   */
+  @Get(':workspace/:project/:slug/:environment')
+  @ApiOperation({
+    summary: "A deployed prompt's configuration on the workspace/project path (langtail SDK prompts.get with workspace and project)",
+    description: 'As `GET /project-prompt/{slug}/{environment}`; `workspace` and `project` must be the key\'s (else 404).',
+  })
+  @ApiParam({ name: 'slug', example: 'demo-prompt' })
+  @ApiParam({ name: 'environment', example: 'production' })
+  @ApiQuery({ name: 'v', required: false, description: 'a version number instead of the deployed one' })
+  @ApiOkResponse({ schema: PLAYGROUND_STATE_SCHEMA })
+  @ApiResponse({ status: 404, description: 'not the key\'s workspace/project, or no such prompt, environment, deployment or version' })
+  getScoped(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('slug') slug: string,
+    @Param('environment') environment: string,
+    @Req() req: Request,
+    @Query('v') v?: string,
+  ) {
+    if (workspace !== caller.workspaceSlug || project !== caller.projectSlug) throw new NotFoundException(`Cannot GET ${req.path}`);
     return this.langtail.promptConfig(caller.projectId, slug, environment, versionOf(v));
   }
 
