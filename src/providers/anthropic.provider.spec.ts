@@ -127,7 +127,8 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
     };
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].path).toBe('/v1/messages');
-    expect(fake.requests[0].headers.authorization).toBe('Bearer sk-ant-test');
+    expect(fake.requests[0].headers['x-api-key']).toBe('sk-ant-test');
+    expect(fake.requests[0].headers.authorization).toBeUndefined();
     expect(fake.requests[0].headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(fake.requests[0].body).toEqual(expectedBody);
     expect(result.providerRequest).toEqual(expectedBody);

@@ -1,8 +1,8 @@
 /**
  * Anthropic's Messages API over undici (upstream-http.ts), translated to and from the
  * chat-completion format (anthropic.translate.ts, anthropic.stream.ts); the types are the official
- * `@anthropic-ai/sdk`'s. Headers as that SDK (1.x) sends them: the key as `Authorization: Bearer`
- * and `anthropic-version: 2026-10-21` (docs/decisions.md "Anthropic").
+ * `@anthropic-ai/sdk`'s. Headers as the Messages API documents them: the key as `x-api-key` and
+ * `anthropic-version: 2026-10-21` (docs/decisions.md "Anthropic").
  */
 import type { MessageCreateParamsStreaming, Message } from '@anthropic-ai/sdk/resources/messages';
 import { AnthropicStreamTranslator } from './anthropic.stream';
@@ -23,7 +23,7 @@ import { UpstreamCall, UpstreamHttp } from './upstream-http';
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_API_VERSION = '2026-10-21';
 /** Request fields the Messages API (version 2026-10-21) has no place for or answers 400 to. */
-const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty'] as const;
+const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'prompt_cache_key'] as const;
 
 export class AnthropicProvider implements ProviderAdapter {
   readonly type = 'anthropic' as const;
@@ -35,6 +35,7 @@ export class AnthropicProvider implements ProviderAdapter {
     if (req.n !== undefined && req.n > 1) return 'n';
     for (const param of UNSUPPORTED) if (req[param] !== undefined && req[param] !== null) return param;
     if (req.response_format?.type === 'json_object') return 'response_format';
+    if (req.service_tier === 'flex' || req.service_tier === 'priority') return 'service_tier';
     return undefined;
   }
 
@@ -61,8 +62,8 @@ export class AnthropicProvider implements ProviderAdapter {
     return {
       provider: 'anthropic',
       target: this.http.target('anthropic', creds.baseUrl || ANTHROPIC_DEFAULT_BASE_URL, '/v1/messages'),
-      // Keyless (a proxy that adds the key): no Authorization header.
-      headers: UpstreamHttp.headers(creds.apiKey, accept, { 'anthropic-version': ANTHROPIC_API_VERSION }),
+      // Keyless (a proxy that adds the key): no x-api-key header.
+      headers: UpstreamHttp.headers(undefined, accept, { 'anthropic-version': ANTHROPIC_API_VERSION, ...(creds.apiKey ? { 'x-api-key': creds.apiKey } : {}) }),
       body: JSON.stringify(body),
     };
   }

@@ -4,12 +4,13 @@
  *
  * Translated: `max_completion_tokens` (else `max_tokens`) → `max_tokens`, `stop` → `stop_sequences`,
  * `parallel_tool_calls: false` → `disable_parallel_tool_use`, `response_format` json_schema →
- * `output_config.format`, `user` → `metadata.user_id`, system and developer messages → `system`.
+ * `output_config.format`, `user` (else `safety_identifier`) → `metadata.user_id`, system and
+ * developer messages → `system`.
  * Not forwarded, because the Messages API has no equivalent or rejects them (AnthropicProvider's
  * `unsupportedParam` names them for the /v1 surface): `temperature` and `top_p` (API version
  * 2026-10-21, which @anthropic-ai/sdk 1.x speaks, answers 400 to any sampling parameter),
- * `presence_penalty`, `frequency_penalty`, `seed`, `n` > 1, `response_format` json_object, and
- * Parley's own `metadata`.
+ * `presence_penalty`, `frequency_penalty`, `seed`, `n` > 1, `response_format` json_object,
+ * `prompt_cache_key`, a `service_tier` other than `auto`/`default`, and Parley's own `metadata`.
  */
 import type {
   ContentBlockParam,
@@ -84,7 +85,7 @@ export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStr
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(schema ? { output_config: { format: { type: 'json_schema' as const, schema } } } : {}),
-    ...(req.user !== undefined ? { metadata: { user_id: req.user } } : {}),
+    ...(req.user !== undefined ? { metadata: { user_id: req.user } } : req.safety_identifier !== undefined ? { metadata: { user_id: req.safety_identifier } } : {}),
   };
 }
 

@@ -45,6 +45,12 @@ export interface ProviderRequest {
   tool_choice?: ChatCompletionToolChoiceOption;
   parallel_tool_calls?: boolean;
   response_format?: ResponseFormatText | ResponseFormatJSONObject | ResponseFormatJSONSchema;
+  /** OpenAI's end-user identifier for abuse detection (Anthropic: `metadata.user_id` when `user` is not set). */
+  safety_identifier?: string;
+  /** OpenAI's prompt-cache routing key. */
+  prompt_cache_key?: string;
+  /** OpenAI's processing tier (`auto`, `default`, `flex`, `priority`). */
+  service_tier?: 'auto' | 'default' | 'flex' | 'priority';
   /**
    * Parley's own request metadata (for the request log). Adapters do not forward it upstream:
    * it is the caller's data, and OpenAI-compatible servers reject or misuse unknown fields.

@@ -12,6 +12,9 @@
  * With nothing queued it echoes the text of the last user turn (string content or text blocks),
  * as a message or, when `stream` is set, as the Messages API event stream
  * (`event: message_start` ... `event: message_stop`). Other paths answer 404.
+ *
+ * Like the Messages API it authenticates with `x-api-key` only: a request without it, or with an
+ * `Authorization` header, answers 401 `authentication_error` (whatever was queued).
  */
 import { Behaviour, FakeUpstream, RecordedRequest, startFakeUpstream } from './fake-upstream';
 
@@ -101,8 +104,15 @@ function echo(req: RecordedRequest): Behaviour {
   return anthropicStream(anthropicEvents({ text: text.split(/(?<=\S)(?=\s)/).filter(Boolean), model, usage }));
 }
 
+function apiKeyOnly(req: RecordedRequest): Behaviour | undefined {
+  if (req.headers.authorization !== undefined) return anthropicError(401, 'authentication_error', 'Use the x-api-key header');
+  if (!req.headers['x-api-key']) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
+  if (!req.headers['anthropic-version']) return anthropicError(400, 'invalid_request_error', 'anthropic-version header is required');
+  return undefined;
+}
+
 export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
-  return startFakeUpstream(echo);
+  return startFakeUpstream(echo, apiKeyOnly);
 }
 
 export const start = startFakeAnthropicUpstream;

@@ -106,7 +106,8 @@ async function respond(res: http.ServerResponse, rec: RecordedRequest, behaviour
   }
 }
 
-export async function startFakeUpstream(defaultBehaviour: (req: RecordedRequest) => Behaviour): Promise<FakeUpstream> {
+/** `gate`: checked before the queue; a Behaviour it returns answers instead (e.g. a 401 for wrong auth headers). */
+export async function startFakeUpstream(defaultBehaviour: (req: RecordedRequest) => Behaviour, gate?: (req: RecordedRequest) => Behaviour | undefined): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Behaviour[] = [];
 
@@ -137,7 +138,7 @@ export async function startFakeUpstream(defaultBehaviour: (req: RecordedRequest)
       markClosed();
     });
     requests.push(rec);
-    await respond(res, rec, queue.shift() ?? defaultBehaviour(rec));
+    await respond(res, rec, gate?.(rec) ?? queue.shift() ?? defaultBehaviour(rec));
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
