@@ -2,8 +2,11 @@ import type { ChatCompletion } from '../providers';
 
 /** What a finished request left to replay (docs/security.md, "Idempotency keys"). */
 export type StoredOutcome =
-  /** An invoke that succeeded: replayed through the same transport, as JSON or as a stream. */
-  | { kind: 'invocation'; threadId: string | null; completion: ChatCompletion }
+  /**
+   * An invoke that succeeded: replayed through the same transport, as JSON or as a stream.
+   * `objectId`: the id of the object the surface answered with (a Response's), answered again.
+   */
+  | { kind: 'invocation'; threadId: string | null; completion: ChatCompletion; objectId?: string }
   /** Any other creating POST's answer, as it was sent. */
   | { kind: 'response'; status: number; body: unknown }
   /** A refusal that a retry would get again (4xx), with its headers. */

@@ -93,7 +93,8 @@ export class InvocationRecorder {
   private async storeOutcome(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion | undefined, manager?: EntityManager): Promise<void> {
     const key = prepared.input.idempotencyKey;
     if (!key || !completion) return;
-    await this.idempotency.complete(caller.projectId, key, { kind: 'invocation', threadId: prepared.threadId, completion }, manager);
+    const objectId = prepared.input.objectId;
+    await this.idempotency.complete(caller.projectId, key, { kind: 'invocation', threadId: prepared.threadId, completion, ...(objectId ? { objectId } : {}) }, manager);
   }
 
   /** Never throws: failing to log a failure must not hide the failure from the client. */

@@ -40,6 +40,7 @@ export function replayOutcome(outcome: StoredOutcome, prepared: PreparedInvocati
   if (outcome.kind === 'error') throw new ApiException(outcome.status, outcome.body, { ...outcome.headers, ...REPLAYED });
   if (outcome.kind !== 'invocation') throw INVOKE_IDEMPOTENCY_ERRORS.mismatch();
   const { completion, threadId } = outcome;
-  if (!prepared.input.stream) return { type: 'completion', threadId, completion, headers: REPLAYED };
-  return { type: 'stream', threadId, headers: REPLAYED, chunks: iterate(chunksOf(completion)), finish: () => Promise.resolve(completion) };
+  const replayed = outcome.objectId ? { objectId: outcome.objectId } : {};
+  if (!prepared.input.stream) return { type: 'completion', threadId, completion, headers: REPLAYED, replayed };
+  return { type: 'stream', threadId, headers: REPLAYED, replayed, chunks: iterate(chunksOf(completion)), finish: () => Promise.resolve(completion) };
 }

@@ -62,6 +62,11 @@ export interface InvocationInput {
    * replays the stored outcome instead of calling the provider and appending again.
    */
   idempotencyKey?: string;
+  /**
+   * The id of the object the surface answers with (a Response's `resp_...`): stored with the
+   * Idempotency-Key's outcome, so a replay answers with the same id (`replayedObjectId`).
+   */
+  objectId?: string;
   /** What the request log records about the request itself. */
   log: { requestData: Record<string, unknown>; url: string; ip: string | undefined };
 }
@@ -84,6 +89,8 @@ export interface PreparedInvocation {
 export interface CompletionResult {
   type: 'completion';
   threadId: string | null;
+  /** Set when an Idempotency-Key replayed a stored outcome: the `objectId` stored with it, if any. */
+  replayed?: { objectId?: string };
   /** Headers the answer should carry (x-ratelimit-* when the caller has a rate limit). */
   headers?: Record<string, string>;
   completion: ChatCompletion;
@@ -99,6 +106,8 @@ export interface CompletionResult {
 export interface StreamResult {
   type: 'stream';
   threadId: string | null;
+  /** As on CompletionResult. */
+  replayed?: { objectId?: string };
   /** Headers the answer should carry (x-ratelimit-* when the caller has a rate limit). */
   headers?: Record<string, string>;
   chunks: AsyncIterable<ChatCompletionChunk>;

@@ -1,26 +1,11 @@
 import { ResponseStream } from 'openai/lib/responses/ResponseStream';
 import type { ChatCompletionChunk } from '../providers';
+import { expectStreamingEvents } from '../../test/support/open-responses-schema';
+import { responseBaseOf } from './response-base';
 import { ResponseBase } from './response-object';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
 
-const base: ResponseBase = {
-  id: 'resp_0192f0c1a2b37c4d8e9f00112233aabb',
-  created_at: 1_700_000_000,
-  model: 'local/echo',
-  instructions: null,
-  metadata: null,
-  tools: [],
-  tool_choice: 'auto',
-  temperature: null,
-  top_p: null,
-  max_output_tokens: null,
-  previous_response_id: null,
-  conversation: null,
-  text: { format: { type: 'text' } },
-  truncation: 'disabled',
-  parallel_tool_calls: true,
-  store: true,
-};
+const base: ResponseBase = responseBaseOf({}, { uuid: '0192f0c1-a2b3-7c4d-8e9f-00112233aabb', model: 'local/echo', conversationId: null, parameters: {}, createdAt: 1_700_000_000 });
 
 const chunk = (delta: ChatCompletionChunk.Choice['delta'], finish: ChatCompletionChunk.Choice['finish_reason'] = null, usage?: ChatCompletionChunk['usage']): ChatCompletionChunk => ({
   id: 'c',
@@ -98,5 +83,16 @@ describe('Responses stream events from chat-completion chunks', () => {
     expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
     const { final } = await throughSdk(events);
     expect(final.status).toBe('incomplete');
+  });
+
+  it('every event, the failure ones included, is as the Open Responses specification requires', () => {
+    const translator = new ResponseEventTranslator(base);
+    const events = [...translator.start(), ...translator.push(chunk({ content: 'par' })), ...translator.push(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }))];
+    events.push(...translator.failureEvents('upstream_error', 'Upstream failed', 'server_error', null));
+    expectStreamingEvents(events);
+    const finished = new ResponseEventTranslator(base);
+    const done = [...finished.start(), ...finished.push(chunk({ content: 'ok' })), ...finished.finish({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }).events];
+    expectStreamingEvents(done);
+    expect(() => expectStreamingEvents([{ ...done[0], response: { ...(done[0].response as object), completed_at: undefined } }])).toThrow(/completed_at/);
   });
 });

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk, CompletionUsage } from '../providers';
-import { OutputFunctionCall, OutputItem, OutputMessage, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
+import { completedAt, OutputFunctionCall, OutputItem, OutputMessage, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
 
 /**
  * Chat-completion chunks → the Responses API's typed stream events, each with its
@@ -50,6 +50,7 @@ export class ResponseEventTranslator {
     const response: ResponseObject = {
       ...pendingResponse(this.base),
       status,
+      completed_at: completedAt(status),
       incomplete_details,
       output: this.output,
       output_text: outputTextOf(this.output),
@@ -59,9 +60,13 @@ export class ResponseEventTranslator {
     return { events, response };
   }
 
-  failureEvents(code: string, message: string): ResponseEvent[] {
+  /**
+   * The `error` event carries its payload twice: as `error: {type, code, message, param}` (the Open
+   * Responses ErrorStreamingEvent) and flat (the `openai` SDK's ResponseErrorEvent).
+   */
+  failureEvents(code: string, message: string, type = 'server_error', param: string | null = null): ResponseEvent[] {
     const response = { ...pendingResponse(this.base), status: 'failed', output: this.output, error: { code, message } };
-    return [this.event('response.failed', { response }), this.event('error', { code, message, param: null })];
+    return [this.event('response.failed', { response }), this.event('error', { code, message, param, error: { type, code, message, param } })];
   }
 
   private text(delta: string): ResponseEvent[] {
@@ -81,6 +86,8 @@ export class ResponseEventTranslator {
 
   private toolCall(call: NonNullable<ChatCompletionChunk.Choice['delta']['tool_calls']>[number]): ResponseEvent[] {
     const events: ResponseEvent[] = [];
+    // `max_tool_calls`: calls past it are left out of the response, as in responseOf.
+    if (this.base.max_tool_calls !== null && call.index >= this.base.max_tool_calls) return events;
     if (!this.openCall || this.openCall.toolIndex !== call.index) {
       events.push(...this.closeMessage(), ...this.closeCall());
       const item: OutputFunctionCall = {

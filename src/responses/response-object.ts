@@ -1,26 +1,38 @@
 import type { ChatCompletion, CompletionUsage } from '../providers';
 
 /**
- * The Response object of OpenAI's Responses API (the SDK's `resources/responses` Response), built
- * from a chat completion: Parley calls every provider in the chat-completion format and translates
- * (docs/openai-conversations.md, "Responses").
+ * The Response object of the Open Responses specification and OpenAI's Responses API (the SDK's
+ * `resources/responses` Response), built from a chat completion: Parley calls every provider in
+ * the chat-completion format and translates (docs/openai-conversations.md, "Responses"). Every
+ * field the specification requires is here; response-base.ts is the one place that fills them.
  */
 export interface ResponseBase {
   id: string;
   created_at: number;
   model: string;
   instructions: string | null;
-  metadata: Record<string, string> | null;
+  metadata: Record<string, string>;
   tools: unknown[];
   tool_choice: unknown;
-  temperature: number | null;
-  top_p: number | null;
+  /** The effective sampling parameters (request, else the deployment's settings, else the API's defaults). */
+  temperature: number;
+  top_p: number;
+  presence_penalty: number;
+  frequency_penalty: number;
+  top_logprobs: number;
   max_output_tokens: number | null;
+  max_tool_calls: number | null;
   previous_response_id: string | null;
   conversation: { id: string } | null;
   text: { format: Record<string, unknown> };
   truncation: 'auto' | 'disabled';
   parallel_tool_calls: boolean;
+  reasoning: { effort: string | null; summary: string | null };
+  user: string | null;
+  safety_identifier: string | null;
+  prompt_cache_key: string | null;
+  service_tier: string;
+  background: boolean;
   store: boolean;
 }
 
@@ -60,6 +72,8 @@ export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'faile
 export interface ResponseObject extends Omit<ResponseBase, 'store'> {
   object: 'response';
   status: ResponseStatus;
+  /** When the response completed (Unix seconds); null until then and for incomplete or failed ones. */
+  completed_at: number | null;
   output: OutputItem[];
   output_text: string;
   error: { code: string; message: string } | null;
@@ -103,18 +117,22 @@ export function responseOf(base: ResponseBase, completion: ChatCompletion): Resp
   if (message?.content) {
     output.push({ id: outputItemId(base.id, 'message', output.length), type: 'message', role: 'assistant', status: itemStatus, content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }] });
   }
-  for (const call of message?.tool_calls ?? []) {
+  // `max_tool_calls`: the calls past it are not part of the response (docs/openai-conversations.md).
+  for (const call of (message?.tool_calls ?? []).slice(0, base.max_tool_calls ?? undefined)) {
     if (call.type !== 'function') continue;
     output.push({ id: outputItemId(base.id, 'function_call', output.length), type: 'function_call', status: 'completed', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
-  return { ...base, object: 'response', status, output, output_text: outputTextOf(output), error: null, incomplete_details, usage: usageOf(completion.usage) };
+  return { ...base, object: 'response', status, completed_at: completedAt(status), output, output_text: outputTextOf(output), error: null, incomplete_details, usage: usageOf(completion.usage) };
 }
+
+export const completedAt = (status: ResponseStatus): number | null => (status === 'completed' ? Math.floor(Date.now() / 1000) : null);
 
 /** The Response before any output (`response.created`, `response.in_progress`). */
 export const pendingResponse = (base: ResponseBase): ResponseObject => ({
   ...base,
   object: 'response',
   status: 'in_progress',
+  completed_at: null,
   output: [],
   output_text: '',
   error: null,

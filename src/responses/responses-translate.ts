@@ -3,7 +3,8 @@ import { ResponsesBody } from './responses.schema';
 
 /**
  * Responses request fields → chat-completion overrides, so every provider (OpenAI-compatible,
- * Anthropic, local) serves Responses: `max_output_tokens` → `max_tokens`, function `tools` →
+ * Anthropic, local) serves Responses: `max_output_tokens` → `max_tokens`, the penalties,
+ * `safety_identifier`, `prompt_cache_key` and `service_tier` as named, function `tools` →
  * chat tools, `tool_choice {type, name}` → `{type, function: {name}}`, `text.format` →
  * `response_format`. See docs/openai-conversations.md, "Responses".
  */
@@ -14,6 +15,11 @@ export function overridesOf(body: ResponsesBody): RequestOverrides {
   if (body.max_output_tokens != null) overrides.max_tokens = body.max_output_tokens;
   if (body.parallel_tool_calls != null) overrides.parallel_tool_calls = body.parallel_tool_calls;
   if (body.user !== undefined) overrides.user = body.user;
+  if (body.presence_penalty != null) overrides.presence_penalty = body.presence_penalty;
+  if (body.frequency_penalty != null) overrides.frequency_penalty = body.frequency_penalty;
+  if (body.safety_identifier != null) overrides.safety_identifier = body.safety_identifier;
+  if (body.prompt_cache_key != null) overrides.prompt_cache_key = body.prompt_cache_key;
+  if (body.service_tier != null) overrides.service_tier = body.service_tier;
   if (body.tools && body.tools.length > 0) {
     overrides.tools = body.tools.map((tool) => ({
       type: 'function' as const,

@@ -34,6 +34,7 @@ export class ResponsesController {
   @ApiOkResponse({ description: "OpenAI's Response object" })
   async create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.responses.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, abortOnClose(res));
+    for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.kind === 'response') {
       res.status(HttpStatus.OK).json(result.response);
       return;
@@ -52,7 +53,7 @@ export class ResponsesController {
   @Get(':responseId')
   @ApiOperation({ summary: 'Retrieve a stored response' })
   @ApiOkResponse({ description: "OpenAI's Response object, as answered" })
-  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<Record<string, unknown>> {
+  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<unknown> {
     return this.stored.retrieve(caller, id);
   }
 

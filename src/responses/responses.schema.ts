@@ -55,6 +55,17 @@ export const responsesBodySchema = z.strictObject({
   truncation: z.enum(['auto', 'disabled']).nullable().optional(),
   user: z.string().optional(),
   include: z.array(z.string()).nullable().optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+  /** Parley returns no log probabilities: 0 (the default) is the only value it can honour. */
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  max_tool_calls: z.number().int().min(1).nullable().optional(),
+  service_tier: z.enum(['auto', 'default', 'flex', 'priority']).nullable().optional(),
+  safety_identifier: z.string().max(64).nullable().optional(),
+  prompt_cache_key: z.string().max(64).nullable().optional(),
+  /** `true` runs the response in the background (docs/openai-conversations.md); false is the default. */
+  background: z.boolean().nullable().optional(),
+  stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullable().optional(),
 });
 export type ResponsesBody = z.output<typeof responsesBodySchema>;
 

@@ -13,10 +13,11 @@ import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { optionsFromHeaders } from '../invocation/invoke-headers';
 import type { ChatCompletion } from '../providers';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
+import { responseBaseOf, withRequiredFields } from './response-base';
 import { ResponseBase, ResponseObject, responseOf } from './response-object';
 import { ResponseEntity } from './response.entity';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
-import { overridesOf, toolsEcho, truncateHistory } from './responses-translate';
+import { overridesOf, truncateHistory } from './responses-translate';
 import { ResponsesRepository } from './responses.repository';
 import { ResponsesBody, responsesBodySchema, responseIdOf, uuidOfResponseId } from './responses.schema';
 
@@ -27,7 +28,8 @@ export interface ResponsesRequest {
   ip: string | undefined;
 }
 
-export type ResponsesResult = { kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> };
+/** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
+export type ResponsesResult = ({ kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }) & { headers: Record<string, string> };
 
 /** How far `previous_response_id` chains are followed. */
 const MAX_CHAIN = 1000;
@@ -60,6 +62,8 @@ export class ResponsesService {
     if (conversationId && body.previous_response_id) {
       throw badParam('previous_response_id', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
     }
+    if (body.background) throw badParam('background', "'background: true' is not supported: Parley answers every response in the request that creates it.");
+    if (body.top_logprobs) throw badParam('top_logprobs', "'top_logprobs' other than 0 is not supported: Parley returns no log probabilities.");
     const { target: named, name } = targetOf(body);
     const input = inputMessagesOf(body);
     const history = body.previous_response_id ? await this.chainOf(caller.projectId, body.previous_response_id) : [];
@@ -70,6 +74,8 @@ export class ResponsesService {
     const headers = optionsFromHeaders(request.headers);
     const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     const compiled = target.deployment?.compiled;
+    const uuid = newId();
+    const createdAt = Math.floor(Date.now() / 1000);
     const instructions = body.instructions ?? null;
     const invocation: InvocationInput = {
       target,
@@ -84,21 +90,29 @@ export class ResponsesService {
       metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
+      objectId: responseIdOf(uuid),
       log: { requestData: request.body, url: request.url, ip: request.ip },
     };
     const prepared = await this.invocation.prepare(caller, invocation);
     if (body.truncation === 'auto') await this.truncate(prepared, input.length);
-    const uuid = newId();
-    const base = this.baseOf(body, uuid, name, conversationId);
     const result = await this.invocation.run(caller, prepared, signal);
+    const answerHeaders = result.headers ?? {};
+    // An Idempotency-Key replay answers with the id (and, when stored, the Response) of the first answer.
+    const replayedId = result.replayed?.objectId;
+    const replayedUuid = replayedId ? uuidOfResponseId(replayedId) : null;
+    const storedRow = replayedUuid ? await this.responses.findLive(caller.projectId, replayedUuid) : null;
+    const stored = storedRow ? withRequiredFields(storedRow.body) : null;
+    const context = { uuid: replayedUuid ?? uuid, model: name, conversationId, parameters: prepared.parameters, createdAt: stored?.created_at ?? createdAt };
+    const base = responseBaseOf(body, context);
     const store = (response: ResponseObject, completion: ChatCompletion) =>
-      base.store ? this.store(caller.projectId, uuid, body, conversationId, input, completion, response) : Promise.resolve();
+      base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
     if (result.type === 'completion') {
+      if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
       const response = responseOf(base, result.completion);
       await store(response, result.completion);
-      return { kind: 'response', response };
+      return { kind: 'response', response, headers: answerHeaders };
     }
-    return { kind: 'events', events: this.events(base, result, store) };
+    return { kind: 'events', events: this.events(base, result, store), headers: answerHeaders };
   }
 
   private async *events(base: ResponseBase, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {
@@ -111,30 +125,9 @@ export class ResponsesService {
       await store(end.response, completion);
       yield* end.events;
     } catch (err) {
-      const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string } }).error;
-      yield* translator.failureEvents(error.code ?? error.type, error.message);
+      const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string; param: string | null } }).error;
+      yield* translator.failureEvents(error.code ?? error.type, error.message, error.type, error.param ?? null);
     }
-  }
-
-  private baseOf(body: ResponsesBody, uuid: string, model: string, conversationId: string | null): ResponseBase {
-    return {
-      id: responseIdOf(uuid),
-      created_at: Math.floor(Date.now() / 1000),
-      model,
-      instructions: body.instructions ?? null,
-      metadata: body.metadata ?? null,
-      tools: toolsEcho(body),
-      tool_choice: body.tool_choice ?? 'auto',
-      temperature: body.temperature ?? null,
-      top_p: body.top_p ?? null,
-      max_output_tokens: body.max_output_tokens ?? null,
-      previous_response_id: body.previous_response_id ?? null,
-      conversation: conversationId ? { id: conversationId } : null,
-      text: { format: body.text?.format ?? { type: 'text' } },
-      truncation: body.truncation ?? 'disabled',
-      parallel_tool_calls: body.parallel_tool_calls ?? true,
-      store: body.store ?? true,
-    };
   }
 
   /** The chat messages of a previous_response_id chain, oldest first; 404 when it names no stored response. */

@@ -5,6 +5,8 @@ import { itemsOfTurn } from '../conversations/conversation-items.mapper';
 import { ItemListQuery } from '../conversations/conversation-queries';
 import { ItemList, toList } from '../conversations/conversations.mapper';
 import { ThreadMessageEntity } from '../messages/thread-message.entity';
+import { withRequiredFields } from './response-base';
+import type { ResponseObject } from './response-object';
 import { ResponseEntity } from './response.entity';
 import { ResponsesRepository } from './responses.repository';
 import { uuidOfResponseId } from './responses.schema';
@@ -16,8 +18,9 @@ const responseNotFound = (id: string) => openaiError(404, `Response with id '${i
 export class StoredResponsesService {
   constructor(private readonly responses: ResponsesRepository) {}
 
-  async retrieve(caller: ProjectPrincipal, id: string): Promise<Record<string, unknown>> {
-    return (await this.require(caller.projectId, id)).body;
+  /** The Response as answered, with every field the specification requires (older rows filled with defaults). */
+  async retrieve(caller: ProjectPrincipal, id: string): Promise<ResponseObject> {
+    return withRequiredFields((await this.require(caller.projectId, id)).body);
   }
 
   /** Soft delete: the row stays, the response is then not found (and ends any chain through it). */
