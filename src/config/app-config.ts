@@ -10,7 +10,7 @@ const ENV_NAMES = [
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
   'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
-  'PROVIDER_ALLOWED_HOSTS',
+  'PROVIDER_ALLOWED_HOSTS', 'TEMPLATE_MAX_RENDERED_CHARS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -95,6 +95,9 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(10_000_000)
   RESPONSES_CONTEXT_BUDGET_TOKENS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(100_000_000)
+  TEMPLATE_MAX_RENDERED_CHARS?: number;
+
   @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   METRICS_TOKEN?: string;
   @IsOptional() @IsAllowedHostList()
@@ -145,6 +148,8 @@ export class AppConfig {
   readonly logRetentionDays: number | undefined;
   /** /v1/responses with `truncation: "auto"` drops the oldest items beyond this many (estimated) tokens. */
   readonly responsesContextBudgetTokens: number;
+  /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
+  readonly templateMaxRenderedChars: number;
   /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -176,6 +181,7 @@ export class AppConfig {
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
+    this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);

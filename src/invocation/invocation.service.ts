@@ -8,12 +8,14 @@ import { ProviderCredentials, ProviderError, ProvidersService } from '../provide
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { RegistryService } from '../registry/registry.service';
+import { AppConfig } from '../config/app-config';
+import { TemplateTooLargeError } from '../templates';
 import type { SentHistory } from '../request-logs/thread-range';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
 import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
-import { environmentRefused, providerFailure, threadNotFound, unsupportedParam } from './invoke-errors';
+import { environmentRefused, providerFailure, TemplateTooLarge, templateTooLarge, threadNotFound, unsupportedParam } from './invoke-errors';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
 /**
@@ -26,6 +28,8 @@ import { buildProviderRequest, effectiveParameters } from './invoke-request';
 @Injectable()
 export class InvocationService {
   private readonly logger = new Logger('Invocation');
+  /** TEMPLATE_MAX_RENDERED_CHARS. */
+  private readonly templateMaxChars: number;
 
   constructor(
     private readonly registry: RegistryService,
@@ -34,7 +38,10 @@ export class InvocationService {
     private readonly recorder: InvocationRecorder,
     private readonly limits: LimitsService,
     private readonly idempotency: IdempotencyService,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.templateMaxChars = config.templateMaxRenderedChars;
+  }
 
   /** The target in the caller's project; null when there is no such deployment or provider. */
   async resolve(caller: ProjectPrincipal, target: InvokeTarget): Promise<ResolvedTarget | null> {
@@ -55,7 +62,15 @@ export class InvocationService {
     const { target } = input;
     const variables = { ...(target.deployment?.variableDefaults ?? {}), ...input.variables };
     const template = input.template ?? target.deployment?.compiled;
-    const templateMessages = template ? template.render(variables) : [];
+    let templateMessages: ChatMessage[] = [];
+    let refusal: ApiException | undefined;
+    try {
+      if (template) templateMessages = template.render(variables, { maxChars: this.templateMaxChars });
+    } catch (err) {
+      // Stopped while rendering, before the output existed (docs/templates.md): run() logs and refuses the call.
+      if (!(err instanceof TemplateTooLargeError)) throw err;
+      refusal = templateTooLarge(err.maxChars);
+    }
     let sent: SentHistory | undefined;
     let threadId: string | null = null;
     if (input.thread && 'continue' in input.thread) {
@@ -72,7 +87,7 @@ export class InvocationService {
     const parameters = effectiveParameters(target, input.overrides);
     const request = buildProviderRequest({ target, overrides: input.overrides, parameters, templateMessages, history, messages: input.messages, metadata: input.metadata });
     const newThread = threadId !== null && !(input.thread && 'continue' in input.thread);
-    return { input, threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}) };
+    return { input, threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}), ...(refusal ? { refusal } : {}) };
   }
 
   /**
@@ -98,6 +113,7 @@ export class InvocationService {
   /** The call itself, once an Idempotency-Key (if any) is this request's. */
   private async runClaimed(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const startedAt = new Date();
+    if (prepared.refusal) await this.refuse(caller, prepared, prepared.refusal, startedAt);
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
     const admission = await this.admit(caller, prepared, startedAt);
     if (prepared.input.stream) {
@@ -145,6 +161,13 @@ export class InvocationService {
       }
       throw err;
     }
+  }
+
+  /** A call refused before the provider (prepared.refusal): logged with its status, then thrown. */
+  private async refuse(caller: ProjectPrincipal, prepared: PreparedInvocation, refusal: ApiException, startedAt: Date): Promise<never> {
+    const error = refusal instanceof TemplateTooLarge ? refusal.detail : 'Refused';
+    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: refusal.getStatus(), error, startedAt, ttftMs: null });
+    throw refusal;
   }
 
   /** The recorder behind the project's share of the database pool. */

@@ -5,6 +5,7 @@
  * core returns. Nothing here knows HTTP.
  */
 import type { ChatMessage } from '../common/chat';
+import type { ApiException } from '../common/errors';
 import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
 import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
 import type { SentHistory } from '../request-logs/thread-range';
@@ -84,6 +85,8 @@ export interface PreparedInvocation {
   request: ProviderRequest;
   /** The thread history sent, by turn: the request log refers to it instead of copying it (docs/decisions.md). */
   history?: SentHistory;
+  /** Refused while preparing (a template too large to render): `run` logs the call and throws this, the provider is not called. */
+  refusal?: ApiException;
 }
 
 export interface CompletionResult {

@@ -34,6 +34,23 @@ export function unsupportedParam(provider: string, param: string): ProviderFailu
   return new ProviderFailure(400, `Provider "${provider}" does not support "${param}" as given`, {}, param);
 }
 
+/**
+ * The template would render more than TEMPLATE_MAX_RENDERED_CHARS: the spec's invoke 400 (`issues`
+ * at `variables`); `/v1` answers it as a BadRequestError with `param: "variables"` and the issue's
+ * message.
+ */
+export class TemplateTooLarge extends ApiException {
+  readonly param = 'variables';
+
+  constructor(readonly detail: string) {
+    super(400, { error: 'Invalid request body', issues: [{ code: 'invalid_type', keys: [], path: ['variables'], message: detail }] }, {});
+  }
+}
+
+export function templateTooLarge(maxChars: number): TemplateTooLarge {
+  return new TemplateTooLarge(`The template rendered with these variables would exceed ${maxChars} characters (each use of a variable counts its whole value)`);
+}
+
 /** Storing a finished reply failed: a database that is down is a 503, as on every other endpoint. */
 export function storeFailure(err: unknown): unknown {
   return isDatabaseUnavailable(err) ? databaseUnavailable() : err;

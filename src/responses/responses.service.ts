@@ -81,7 +81,7 @@ export class ResponsesService {
       target,
       messages: [...history, ...input],
       // Instructions are a system message after the deployment's template, sent on this call only (never stored in the conversation).
-      ...(instructions ? { template: { variables: compiled?.variables ?? [], render: (v) => [...(compiled?.render(v) ?? []), { role: 'system', content: instructions } as ChatMessage] } } : {}),
+      ...(instructions ? { template: { variables: compiled?.variables ?? [], render: (v, limits) => [...(compiled?.render(v, limits) ?? []), { role: 'system', content: instructions } as ChatMessage] } } : {}),
       variables: variablesOf(body),
       overrides: overridesOf(body),
       thread: conversationId ? { continue: conversationId } : null,

@@ -5,6 +5,7 @@ import {
   TEMPLATE_RUNTIME_OPTIONS,
   templateEnvironment,
 } from './template-environment';
+import { meteredContext, RenderLimits, RenderMeter } from './template-size';
 import { CompiledTemplate, TemplateMessage, TemplateVariables } from './template.types';
 
 /** A string of a template that is rendered: string content, a text part's text, an image URL. */
@@ -114,15 +115,21 @@ export function compileTemplate<M extends TemplateMessage>(messages: readonly M[
 
   return {
     variables,
-    render(values: TemplateVariables): M[] {
-      // A copy, so that no helper can reach the caller's object.
-      const context = { ...values };
+    render(values: TemplateVariables, limits?: RenderLimits): M[] {
+      const meter = limits ? new RenderMeter(limits.maxChars) : undefined;
+      // A copy, so that no helper can reach the caller's object; metered when the render is bounded.
+      const context = meter ? meteredContext(values, meter) : { ...values };
       // The caller gets its own messages to change. A plain copy: structuredClone cost ~4 µs per
       // render, on every invoke (docs/performance.md).
       const rendered = copyData(templateMessages) as M[];
       const writable = rendered as unknown as Array<{ content: unknown }>;
+      // Output of the strings rendered so far: the values read bound one string while it renders,
+      // this bounds the whole template (its static text included).
+      const output = limits ? new RenderMeter(limits.maxChars) : undefined;
       for (const { templated, render } of compiled) {
-        assign(writable, templated, render(context, TEMPLATE_RUNTIME_OPTIONS));
+        const text = render(context, TEMPLATE_RUNTIME_OPTIONS);
+        output?.charge(text.length);
+        assign(writable, templated, text);
       }
       return rendered;
     },

@@ -1,3 +1,5 @@
+import type { RenderLimits } from './template-size';
+
 /**
  * The shapes the template engine works on. They are structural on purpose: any chat message type
  * with these fields (such as the validated `ChatMessage` of `src/common/chat`) can be passed in,
@@ -29,6 +31,9 @@ export type TemplateVariables = Readonly<Record<string, string>>;
 export interface CompiledTemplate<M extends TemplateMessage = TemplateMessage> {
   /** The variables the template reads, sorted (same as `scanTemplateVariables`). */
   readonly variables: readonly string[];
-  /** Fresh copies of the messages with every templated string rendered; missing variables are empty. */
-  render(variables: TemplateVariables): M[];
+  /**
+   * Fresh copies of the messages with every templated string rendered; missing variables are empty.
+   * With `limits`, throws TemplateTooLargeError as soon as the render passes `maxChars`.
+   */
+  render(variables: TemplateVariables, limits?: RenderLimits): M[];
 }

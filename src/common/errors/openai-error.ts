@@ -32,10 +32,13 @@ export function openaiError(status: number, message: string, fields: OpenAIError
   );
 }
 
-/** The text of any of Parley's other error bodies: `{error: {message}}`, `{error, message}` or `{error}`. */
+/** The text of any of Parley's other error bodies: `{error: {message}}`, `{error, message}`, `{error, issues}` or `{error}`. */
 function messageOf(body: Record<string, unknown>): string {
-  const { error, message } = body as { error?: unknown; message?: unknown };
+  const { error, message, issues } = body as { error?: unknown; message?: unknown; issues?: unknown };
   if (typeof message === 'string') return message;
+  // The spec's invoke 400: its first issue says what is wrong.
+  const issue = Array.isArray(issues) ? (issues[0] as { message?: unknown } | undefined) : undefined;
+  if (typeof issue?.message === 'string') return issue.message;
   if (typeof error === 'string') return error;
   if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
     return (error as { message: string }).message;
