@@ -5,7 +5,8 @@ import {
   TEMPLATE_RUNTIME_OPTIONS,
   templateEnvironment,
 } from './template-environment';
-import { meteredContext, RenderLimits, RenderMeter } from './template-size';
+import { meteredContext, readBoundOf, RenderMeter } from './template-size';
+import type { RenderLimits } from './template-size';
 import { CompiledTemplate, TemplateMessage, TemplateVariables } from './template.types';
 
 /** A string of a template that is rendered: string content, a text part's text, an image URL. */
@@ -112,11 +113,13 @@ export function compileTemplate<M extends TemplateMessage>(messages: readonly M[
     ...compileString(templated),
   }));
   const variables = Object.freeze(sorted(compiled.flatMap(({ variables: names }) => [...names])));
+  const bound = readBoundOf(compiled.map(({ templated }) => templated.source));
 
   return {
     variables,
     render(values: TemplateVariables, limits?: RenderLimits): M[] {
-      const meter = limits ? new RenderMeter(limits.maxChars) : undefined;
+      // Metered only when the upper bound computed before rendering could pass the limit.
+      const meter = limits && !bound.fits(values, limits.maxChars) ? new RenderMeter(limits.maxChars) : undefined;
       // A copy, so that no helper can reach the caller's object; metered when the render is bounded.
       const context = meter ? meteredContext(values, meter) : { ...values };
       // The caller gets its own messages to change. A plain copy: structuredClone cost ~4 µs per
@@ -125,7 +128,7 @@ export function compileTemplate<M extends TemplateMessage>(messages: readonly M[
       const writable = rendered as unknown as Array<{ content: unknown }>;
       // Output of the strings rendered so far: the values read bound one string while it renders,
       // this bounds the whole template (its static text included).
-      const output = limits ? new RenderMeter(limits.maxChars) : undefined;
+      const output = meter ? new RenderMeter(limits!.maxChars) : undefined;
       for (const { templated, render } of compiled) {
         const text = render(context, TEMPLATE_RUNTIME_OPTIONS);
         output?.charge(text.length);

@@ -29,6 +29,7 @@ describe('render with a size bound', () => {
     expect(() => bounded('{{#if a}}{{a}}{{/if}}', values, 100)).toThrow(TemplateTooLargeError);
     expect(() => bounded('{{json a}}{{json a}}', values, 100)).toThrow(TemplateTooLargeError);
     expect(() => bounded('s'.repeat(150), {}, 100)).toThrow(TemplateTooLargeError);
+    expect(() => bounded('{{#if z}}{{else each this}}{{this}}{{this}}{{/if}}', values, 200)).toThrow(TemplateTooLargeError);
     expect(bounded('{{a}}', values, 60)).toBe(values.a);
   });
 

@@ -49,3 +49,40 @@ export function meteredContext(values: TemplateVariables, meter: RenderMeter): R
   }
   return context;
 }
+
+/** A JSON string escape makes one character at most six (`\u0000`). */
+const JSON_ESCAPE_FACTOR = 6;
+
+/**
+ * An upper bound of a render's size known before rendering, from the template's sources: without
+ * `#each` the output is at most the sources' static text plus, for every name written inside a
+ * mustache (a generous count of the variable reads), the largest value (six times under `json`).
+ * Most renders fit it and skip the metered context; the others are metered while they render.
+ */
+export function readBoundOf(sources: readonly string[]): { fits(values: TemplateVariables, maxChars: number): boolean } {
+  let staticChars = 0;
+  let reads = 0;
+  let loops = false;
+  let escapes = false;
+  for (const source of sources) {
+    staticChars += source.length;
+    for (const mustache of source.match(/\{\{[^}]*\}\}/g) ?? []) {
+      reads += (mustache.match(/[^\s{}#/^~&>!=()"'.]+/g) ?? []).length;
+      // `{{#each …}}`, and `{{else each …}}` chained to another block.
+      if (/\beach\b/.test(mustache)) loops = true;
+      if (/\bjson\b/.test(mustache)) escapes = true;
+    }
+  }
+  const factor = escapes ? JSON_ESCAPE_FACTOR : 1;
+  return {
+    fits(values, maxChars) {
+      if (loops) return false;
+      let largest = 0;
+      for (const key of Object.keys(values)) {
+        const length = values[key]?.length ?? 0;
+        if (length > largest) largest = length;
+      }
+      return staticChars + reads * largest * factor <= maxChars;
+    },
+  };
+}
