@@ -28,6 +28,26 @@ const inputImage = z.strictObject({
   detail: z.enum(['auto', 'low', 'high']).default('auto'),
   file_id: z.null().optional(),
 });
+/**
+ * `input_file`: a file as a base64 data URL (`file_data`, with `filename`) or by `file_url`
+ * (docs/openai-conversations.md, "Input files"). `file_data` is limited as the Open Responses
+ * specification limits it; the request body's own limit (BODY_LIMIT) applies first.
+ */
+export const MAX_FILE_DATA_CHARS = 33_554_432;
+const inputFile = z
+  .strictObject({
+    type: z.literal('input_file'),
+    filename: z.string().min(1).max(255).nullable().optional(),
+    file_data: z
+      .string()
+      .max(MAX_FILE_DATA_CHARS, `file_data must be at most ${MAX_FILE_DATA_CHARS} characters`)
+      .regex(/^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=\s]*$/, 'file_data must be a base64 data URL: data:<media type>;base64,<data>')
+      .nullable()
+      .optional(),
+    file_url: z.string().regex(/^https?:\/\/\S+$/i, 'file_url must be an http(s) URL').nullable().optional(),
+    file_id: z.null().optional(),
+  })
+  .refine((part) => (part.file_data != null) !== (part.file_url != null), { message: 'give either file_data (a data URL, with filename) or file_url' });
 const status = z.enum(['in_progress', 'completed', 'incomplete']).optional();
 
 export const messageItemSchema = z.strictObject({
@@ -35,7 +55,7 @@ export const messageItemSchema = z.strictObject({
   id: z.string().optional(),
   status,
   role: z.enum(['user', 'assistant', 'system', 'developer']),
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, outputText, inputImage]))]),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, outputText, inputImage, inputFile]))]),
   phase: z.enum(['commentary', 'final_answer']).nullable().optional(),
 });
 export const functionCallItemSchema = z.strictObject({

@@ -6,7 +6,8 @@ import { itemId } from './item-ids';
 export type ContentPart =
   | { type: 'input_text'; text: string }
   | { type: 'output_text'; text: string; annotations: unknown[] }
-  | { type: 'input_image'; image_url: string; detail: string };
+  | { type: 'input_image'; image_url: string; detail: string }
+  | { type: 'input_file'; filename?: string; file_data?: string; file_url?: string };
 
 export interface MessageItem {
   id: string;
@@ -51,6 +52,10 @@ function partsOf(content: unknown, role: string): ContentPart[] {
     if (part.type === 'image_url') {
       const image = part.image_url as { url: string; detail?: string };
       return [{ type: 'input_image', image_url: image.url, detail: image.detail ?? 'auto' }];
+    }
+    if (part.type === 'file') {
+      const { filename, file_data, file_url } = part.file as { filename?: string; file_data?: string; file_url?: string };
+      return [{ type: 'input_file', ...(filename !== undefined ? { filename } : {}), ...(file_data !== undefined ? { file_data } : {}), ...(file_url !== undefined ? { file_url } : {}) }];
     }
     return [];
   });

@@ -3,7 +3,8 @@ import { InputItem, MessageItemInput } from './conversation-inputs';
 
 /**
  * Input items → the chat messages a thread stores (and every provider takes). A `message` item is
- * one chat message of its role (`developer` kept as the chat-completions role); consecutive
+ * one chat message of its role (`developer` kept as the chat-completions role; `input_image` an
+ * `image_url` part, `input_file` a `file` part, user messages only); consecutive
  * `function_call` items join the assistant message before them as its `tool_calls` (the shape
  * chat-completion providers require); a `function_call_output` is a `tool` message.
  */
@@ -12,11 +13,15 @@ type Chat = Record<string, unknown>;
 function chatContent(item: MessageItemInput, index: number): Chat['content'] {
   if (typeof item.content === 'string') return item.content;
   return item.content.map((part, j) => {
-    if (part.type !== 'input_image') return { type: 'text', text: part.text };
+    if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text };
     if (item.role !== 'user') {
-      throw openaiError(400, `Only user messages can carry images (a ${item.role} message cannot)`, { param: `items[${index}].content[${j}]`, code: 'invalid_value' });
+      const what = part.type === 'input_image' ? 'images' : 'files';
+      throw openaiError(400, `Only user messages can carry ${what} (a ${item.role} message cannot)`, { param: `items[${index}].content[${j}]`, code: 'invalid_value' });
     }
-    return { type: 'image_url', image_url: { url: part.image_url, detail: part.detail } };
+    if (part.type === 'input_image') return { type: 'image_url', image_url: { url: part.image_url, detail: part.detail } };
+    // The chat-completion `file` part; `file_url` is Parley's own field there (each adapter sends or refuses it).
+    const source = part.file_data != null ? { file_data: part.file_data } : { file_url: part.file_url };
+    return { type: 'file', file: { ...(part.filename != null ? { filename: part.filename } : {}), ...source } };
   });
 }
 

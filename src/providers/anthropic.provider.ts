@@ -7,7 +7,6 @@
 import type { MessageCreateParamsStreaming, Message } from '@anthropic-ai/sdk/resources/messages';
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
-import type { ChatCompletionChunk } from './provider.types';
 import {
   ProviderAdapter,
   ProviderCallOptions,
@@ -16,7 +15,7 @@ import {
   ProviderResult,
   ProviderStream,
 } from './provider.types';
-import { ChunkStream } from './provider-stream';
+import { ChunkStream, rejectWith } from './provider-stream';
 import { sseChunks } from './sse-stream';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
@@ -67,9 +66,4 @@ export class AnthropicProvider implements ProviderAdapter {
       body: JSON.stringify(body),
     };
   }
-}
-
-// eslint-disable-next-line require-yield -- a stream whose first next() rejects
-async function* rejectWith(err: unknown): AsyncGenerator<ChatCompletionChunk> {
-  throw err;
 }

@@ -5,7 +5,7 @@
  * Translated: `max_completion_tokens` (else `max_tokens`) → `max_tokens`, `stop` → `stop_sequences`,
  * `parallel_tool_calls: false` → `disable_parallel_tool_use`, `response_format` json_schema →
  * `output_config.format`, `user` (else `safety_identifier`) → `metadata.user_id`, system and
- * developer messages → `system`.
+ * developer messages → `system`, `file` parts (PDF or plain text) → `document` blocks.
  * Not forwarded, because the Messages API has no equivalent or rejects them (AnthropicProvider's
  * `unsupportedParam` names them for the /v1 surface): `temperature` and `top_p` (API version
  * 2026-10-21, which @anthropic-ai/sdk 1.x speaks, answers 400 to any sampling parameter),
@@ -14,6 +14,7 @@
  */
 import type {
   ContentBlockParam,
+  DocumentBlockParam,
   ImageBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
@@ -102,8 +103,27 @@ function userBlocks(content: UserParam['content'] | null): ContentBlockParam[] {
   return content.flatMap((part): ContentBlockParam[] => {
     if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
     if (part.type === 'image_url') return [imageBlock(part.image_url.url)];
+    if (part.type === 'file') return [documentBlock(part.file as FilePart)];
     throw unsupported(`"${part.type}" content parts`);
   });
+}
+
+/** A chat-completion `file` part (`file_url` is Parley's own, from a Responses `input_file`). */
+type FilePart = { filename?: string; file_data?: string; file_url?: string; file_id?: string };
+
+/**
+ * A file as a `document` block: a PDF (base64 data URL, or by URL) or plain text; other media
+ * types and uploaded-file ids are refused (docs/openai-conversations.md, "Input files").
+ */
+function documentBlock(file: FilePart): DocumentBlockParam {
+  const title = file.filename ? { title: file.filename } : {};
+  if (file.file_url) return { type: 'document', source: { type: 'url', url: file.file_url }, ...title };
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(file.file_data ?? '');
+  if (!data) throw unsupported(file.file_id ? 'uploaded file ids (send file_data or file_url)' : 'a file that is not a base64 data: URL');
+  const mediaType = data[1].toLowerCase();
+  if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2] }, ...title };
+  if (mediaType === 'text/plain') return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2], 'base64').toString('utf8') }, ...title };
+  throw unsupported(`files of type ${mediaType} (PDF and plain text only)`);
 }
 
 function imageBlock(url: string): ImageBlockParam {

@@ -13,7 +13,7 @@ import {
   ProviderResult,
   ProviderStream,
 } from './provider.types';
-import { ChunkStream } from './provider-stream';
+import { ChunkStream, rejectWith } from './provider-stream';
 import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './openai.translate';
 import { sseChunks } from './sse-stream';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
@@ -38,7 +38,12 @@ export class OpenAIProvider implements ProviderAdapter {
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
     // include_usage: the upstream appends a usage-only chunk, kept on `stream.usage`, not yielded.
-    const body: ChatCompletionCreateParamsStreaming = { ...toOpenAIBody(req), stream: true, stream_options: { include_usage: true } };
+    let body: ChatCompletionCreateParamsStreaming;
+    try {
+      body = { ...toOpenAIBody(req), stream: true, stream_options: { include_usage: true } };
+    } catch (err) {
+      return new ChunkStream({}, () => rejectWith(err));
+    }
     return new ChunkStream(body, (sink) =>
       sseChunks(this.http, () => this.call(creds, body, 'text/event-stream'), opts, new OpenAIEventTranslator(body.model), sink),
     );

@@ -8,6 +8,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, CompletionUsage, ProviderRequest } from './provider.types';
 import type { EventTranslator } from './sse-stream';
+import { ProviderError } from './provider.types';
 import { streamErrorEvent } from './upstream-errors';
 
 /** The request as sent upstream: the ProviderRequest fields that are set, `metadata` excepted. */
@@ -31,6 +32,10 @@ const TEXT_ROLES = new Set(['system', 'developer', 'user', 'tool']);
  */
 function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMessageParam {
   const { tool_choice: _toolChoice, ...rest } = message as ChatCompletionMessageParam & { tool_choice?: unknown };
+  if (Array.isArray(rest.content) && rest.content.some((part) => part.type === 'file' && 'file_url' in part.file)) {
+    // The chat-completion API takes a file as data or an uploaded id, not by URL (docs/openai-conversations.md, "Input files").
+    throw new ProviderError('bad_request', 'The openai provider cannot send a file by file_url: send it as file_data (a base64 data URL)', { provider: 'openai' });
+  }
   if ('tool_calls' in rest && Array.isArray(rest.tool_calls) && rest.tool_calls.length === 0) delete rest.tool_calls;
   if (rest.content === null && TEXT_ROLES.has(rest.role)) return { ...rest, content: '' } as ChatCompletionMessageParam;
   return rest;

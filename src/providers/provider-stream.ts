@@ -41,3 +41,9 @@ export function makeChunk(head: ChunkHeader, delta: ChunkDelta, finish: FinishRe
 export function usageOf(prompt: number, completion: number): CompletionUsage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
+
+/** The body of a stream whose first next() rejects with `err` (a request that cannot be translated fails like an upstream refusal). */
+// eslint-disable-next-line require-yield -- a stream whose first next() rejects
+export async function* rejectWith(err: unknown): AsyncGenerator<ChatCompletionChunk> {
+  throw err;
+}

@@ -11,7 +11,7 @@ export const CREATE_ITEMS_BODY = openApiSchemaOf(z.strictObject({ items: z.array
 
 const PART = {
   type: 'object',
-  properties: { type: { type: 'string', enum: ['input_text', 'output_text', 'input_image'] }, text: { type: 'string' }, annotations: { type: 'array', items: {} }, image_url: { type: 'string' }, detail: { type: 'string' } },
+  properties: { type: { type: 'string', enum: ['input_text', 'output_text', 'input_image', 'input_file'] }, text: { type: 'string' }, annotations: { type: 'array', items: {} }, image_url: { type: 'string' }, detail: { type: 'string' }, filename: { type: 'string' }, file_data: { type: 'string' }, file_url: { type: 'string' } },
   required: ['type'],
 };
 export const ITEM_SCHEMA = {
