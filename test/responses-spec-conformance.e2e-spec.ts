@@ -158,9 +158,9 @@ describe('responses: Open Responses conformance', () => {
     expect(response.output.map((item) => (item as { call_id?: string }).call_id)).toEqual(['call_1', 'call_2']);
   });
 
-  it('background: true and top_logprobs > 0 are 400s naming the field', async () => {
+  it('background: true without store, and top_logprobs > 0 are 400s naming the field', async () => {
     for (const [field, value] of [['background', true], ['top_logprobs', 3]] as const) {
-      const res = await post({ model: 'local/echo', input: 'x', [field]: value });
+      const res = await post({ model: 'local/echo', input: 'x', store: false, [field]: value });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: object }).error).toMatchObject({ param: field, type: 'invalid_request_error' });
     }

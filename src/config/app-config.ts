@@ -11,6 +11,7 @@ const ENV_NAMES = [
   'PROVIDER_API_KEY_ENV_PREFIX',
   'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
   'PROVIDER_ALLOWED_HOSTS', 'TEMPLATE_MAX_RENDERED_CHARS',
+  'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -97,6 +98,17 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(100_000_000)
   TEMPLATE_MAX_RENDERED_CHARS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  RESPONSES_JOB_LEASE_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  RESPONSES_JOB_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  RESPONSES_EVENT_FLUSH_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(31_536_000)
+  RESPONSES_EVENT_RETENTION_S?: number;
 
   @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   METRICS_TOKEN?: string;
@@ -150,6 +162,17 @@ export class AppConfig {
   readonly responsesContextBudgetTokens: number;
   /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
   readonly templateMaxRenderedChars: number;
+  /** Background and streamed responses (docs/openai-conversations.md, "Background responses and resumable streams"). */
+  readonly responseJobs: {
+    /** A running response's lease: another instance takes it over this long after its runner's last sign of life. */
+    leaseMs: number;
+    /** Background responses one instance runs at once. */
+    concurrency: number;
+    /** Stream events are stored at most this often per response (0: at each event); they reach clients once stored. */
+    eventFlushMs: number;
+    /** A finished response's stored stream events are deleted this long after it finished (the response stays). */
+    eventRetentionSeconds: number;
+  };
   /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -182,6 +205,12 @@ export class AppConfig {
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
+    this.responseJobs = {
+      leaseMs: env.RESPONSES_JOB_LEASE_MS ?? 30_000,
+      concurrency: env.RESPONSES_JOB_CONCURRENCY ?? 16,
+      eventFlushMs: env.RESPONSES_EVENT_FLUSH_MS ?? 50,
+      eventRetentionSeconds: env.RESPONSES_EVENT_RETENTION_S ?? 86_400,
+    };
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);

@@ -52,6 +52,17 @@ export class InvocationRecorder {
    */
   async recordSuccess(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
     const log = this.buildLog(caller, prepared, outcome, prepared.threadId);
+    const recordWith = prepared.input.recordWith;
+    if (!prepared.threadId && recordWith && outcome.completion) {
+      const completion = outcome.completion;
+      await this.dataSource.transaction(async (manager) => {
+        await this.requestLogs.record(log, manager);
+        await this.storeOutcome(caller, prepared, completion, manager);
+        await recordWith(manager, completion);
+      });
+      this.observe(log);
+      return;
+    }
     if (!prepared.threadId || !outcome.completion) {
       this.observe(log);
       await this.requestLogs.record(log);
@@ -86,6 +97,7 @@ export class InvocationRecorder {
       if (turns.length > 0) await this.messages.appendTurns(manager, caller.projectId, threadId, turns);
       // In the same transaction as the turns: a retry after a crash replays them, never appends them twice.
       await this.storeOutcome(caller, prepared, completion, manager);
+      await prepared.input.recordWith?.(manager, completion);
     });
   }
 

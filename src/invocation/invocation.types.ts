@@ -4,6 +4,7 @@
  * request, resolves a target, builds an InvocationInput, and renders the InvocationResult the
  * core returns. Nothing here knows HTTP.
  */
+import type { EntityManager } from 'typeorm';
 import type { ChatMessage } from '../common/chat';
 import type { ApiException } from '../common/errors';
 import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
@@ -68,6 +69,12 @@ export interface InvocationInput {
    * Idempotency-Key's outcome, so a replay answers with the same id (`replayedObjectId`).
    */
   objectId?: string;
+  /**
+   * Written in the same transaction as a successful call's log and thread turns (the surface's own
+   * record of the outcome, e.g. a stored response's final status); when it throws, nothing of the
+   * success is written and the call fails with that error.
+   */
+  recordWith?: (manager: EntityManager, completion: ChatCompletion) => Promise<void>;
   /** What the request log records about the request itself. */
   log: { requestData: Record<string, unknown>; url: string; ip: string | undefined };
 }

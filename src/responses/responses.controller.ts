@@ -4,11 +4,14 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecur
 import type { Request, Response } from 'express';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { isPlainObject } from '../common/errors';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { parseItemListQuery } from '../conversations/conversation-queries';
 import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
 import { abortOnClose } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
+import { BackgroundResponsesService } from './background-responses.service';
+import { parseRetrieveQuery } from './response-retrieve-query';
 import { responsesBodySchema } from './responses.schema';
 import { ResponsesService } from './responses.service';
 import { StoredResponsesService } from './stored-responses.service';
@@ -25,6 +28,7 @@ export class ResponsesController {
   constructor(
     private readonly responses: ResponsesService,
     private readonly stored: StoredResponsesService,
+    private readonly background: BackgroundResponsesService,
   ) {}
 
   @RequireScope('invoke')
@@ -33,28 +37,44 @@ export class ResponsesController {
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({ description: "OpenAI's Response object" })
   async create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const result = await this.responses.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, abortOnClose(res));
+    const request = { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip };
+    const signal = abortOnClose(res);
+    // A background response outlives its client: leaving only stops following its events.
+    const isBackground = isPlainObject(req.body) && req.body.background === true;
+    const result = isBackground ? await this.background.create(caller, request, signal) : await this.responses.create(caller, request, signal);
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.kind === 'response') {
       res.status(HttpStatus.OK).json(result.response);
       return;
     }
-    const sse = new SseResponse(res);
-    sse.open();
-    try {
-      for await (const event of result.events) await sse.send(event);
-    } catch (err) {
-      this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    }
-    sse.done();
+    await this.sendEvents(res, result.events);
   }
 
   @RequireScope('threads:read')
   @Get(':responseId')
-  @ApiOperation({ summary: 'Retrieve a stored response' })
-  @ApiOkResponse({ description: "OpenAI's Response object, as answered" })
-  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<unknown> {
-    return this.stored.retrieve(caller, id);
+  @ApiOperation({
+    summary: 'Retrieve a stored response',
+    description: 'With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).',
+  })
+  @ApiQuery({ name: 'stream', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'starting_after', required: false, schema: { type: 'integer', minimum: -1 } })
+  @ApiOkResponse({ description: "OpenAI's Response object, as answered (or as it stands while queued or in progress)" })
+  async retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const { stream, startingAfter } = parseRetrieveQuery(query);
+    if (!stream) {
+      res.status(HttpStatus.OK).json(await this.stored.retrieve(caller, id));
+      return;
+    }
+    await this.sendEvents(res, await this.background.stream(caller, id, startingAfter, abortOnClose(res)));
+  }
+
+  @RequireScope('invoke')
+  @Post(':responseId/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a background response', description: 'Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.' })
+  @ApiOkResponse({ description: "OpenAI's Response object" })
+  cancel(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<Record<string, unknown>> {
+    return this.background.cancel(caller, id);
   }
 
   @RequireScope('threads:write')
@@ -63,6 +83,20 @@ export class ResponsesController {
   @ApiOperation({ summary: 'Delete a stored response', description: 'Soft delete: the row stays; the response is then not found.' })
   delete(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<unknown> {
     return this.stored.delete(caller, id);
+  }
+
+  private async sendEvents(res: Response, events: AsyncIterable<unknown>): Promise<void> {
+    const sse = new SseResponse(res);
+    sse.open();
+    try {
+      for await (const event of events) {
+        if (sse.closed) break;
+        await sse.send(event);
+      }
+    } catch (err) {
+      this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    }
+    sse.done();
   }
 
   @RequireScope('threads:read')

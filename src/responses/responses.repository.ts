@@ -25,10 +25,10 @@ export class ResponsesRepository {
     const rows: { id: string; input: ResponseEntity['input']; output: ResponseEntity['output'] }[] = await this.responses.query(
       `WITH RECURSIVE chain AS (
          SELECT id, previous_response_id, input, output, 1 AS depth FROM responses
-          WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL
+          WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL AND status IN ('completed', 'incomplete')
          UNION ALL
          SELECT r.id, r.previous_response_id, r.input, r.output, c.depth + 1 FROM responses r
-           JOIN chain c ON r.project_id = $1 AND r.id = c.previous_response_id AND r.deleted_at IS NULL
+           JOIN chain c ON r.project_id = $1 AND r.id = c.previous_response_id AND r.deleted_at IS NULL AND r.status IN ('completed', 'incomplete')
           WHERE c.depth < $3)
        SELECT id, input, output FROM chain ORDER BY depth DESC`,
       [projectId, id, maxDepth],

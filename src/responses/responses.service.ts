@@ -14,6 +14,8 @@ import { optionsFromHeaders } from '../invocation/invoke-headers';
 import type { ChatCompletion } from '../providers';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { responseBaseOf, withRequiredFields } from './response-base';
+import { ResponseRunner } from './response-runner';
+import { replyMessages } from './response-terminal';
 import { ResponseBase, ResponseObject, responseOf } from './response-object';
 import { ResponseEntity } from './response.entity';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
@@ -28,17 +30,24 @@ export interface ResponsesRequest {
   ip: string | undefined;
 }
 
+/** A response decided and prepared, not yet run (ResponsesService.plan). */
+export interface ResponsePlan {
+  body: ResponsesBody;
+  uuid: string;
+  /** What the caller named (`model` or `prompt.id`). */
+  name: string;
+  base: ResponseBase;
+  prepared: PreparedInvocation;
+  input: ChatMessage[];
+  conversationId: string | null;
+}
+
 /** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
 export type ResponsesResult = ({ kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }) & { headers: Record<string, string> };
 
 /** How far `previous_response_id` chains are followed. */
 const MAX_CHAIN = 1000;
 
-const replyMessages = (completion: ChatCompletion): Record<string, unknown>[] => {
-  const message = completion.choices[0]?.message;
-  if (!message) return [];
-  return [{ role: 'assistant', content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) }];
-};
 
 /**
  * POST /v1/responses on the invocation core (docs/openai-conversations.md, "Responses"): the
@@ -53,16 +62,50 @@ export class ResponsesService {
     private readonly conversations: ConversationsService,
     private readonly responses: ResponsesRepository,
     private readonly config: AppConfig,
+    private readonly runner: ResponseRunner,
   ) {}
 
   async create(caller: ProjectPrincipal, request: ResponsesRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+    const plan = await this.plan(caller, request);
+    const { body, prepared, input, conversationId, uuid, name } = plan;
+    if (body.background) throw badParam('background', "'background: true' is handled by BackgroundResponsesService.");
+    // Streamed and stored: its events are stored as they go, resumable on any instance. With an
+    // Idempotency-Key the key makes the call safe to retry instead (docs/openai-conversations.md).
+    if (body.stream === true && plan.base.store && !prepared.input.idempotencyKey) {
+      return { kind: 'events', events: await this.runner.runStreamed(caller, plan, signal), headers: {} };
+    }
+    const result = await this.invocation.run(caller, prepared, signal);
+    const answerHeaders = result.headers ?? {};
+    // An Idempotency-Key replay answers with the id (and, when stored, the Response) of the first answer.
+    const replayedId = result.replayed?.objectId;
+    const replayedUuid = replayedId ? uuidOfResponseId(replayedId) : null;
+    const storedRow = replayedUuid ? await this.responses.findLive(caller.projectId, replayedUuid) : null;
+    const stored = storedRow ? withRequiredFields(storedRow.body) : null;
+    const context = { uuid: replayedUuid ?? uuid, model: name, conversationId, parameters: prepared.parameters, createdAt: stored?.created_at ?? plan.base.created_at };
+    const base = responseBaseOf(body, context);
+    const store = (response: ResponseObject, completion: ChatCompletion) =>
+      base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
+    if (result.type === 'completion') {
+      if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
+      const response = responseOf(base, result.completion);
+      await store(response, result.completion);
+      return { kind: 'response', response, headers: answerHeaders };
+    }
+    return { kind: 'events', events: this.events(base, result, store), headers: answerHeaders };
+  }
+
+  /**
+   * Everything decided before the provider call: the body validated (400s), the target resolved
+   * (404), history and input prepared, the Response's base. `fixed` keeps the id and creation time
+   * of a response already stored (a background job running it).
+   */
+  async plan(caller: ProjectPrincipal, request: ResponsesRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(responsesBodySchema, request.body);
     const conversationId = conversationIdOf(body);
     if (conversationId && body.previous_response_id) {
       throw badParam('previous_response_id', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
     }
-    if (body.background) throw badParam('background', "'background: true' is not supported: Parley answers every response in the request that creates it.");
     if (body.top_logprobs) throw badParam('top_logprobs', "'top_logprobs' other than 0 is not supported: Parley returns no log probabilities.");
     const { target: named, name } = targetOf(body);
     const input = inputMessagesOf(body);
@@ -74,8 +117,8 @@ export class ResponsesService {
     const headers = optionsFromHeaders(request.headers);
     const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     const compiled = target.deployment?.compiled;
-    const uuid = newId();
-    const createdAt = Math.floor(Date.now() / 1000);
+    const uuid = fixed?.uuid ?? newId();
+    const createdAt = fixed?.createdAt ?? Math.floor(Date.now() / 1000);
     const instructions = body.instructions ?? null;
     const invocation: InvocationInput = {
       target,
@@ -95,24 +138,8 @@ export class ResponsesService {
     };
     const prepared = await this.invocation.prepare(caller, invocation);
     if (body.truncation === 'auto') await this.truncate(prepared, input.length);
-    const result = await this.invocation.run(caller, prepared, signal);
-    const answerHeaders = result.headers ?? {};
-    // An Idempotency-Key replay answers with the id (and, when stored, the Response) of the first answer.
-    const replayedId = result.replayed?.objectId;
-    const replayedUuid = replayedId ? uuidOfResponseId(replayedId) : null;
-    const storedRow = replayedUuid ? await this.responses.findLive(caller.projectId, replayedUuid) : null;
-    const stored = storedRow ? withRequiredFields(storedRow.body) : null;
-    const context = { uuid: replayedUuid ?? uuid, model: name, conversationId, parameters: prepared.parameters, createdAt: stored?.created_at ?? createdAt };
-    const base = responseBaseOf(body, context);
-    const store = (response: ResponseObject, completion: ChatCompletion) =>
-      base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
-    if (result.type === 'completion') {
-      if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
-      const response = responseOf(base, result.completion);
-      await store(response, result.completion);
-      return { kind: 'response', response, headers: answerHeaders };
-    }
-    return { kind: 'events', events: this.events(base, result, store), headers: answerHeaders };
+    const base = responseBaseOf(body, { uuid, model: name, conversationId, parameters: prepared.parameters, createdAt });
+    return { body, uuid, name, base, prepared, input, conversationId };
   }
 
   private async *events(base: ResponseBase, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {

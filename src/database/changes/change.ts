@@ -2,20 +2,52 @@
 export const CHANGE_CHANNEL = 'parley_changes';
 
 /**
- * What a committed write may have made stale in another instance's caches:
+ * What a committed write may have made stale in another instance's caches, or what another
+ * instance should act on:
  * - `project`: its registry (deployments, versions, environments, provider credentials);
- * - `api-key`: one key (revoked).
+ * - `api-key`: one key (revoked);
+ * - `response-events`: a response stored more stream events (resumed streams follow them);
+ * - `response-cancel`: a response was cancelled (the instance running it aborts its upstream call);
+ * - `response-jobs`: a background response was queued (idle instances claim it).
  */
-export type Change = { kind: 'project'; projectId: string } | { kind: 'api-key'; keyId: string };
+export type Change =
+  | { kind: 'project'; projectId: string }
+  | { kind: 'api-key'; keyId: string }
+  | { kind: 'response-events'; responseId: string }
+  | { kind: 'response-cancel'; responseId: string }
+  | { kind: 'response-jobs' };
 
-/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`. */
+const PREFIXES = { project: 'p', 'api-key': 'k', 'response-events': 'e', 'response-cancel': 'x', 'response-jobs': 'j' } as const;
+
+/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`, `e:<uuid>`, `x:<uuid>`, `j:`. */
 export function encodeChange(change: Change): string {
-  return change.kind === 'project' ? `p:${change.projectId}` : `k:${change.keyId}`;
+  switch (change.kind) {
+    case 'project':
+      return `p:${change.projectId}`;
+    case 'api-key':
+      return `k:${change.keyId}`;
+    case 'response-events':
+    case 'response-cancel':
+      return `${PREFIXES[change.kind]}:${change.responseId}`;
+    case 'response-jobs':
+      return 'j:';
+  }
 }
 
 export function decodeChange(payload: string): Change | null {
   const id = payload.slice(2);
-  if (payload.startsWith('p:') && id) return { kind: 'project', projectId: id };
-  if (payload.startsWith('k:') && id) return { kind: 'api-key', keyId: id };
-  return null;
+  if (payload === 'j:') return { kind: 'response-jobs' };
+  if (!id || payload[1] !== ':') return null;
+  switch (payload[0]) {
+    case 'p':
+      return { kind: 'project', projectId: id };
+    case 'k':
+      return { kind: 'api-key', keyId: id };
+    case 'e':
+      return { kind: 'response-events', responseId: id };
+    case 'x':
+      return { kind: 'response-cancel', responseId: id };
+    default:
+      return null;
+  }
 }

@@ -1,0 +1,129 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { ResponseEventStore } from './response-event-store';
+import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
+import { ResponseRunner } from './response-runner';
+import { ResponseSignals } from './response-signals';
+import { ResponseStatesRepository } from './response-states.repository';
+import { endEvents, TAKEOVER_ERROR } from './response-terminal';
+import { ResponsesService } from './responses.service';
+import { asOpenAIError, ApiException, openaiError } from '../common/errors';
+
+/**
+ * Every instance's share of the background responses (docs/openai-conversations.md, "Background
+ * responses and resumable streams"): woken by a `response-jobs` notification and every half lease,
+ * it claims queued jobs up to RESPONSES_JOB_CONCURRENCY (`FOR UPDATE SKIP LOCKED`), runs them, and
+ * ends the jobs whose lease expired (their instance died): those are stored as `failed` — the
+ * provider may already have been called, so they are never run a second time.
+ */
+@Injectable()
+export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Responses');
+  private timer: NodeJS.Timeout | null = null;
+  private offJobs: (() => void) | null = null;
+  private busy = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly jobs: ResponseJobsRepository,
+    private readonly states: ResponseStatesRepository,
+    private readonly store: ResponseEventStore,
+    private readonly runner: ResponseRunner,
+    private readonly responses: ResponsesService,
+    private readonly signals: ResponseSignals,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.offJobs = this.signals.onJobs(() => void this.wake());
+    this.timer = setInterval(() => void this.wake(), Math.min(5000, Math.floor(this.config.responseJobs.leaseMs / 2)));
+    this.timer.unref();
+    void this.wake();
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    this.offJobs?.();
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Whether this instance runs a new background response itself (it has a free slot). */
+  hasCapacity(): boolean {
+    return !this.stopped && this.runner.active < this.config.responseJobs.concurrency;
+  }
+
+  /** Takes over expired jobs, then claims queued ones while there is room; one pass at a time. */
+  async wake(): Promise<void> {
+    if (this.stopped) return;
+    if (this.busy) return void (this.again = true);
+    this.busy = true;
+    try {
+      do {
+        this.again = false;
+        await this.takeOver();
+        const free = this.config.responseJobs.concurrency - this.runner.active;
+        if (free <= 0) break;
+        for (const job of await this.jobs.claim(this.runner.owner, this.config.responseJobs.leaseMs, free)) void this.run(job);
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.logger.warn(`background responses: ${(err as Error).message}`);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Runs a job this instance holds: plans it again (the request as stored), moves it to in_progress, runs it. */
+  async run(job: ClaimedJob): Promise<void> {
+    const { caller, body, headers, url, ip, createdAt } = job.request;
+    try {
+      const plan = await this.responses.plan(caller, { body, headers, url, ip: ip ?? undefined }, { uuid: job.id, createdAt });
+      if (!(await this.states.start(job.projectId, job.id))) {
+        await this.endHeld(job, null); // cancelled while queued
+        return;
+      }
+      const last = await this.store.lastSequence(this.dataSource.manager, job.projectId, job.id);
+      await this.runner.runJob(caller, plan, last + 1);
+    } catch (err) {
+      // The request no longer plans (its model, prompt or conversation is gone): failed with that error.
+      await this.endHeld(job, errorOf(err)).catch((failure) => this.logger.error(`could not end response ${job.id}: ${(failure as Error).message}`));
+    } finally {
+      if (!this.stopped) setImmediate(() => void this.wake());
+    }
+  }
+
+  /** Ends a job this instance holds without running it. */
+  private async endHeld(job: ClaimedJob, error: { code: string; message: string } | null): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await this.jobs.renew(manager, job.projectId, job.id, this.runner.owner, this.config.responseJobs.leaseMs))) return;
+      await this.abandon(manager, job.projectId, job.id, error ?? TAKEOVER_ERROR);
+    });
+  }
+
+  private async takeOver(): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const expired = await this.jobs.lockExpired(manager, 20);
+      for (const job of expired) await this.abandon(manager, job.projectId, job.id, TAKEOVER_ERROR);
+      if (expired.length) this.logger.warn(`took over ${expired.length} response job(s) whose instance stopped: stored as failed`);
+    });
+  }
+
+  /** Stores the end of a response nobody runs any more: failed with `error`, or cancelled when it was; removes its job. */
+  private async abandon(manager: EntityManager, projectId: string, id: string, error: { code: string; message: string }): Promise<void> {
+    const row = await this.states.lock(manager, projectId, id);
+    if (row && (row.status === 'queued' || row.status === 'in_progress' || row.status === 'cancelled')) {
+      const end = row.status === 'cancelled' ? endEvents(row.body, { status: 'cancelled' }) : endEvents(row.body, { status: 'failed', error });
+      const next = (await this.store.lastSequence(manager, projectId, id)) + 1;
+      await this.store.append(manager, projectId, id, end.events.map((event, i) => ({ ...event, sequence_number: next + i })));
+      await this.states.finish(manager, projectId, id, row.status, row.status === 'cancelled' ? 'cancelled' : 'failed', end.body);
+    }
+    await this.jobs.remove(manager, projectId, id);
+  }
+}
+
+function errorOf(err: unknown): { code: string; message: string } {
+  const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string } }).error;
+  return { code: error.code ?? error.type, message: error.message };
+}
