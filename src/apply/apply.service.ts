@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiException, badRequest, forbidden, isPlainObject, isUniqueViolation } from '../common/errors';
+import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitsService } from '../limits/limits.service';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
@@ -62,6 +62,7 @@ export class ApplyService {
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
   applyBody(body: unknown, caller: ApplyCaller): Promise<ApplySummary> {
     if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string') return this.applyText(body.yaml, caller);
+    if (isMalformedJsonBody(body)) throw badRequest(INVALID_FILE, [`(file): ${malformedBodyReason(body)}`]);
     if (!isPlainObject(body)) {
       throw badRequest(INVALID_FILE, ['(file): expected a JSON object: the parley.yaml document, or {"yaml": "<file text>"}']);
     }

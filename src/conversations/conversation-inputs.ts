@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openaiError } from '../common/errors';
+import { isMalformedJsonBody, malformedBodyReason, openaiError } from '../common/errors';
 
 /**
  * Request bodies of /v1/conversations in OpenAI's shapes (the SDK's ConversationCreateParams,
@@ -103,6 +103,8 @@ function deepest(issue: Issue, base: PropertyKey[]): { issue: Issue; path: Prope
 
 /** Parses with a zod schema; a failure is OpenAI's 400 naming the first bad parameter. */
 export function parseOpenAI<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+  // The body parser's markers are frozen empty objects that a schema of optional fields would accept.
+  if (isMalformedJsonBody(input)) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(input)}.`);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const { issue, path } = deepest(result.error.issues[0], []);

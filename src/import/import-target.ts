@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Principal } from '../auth/principal';
-import { badRequest, forbidden } from '../common/errors';
+import { badRequest, forbidden, isMalformedJsonBody, malformedBodyReason } from '../common/errors';
 import { INVALID_IMPORT } from './import.service';
 
 /** POST /v2/import: `records` (the export's lines, parsed), and the target project for the admin key. */
@@ -14,6 +14,7 @@ export type ImportBody = z.output<typeof importBodySchema>;
 export type ImportTarget = { kind: 'project'; projectId: string } | { kind: 'slugs'; workspace: string; project: string };
 
 export function parseImportBody(body: unknown): ImportBody {
+  if (isMalformedJsonBody(body)) throw badRequest(INVALID_IMPORT, [`body: ${malformedBodyReason(body)}`]);
   const parsed = importBodySchema.safeParse(body ?? {});
   if (!parsed.success) throw badRequest(INVALID_IMPORT, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`));
   return parsed.data;

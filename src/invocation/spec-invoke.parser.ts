@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import { ChatMessage, chatMessageSchema, SpecIssue } from '../common/chat';
-import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, serviceError } from '../common/errors';
+import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, serviceError } from '../common/errors';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
@@ -49,6 +49,7 @@ export class SpecInvokeParser {
     const resolved = target?.deployment;
     if (!target || !resolved) throw deploymentNotFound();
 
+    if (input.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(input.body)}`)]);
     if (isMalformedJsonBody(input.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
     const bodyTemplate = this.compileBodyTemplate(input.body);
     const declared = bodyTemplate.compiled

@@ -25,8 +25,15 @@ export class LimitsRepository {
     return this.settings.find({ where: { projectId } });
   }
 
+  /**
+   * One statement, INSERT ... ON CONFLICT DO UPDATE: concurrent PUTs of the same subject both
+   * succeed, the last one wins (a find-then-insert let both insert, and one failed as a 500).
+   */
   async saveSetting(setting: LimitSettingEntity, manager?: EntityManager): Promise<void> {
-    await (manager ? manager.getRepository(LimitSettingEntity) : this.settings).save(setting);
+    await (manager ? manager.getRepository(LimitSettingEntity) : this.settings).upsert(setting, {
+      conflictPaths: ['projectId', 'subject'],
+      skipUpdateIfNoValuesChanged: false,
+    });
   }
 
   async deleteSetting(projectId: string, subject: string, manager?: EntityManager): Promise<void> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { isMalformedJsonBody, isPlainObject, openaiError } from '../common/errors';
+import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
@@ -40,6 +40,7 @@ export class ChatCompletionsService {
   constructor(private readonly invocation: InvocationService) {}
 
   async parse(caller: ProjectPrincipal, request: ChatCompletionsRequest): Promise<ChatCompletionsInput> {
+    if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) {
       throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, openaiError } from '../common/errors';
+import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { parseOpenAI } from '../conversations/conversation-inputs';
 import { ConversationsService } from '../conversations/conversations.service';
@@ -100,6 +100,7 @@ export class ResponsesService {
    * of a response already stored (a background job running it).
    */
   async plan(caller: ProjectPrincipal, request: ResponsesRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
+    if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(responsesBodySchema, request.body);
     const conversationId = conversationIdOf(body);

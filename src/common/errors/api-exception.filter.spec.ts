@@ -61,6 +61,16 @@ describe('ApiExceptionFilter', () => {
     }
   });
 
+  it('answers text PostgreSQL refused (U+0000 in text or jsonb) with a 400, and warns', () => {
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    for (const code of ['22021', '22P05']) {
+      const err = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { driverError: { code } });
+      expect(answer(err)).toMatchObject({ statusCode: 400, body: { error: { message: expect.stringContaining('U+0000') } } });
+    }
+    expect(warned).toHaveBeenCalledTimes(2);
+    warned.mockRestore();
+  });
+
   it('answers anything else with a 500 that tells nothing, and logs it', () => {
     const res = answer(new Error('relation "secrets" does not exist'));
     expect(res).toMatchObject({ statusCode: 500, body: { error: { message: 'Internal server error' } } });

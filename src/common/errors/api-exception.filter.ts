@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiException, databaseUnavailable, resourceError } from './api-exception';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isUnstorableText } from './database-errors';
 import { asOpenAIError, isOpenAIPath } from './openai-error';
 
 /**
@@ -10,6 +10,8 @@ import { asOpenAIError, isOpenAIPath } from './openai-error';
  * logged with its stack and answered with a 500 that carries no internals. Under `/v1` every body
  * is re-shaped to OpenAI's `{error: {message, type, param, code}}` (openai-error.ts).
  */
+const UNSTORABLE_TEXT_MESSAGE = 'The request holds text that cannot be stored (U+0000 or an unpaired UTF-16 surrogate)';
+
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -43,6 +45,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
           ? response.message
           : exception.message;
       return resourceError(status, message);
+    }
+    if (isUnstorableText(exception)) {
+      // A path that let such text through is a defect to fix: logged, but the client's 400.
+      this.logger.warn(`request ${requestId ?? '-'}: text PostgreSQL cannot store reached SQL: ${(exception as Error).message}`);
+      return resourceError(HttpStatus.BAD_REQUEST, UNSTORABLE_TEXT_MESSAGE);
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.error(`request ${requestId ?? '-'}: database unavailable: ${(exception as Error).message}`);

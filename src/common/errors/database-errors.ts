@@ -13,3 +13,14 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; driverError?: { code?: string } } | null;
   return e?.code === '23505' || e?.driverError?.code === '23505';
 }
+
+/**
+ * PostgreSQL refused text it cannot hold: U+0000 in text (22021) or jsonb (22P05). Inputs are
+ * refused before they get here (docs/security.md "Bounded inputs"); this is the net under them, a
+ * client's 400 rather than a 500.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } } | null;
+  const code = e?.code ?? e?.driverError?.code;
+  return code === '22021' || code === '22P05';
+}

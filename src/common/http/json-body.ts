@@ -1,22 +1,23 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as express from 'express';
 import { createHash } from 'node:crypto';
-import { resourceError } from '../errors/api-exception';
-import { asOpenAIError, isOpenAIPath } from '../errors/openai-error';
-import { MALFORMED_JSON_BODY } from '../errors/request-body';
+import { MALFORMED_JSON_BODY, MAX_BODY_DEPTH, NESTED_TOO_DEEP_BODY } from '../errors/request-body';
+import { answerBeforeRouting } from './early-error';
 
 /**
  * Parses every request body as JSON, whatever its Content-Type (the API speaks only JSON, and
  * `curl -d` sends form encoding by default). A body that is not JSON becomes MALFORMED_JSON_BODY,
  * so the endpoint's own validation answers with its documented error; a body over the limit is
- * answered here with 413, before any route runs.
+ * answered here with 413, before any route runs. A body nested deeper than MAX_BODY_DEPTH becomes
+ * NESTED_TOO_DEEP_BODY the same way, before any validator walks it (docs/security.md "Bounded inputs").
  */
 export function jsonBody(limit: string): RequestHandler {
   const parse = express.json({ limit, type: () => true, strict: false, verify: noteEscapes });
   return (req: Request, res: Response, next: NextFunction) =>
     parse(req, res, (err?: { type?: string; status?: number }) => {
       if (!err) {
-        if (mayHoldUnstorableText.has(req) && holdsUnstorableText(req.body)) req.body = MALFORMED_JSON_BODY;
+        if (mayNestTooDeep.has(req) && nestsDeeperThan(req.body, MAX_BODY_DEPTH)) req.body = NESTED_TOO_DEEP_BODY;
+        else if (mayHoldUnstorableText.has(req) && holdsUnstorableText(req.body)) req.body = MALFORMED_JSON_BODY;
         return next();
       }
       if (err.type === 'entity.parse.failed') {
@@ -25,10 +26,7 @@ export function jsonBody(limit: string): RequestHandler {
       }
       const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
       const message = err.type === 'entity.too.large' ? `Request body is larger than ${limit}` : 'Request body could not be read';
-      const resource = resourceError(status, message);
-      // Answered before routing, so ApiExceptionFilter never sees it: /v1 gets OpenAI's shape here.
-      const exception = isOpenAIPath(req.path) ? asOpenAIError(resource) : resource;
-      res.status(exception.getStatus()).json(exception.body);
+      answerBeforeRouting(req, res, status, message);
     });
 }
 
@@ -46,6 +44,7 @@ const mayHoldUnstorableText = new WeakSet<object>();
  */
 function noteEscapes(req: Request, _res: Response, buf: Buffer, encoding: string): void {
   if (encoding !== 'utf-8' || buf.includes(ESCAPE)) mayHoldUnstorableText.add(req);
+  if (countsMoreOpeningBrackets(buf, MAX_BODY_DEPTH)) mayNestTooDeep.add(req);
   // An Idempotency-Key compares bodies by their bytes (docs/security.md): no re-serialisation.
   if (req.headers['idempotency-key'] !== undefined) rawBodyDigests.set(req, createHash('sha256').update(buf).digest('hex'));
 }
@@ -57,6 +56,39 @@ export function rawBodyDigest(req: Request): string {
   return rawBodyDigests.get(req) ?? '';
 }
 const ESCAPE = Buffer.from('\\u');
+
+/** Requests whose raw body holds more `[` and `{` bytes than the depth bound: only these can nest too deep. */
+const mayNestTooDeep = new WeakSet<object>();
+const OPENING_BRACKETS = [0x5b, 0x7b];
+
+/**
+ * An upper bound on the nesting (the bytes also count brackets inside strings, and in UTF-16 every
+ * bracket keeps its byte), found with the native indexOf: most bodies have a few brackets and are
+ * never walked.
+ */
+function countsMoreOpeningBrackets(buf: Buffer, limit: number): boolean {
+  let count = 0;
+  for (const bracket of OPENING_BRACKETS) {
+    for (let at = buf.indexOf(bracket); at !== -1; at = buf.indexOf(bracket, at + 1)) {
+      if (++count > limit) return true;
+    }
+  }
+  return false;
+}
+
+/** Iterative, like holdsUnstorableText: the parsed value may nest far deeper than the call stack. */
+function nestsDeeperThan(body: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[body, 0]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const item of Array.isArray(value) ? value : Object.values(value)) {
+      if (item !== null && typeof item === 'object') pending.push([item, depth + 1]);
+    }
+  }
+  return false;
+}
 
 /**
  * PostgreSQL stores neither U+0000 nor an unpaired surrogate in text or jsonb, and any string a

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
-import { badRequest, isPlainObject } from '../errors';
+import { badRequest, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY } from '../errors';
 import { nestedTypeOf } from './field-decorators';
 import { inputRulesOf } from './input-rules';
 
@@ -40,6 +40,7 @@ export class InputValidationPipe implements PipeTransform {
     const message = rules.message ?? (type === 'body' ? 'Invalid request body' : 'Invalid request parameters');
     const input = value === undefined ? {} : value;
     const required = rules.requiredObject;
+    if (input === NESTED_TOO_DEEP_BODY) throw badRequest(message, [malformedBodyReason(input)]);
     if (!isPlainObject(input)) throw badRequest(required?.message ?? message);
     if (required && !isPlainObject(input[required.field])) throw badRequest(required.message);
     const unknownFields: string[] = [];
