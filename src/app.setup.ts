@@ -2,7 +2,6 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
 import { jsonBody } from './common/http/json-body';
-import { refuseUnstorableUrl } from './common/http/storable-url';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './console/console-static';
 import { echoRequestId } from './logging/request-id';
@@ -27,7 +26,6 @@ export function configureApp(app: INestApplication): INestApplication {
   if (requestLines) app.use(requestLines);
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
-  app.use(refuseUnstorableUrl);
   app.use(jsonBody(config.bodyLimit));
   setUpSwagger(app);
   serveConsole(app);

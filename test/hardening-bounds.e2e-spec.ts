@@ -80,20 +80,39 @@ describe('hardening: bounded bodies, storable text, settings upserts', () => {
   });
 
   describe('text PostgreSQL cannot store never reaches it from a URL', () => {
-    it('GET /v1/conversations?metadata[k]=%00 → 400 in OpenAI\'s shape, not a 500', async () => {
-      for (const query of ['metadata[k]=a%00b', 'metadata[%00]=v', 'after=%00']) {
+    it('GET /v1/conversations?metadata[k]=%00 → 400 in OpenAI\'s shape naming the parameter, not a 500', async () => {
+      for (const [query, param] of [['metadata[k]=a%00b', 'metadata[k]'], ['metadata[%00]=v', 'metadata[\\u0000]'], ['after=%00', 'after']]) {
         const res = await t.http().get(`/v1/conversations?${query}`).set(as(p));
         expect({ query, status: res.status }).toEqual({ query, status: 400 });
-        expect(res.body.error).toMatchObject({ message: expect.stringContaining('U+0000'), type: 'invalid_request_error' });
+        expect(res.body.error).toEqual({ message: expect.stringContaining('U+0000'), type: 'invalid_request_error', param, code: 'invalid_value' });
       }
     });
 
-    it('a NUL in a /v2 path or filter → 400 {error: {message}}', async () => {
-      for (const path of ['/v2/prompts/a%00b', '/v2/threads?metadata[k]=%00', '/v2/logs?model=%00', '/v2/logs?metadata=k:%00', `${invokePath(p, 'bounded')}%00`]) {
+    it('a NUL in a /v2 filter → 400 "Invalid request parameters" naming it', async () => {
+      for (const path of ['/v2/threads?metadata[k]=%00', '/v2/logs?model=%00', '/v2/logs?metadata=k:%00', '/v2/prompts?after=%00']) {
         const res = await t.http().get(path).set(as(p));
-        expectResourceError(res, 400, expect.stringContaining('U+0000'));
+        expectResourceError(res, 400, 'Invalid request parameters');
+        expect(res.body.error.details).toEqual(expect.arrayContaining([expect.stringContaining('must not contain U+0000')]));
       }
-      expectResourceError(await t.http().get(`/v2/workspaces/${p.workspace}%00`).set(admin), 400, expect.stringContaining('U+0000'));
+    });
+
+    it('a NUL in a slug or name of a path → 4xx with the documented shape, never a 500', async () => {
+      const paths: Array<[string, Record<string, string>]> = [
+        ['/v2/prompts/a%00b', as(p)],
+        ['/v2/prompts/a%00b/versions', as(p)],
+        ['/v2/provider-credentials/a%00b', as(p)],
+        [`${invokePath(p, 'bounded')}%00`, as(p)],
+        [`/v2/workspaces/${p.workspace}%00/projects`, admin],
+        [`/v2/workspaces/${p.workspace}/projects/${p.project}%00/limits`, admin],
+      ];
+      for (const [path, headers] of paths) {
+        const res = await t.http().get(path).set(headers);
+        expect({ path, status: res.status }).toEqual({ path, status: expect.any(Number) });
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+      }
+      const invoked = await t.http().post(`${invokePath(p, 'bounded')}%00`).set(as(p)).send({});
+      expect(invoked.status).toBeLessThan(500);
     });
   });
 

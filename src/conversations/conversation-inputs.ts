@@ -105,6 +105,12 @@ function deepest(issue: Issue, base: PropertyKey[]): { issue: Issue; path: Prope
 export function parseOpenAI<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
   // The body parser's markers are frozen empty objects that a schema of optional fields would accept.
   if (isMalformedJsonBody(input)) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(input)}.`);
+  // Query strings spell U+0000 as %00; bodies holding it never get here (the body parser refuses them).
+  const nul = pathToNul(input);
+  if (nul) {
+    const param = paramOf([...prefix, ...nul]);
+    throw openaiError(400, `Invalid value for '${param || 'query'}': text must not contain U+0000.`, { param: param || null, code: 'invalid_value' });
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const { issue, path } = deepest(result.error.issues[0], []);
@@ -135,3 +141,15 @@ export const createConversationSchema = z.strictObject({
 });
 export const updateConversationSchema = z.strictObject({ metadata: openaiMetadataSchema.nullable() });
 export const createItemsSchema = z.strictObject({ items: z.array(z.unknown()) });
+
+/** Where a query value (or name) holds U+0000, as a path; undefined when none does. */
+function pathToNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...path, key.replace(/\u0000/g, '\\u0000')];
+    const found = pathToNul(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
+import { redactUrl } from '../common/http/redact-url';
 import { newId } from '../common/ids';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
@@ -157,7 +158,8 @@ export class InvocationRecorder {
       providerType: target.provider.type,
       credentialId: target.provider.credentialId,
       model: prepared.request.model,
-      url: request.url,
+      // A key a client put in the query string is never stored (docs/security.md "Keys in URLs").
+      url: redactUrl(request.url),
       requestIp: request.ip ?? null,
       stream: prepared.input.stream,
       doNotRecord,

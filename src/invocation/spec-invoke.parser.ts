@@ -6,7 +6,7 @@ import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, malformedB
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
-import { optionsFromHeaders } from './invoke-headers';
+import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 import { InvocationService } from './invocation.service';
 import { InvocationInput, RequestOverrides } from './invocation.types';
 
@@ -61,6 +61,8 @@ export class SpecInvokeParser {
     const body = parsed.value as AssistantInvokeBody;
 
     const headers = optionsFromHeaders(input.headers);
+    const metadata = invokeMetadataOf(headers.metadata, body.metadata);
+    if (metadata.problems.length > 0) throw invalidBody(metadata.problems.map((problem) => issue(['metadata'], problem)));
     const idempotencyKey = idempotencyKeyOf(input.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
@@ -76,7 +78,7 @@ export class SpecInvokeParser {
       stream: body.stream === true,
       // A client that asked not to be recorded, in the body or in a header, is never recorded.
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
-      metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+      metadata: metadata.metadata,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip },
     };

@@ -6,7 +6,7 @@ import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEE
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
-import { optionsFromHeaders } from '../invocation/invoke-headers';
+import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
 import { badParam, invalidRequest, modelNotFound } from './request-errors';
@@ -65,6 +65,8 @@ export class ChatCompletionsService {
     if (body.thread_id != null && target.kind !== 'assistant') throw badParam('thread_id', 'thread_id applies to assistants only');
 
     const headers = optionsFromHeaders(request.headers);
+    const metadata = invokeMetadataOf(headers.metadata, body.metadata);
+    if (metadata.problems.length > 0) throw badParam('metadata', metadata.problems.join('; '));
     const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     return {
       input: {
@@ -75,7 +77,7 @@ export class ChatCompletionsService {
         thread: this.threadOf(target.kind, body.thread_id),
         stream: body.stream === true,
         doNotRecord: headers.doNotRecord,
-        metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+        metadata: metadata.metadata,
         strictParams: true,
         ...(idempotencyKey ? { idempotencyKey } : {}),
         log: { requestData: request.body, url: request.url, ip: request.ip },

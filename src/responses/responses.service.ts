@@ -10,7 +10,7 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
-import { optionsFromHeaders } from '../invocation/invoke-headers';
+import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import type { ChatCompletion } from '../providers';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { responseBaseOf, withRequiredFields } from './response-base';
@@ -116,6 +116,8 @@ export class ResponsesService {
     if (!target) throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, { param: body.prompt ? 'prompt' : 'model', code: 'model_not_found' });
     if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId) throw badParam('input', "'input' must not be empty on a direct provider call");
     const headers = optionsFromHeaders(request.headers);
+    const metadata = invokeMetadataOf(headers.metadata, body.metadata);
+    if (metadata.problems.length > 0) throw badParam('metadata', metadata.problems.join('; '));
     const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
     const compiled = target.deployment?.compiled;
     const uuid = fixed?.uuid ?? newId();
@@ -131,7 +133,7 @@ export class ResponsesService {
       thread: conversationId ? { continue: conversationId } : null,
       stream: body.stream === true,
       doNotRecord: headers.doNotRecord,
-      metadata: { ...headers.metadata, ...(body.metadata ?? {}) },
+      metadata: metadata.metadata,
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(uuid),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isPlainObject } from '../../common/errors/request-body';
+import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_STRING_LENGTH, metadataProblems } from '../../common/validation/metadata';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
 import { chatMessageSchema, expects, MODEL_NAME_MAX_LENGTH, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
 
@@ -25,10 +26,14 @@ const promptInvokeShape = {
   response_format: responseFormatSchema.optional(),
   user: z.string().optional().describe('Identifier of the end-user'),
   doNotRecord: z.boolean().optional().describe('When true, sensitive data is not recorded in the logs'),
+  // Thread metadata's bounds (docs/security.md "Bounded inputs"), reported with the body's other issues.
   metadata: z
     .record(z.string(), z.union([z.string(), z.number()], expects('string or number')))
+    .superRefine((value, ctx) => {
+      for (const message of metadataProblems(value, 'metadata')) ctx.addIssue({ code: 'custom', message });
+    })
     .optional()
-    .describe('Custom data stored with the request log'),
+    .describe(`Custom data stored with the request log: at most ${METADATA_MAX_KEYS} keys of 1 to ${METADATA_MAX_KEY_LENGTH} characters, strings of at most ${METADATA_MAX_STRING_LENGTH} characters or numbers`),
   // `z.number().int()` is a safe integer: a seed outside that range could not round-trip JSON.
   seed: z.number().int().optional(),
 };

@@ -1,0 +1,39 @@
+/**
+ * Query parameters named like a credential (`api_key`, `key`, `token`, `access_token`,
+ * `authorization`, `secret`, `password`, `signature`, ...), whatever their value.
+ */
+const CREDENTIAL_NAME = /(^|[^a-z])(key|token|secret|password|passwd|auth|authorization|signature|sig|credential|session)s?($|[^a-z])|api.?key|access.?token|client.?secret/i;
+
+/** A Parley key (`pk_` project, `ak_` admin) anywhere in a value, under any parameter name. */
+const KEY_SHAPED = /(pk|ak)_[A-Za-z0-9_-]{16,}/;
+
+export const REDACTED = '[REDACTED]';
+
+/**
+ * The URL as it may be written down (the request line of the server log, a request log's `url`):
+ * Parley takes keys only in headers, but a client that sends one in the query string
+ * (`?api_key=pk_...`) must not have it kept anywhere (docs/security.md "Keys in URLs"). The path
+ * and every other parameter stay as sent.
+ */
+export function redactUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const pairs = url.slice(start + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    const value = equals === -1 ? '' : pair.slice(equals + 1);
+    if (CREDENTIAL_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
+      return `${KEY_SHAPED.test(decoded(name)) ? REDACTED : name}=${REDACTED}`;
+    }
+    return pair;
+  });
+  return `${url.slice(0, start)}?${pairs.join('&')}`;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
