@@ -6,7 +6,7 @@ import { configureApp } from './app.setup';
 import { ApiKeysService } from './auth/api-keys.service';
 import { ConfigError, loadAppConfig } from './config/app-config';
 import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
-import { generateServerToken, writeServerInfo } from './database/server-info';
+import { describeDatabaseUrl, EMBEDDED_DATABASE, generateServerToken, writeServerInfo } from './database/server-info';
 import { printFirstRunBanner } from './setup/first-run-banner';
 import { limitHeapGrowth } from './setup/heap-growth';
 import { shutDownGracefully } from './setup/graceful-shutdown';
@@ -34,7 +34,14 @@ async function bootstrap(): Promise<void> {
     // Lets `parley apply` on this machine go through this server while it holds DATA_DIR.
     const adminToken = generateServerToken();
     app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
-    writeServerInfo(config.dataDir, { url, pid: process.pid, adminToken });
+    writeServerInfo(config.dataDir, { url, pid: process.pid, adminToken, database: EMBEDDED_DATABASE });
+  } else if (config.databaseUrl !== undefined && !config.dataDir.startsWith('memory://')) {
+    // Tells a CLI run here without DATABASE_URL that this server does not use DATA_DIR's embedded database.
+    try {
+      writeServerInfo(config.dataDir, { url, pid: process.pid, database: describeDatabaseUrl(config.databaseUrl) });
+    } catch (err) {
+      console.warn(`Parley: could not write ${config.dataDir}/server.json (${(err as Error).message}); the CLI cannot tell that this server uses PostgreSQL`);
+    }
   }
   if (firstRun.created) printFirstRunBanner(firstRun, url);
   else console.log(`Parley listening on ${url} (console: ${url}/console, Swagger UI: ${url}/docs)`);

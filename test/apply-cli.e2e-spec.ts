@@ -98,19 +98,38 @@ describe('parley apply / export from the command line', () => {
     }
   }, SPAWN_TIMEOUT);
 
+  it('refuses the embedded database when a server started from this DATA_DIR runs on PostgreSQL, and names it', async () => {
+    const dataDir = path.join(tmp, 'postgres-server');
+    // What a server on PostgreSQL leaves in DATA_DIR (src/main.ts); this test process stands in for it.
+    writeServerInfo(dataDir, { url: 'http://127.0.0.1:3999', pid: process.pid, database: 'postgres://postgres@db.example:5432/parley' });
+    fs.writeFileSync(path.join(tmp, 'pg.yaml'), yamlFor(uniqueSlug('ws')));
+    for (const args of [['apply', '-f', path.join(tmp, 'pg.yaml')], ['init']]) {
+      const res = await cli(args, { DATA_DIR: dataDir });
+      expect({ args, code: res.code }).toEqual({ args, code: 1 });
+      expect(res.stderr).toBe(
+        `parley: A Parley server (pid ${process.pid}, http://127.0.0.1:3999) is running on postgres://postgres@db.example:5432/parley, ` +
+          `not on the embedded database in ${dataDir} that this command would change. Set DATABASE_URL to the server's database ` +
+          '(or use --url and --key) and run it again; to work on the embedded database, stop that server or choose another DATA_DIR.\n',
+      );
+    }
+    // Nothing was opened or written.
+    expect(fs.readdirSync(dataDir)).toEqual(['server.json']);
+  }, SPAWN_TIMEOUT);
+
   it('goes through the server holding DATA_DIR, with the token it left in server.json', async () => {
     const dataDir = path.join(tmp, 'served');
     const release = await lockDataDir(dataDir);
     const adminToken = generateServerToken();
     t.app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
-    writeServerInfo(dataDir, { url, pid: process.pid, adminToken });
+    writeServerInfo(dataDir, { url, pid: process.pid, adminToken, database: 'embedded' });
     expect(fs.statSync(path.join(dataDir, 'server.json')).mode & 0o777).toBe(0o600);
     try {
       const ws = uniqueSlug('ws');
       const file = path.join(tmp, 'served.yaml');
       fs.writeFileSync(file, yamlFor(ws));
       const applied = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
-      expect(applied.stderr).toBe('');
+      // The command names what it changed, on stderr (stdout stays the JSON).
+      expect(applied.stderr).toBe(`parley: using the Parley server at ${url} (it holds the embedded database in ${dataDir})\n`);
       expect(applied.code).toBe(0);
       expect(JSON.parse(applied.stdout)).toMatchObject({ workspace: { slug: ws, action: 'created' }, prompts: [{ slug: 'greet', action: 'created', version: 1 }], changed: true });
 
@@ -120,7 +139,7 @@ describe('parley apply / export from the command line', () => {
       fs.writeFileSync(file, yamlFor(ws).replace('model: echo', 'model: echo\n    temprature: 1'));
       const invalid = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
       expect(invalid.code).toBe(1);
-      expect(invalid.stderr).toMatch(/^parley: Invalid apply file\n {2}- prompts\[0\] \(line 4\): Unrecognized key: "temprature"/);
+      expect(invalid.stderr).toMatch(/^parley: using the Parley server at .*\nparley: Invalid apply file\n {2}- prompts\[0\] \(line 4\): Unrecognized key: "temprature"/);
       expect(JSON.parse(invalid.stdout).error.details).toHaveLength(1);
       expect(fs.readdirSync(dataDir)).not.toContain('pgdata');
     } finally {

@@ -153,9 +153,17 @@ describe('request logs', () => {
     expect((await otherApi.get(`/v2/logs?threadId=${threadId}`).expect(200)).body.data).toEqual([]);
   });
 
-  it('answers a filter no log can match (U+0000, a slug of another shape) with an empty page, never a 500', async () => {
-    for (const query of ['slug=%00', 'environment=a%00b', 'slug=Alpha', 'metadata=customer:%00', 'metadata=%00:c1', 'threadId=%00']) {
+  it('answers a filter no log can match (a slug of another shape, a thread id that is no UUID) with an empty page, never a 500', async () => {
+    for (const query of ['slug=Alpha', 'environment=a%20b', 'threadId=nope']) {
       expect([query, (await api.get(`/v2/logs?${query}`).expect(200)).body]).toEqual([query, { object: 'list', data: [], has_more: false, first_id: null, last_id: null }]);
+    }
+  });
+
+  it('refuses a filter holding U+0000 (text no log can hold, nor PostgreSQL compare) with 400 naming it', async () => {
+    for (const [query, name] of [['slug=%00', 'slug'], ['environment=a%00b', 'environment'], ['metadata=customer:%00', 'metadata'], ['metadata=%00:c1', 'metadata'], ['threadId=%00', 'threadId']]) {
+      const res = await api.get(`/v2/logs?${query}`);
+      expect([query, res.status, res.body.error?.message]).toEqual([query, 400, 'Invalid request parameters']);
+      expect(res.body.error.details).toContain(`${name}: must not contain U+0000`);
     }
   });
 

@@ -40,15 +40,27 @@ export function describeErrorBody(status: number, body: unknown): string {
 export async function chooseRoute(options: RemoteOptions): Promise<Route> {
   if (options.url) {
     if (!options.key) throw new Error('--key (or PARLEY_KEY) is required with --url: the admin key, or a key of the project in the file');
-    return { kind: 'server', url: options.url.replace(/\/+$/, ''), key: options.key };
+    const url = options.url.replace(/\/+$/, '');
+    announceTarget(`the Parley server at ${url} (--url)`);
+    return { kind: 'server', url, key: options.key };
   }
   const config = loadAppConfig();
   if (config.embedded && !config.inMemory && (await isDataDirLocked(config.dataDir))) {
     const info = readServerInfo(config.dataDir);
-    if (!info) throw new DataDirLockedError(config.dataDir);
+    if (!info?.adminToken) throw new DataDirLockedError(config.dataDir);
+    announceTarget(`the Parley server at ${info.url} (it holds the embedded database in ${config.dataDir})`);
     return { kind: 'server', url: info.url, key: info.adminToken };
   }
   return { kind: 'direct', config };
+}
+
+/**
+ * Every command says on stderr which server or database it works on (stdout stays the command's
+ * output, `--json` included): a command that silently changed another database than the one the
+ * running server uses was the failure this prevents (docs/operations.md "CLI").
+ */
+export function announceTarget(target: string): void {
+  console.error(`parley: using ${target}`);
 }
 
 /** One JSON (or text) request to a Parley server; errors become RemoteApiError. */

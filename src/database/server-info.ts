@@ -3,14 +3,47 @@ import * as fs from 'node:fs';
 import { serverInfoPath } from './data-dir-lock';
 
 /**
- * DATA_DIR/server.json: how a CLI that finds DATA_DIR locked reaches the server holding it.
- * `adminToken` is an admin key valid only while that server process runs (never stored in the
- * database); the file is readable by its owner only (0600), like the data it sits next to.
+ * DATA_DIR/server.json: which database a running server uses, and how a CLI reaches it.
+ * A server on the embedded database holds DATA_DIR and writes `adminToken`, an admin key valid
+ * only while that process runs (never stored in the database), so a CLI that finds DATA_DIR locked
+ * goes through it. A server on PostgreSQL writes `database` (its DATABASE_URL without the password)
+ * and no token, so a CLI about to open the embedded database in this DATA_DIR, which that server
+ * does not use, refuses instead (docs/operations.md "CLI"). The file is readable by its owner
+ * only (0600), like the data it sits next to.
  */
 export interface ServerInfo {
   url: string;
   pid: number;
-  adminToken: string;
+  /** Only from a server on the embedded database. */
+  adminToken?: string;
+  /** `embedded`, or the PostgreSQL URL without its password. */
+  database: string;
+}
+
+export const EMBEDDED_DATABASE = 'embedded';
+
+/** A PostgreSQL URL as it may be printed or written down: no password. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    url.password = '';
+    url.search = '';
+    return url.toString();
+  } catch {
+    return 'PostgreSQL (DATABASE_URL is not a URL)';
+  }
+}
+
+/** Whether the process that wrote a server.json still runs (a killed server leaves its file behind). */
+export function isServerRunning(info: ServerInfo): boolean {
+  if (!Number.isInteger(info.pid) || info.pid <= 0) return false;
+  try {
+    process.kill(info.pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as { code?: string }).code === 'EPERM';
+  }
 }
 
 export function generateServerToken(): string {
@@ -19,6 +52,7 @@ export function generateServerToken(): string {
 
 /** Written to a temporary file and renamed, so a reader never sees half a file and the mode is 0600 from the start. */
 export function writeServerInfo(dataDir: string, info: ServerInfo): void {
+  fs.mkdirSync(dataDir, { recursive: true });
   const target = serverInfoPath(dataDir);
   const temporary = `${target}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, JSON.stringify(info), { mode: 0o600 });
@@ -36,8 +70,9 @@ export function writeServerInfo(dataDir: string, info: ServerInfo): void {
 export function readServerInfo(dataDir: string): ServerInfo | null {
   try {
     const parsed = JSON.parse(fs.readFileSync(serverInfoPath(dataDir), 'utf8')) as Partial<ServerInfo>;
-    if (typeof parsed.url !== 'string' || typeof parsed.adminToken !== 'string') return null;
-    return { url: parsed.url, pid: Number(parsed.pid), adminToken: parsed.adminToken };
+    if (typeof parsed.url !== 'string') return null;
+    const database = typeof parsed.database === 'string' ? parsed.database : EMBEDDED_DATABASE;
+    return { url: parsed.url, pid: Number(parsed.pid), database, ...(typeof parsed.adminToken === 'string' ? { adminToken: parsed.adminToken } : {}) };
   } catch {
     return null;
   }

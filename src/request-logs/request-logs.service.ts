@@ -67,13 +67,12 @@ export class RequestLogsService {
 
   /**
    * False when a filter names what no log can hold: a thread id that is no UUID, a slug or
-   * environment that is no slug, a metadata filter with U+0000 (which bodies may not carry, and
-   * which PostgreSQL would refuse as a query parameter). Such a filter matches nothing.
+   * environment that is no slug. Such a filter matches nothing. (A filter holding U+0000 never
+   * gets here: the validation pipe refuses it, docs/security.md "Bounded inputs".)
    */
   private canMatch(query: RequestLogQuery): boolean {
     if (query.threadId !== undefined && !isUuid(query.threadId)) return false;
-    if ([query.slug, query.environment].some((filter) => filter !== undefined && !isSlugLike(filter))) return false;
-    return !query.metadata?.includes('\u0000');
+    return ![query.slug, query.environment].some((filter) => filter !== undefined && !isSlugLike(filter));
   }
 
   private filtersOf(query: RequestLogQuery): LogFilters {
