@@ -70,11 +70,13 @@ async function waitHealthy(proc, url, timeoutMs = 60_000) {
  */
 async function startNginx(dir, listenPort, upstreamPorts) {
   const site = fs.readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8');
-  // The compose server line's parameters (max_fails, fail_timeout, ...) apply to each instance.
+  // The compose server line's parameters (max_fails, fail_timeout, ...) apply to each instance,
+  // except `resolve`: loopback addresses need no DNS (and Debian's nginx 1.22 predates it).
   const SERVER_LINE = /^\s*server\s+[^\s;{]+:\d+([^;]*);[^\n]*$/gm;
-  const parameters = (SERVER_LINE.exec(site)?.[1] ?? '').trim();
+  const parameters = (SERVER_LINE.exec(site)?.[1] ?? '').split(/\s+/).filter((p) => p && p !== 'resolve').join(' ');
   const servers = upstreamPorts.map((port) => `  server 127.0.0.1:${port}${parameters ? ` ${parameters}` : ''};`).join('\n');
   const rewritten = site
+    .replace(/^\s*resolver\s[^;]*;[^\n]*$/m, '')
     .replace(SERVER_LINE, '')
     .replace(/upstream\s+parley\s*\{/, (head) => `${head}\n${servers}`)
     .replace(/listen\s+\d+\s*;/, `listen 127.0.0.1:${listenPort};`);
