@@ -68,7 +68,7 @@ describe('parley apply (POST /v2/apply) and export', () => {
   let t: TestApp;
   const applyYaml = (text: string, headers: Record<string, string> = admin) => t.http().post('/v2/apply').set(headers).send({ yaml: text });
 
-  beforeAll(async () => (t = await createTestApp({ PARLEY_SECRET_KEY: 'apply-test-secret-key-0123456789abcdef' })));
+  beforeAll(async () => (t = await createTestApp({ PARLEY_SECRET_KEY: 'apply-test-secret-key-0123456789abcdef', PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_GATEWAY_KEY=llm.example.invalid' })));
   afterAll(() => t.close());
 
   // First in the file: on a fresh embedded database (PGlite) the database is still empty here.

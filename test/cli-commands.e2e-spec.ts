@@ -32,7 +32,7 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
   let tmp: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_DX_TEST_UNSET_KEY=api.example.com' });
     await t.app.listen(0, '127.0.0.1');
     url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     p = await createProject(t);

@@ -18,7 +18,7 @@ describe('provider credentials', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ PARLEY_SECRET_KEY: 'test-secret-key-0123456789abcdef0123456789' });
+    t = await createTestApp({ PARLEY_SECRET_KEY: 'test-secret-key-0123456789abcdef0123456789', PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_TEST_ANTHROPIC_KEY=api.anthropic.com' });
     p = await createProject(t);
   });
   afterAll(() => t.close());

@@ -16,7 +16,7 @@ describe('hardening: bad values never reach a column or a provider', () => {
   const as = (project: TestProject) => ({ 'X-API-Key': project.key });
 
   beforeAll(async () => {
-    t = await createTestApp(INVOKE_APP_ENV);
+    t = await createTestApp({ ...INVOKE_APP_ENV, PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_OPENAI_KEY=api.openai.com;PARLEY_PROVIDER_LEGACY=api.openai.com' });
     p = await createProject(t);
   });
   afterAll(() => t.close());

@@ -27,7 +27,9 @@ describe('provider recipes of docs/providers.md, against fake upstreams', () => 
   let anthropic: FakeUpstream;
 
   beforeAll(async () => {
-    t = await createTestApp(INVOKE_APP_ENV);
+    // The operator binds each recipe's variable to the fakes' host, as docs/providers.md tells it to bind them to the real ones.
+    const variables = recipes.flatMap((r) => [...r.yaml.matchAll(/apiKeyEnv: (\w+)/g)].map((m) => m[1]));
+    t = await createTestApp({ ...INVOKE_APP_ENV, PROVIDER_KEY_BINDINGS: variables.map((v) => `${v}=127.0.0.1`).join(';') });
     openai = await startFakeUpstream((req) =>
       req.method === 'POST' && req.path.endsWith('/chat/completions') ? openaiJson(openaiCompletion({ content: 'pong', model: req.body.model })) : openaiError(404, `No route ${req.path}`),
     );

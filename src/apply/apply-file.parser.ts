@@ -20,7 +20,7 @@ export interface ApplyReferences {
   /** Every provider name the file declares, valid entry or not: a broken entry is reported on its own, not again as missing. */
   providerNames: string[];
   /** The valid provider entries, with their index in the file. */
-  providers: { index: number; apiKeyEnv?: string }[];
+  providers: { index: number; type: string; baseUrl?: string; apiKeyEnv?: string }[];
   /** What each prompt refers to, from its valid fields (an invalid prompt's other fields are still checked). */
   prompts: PromptReferences[];
   /** Writes a problem found later (against the database) the way parsing writes its own. */
@@ -108,7 +108,7 @@ function referencesOf(document: unknown, prompts: ApplyReferences['prompts'], de
   const providers: ApplyReferences['providers'] = [];
   rawProviders.forEach((entry, index) => {
     const parsed = providerSchema.safeParse(entry);
-    if (parsed.success) providers.push({ index, apiKeyEnv: parsed.data.apiKeyEnv });
+    if (parsed.success) providers.push({ index, type: parsed.data.type, baseUrl: parsed.data.baseUrl, apiKeyEnv: parsed.data.apiKeyEnv });
   });
   return {
     workspace: workspace.data,

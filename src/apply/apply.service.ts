@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitsService } from '../limits/limits.service';
-import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
@@ -32,6 +32,9 @@ interface ProjectState {
 }
 
 const MAX_ATTEMPTS = 5;
+
+/** The admin key and the CLI on the database are the operator: they may lend any of the server's provider keys (docs/security.md). */
+const writerOf = (caller: ApplyCaller): CredentialWriter => (caller.kind === 'admin' ? 'operator' : 'project');
 
 /** A project key applies to its own project only; the admin key to any. */
 function mayApply(caller: ApplyCaller, file: { workspace: string; project: string }): boolean {
@@ -81,7 +84,7 @@ export class ApplyService {
   private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
     if (!result.ok) {
       // Its references are checked too, so that one report holds every problem of the file.
-      const references = result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, manager) : [];
+      const references = result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, caller, manager) : [];
       throw badRequest(INVALID_FILE, [...result.issues, ...references]);
     }
     const { file } = result;
@@ -108,13 +111,13 @@ export class ApplyService {
   }
 
   /** Reads the project without a transaction of its own: nothing is written for an invalid file. */
-  private async referenceIssues(references: ApplyReferences, manager = this.dataSource.manager): Promise<string[]> {
-    return this.check(references, await this.readState(manager, references));
+  private async referenceIssues(references: ApplyReferences, caller: ApplyCaller, manager = this.dataSource.manager): Promise<string[]> {
+    return this.check(references, await this.readState(manager, references), caller);
   }
 
   private async execute(manager: EntityManager, file: ApplyFile, caller: ApplyCaller): Promise<{ summary: ApplySummary; projectId: string }> {
     const state = await this.readState(manager, file);
-    const issues = this.check(file.references, state);
+    const issues = this.check(file.references, state, caller);
     if (issues.length > 0) throw badRequest(INVALID_FILE, issues);
 
     const summary: ApplySummary = {
@@ -138,7 +141,7 @@ export class ApplyService {
       summary.environments.push({ slug, action: exists && state.projectId ? 'unchanged' : 'created' });
     }
     for (const declared of file.providers) {
-      const action = await this.credentials.applyDeclared(projectId, declared, manager);
+      const action = await this.credentials.applyDeclared(projectId, declared, manager, writerOf(caller));
       // Refused inside the transaction: nothing of the file is kept.
       if (action !== 'unchanged' && caller.kind === 'project' && !caller.mayWriteProviders) {
         throw forbidden(`Changing provider "${declared.name}" needs an API key with the providers:write scope`);
@@ -167,7 +170,7 @@ export class ApplyService {
         });
       }
     }
-    const warnings = this.unsetApiKeyEnvs(file, projectId);
+    const warnings = this.unsetApiKeyEnvs(file);
     if (warnings.length > 0) summary.warnings = warnings;
     if (file.limits) {
       const values = (v: typeof file.limits.project) => ({ requestsPerMinute: v?.requestsPerMinute ?? null, concurrentInvokes: v?.concurrentInvokes ?? null, tokensPerDay: v?.tokensPerDay ?? null });
@@ -181,9 +184,9 @@ export class ApplyService {
   }
 
   /** Providers whose apiKeyEnv names a variable this server does not have: their calls would go out without a key. */
-  private unsetApiKeyEnvs(file: ApplyFile, projectId: string): string[] {
+  private unsetApiKeyEnvs(file: ApplyFile): string[] {
     return file.providers
-      .filter((p) => p.apiKeyEnv && this.credentials.apiKeyOf({ projectId, id: '', apiKeyEnv: p.apiKeyEnv, apiKeyCiphertext: null }) === undefined)
+      .filter((p) => p.apiKeyEnv && !this.credentials.isEnvSet(p.apiKeyEnv))
       .map((p) => `provider "${p.name}": ${p.apiKeyEnv} is not set on the server that serves this project; its calls go out without an API key until it is`);
   }
 
@@ -206,12 +209,15 @@ export class ApplyService {
   }
 
   /** References the file makes that neither the file nor the database satisfies; every one is reported. */
-  private check(file: ApplyReferences, state: ProjectState): string[] {
+  private check(file: ApplyReferences, state: ProjectState, caller: ApplyCaller): string[] {
     const environments = new Set([...file.environments, ...state.environments, ...(state.projectId ? [] : DEFAULT_ENVIRONMENTS)]);
     const providers = new Set(['local', ...file.providerNames, ...state.providers]);
     const issues: string[] = [];
-    file.providers.forEach(({ index, apiKeyEnv }) => {
-      const problem = apiKeyEnv === undefined ? undefined : this.credentials.apiKeyEnvProblem(apiKeyEnv);
+    file.providers.forEach(({ index, type, baseUrl, apiKeyEnv }) => {
+      const problem =
+        apiKeyEnv === undefined
+          ? undefined
+          : (this.credentials.apiKeyEnvProblem(apiKeyEnv) ?? this.credentials.bindingProblem(apiKeyEnv, type, baseUrl, writerOf(caller)));
       if (problem) issues.push(file.describe(['providers', index, 'apiKeyEnv'], problem));
     });
     file.prompts.forEach(({ index, slug, kind, provider, deploy }) => {

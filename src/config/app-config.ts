@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import * as path from 'node:path';
+import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 
 const ENV_NAMES = [
@@ -10,7 +11,7 @@ const ENV_NAMES = [
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
   'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
-  'PROVIDER_ALLOWED_HOSTS', 'TEMPLATE_MAX_RENDERED_CHARS',
+  'PROVIDER_ALLOWED_HOSTS', 'PROVIDER_KEY_BINDINGS', 'TEMPLATE_MAX_RENDERED_CHARS',
   'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
@@ -114,6 +115,10 @@ class EnvironmentVariables {
   METRICS_TOKEN?: string;
   @IsOptional() @IsAllowedHostList()
   PROVIDER_ALLOWED_HOSTS?: string;
+
+  /** Checked with the prefix it depends on, in loadAppConfig. */
+  @IsOptional() @IsString()
+  PROVIDER_KEY_BINDINGS?: string;
 }
 
 export type SchemaMode = (typeof SCHEMA_MODES)[number];
@@ -182,6 +187,11 @@ export class AppConfig {
    * all others of that kind are refused (docs/security.md "Outbound policy").
    */
   readonly providerAllowedHosts: AllowedHost[];
+  /**
+   * The hosts each lent variable's key may be sent to (docs/security.md, "Provider keys from the
+   * server's environment"); a variable not listed here can only be named by the admin key.
+   */
+  readonly providerKeyBindings: KeyBindings;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT ?? 3000;
@@ -214,6 +224,7 @@ export class AppConfig {
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);
+    this.providerKeyBindings = parseKeyBindings(env.PROVIDER_KEY_BINDINGS, this.providerApiKeyEnvPrefix);
   }
 
   get embedded(): boolean {
@@ -237,5 +248,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return new AppConfig(parsed);
+  try {
+    return new AppConfig(parsed);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  PROVIDER_KEY_BINDINGS: ${(err as Error).message}`);
+  }
 }

@@ -23,6 +23,10 @@ export class ProviderCredentialEntity {
   @Column({ name: 'api_key_env', type: 'varchar', nullable: true })
   apiKeyEnv: string | null;
 
+  /** The operator set `apiKeyEnv` with this base URL: it may name a variable PROVIDER_KEY_BINDINGS does not bind. */
+  @Column({ name: 'api_key_env_by_operator', type: 'boolean', default: false })
+  apiKeyEnvByOperator: boolean;
+
   /** SecretBox output, bound to (project_id, id); never leaves the service. */
   @Column({ name: 'api_key_ciphertext', type: 'text', nullable: true })
   apiKeyCiphertext: string | null;

@@ -6,6 +6,7 @@ import { newId } from '../common/ids';
 import { RegistryCache } from '../registry-cache/registry-cache';
 import { isProviderName, PROVIDER_NAME_PATTERN } from '../common/validation/slug';
 import { AppConfig } from '../config/app-config';
+import { describeBindings, destinationOf, isBoundDestination } from '../providers/key-bindings';
 import { apiKeyEnvProblem } from './api-key-env';
 import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
 import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
@@ -47,6 +48,13 @@ export interface DeclaredProvider {
   apiKeyEnv?: string;
 }
 
+/**
+ * Who writes a credential: the operator (the admin key, the CLI on the database), who may lend any
+ * of the server's provider keys, or a project key, which may name only variables the operator bound
+ * to the credential's host (docs/security.md, "Provider keys from the server's environment").
+ */
+export type CredentialWriter = 'operator' | 'project';
+
 /** Bound of the decrypted-key memo (one entry per stored key in use). */
 const MAX_DECRYPTED_KEYS = 1000;
 
@@ -67,23 +75,45 @@ export class ProviderCredentialsService {
     return apiKeyEnvProblem(name, this.config.providerApiKeyEnvPrefix);
   }
 
+  /**
+   * Why this writer may not send `apiKeyEnv`'s key to the host of `baseUrl` (the type's public API
+   * without one); undefined when it may. A variable in PROVIDER_KEY_BINDINGS goes to its bound hosts
+   * only, whoever writes; one that is not there only where the operator put it.
+   */
+  bindingProblem(apiKeyEnv: string, type: string, baseUrl: string | null | undefined, writer: CredentialWriter): string | undefined {
+    const hosts = this.config.providerKeyBindings.get(apiKeyEnv);
+    if (hosts) {
+      if (isBoundDestination(this.config.providerKeyBindings, apiKeyEnv, type, baseUrl)) return undefined;
+      const destination = destinationOf(type, baseUrl);
+      return `apiKeyEnv ${apiKeyEnv} is lent by the operator to ${describeBindings(hosts)} only (PROVIDER_KEY_BINDINGS), not to ${destination ? `${destination.host}:${destination.port}` : 'this baseUrl'}`;
+    }
+    if (writer === 'operator') return undefined;
+    return `apiKeyEnv ${apiKeyEnv} is bound to no host by the operator (PROVIDER_KEY_BINDINGS), so only the admin key may name it; store this project's own key with apiKey instead`;
+  }
+
+  /** Whether the server has a value for this variable (apply warns when not). */
+  isEnvSet(apiKeyEnv: string): boolean {
+    return !this.apiKeyEnvProblem(apiKeyEnv) && !!process.env[apiKeyEnv];
+  }
+
   async list(projectId: string): Promise<ProviderCredentialDto[]> {
     return [LOCAL_DTO, ...(await this.repo.list(projectId)).map(toCredentialDto)];
   }
 
+  /** REST: always a project key (docs/security.md: such a key stores its own key, or names a bound variable). */
   async create(projectId: string, dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
-    this.checkBody(dto.name, dto);
+    this.checkBody(dto.name, dto, 'project');
     const now = new Date();
     const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: dto.name, createdAt: now });
-    return this.store(this.fill(entity, dto, now));
+    return this.store(this.fill(entity, dto, now, 'project'));
   }
 
   /** PUT: creates the credential or replaces all its fields (key rotation) in place; its id stays. */
   async replace(projectId: string, name: string, dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
-    this.checkBody(name, dto);
+    this.checkBody(name, dto, 'project');
     const existing = await this.repo.findByName(projectId, name);
     if (!existing) return this.create(projectId, { ...dto, name });
-    return this.store(this.fill(existing, dto, new Date()));
+    return this.store(this.fill(existing, dto, new Date(), 'project'));
   }
 
   /** Refused while a current deployment calls the provider: those calls would fail. */
@@ -115,11 +145,14 @@ export class ProviderCredentialsService {
   }
 
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
-  apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'apiKeyEnv' | 'apiKeyCiphertext'>): string | undefined {
+  apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'type' | 'baseUrl' | 'apiKeyEnv' | 'apiKeyEnvByOperator' | 'apiKeyCiphertext'>): string | undefined {
     if (credential.apiKeyCiphertext) return this.decrypt(credential.apiKeyCiphertext, this.context(credential));
-    // Checked again here, not only on input: a row stored before the rule (or under another prefix) must not leak either.
-    if (credential.apiKeyEnv && !this.apiKeyEnvProblem(credential.apiKeyEnv)) return process.env[credential.apiKeyEnv] || undefined;
-    return undefined;
+    // Checked again here, not only on input: a row stored before a rule (another prefix, other bindings) must not leak either.
+    const { apiKeyEnv } = credential;
+    if (!apiKeyEnv || this.apiKeyEnvProblem(apiKeyEnv)) return undefined;
+    const writer: CredentialWriter = credential.apiKeyEnvByOperator ? 'operator' : 'project';
+    if (this.bindingProblem(apiKeyEnv, credential.type, credential.baseUrl, writer)) return undefined;
+    return process.env[apiKeyEnv] || undefined;
   }
 
   /**
@@ -142,37 +175,44 @@ export class ProviderCredentialsService {
   /**
    * parley.yaml's providers: creates or updates type and baseUrl. A declared `apiKeyEnv` replaces
    * whatever key the credential had; without one, a stored key is left as it is (it was set
-   * through the REST API, and files do not carry secrets).
+   * through the REST API, and files do not carry secrets) unless the key's destination changes:
+   * a new baseUrl (or type) drops the key, which was meant for the old host. The caller checked
+   * `apiKeyEnv` against the bindings (bindingProblem).
    */
-  async applyDeclared(projectId: string, declared: DeclaredProvider, manager: EntityManager): Promise<'created' | 'updated' | 'unchanged'> {
+  async applyDeclared(projectId: string, declared: DeclaredProvider, manager: EntityManager, writer: CredentialWriter): Promise<'created' | 'updated' | 'unchanged'> {
     const existing = await this.repo.findByName(projectId, declared.name, manager);
     const now = new Date();
     if (!existing) {
       const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: declared.name, createdAt: now });
-      await this.repo.save(this.fill(entity, declared, now), manager);
+      await this.repo.save(this.fill(entity, declared, now, writer), manager);
       return 'created';
     }
-    const apiKeyEnv = declared.apiKeyEnv ?? existing.apiKeyEnv;
-    const same = existing.type === declared.type && existing.baseUrl === (declared.baseUrl ?? null) && existing.apiKeyEnv === apiKeyEnv;
-    if (same) return 'unchanged';
-    Object.assign(existing, { type: declared.type, baseUrl: declared.baseUrl ?? null, apiKeyEnv, updatedAt: now });
-    if (declared.apiKeyEnv) existing.apiKeyCiphertext = null;
+    const moved = existing.type !== declared.type || existing.baseUrl !== (declared.baseUrl ?? null);
+    const apiKeyEnv = declared.apiKeyEnv ?? (moved ? null : existing.apiKeyEnv);
+    if (!moved && existing.apiKeyEnv === apiKeyEnv) return 'unchanged';
+    const byOperator = declared.apiKeyEnv ? writer === 'operator' : existing.apiKeyEnvByOperator && apiKeyEnv !== null;
+    Object.assign(existing, { type: declared.type, baseUrl: declared.baseUrl ?? null, apiKeyEnv, apiKeyEnvByOperator: byOperator, updatedAt: now });
+    if (declared.apiKeyEnv || moved) existing.apiKeyCiphertext = null;
     await this.repo.save(existing, manager);
     return 'updated';
   }
 
-  private checkBody(name: string, dto: ProviderCredentialBodyDto): void {
+  private checkBody(name: string, dto: ProviderCredentialBodyDto, writer: CredentialWriter): void {
     const details: string[] = [];
     // PUT takes the name from the path, where no DTO checked it.
     if (!PROVIDER_NAME_PATTERN.test(name)) details.push('name: must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
     else if (name === LOCAL_PROVIDER) details.push('name: "local" is the built-in provider and cannot be configured');
     if (dto.apiKey !== undefined && dto.apiKeyEnv !== undefined) details.push('apiKey: give apiKey or apiKeyEnv, not both');
-    else if (dto.apiKeyEnv !== undefined && this.apiKeyEnvProblem(dto.apiKeyEnv)) details.push(this.apiKeyEnvProblem(dto.apiKeyEnv)!);
+    else if (dto.apiKeyEnv !== undefined) {
+      const problem = this.apiKeyEnvProblem(dto.apiKeyEnv) ?? this.bindingProblem(dto.apiKeyEnv, dto.type, dto.baseUrl, writer);
+      if (problem) details.push(problem);
+    }
     if (details.length > 0) throw invalidBody(details);
   }
 
-  private fill(entity: ProviderCredentialEntity, dto: Partial<ProviderCredentialBodyDto> & { type: CredentialType }, now: Date): ProviderCredentialEntity {
-    Object.assign(entity, { type: dto.type, baseUrl: dto.baseUrl ?? null, apiKeyEnv: dto.apiKeyEnv ?? null, updatedAt: now });
+  private fill(entity: ProviderCredentialEntity, dto: Partial<ProviderCredentialBodyDto> & { type: CredentialType }, now: Date, writer: CredentialWriter): ProviderCredentialEntity {
+    const apiKeyEnv = dto.apiKeyEnv ?? null;
+    Object.assign(entity, { type: dto.type, baseUrl: dto.baseUrl ?? null, apiKeyEnv, apiKeyEnvByOperator: apiKeyEnv !== null && writer === 'operator', updatedAt: now });
     entity.apiKeyCiphertext = dto.apiKey === undefined ? null : this.seal(entity, dto.apiKey);
     return entity;
   }
