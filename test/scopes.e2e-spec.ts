@@ -109,7 +109,7 @@ describe('scoped API keys', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(INVOKE_APP_ENV);
+    t = await createTestApp({ ...INVOKE_APP_ENV, PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_TEST_KEY=api.openai.com' });
     baseUrl = await listen(t);
     p = await createProject(t);
     await deploy(t, p, { slug: 'sc-prompt', environments: ['production', 'staging'] });
