@@ -28,7 +28,7 @@ const ANY = 'any';
  */
 const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/(project-prompt\/:slug\/:environment|:workspace\/:project\/:slug\/:environment)$/, ['invoke']],
-  [/^POST \/v1\/(chat\/completions|responses)$/, ['invoke']],
+  [/^POST \/v1\/(chat\/completions|responses|responses\/:responseId\/cancel)$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
   [/^GET \/v1\/(conversations|responses)/, ['threads:read']],
   [/^(POST|DELETE) \/v1\/(conversations|responses)/, ['threads:write']],
@@ -36,7 +36,7 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^(POST|DELETE) \/v2\/threads/, ['threads:write']],
   [/^POST \/v2\/import$/, ['threads:write']],
   [/^GET \/v2\/logs/, ['logs:read']],
-  [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments)/, ['registry:read']],
+  [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/, ['registry:read']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   [/^GET \/v2\/provider-credentials/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/provider-credentials/, ['providers:write']],
