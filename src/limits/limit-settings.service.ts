@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChangeNotifier } from '../database/changes';
 import { notFound } from '../common/errors';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
@@ -16,6 +17,8 @@ export class LimitSettingsService {
     private readonly repo: LimitsRepository,
     private readonly limits: LimitsService,
     private readonly workspaces: WorkspacesService,
+    private readonly dataSource: DataSource,
+    private readonly changes: ChangeNotifier,
   ) {}
 
   async getProjectLimits(workspace: string, project: string): Promise<ProjectLimitsDto> {
@@ -29,10 +32,27 @@ export class LimitSettingsService {
     return this.describe(found.id);
   }
 
-  /** `parley apply` sets a project's limits in its own transaction. */
+  /** `parley apply` sets a project's limits in its own transaction; the admin API in one of its own. */
   async setForProject(projectId: string, values: { project: LimitValues; keys: LimitValues }, manager?: EntityManager): Promise<void> {
-    await this.save(projectId, PROJECT_SUBJECT, values.project, manager);
-    await this.save(projectId, KEY_DEFAULT_SUBJECT, values.keys, manager);
+    await this.changing(projectId, manager, async (m) => {
+      await this.save(projectId, PROJECT_SUBJECT, values.project, m);
+      await this.save(projectId, KEY_DEFAULT_SUBJECT, values.keys, m);
+    });
+  }
+
+  /**
+   * Runs `write` in `manager`'s transaction (or a new one) with the change notification every
+   * instance drops its cached settings on, delivered on commit (docs/scaling.md); this instance
+   * forgets its own at once. After a caller's own transaction this instance may forget too early
+   * and read the old row once more: the notification, delivered on commit, drops it again.
+   */
+  private async changing(projectId: string, manager: EntityManager | undefined, write: (m: EntityManager) => Promise<void>): Promise<void> {
+    const run = async (m: EntityManager) => {
+      await write(m);
+      await this.changes.publish({ kind: 'limits', projectId }, m);
+    };
+    if (manager) await run(manager);
+    else await this.dataSource.transaction(run);
     this.limits.forget(projectId);
   }
 
@@ -47,8 +67,7 @@ export class LimitSettingsService {
 
   async setKeyLimits(workspace: string, project: string, keyId: string, dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
     const projectId = await this.requireKey(workspace, project, keyId);
-    await this.save(projectId, keyId, fromLimitValuesDto(dto));
-    this.limits.forget(projectId);
+    await this.changing(projectId, undefined, (m) => this.save(projectId, keyId, fromLimitValuesDto(dto), m));
     return this.describeKey(projectId, keyId);
   }
 

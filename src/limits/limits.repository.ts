@@ -16,6 +16,9 @@ export interface InflightReport {
   count: number;
 }
 
+/** The nil UUID: the project of the heartbeat rows every instance keeps, so each knows how many are live. */
+const NIL = '00000000-0000-0000-0000-000000000000';
+
 /** Limit settings and the counters every instance shares (tables limit_settings, limit_counters, limit_inflight). */
 @Injectable()
 export class LimitsRepository {
@@ -65,25 +68,56 @@ export class LimitsRepository {
     return rows.length > 0 ? Number(rows[0].count) : null;
   }
 
-  /** Publishes this instance's in-flight counts and returns the other live instances' totals per scope. */
-  async exchangeInflight(instanceId: string, reports: InflightReport[], staleSeconds: number): Promise<Map<string, number>> {
-    if (reports.length > 0) {
-      await this.settings.query(
-        `INSERT INTO limit_inflight (project_id, scope, instance_id, count, updated_at)
-         SELECT p, s, $3::uuid, c, now() FROM unnest($1::uuid[], $2::varchar[], $4::int[]) AS t (p, s, c)
-         ON CONFLICT (project_id, scope, instance_id) DO UPDATE SET count = EXCLUDED.count, updated_at = now()`,
-        [reports.map((r) => r.projectId), reports.map((r) => r.scope), instanceId, reports.map((r) => r.count)],
+  /**
+   * Takes one concurrency slot of a scope for `instanceId` if the slots of every live instance
+   * (reported within `staleSeconds`) stay within `limit`. The advisory lock of the scope makes the
+   * sum and the increment one step across instances (docs/security.md, "Limits").
+   */
+  async takeSlot(projectId: string, scope: string, instanceId: string, limit: number, staleSeconds: number): Promise<boolean> {
+    return this.settings.manager.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1::text || '|' || $2::text, 0))`, [projectId, scope]);
+      const rows: unknown[] = await manager.query(
+        `INSERT INTO limit_inflight AS i (project_id, scope, instance_id, count, updated_at)
+         SELECT $1::uuid, $2::varchar, $3::uuid, 1, now()
+          WHERE (SELECT coalesce(sum(count), 0) FROM limit_inflight
+                  WHERE project_id = $1 AND scope = $2 AND updated_at > now() - make_interval(secs => $5)) + 1 <= $4
+         ON CONFLICT (project_id, scope, instance_id) DO UPDATE SET count = i.count + 1, updated_at = now()
+         RETURNING 1`,
+        [projectId, scope, instanceId, limit, staleSeconds],
       );
-    }
-    const projects = [...new Set(reports.map((r) => r.projectId))];
-    if (projects.length === 0) return new Map();
-    const rows: { project_id: string; scope: string; total: string }[] = await this.settings.query(
-      `SELECT project_id, scope, sum(count) AS total FROM limit_inflight
-        WHERE project_id = ANY($1::uuid[]) AND instance_id <> $2 AND updated_at > now() - make_interval(secs => $3)
-        GROUP BY project_id, scope`,
-      [projects, instanceId, staleSeconds],
+      return rows.length > 0;
+    });
+  }
+
+  /** Gives back slots `instanceId` no longer uses, several scopes in one statement. */
+  async giveBackSlots(instanceId: string, returns: InflightReport[]): Promise<void> {
+    await this.settings.query(
+      `UPDATE limit_inflight AS i SET count = greatest(0, i.count - t.c), updated_at = now()
+         FROM unnest($1::uuid[], $2::varchar[], $4::int[]) AS t (p, s, c)
+        WHERE i.project_id = t.p AND i.scope = t.s AND i.instance_id = $3`,
+      [returns.map((r) => r.projectId), returns.map((r) => r.scope), instanceId, returns.map((r) => r.count)],
     );
-    return new Map(rows.map((row) => [`${row.project_id}|${row.scope}`, Number(row.total)]));
+  }
+
+  /**
+   * This instance is alive: its heartbeat row (the nil project) and every slot row it holds are
+   * refreshed. Returns how many other instances reported within `staleSeconds`.
+   */
+  async heartbeat(instanceId: string, staleSeconds: number): Promise<number> {
+    const rows: { others: string }[] = await this.settings.query(
+      `WITH beat AS (
+         INSERT INTO limit_inflight (project_id, scope, instance_id, count, updated_at)
+         VALUES ('${NIL}', 'instance', $1, 1, now())
+         ON CONFLICT (project_id, scope, instance_id) DO UPDATE SET updated_at = now()
+         RETURNING 1
+       ), held AS (
+         UPDATE limit_inflight SET updated_at = now() WHERE instance_id = $1 AND count > 0 AND project_id <> '${NIL}' RETURNING 1
+       )
+       SELECT count(*) AS others FROM limit_inflight
+        WHERE project_id = '${NIL}' AND scope = 'instance' AND instance_id <> $1 AND updated_at > now() - make_interval(secs => $2)`,
+      [instanceId, staleSeconds],
+    );
+    return Number(rows[0]?.others ?? 0);
   }
 
   /** Windows that ended more than two days ago, and in-flight rows of instances gone for a minute. */

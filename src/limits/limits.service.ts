@@ -3,7 +3,8 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, serviceError } from '../common/errors';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
-import { InflightTracker } from './inflight-tracker';
+import { ChangeNotifier } from '../database/changes';
+import { ConcurrencyLeases } from './concurrency-leases';
 import { ProjectGate } from './project-gate';
 import { LimitsRepository } from './limits.repository';
 import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
@@ -13,7 +14,10 @@ const MINUTE = 60;
 const DAY = 86_400;
 /** How often an instance shares its counts; also the staleness bound of another instance's view. */
 const SYNC_MS = 100;
-/** Limit settings are read again after this long (a change made on this instance applies at once). */
+/**
+ * Limit settings are read again after this long. A change reaches every instance at once through
+ * a change notification (docs/scaling.md); this is only the bound when a notification is lost.
+ */
 const SETTINGS_TTL_MS = 5000;
 
 /** A call let through: give it back when the call has ended. */
@@ -23,8 +27,6 @@ export interface Admission {
   /** Idempotent; `tokens` (the call's usage) count against tokens per day. */
   release(tokens?: number): void;
 }
-
-const UNLIMITED: Admission = { headers: {}, release: () => undefined };
 
 function tooMany(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}): ApiException {
   return serviceError(429, 'Too Many Requests', message, { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
@@ -41,13 +43,14 @@ function merged(base: LimitValues, override: LimitValues | undefined): LimitValu
 
 /**
  * Requests per minute, concurrent invokes and tokens per day, per key and per project, held across
- * instances through shared counters (docs/security.md, "Limits"). A project without limits costs
- * one cached lookup per call.
+ * instances through shared counters and concurrency slots (docs/security.md, "Limits"). A project
+ * without limits costs one cached lookup per call and its calls are still counted (in memory, sent
+ * with the next sync), so a limit set later finds the window's calls already counted.
  */
 @Injectable()
 export class LimitsService implements OnModuleInit, OnModuleDestroy {
   private readonly settings = new TtlCache<string, Map<string, LimitValues>>(SETTINGS_TTL_MS);
-  private readonly inflight = new InflightTracker();
+  private readonly leases: ConcurrencyLeases;
   private readonly counters: SharedCounters;
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
@@ -60,9 +63,17 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repo: LimitsRepository,
     config: AppConfig,
+    changes: ChangeNotifier,
   ) {
-    this.counters = new SharedCounters(repo, () => this.inflight.liveInstances());
+    this.leases = new ConcurrencyLeases(repo);
+    this.counters = new SharedCounters(repo, () => this.leases.liveInstances());
     this.databaseGate = new ProjectGate(Math.max(1, Math.floor(config.dbPoolSize / 2)));
+    changes.subscribe({
+      onChange: (change) => {
+        if (change.kind === 'limits') this.settings.delete(change.projectId);
+      },
+      onFlush: () => this.settings.clear(),
+    });
   }
 
   onModuleInit(): void {
@@ -77,19 +88,24 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
 
   /** The limits that apply to a key: its own, else the project's default for keys; and the project's. */
   async limitsOf(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>): Promise<EffectiveLimits> {
-    let bySubject = this.settings.get(caller.projectId);
-    if (!bySubject) {
-      const rows = await this.repo.settingsOf(caller.projectId);
-      bySubject = new Map(rows.map((r) => [r.subject, { requestsPerMinute: r.requestsPerMinute, concurrentInvokes: r.concurrentInvokes, tokensPerDay: r.tokensPerDay }]));
-      this.settings.set(caller.projectId, bySubject);
-    }
+    const { projectId } = caller;
+    // One read per project at a time, shared by every call that misses (200 streams arriving
+    // together after an idle spell make one lookup), behind the project's share of the pool.
+    const bySubject =
+      this.settings.get(projectId) ??
+      (await this.settings.getOrLoad(projectId, () =>
+        this.databaseGate.run(projectId, async () => {
+          const rows = await this.repo.settingsOf(projectId);
+          return new Map(rows.map((r) => [r.subject, { requestsPerMinute: r.requestsPerMinute, concurrentInvokes: r.concurrentInvokes, tokensPerDay: r.tokensPerDay }]));
+        }),
+      ))!;
     return {
       key: merged(bySubject.get(KEY_DEFAULT_SUBJECT) ?? NO_LIMITS, bySubject.get(caller.keyId)),
       project: bySubject.get(PROJECT_SUBJECT) ?? NO_LIMITS,
     };
   }
 
-  /** Limits changed (admin API, apply): read them again on the next call. */
+  /** Limits changed here (admin API, apply): read them again on the next call, before the notification comes back. */
   forget(projectId: string): void {
     this.settings.delete(projectId);
   }
@@ -97,13 +113,13 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   /** Lets a call through or throws the 429 to answer with (Retry-After and x-ratelimit-* headers). */
   async admit(caller: ProjectPrincipal): Promise<Admission> {
     const limits = await this.limitsOf(caller);
-    if (!hasAnyLimit(limits.key) && !hasAnyLimit(limits.project)) return UNLIMITED;
-    this.lastLimitedMs = Date.now();
     const scopes = [
       { scope: `key:${caller.keyId}`, values: limits.key, who: 'this API key' },
       { scope: 'project', values: limits.project, who: 'this project' },
     ];
     const { projectId } = caller;
+    if (!hasAnyLimit(limits.key) && !hasAnyLimit(limits.project)) return this.counted(projectId, scopes.map((s) => s.scope));
+    this.lastLimitedMs = Date.now();
 
     for (const { scope, values, who } of scopes) {
       if (values.tokensPerDay === null) continue;
@@ -115,7 +131,11 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
     let headers: Record<string, string> = {};
     let tightest = Infinity;
     for (const { scope, values, who } of scopes) {
-      if (values.requestsPerMinute === null) continue;
+      if (values.requestsPerMinute === null) {
+        // Counted anyway: a limit set meanwhile on another instance finds this call in the window.
+        this.counters.add(projectId, `${scope}:rpm`, MINUTE, 1);
+        continue;
+      }
       const result = await this.counters.take(projectId, `${scope}:rpm`, MINUTE, values.requestsPerMinute);
       const rate = { 'x-ratelimit-limit': String(values.requestsPerMinute), 'x-ratelimit-remaining': String(Math.max(0, values.requestsPerMinute - result.used)), 'x-ratelimit-reset': String(result.resetSeconds) };
       if (!result.ok) {
@@ -132,8 +152,8 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
     const entered: string[] = [];
     for (const { scope, values, who } of scopes) {
       if (values.concurrentInvokes === null) continue;
-      if (!this.inflight.tryEnter(projectId, scope, values.concurrentInvokes)) {
-        for (const s of entered) this.inflight.leave(projectId, s);
+      if (!(await this.leases.tryEnter(projectId, scope, values.concurrentInvokes))) {
+        for (const s of entered) this.leases.leave(projectId, s);
         throw tooMany(`Concurrency limit reached: ${values.concurrentInvokes} invokes at a time for ${who}`, 1, headers);
       }
       entered.push(scope);
@@ -145,17 +165,29 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       release: (tokens = 0) => {
         if (released) return;
         released = true;
-        for (const s of entered) this.inflight.leave(projectId, s);
-        for (const { scope, values } of scopes) {
-          if (values.tokensPerDay !== null) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
-        }
+        for (const s of entered) this.leases.leave(projectId, s);
+        for (const { scope } of scopes) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
+      },
+    };
+  }
+
+  /** A call of a project without limits: counted (requests now, tokens when it ends), never refused. */
+  private counted(projectId: string, scopes: string[]): Admission {
+    for (const scope of scopes) this.counters.add(projectId, `${scope}:rpm`, MINUTE, 1);
+    let released = false;
+    return {
+      headers: {},
+      release: (tokens = 0) => {
+        if (released) return;
+        released = true;
+        for (const scope of scopes) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
       },
     };
   }
 
   private async tick(): Promise<void> {
     await this.counters.sync();
-    await this.inflight.exchange(this.repo, Date.now() - this.lastLimitedMs < 10_000);
+    await this.leases.exchange(Date.now() - this.lastLimitedMs < 10_000);
     // About once a minute: forget windows and instances long gone.
     if (++this.ticks % 600 === 0) await this.repo.deleteExpired().catch(() => undefined);
   }

@@ -8,18 +8,20 @@ export const CHANGE_CHANNEL = 'parley_changes';
  * - `api-key`: one key (revoked);
  * - `response-events`: a response stored more stream events (resumed streams follow them);
  * - `response-cancel`: a response was cancelled (the instance running it aborts its upstream call);
- * - `response-jobs`: a background response was queued (idle instances claim it).
+ * - `response-jobs`: a background response was queued (idle instances claim it);
+ * - `limits`: a project's limit settings (its own, its keys' default, each key's).
  */
 export type Change =
   | { kind: 'project'; projectId: string }
   | { kind: 'api-key'; keyId: string }
   | { kind: 'response-events'; responseId: string }
   | { kind: 'response-cancel'; responseId: string }
-  | { kind: 'response-jobs' };
+  | { kind: 'response-jobs' }
+  | { kind: 'limits'; projectId: string };
 
 const PREFIXES = { project: 'p', 'api-key': 'k', 'response-events': 'e', 'response-cancel': 'x', 'response-jobs': 'j' } as const;
 
-/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`, `e:<uuid>`, `x:<uuid>`, `j:`. */
+/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`, `e:<uuid>`, `x:<uuid>`, `j:`, `l:<uuid>`. */
 export function encodeChange(change: Change): string {
   switch (change.kind) {
     case 'project':
@@ -31,6 +33,8 @@ export function encodeChange(change: Change): string {
       return `${PREFIXES[change.kind]}:${change.responseId}`;
     case 'response-jobs':
       return 'j:';
+    case 'limits':
+      return `l:${change.projectId}`;
   }
 }
 
@@ -47,6 +51,8 @@ export function decodeChange(payload: string): Change | null {
       return { kind: 'response-events', responseId: id };
     case 'x':
       return { kind: 'response-cancel', responseId: id };
+    case 'l':
+      return { kind: 'limits', projectId: id };
     default:
       return null;
   }
