@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build stage: install everything, compile TypeScript.
+# Build stage: install everything, compile TypeScript, build the console (console/dist).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -7,6 +7,7 @@ COPY scripts/install-deps.sh scripts/check-lock.js ./scripts/
 RUN bash scripts/install-deps.sh
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, as an unprivileged user.
@@ -15,6 +16,7 @@ ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/console/dist ./console/dist
 COPY --chown=node:node package.json ./
 # /data is only used without DATABASE_URL (embedded PGlite, one container): mount a volume there
 # yourself (-v parley-data:/data). No VOLUME here, so PostgreSQL deployments get no unused volume.

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
@@ -33,6 +33,11 @@ export function configureApp(app: INestApplication): INestApplication {
 }
 
 function setUpSwagger(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, openApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+}
+
+/** Parley's OpenAPI document, as /docs-json serves it; the console's API types are generated from it (docs/console.md). */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
       .setTitle('Parley')
       .setDescription(
@@ -43,6 +48,5 @@ function setUpSwagger(app: INestApplication): void {
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key' }, 'admin-key');
   for (const [tag, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(tag, description);
-  const document = enrichDocument(SwaggerModule.createDocument(app, builder.build()));
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return enrichDocument(SwaggerModule.createDocument(app, builder.build()));
 }

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
-import { CONSOLE_CSP, serveConsole } from '../src/console/console-static';
+import { consoleCsp, serveConsole } from '../src/console/console-static';
 
 @Module({})
 class EmptyModule {}
@@ -19,7 +19,10 @@ describe('console static files', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'parley-console-'));
     mkdirSync(path.join(dir, 'assets'));
-    writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>Parley</title><script type="module" src="/console/assets/app-1.js"></script>');
+    writeFileSync(
+      path.join(dir, 'index.html'),
+      '<!doctype html><title>Parley</title><meta name="csp-nonce" nonce="__PARLEY_CSP_NONCE__"><script type="module" src="/console/assets/app-1.js"></script>',
+    );
     writeFileSync(path.join(dir, 'assets', 'app-1.js'), 'console.log(1)');
     app = await NestFactory.create<NestExpressApplication>(EmptyModule, { logger: false });
     serveConsole(app, dir);
@@ -34,16 +37,23 @@ describe('console static files', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers every screen URL with index.html and a CSP without unsafe-inline', async () => {
+  it('answers every screen URL with index.html and a CSP without unsafe-inline, with a new style nonce each time', async () => {
+    const nonces = new Set<string>();
     for (const url of ['/console', '/console/', '/console/logs?status=error', '/console/prompts/support-reply/versions/2']) {
       const res = await request(app.getHttpServer()).get(url).expect(200);
       expect(res.text).toContain('<title>Parley</title>');
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+      const nonce = /nonce="([A-Za-z0-9+/=]{24})"/.exec(res.text)?.[1];
+      expect(nonce).toBeDefined();
+      nonces.add(nonce!);
+      expect(res.headers['content-security-policy']).toBe(consoleCsp(nonce));
+      expect(res.headers['content-security-policy']).toContain("script-src 'self';");
+      expect(res.headers['content-security-policy']).toContain(`style-src 'self' 'nonce-${nonce}';`);
+      expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
       expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['cache-control']).toBe('no-store');
     }
-    expect(CONSOLE_CSP).toContain("script-src 'self'");
-    expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+    expect(nonces.size).toBe(4);
   });
 
   it('serves hashed assets as immutable and a missing asset as 404', async () => {

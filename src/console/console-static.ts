@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -8,25 +9,32 @@ export const CONSOLE_PATH = '/console';
 /** Where `npm run build` puts the console (console/dist, next to src/ and dist/). */
 export const CONSOLE_BUILD_DIR = path.resolve(__dirname, '..', '..', 'console', 'dist');
 
+/** In index.html, replaced by each response's nonce (docs/console.md, "Serving and security headers"). */
+export const NONCE_PLACEHOLDER = '__PARLEY_CSP_NONCE__';
+
 /**
- * No inline script or style, no other origin: user-written text (templates, messages, log bodies)
- * that ever reached the page as markup could not run (docs/console.md, "Security").
+ * No inline script, no other origin: user-written text (templates, messages, log bodies) that
+ * ever reached the page as markup could not run (docs/console.md, "Serving and security headers").
+ * Style elements need the page's nonce: the editor and the component library add their own
+ * stylesheets at run time, with the nonce they read from index.html's `csp-nonce` meta element.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
+export function consoleCsp(nonce?: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    nonce ? `style-src 'self' 'nonce-${nonce}'` : "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
-function securityHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+function securityHeaders(res: Response, nonce?: string): void {
+  res.setHeader('Content-Security-Policy', consoleCsp(nonce));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
@@ -40,7 +48,7 @@ function securityHeaders(res: Response): void {
 export function serveConsole(app: INestApplication, dir = CONSOLE_BUILD_DIR): void {
   const express = app as NestExpressApplication;
   const indexFile = path.join(dir, 'index.html');
-  let index: Buffer | null = null;
+  let index: string | null = null;
   express.useStaticAssets(dir, {
     prefix: `${CONSOLE_PATH}/`,
     index: false,
@@ -57,13 +65,15 @@ export function serveConsole(app: INestApplication, dir = CONSOLE_BUILD_DIR): vo
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     // A missing asset is a 404, not the page: a stale tab asking for an old chunk must fail visibly.
     if (req.path.startsWith('/assets/')) return next();
-    securityHeaders(res);
-    res.setHeader('Cache-Control', 'no-cache');
-    if (!index && existsSync(indexFile)) index = readFileSync(indexFile);
+    res.setHeader('Cache-Control', 'no-store');
+    if (!index && existsSync(indexFile)) index = readFileSync(indexFile, 'utf8');
     if (!index) {
+      securityHeaders(res);
       res.status(503).type('text/plain').send('The console is not built: run `npm run build` (docs/console.md).\n');
       return;
     }
-    res.status(200).type('html').send(index);
+    const nonce = randomBytes(16).toString('base64');
+    securityHeaders(res, nonce);
+    res.status(200).type('html').send(index.replaceAll(NONCE_PLACEHOLDER, nonce));
   });
 }

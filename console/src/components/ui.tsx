@@ -1,0 +1,84 @@
+import type { ReactNode } from 'react';
+import { Button, Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
+
+/** What a screen shows before there is anything to list: what it is for and what to do. */
+export function EmptyState({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="empty" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="error">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+export function Loading() {
+  return <p className="muted" aria-live="polite">Loading…</p>;
+}
+
+/** A button that asks before it acts: deploy, rollback, revoke. */
+export function ConfirmButton(props: {
+  label: string;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  danger?: boolean;
+  isDisabled?: boolean;
+}) {
+  return (
+    <DialogTrigger>
+      <Button className={props.danger ? 'button danger' : 'button'} isDisabled={props.isDisabled}>
+        {props.label}
+      </Button>
+      <Modal className="modal" isDismissable>
+        <Dialog className="dialog" role="alertdialog">
+          {({ close }) => (
+            <>
+              <Heading slot="title">{props.title}</Heading>
+              <div>{props.children}</div>
+              <div className="row end">
+                <Button className="button secondary" onPress={close}>
+                  Cancel
+                </Button>
+                <Button
+                  className={props.danger ? 'button danger' : 'button'}
+                  onPress={() => {
+                    props.onConfirm();
+                    close();
+                  }}
+                >
+                  {props.confirmLabel}
+                </Button>
+              </div>
+            </>
+          )}
+        </Dialog>
+      </Modal>
+    </DialogTrigger>
+  );
+}
+
+/** JSON shown as text (never as markup): user-written content stays inert. */
+export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+  return (
+    <pre className="code" aria-label={label} tabIndex={0}>
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+/** An ISO time or Unix seconds (the thread endpoints' `createdAt`), in UTC. */
+export function formatTime(time: string | number | null | undefined): string {
+  if (time === null || time === undefined || time === '') return '—';
+  const date = new Date(typeof time === 'number' ? time * 1000 : time);
+  return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 19)} UTC`;
+}

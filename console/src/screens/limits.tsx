@@ -1,0 +1,73 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ErrorNote, Loading } from '../components/ui';
+
+const FIELDS = [
+  ['requestsPerMinute', 'Invokes per minute'],
+  ['concurrentInvokes', 'Concurrent invokes'],
+  ['tokensPerDay', 'Tokens per day'],
+] as const;
+type Values = Record<(typeof FIELDS)[number][0], string>;
+
+const toValues = (limits: Schemas['LimitsDto']): Values =>
+  Object.fromEntries(FIELDS.map(([name]) => [name, limits[name] === null ? '' : String(limits[name])])) as Values;
+
+function toLimits(values: Values): Schemas['LimitValuesDto'] | null {
+  const entries = FIELDS.map(([name]) => [name, values[name].trim() === '' ? null : Number(values[name])] as const);
+  return entries.every(([, v]) => v === null) ? null : Object.fromEntries(entries);
+}
+
+/** The project's limits and the default of each key (docs/security.md, "Limits"); empty means no limit. */
+export function LimitsPanel({ workspace, project }: { workspace: string; project: string }) {
+  const path = { workspace, project };
+  const queryKey = ['limits', workspace, project];
+  const limits = useQuery({ queryKey, queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/limits', { params: { path } })) });
+  if (limits.isPending) return <Loading />;
+  if (limits.error) return <ErrorNote error={limits.error} />;
+  return <LimitsForm key={JSON.stringify(limits.data)} path={path} queryKey={queryKey} current={limits.data} />;
+}
+
+function LimitsForm({ path, queryKey, current }: { path: { workspace: string; project: string }; queryKey: string[]; current: Schemas['ProjectLimitsDto'] }) {
+  const [project, setProject] = useState(toValues(current.project));
+  const [keys, setKeys] = useState(toValues(current.keys));
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: () => unwrap(api.PUT('/v2/workspaces/{workspace}/projects/{project}/limits', { params: { path }, body: { project: toLimits(project), keys: toLimits(keys) } })),
+    onSuccess: () => void client.invalidateQueries({ queryKey }),
+  });
+  return (
+    <section aria-labelledby="limits">
+      <h2 id="limits">Limits</h2>
+      <Form
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate();
+        }}
+      >
+        {(
+          [
+            ['Whole project', project, setProject],
+            ['Each key (default)', keys, setKeys],
+          ] as const
+        ).map(([title, values, set]) => (
+          <fieldset key={title} className="row">
+            <legend>{title}</legend>
+            {FIELDS.map(([name, label]) => (
+              <TextField key={name} value={values[name]} onChange={(v) => set({ ...values, [name]: v })} className="field" inputMode="numeric">
+                <Label>{`${label} (${title.toLowerCase()})`}</Label>
+                <Input placeholder="no limit" />
+              </TextField>
+            ))}
+          </fieldset>
+        ))}
+        <Button type="submit" className="button" isDisabled={save.isPending}>
+          Save limits
+        </Button>
+        {save.isSuccess ? <span role="status"> Saved.</span> : null}
+        <ErrorNote error={save.error} />
+      </Form>
+    </section>
+  );
+}

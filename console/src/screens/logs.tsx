@@ -1,0 +1,137 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Form, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { Link, useSearchParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { usePrompts } from './prompts';
+
+/** The list's filters, all kept in the URL (a link to a filtered page opens it). */
+export const LOG_FILTERS = ['slug', 'environment', 'status', 'threadId', 'metadata', 'from', 'to'] as const;
+type Filters = Partial<Record<(typeof LOG_FILTERS)[number], string>>;
+
+/** Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached). */
+export function LogsScreen() {
+  const [params, setParams] = useSearchParams();
+  const filters: Filters = Object.fromEntries(LOG_FILTERS.flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])));
+  const after = params.get('after') ?? undefined;
+  const logs = useQuery({
+    queryKey: ['logs', filters, after],
+    queryFn: () => unwrap(api.GET('/v2/logs', { params: { query: { ...filters, limit: 50, ...(after ? { after } : {}) } } })),
+    placeholderData: keepPreviousData,
+  });
+  const apply = (next: Filters) => setParams(Object.fromEntries(Object.entries(next).filter(([, v]) => v)) as Record<string, string>);
+  const filtered = Object.keys(filters).length > 0;
+
+  return (
+    <>
+      <h1>Logs</h1>
+      <LogFilters key={params.toString()} initial={filters} onApply={apply} />
+      <ErrorNote error={logs.error} />
+      {logs.isPending ? (
+        <Loading />
+      ) : logs.data && logs.data.data.length > 0 ? (
+        <>
+          <table className="table">
+            <caption className="sr-only">Request logs, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Started</th>
+                <th scope="col">Prompt</th>
+                <th scope="col">Environment</th>
+                <th scope="col">Version</th>
+                <th scope="col">Model</th>
+                <th scope="col">Status</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Tokens</th>
+              </tr>
+            </thead>
+            <tbody>
+              {logs.data.data.map((log) => (
+                <tr key={log.id}>
+                  <td>
+                    <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
+                  </td>
+                  <td>{log.promptSlug}</td>
+                  <td>{log.environment || '—'}</td>
+                  <td>{log.version ? `v${log.version}` : '—'}</td>
+                  <td>{log.provider}/{log.model}</td>
+                  <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
+                  <td>{log.latencyMs} ms</td>
+                  <td>{log.usage.total_tokens ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav className="row" aria-label="Pages">
+            {after ? (
+              <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link>
+            ) : null}
+            {logs.data.has_more && logs.data.last_id ? (
+              <Link to={`?${new URLSearchParams({ ...(filters as Record<string, string>), after: logs.data.last_id }).toString()}`}>Older</Link>
+            ) : null}
+          </nav>
+        </>
+      ) : (
+        <EmptyState title={filtered ? 'No logs match these filters' : 'No logs yet'}>
+          <p>
+            {filtered
+              ? 'Clear a filter, or widen the time range.'
+              : 'Every call to a prompt or assistant is logged here: run one in the playground, or call a deployment (see "Use it" on a prompt).'}
+          </p>
+        </EmptyState>
+      )}
+    </>
+  );
+}
+
+function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters: Filters) => void }) {
+  const [filters, setFilters] = useState<Filters>(initial);
+  const prompts = usePrompts();
+  const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
+  return (
+    <Form
+      className="filters"
+      aria-label="Filters"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onApply(filters);
+      }}
+    >
+      <Select selectedKey={filters.slug || 'any'} onSelectionChange={(key) => set('slug')(key === 'any' ? '' : String(key))} className="field">
+        <Label>Prompt</Label>
+        <Button className="select-button">
+          <SelectValue />
+        </Button>
+        <Popover className="popover">
+          <ListBox className="listbox">
+            <ListBoxItem id="any" className="option">any</ListBoxItem>
+            {(prompts.data?.data ?? []).map((p) => (
+              <ListBoxItem key={p.slug} id={p.slug} className="option">
+                {p.slug}
+              </ListBoxItem>
+            ))}
+          </ListBox>
+        </Popover>
+      </Select>
+      {(
+        [
+          ['environment', 'Environment', 'production'],
+          ['status', 'Status', 'success, error or 502'],
+          ['metadata', 'Metadata', 'customer:c_42'],
+          ['threadId', 'Thread id', ''],
+          ['from', 'From', '2026-01-01T00:00:00Z'],
+          ['to', 'To', ''],
+        ] as const
+      ).map(([name, label, placeholder]) => (
+        <TextField key={name} value={filters[name] ?? ''} onChange={set(name)} className="field">
+          <Label>{label}</Label>
+          <Input placeholder={placeholder} />
+        </TextField>
+      ))}
+      <Button type="submit" className="button">
+        Filter
+      </Button>
+    </Form>
+  );
+}

@@ -1,0 +1,120 @@
+import type { ChatMessage, RequestLogDetail, Schemas, Version } from '../api/client';
+import { contentText } from '../components/chat';
+
+/** What the playground edits: everything a version holds, as the editor shows it. */
+export interface Draft {
+  template: { role: ChatMessage['role']; content: string }[];
+  provider: string;
+  model: string;
+  parameters: string;
+  tools: string;
+  variableDefaults: string;
+  note: string;
+}
+
+export const EMPTY_DRAFT: Draft = {
+  template: [{ role: 'system', content: 'You are a helpful assistant.' }],
+  provider: 'local',
+  model: 'echo',
+  parameters: '{}',
+  tools: '[]',
+  variableDefaults: '{}',
+  note: '',
+};
+
+export function draftOf(version: Version): Draft {
+  return {
+    template: version.template.map((m) => ({ role: m.role, content: contentText(m.content) })),
+    provider: version.provider,
+    model: version.model,
+    parameters: JSON.stringify(version.parameters, null, 2),
+    tools: JSON.stringify(version.tools, null, 2),
+    variableDefaults: JSON.stringify(version.variables, null, 2),
+    note: '',
+  };
+}
+
+/** A JSON field of the draft, or an Error naming the field. */
+export function parseField<T>(text: string, field: string, check: (value: unknown) => boolean): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${field} is not valid JSON`);
+  }
+  if (!check(value)) throw new Error(`${field} has the wrong shape`);
+  return value as T;
+}
+
+const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body of "save as a new version": nothing the version held is lost (tools, parameters, response format). */
+export function versionBody(draft: Draft): Schemas['CreateVersionDto'] {
+  return {
+    template: draft.template.map((m) => ({ role: m.role, content: m.content })) as ChatMessage[],
+    provider: draft.provider,
+    model: draft.model,
+    parameters: parseField<Record<string, unknown>>(draft.parameters, 'Parameters', isObject),
+    tools: parseField<NonNullable<Schemas['CreateVersionDto']['tools']>>(draft.tools, 'Tools', Array.isArray),
+    variables: parseField<Record<string, string>>(draft.variableDefaults, 'Variable defaults', isObject),
+    ...(draft.note.trim() ? { message: draft.note.trim() } : {}),
+  };
+}
+
+/** The invoke body's fields that override a version's settings one for one. */
+const OVERRIDES = ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice'] as const;
+
+/** An invoke body that runs the draft without saving it: its template and model over the base version. */
+export function runBody(draft: Draft, variables: Record<string, string>, messagesJson: string) {
+  const parameters = parseField<Record<string, unknown>>(draft.parameters, 'Parameters', isObject);
+  const overrides: Record<string, unknown> = {};
+  for (const key of OVERRIDES) if (parameters[key] !== undefined) overrides[key] = parameters[key];
+  const format = parameters.response_format as { type?: string } | undefined;
+  if (format?.type === 'json_object') overrides.response_format = format;
+  const declared = declaredVariables(draft);
+  const defaults = parseField<Record<string, string>>(draft.variableDefaults, 'Variable defaults', isObject);
+  return {
+    template: draft.template.map((m) => ({ role: m.role, content: m.content })),
+    model: draft.model,
+    variables: Object.fromEntries(declared.filter((name) => variables[name] !== undefined && variables[name] !== '' || defaults[name] !== undefined).map((name) => [name, variables[name] ?? defaults[name]])),
+    messages: parseField<ChatMessage[]>(messagesJson, 'Messages', Array.isArray),
+    metadata: { source: 'console-playground' },
+    ...overrides,
+  };
+}
+
+const HELPERS = new Set(['if', 'unless', 'each', 'with', 'else', 'this', 'lookup', 'log']);
+
+/** The variables the draft's template uses ({{name}}, {{#if name}}, ...) and the declared defaults. */
+export function declaredVariables(draft: Draft): string[] {
+  const names = new Set<string>();
+  for (const message of draft.template) {
+    for (const match of message.content.matchAll(/\{\{\{?\s*[#^/]?\s*([A-Za-z_][\w-]*)(?:\s+([A-Za-z_][\w-]*))?/g)) {
+      const [, first, second] = match;
+      const name = HELPERS.has(first) ? second : first;
+      if (name && !HELPERS.has(name)) names.add(name);
+    }
+  }
+  try {
+    for (const name of Object.keys(JSON.parse(draft.variableDefaults) as object)) names.add(name);
+  } catch {
+    // an invalid defaults field is reported when saving or running
+  }
+  return [...names].sort();
+}
+
+function parsedJson(text: string | null | undefined): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** "Open in playground" from a log: the variables and the messages the caller sent. */
+export function inputFromLog(log: RequestLogDetail): { variables: Record<string, string>; messages: string } {
+  const variables = (parsedJson(log.variables) ?? {}) as Record<string, string>;
+  const requestData = parsedJson(log.requestData) as { messages?: unknown[] } | null;
+  return { variables, messages: JSON.stringify(requestData?.messages ?? [], null, 2) };
+}

@@ -1,0 +1,257 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, unwrap, type Version } from '../api/client';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { useSession } from '../session';
+import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
+import { snippetsFor } from './snippets';
+
+/** A prompt: what is live where, its versions (diff any two), deploy and roll back, and how to call it. */
+export function PromptDetailScreen() {
+  const slug = useParams().slug!;
+  const prompt = usePrompt(slug);
+  const versions = useVersions(slug);
+  const history = useDeploymentHistory(slug);
+  const environments = useEnvironments();
+  const [params, setParams] = useSearchParams();
+  const client = useQueryClient();
+  const deploy = useMutation({
+    mutationFn: (input: { environment: string; version: number }) => unwrap(api.POST('/v2/prompts/{slug}/deployments', { params: { path: { slug } }, body: input })),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: promptKey(slug) });
+      void client.invalidateQueries({ queryKey: ['prompts'] });
+    },
+  });
+
+  if (prompt.isPending || versions.isPending) return <Loading />;
+  if (prompt.error || versions.error) return <ErrorNote error={prompt.error ?? versions.error} />;
+  const list = versions.data.data;
+  const live = prompt.data.deployments;
+  const envs = environments.data?.data.map((e) => e.slug) ?? [];
+  const a = params.get('a') ?? (list[1] ? String(list[1].version) : '');
+  const b = params.get('b') ?? (list[0] ? String(list[0].version) : '');
+  const pick = (name: 'a' | 'b', value: string) => setParams((prev) => ({ ...Object.fromEntries(prev), [name]: value }), { replace: true });
+
+  return (
+    <>
+      <h1>
+        {slug} <span className="badge">{prompt.data.kind}</span>
+      </h1>
+      <p className="row">
+        <Link className="button" to={`/prompts/${encodeURIComponent(slug)}/playground`}>
+          Edit in playground
+        </Link>
+        <Link className="button secondary" to={`/logs?slug=${encodeURIComponent(slug)}`}>
+          Logs of {slug}
+        </Link>
+      </p>
+      <ErrorNote error={deploy.error} />
+
+      <section aria-labelledby="live">
+        <h2 id="live">Deployments</h2>
+        {live.length === 0 ? (
+          <p className="muted">Not deployed anywhere yet: deploy a version below.</p>
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Environment</th>
+                <th scope="col">Live version</th>
+                <th scope="col">Deployed</th>
+                <th scope="col">Roll back</th>
+              </tr>
+            </thead>
+            <tbody>
+              {live.map((d) => {
+                const previous = history.data?.data.filter((row) => row.environment === d.environment && !row.current).sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
+                return (
+                  <tr key={d.environment}>
+                    <td>{d.environment}</td>
+                    <td>v{d.version}</td>
+                    <td>{formatTime(d.deployedAt)}</td>
+                    <td>
+                      {previous && previous.version !== d.version ? (
+                        <ConfirmButton
+                          label={`Roll back ${d.environment} to v${previous.version}`}
+                          title={`Roll back ${d.environment}?`}
+                          confirmLabel={`Deploy v${previous.version} to ${d.environment}`}
+                          danger
+                          onConfirm={() => deploy.mutate({ environment: d.environment, version: previous.version })}
+                        >
+                          <p>
+                            {d.environment} runs v{d.version}. It will run v{previous.version} again, at once, for every caller.
+                          </p>
+                        </ConfirmButton>
+                      ) : (
+                        <span className="muted">no earlier deployment</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="versions">
+        <h2 id="versions">Versions</h2>
+        {list.length === 0 ? (
+          <EmptyState title="No versions yet">
+            <p>
+              Write the first version in the <Link to={`/prompts/${encodeURIComponent(slug)}/playground`}>playground</Link> and save it.
+            </p>
+          </EmptyState>
+        ) : (
+          <>
+            <fieldset className="row">
+              <legend>Compare two versions</legend>
+              <VersionPicker label="From" versions={list} value={a} onChange={(v) => pick('a', v)} />
+              <VersionPicker label="To" versions={list} value={b} onChange={(v) => pick('b', v)} />
+              {a && b ? (
+                <Link className="button secondary" to={`/prompts/${encodeURIComponent(slug)}/diff?a=${a}&b=${b}`}>
+                  Show the diff of v{a} and v{b}
+                </Link>
+              ) : null}
+            </fieldset>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Note</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Live in</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((version) => (
+                  <tr key={version.id}>
+                    <td>v{version.version}</td>
+                    <td>
+                      {version.provider}/{version.model}
+                    </td>
+                    <td>{version.message ?? <span className="muted">—</span>}</td>
+                    <td>{formatTime(version.createdAt)}</td>
+                    <td>{live.filter((d) => d.version === version.version).map((d) => <span key={d.environment} className="badge">{d.environment}</span>)}</td>
+                    <td className="row">
+                      <Link to={`/prompts/${encodeURIComponent(slug)}/playground?from=${version.version}`}>Open v{version.version} in playground</Link>
+                      <DeployButton version={version} environments={envs} live={live} onDeploy={(environment) => deploy.mutate({ environment, version: version.version })} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </section>
+
+      {live.length > 0 ? <UseIt slug={slug} kind={prompt.data.kind} environments={live.map((d) => d.environment)} variables={list.find((v) => v.version === live[0].version)?.declaredVariables ?? []} /> : null}
+    </>
+  );
+}
+
+function VersionPicker({ label, versions, value, onChange }: { label: string; versions: Version[]; value: string; onChange: (value: string) => void }) {
+  return (
+    <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
+      <Label>{label}</Label>
+      <Button className="select-button">
+        <SelectValue />
+      </Button>
+      <Popover className="popover">
+        <ListBox className="listbox">
+          {versions.map((v) => (
+            <ListBoxItem key={v.version} id={String(v.version)} className="option">
+              {`v${v.version}`}
+            </ListBoxItem>
+          ))}
+        </ListBox>
+      </Popover>
+    </Select>
+  );
+}
+
+function DeployButton(props: { version: Version; environments: string[]; live: { environment: string; version: number }[]; onDeploy: (environment: string) => void }) {
+  const [chosen, setEnvironment] = useState('');
+  // The environments may arrive after the first render: until one is chosen, production (or the first).
+  const environment = chosen || (props.environments.includes('production') ? 'production' : (props.environments[0] ?? ''));
+  const current = props.live.find((d) => d.environment === environment);
+  return (
+    <span className="row">
+      <Select aria-label={`Environment for v${props.version.version}`} selectedKey={environment || null} onSelectionChange={(key) => setEnvironment(String(key))}>
+        <Button className="select-button">
+          <SelectValue />
+        </Button>
+        <Popover className="popover">
+          <ListBox className="listbox">
+            {props.environments.map((env) => (
+              <ListBoxItem key={env} id={env} className="option">
+                {env}
+              </ListBoxItem>
+            ))}
+          </ListBox>
+        </Popover>
+      </Select>
+      <ConfirmButton
+        label={`Deploy v${props.version.version}`}
+        title={`Deploy v${props.version.version} to ${environment}?`}
+        confirmLabel={`Deploy to ${environment}`}
+        isDisabled={!environment || current?.version === props.version.version}
+        onConfirm={() => props.onDeploy(environment)}
+      >
+        <p>
+          {environment} {current ? `runs v${current.version}` : 'runs nothing yet'}. Every call to it will use v{props.version.version} at once.
+        </p>
+      </ConfirmButton>
+    </span>
+  );
+}
+
+function UseIt({ slug, kind, environments, variables }: { slug: string; kind: string; environments: string[]; variables: string[] }) {
+  const session = useSession().data;
+  const [environment, setEnvironment] = useState(environments.includes('production') ? 'production' : environments[0]);
+  if (!session || session.kind !== 'project') return null;
+  const snippets = snippetsFor({
+    origin: window.location.origin,
+    workspace: session.workspace!,
+    project: session.project!,
+    slug,
+    environment,
+    variables,
+    assistant: kind === 'assistant',
+  });
+  return (
+    <section aria-labelledby="use-it">
+      <h2 id="use-it">Use it</h2>
+      <Select aria-label="Deployment for the snippets" selectedKey={environment} onSelectionChange={(key) => setEnvironment(String(key))}>
+        <Button className="select-button">
+          <SelectValue />
+        </Button>
+        <Popover className="popover">
+          <ListBox className="listbox">
+            {environments.map((env) => (
+              <ListBoxItem key={env} id={env} className="option">
+                {env}
+              </ListBoxItem>
+            ))}
+          </ListBox>
+        </Popover>
+      </Select>
+      <Tabs>
+        <TabList aria-label="Snippet language" className="tabs">
+          <Tab id="curl">curl</Tab>
+          <Tab id="openai">openai SDK</Tab>
+          <Tab id="langtail">langtail SDK</Tab>
+        </TabList>
+        {(['curl', 'openai', 'langtail'] as const).map((name) => (
+          <TabPanel key={name} id={name}>
+            <pre className="code" tabIndex={0}>{snippets[name]}</pre>
+          </TabPanel>
+        ))}
+      </Tabs>
+    </section>
+  );
+}

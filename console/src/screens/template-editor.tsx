@@ -1,0 +1,60 @@
+import { Button, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { CodeEditor } from '../components/code-editor';
+import type { Draft } from './playground-draft';
+
+const ROLES = ['system', 'user', 'assistant'] as const;
+
+/** The draft's template messages (Handlebars highlighted), provider, model, parameters, tools and variable defaults. */
+export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (draft: Draft) => void }) {
+  const set = (patch: Partial<Draft>) => onChange({ ...draft, ...patch });
+  const setMessage = (index: number, patch: Partial<Draft['template'][number]>) =>
+    set({ template: draft.template.map((m, i) => (i === index ? { ...m, ...patch } : m)) });
+  return (
+    <section aria-labelledby="template" className="panel">
+      <h2 id="template">Template</h2>
+      {draft.template.map((message, index) => (
+        <div key={index} className="message-editor">
+          <div className="row">
+            <Select aria-label={`Role of message ${index + 1}`} selectedKey={message.role} onSelectionChange={(key) => setMessage(index, { role: key as Draft['template'][number]['role'] })}>
+              <Button className="select-button">
+                <SelectValue />
+              </Button>
+              <Popover className="popover">
+                <ListBox className="listbox">
+                  {ROLES.map((role) => (
+                    <ListBoxItem key={role} id={role} className="option">
+                      {role}
+                    </ListBoxItem>
+                  ))}
+                </ListBox>
+              </Popover>
+            </Select>
+            <Button className="button secondary small" aria-label={`Remove message ${index + 1}`} onPress={() => set({ template: draft.template.filter((_, i) => i !== index) })}>
+              Remove
+            </Button>
+          </div>
+          <CodeEditor template label={`Template message ${index + 1} (${message.role})`} value={message.content} onChange={(content) => setMessage(index, { content })} />
+        </div>
+      ))}
+      <Button className="button secondary" onPress={() => set({ template: [...draft.template, { role: 'user', content: '' }] })}>
+        Add a message
+      </Button>
+      <div className="row">
+        <TextField value={draft.provider} onChange={(provider) => set({ provider })} className="field">
+          <Label>Provider</Label>
+          <Input />
+        </TextField>
+        <TextField value={draft.model} onChange={(model) => set({ model })} className="field">
+          <Label>Model</Label>
+          <Input />
+        </TextField>
+      </div>
+      <h3>Parameters (temperature, max_tokens, response_format, tool_choice, ...)</h3>
+      <CodeEditor label="Parameters (JSON)" value={draft.parameters} onChange={(parameters) => set({ parameters })} />
+      <h3>Tools</h3>
+      <CodeEditor label="Tools (JSON)" value={draft.tools} onChange={(tools) => set({ tools })} />
+      <h3>Variable defaults</h3>
+      <CodeEditor label="Variable defaults (JSON)" value={draft.variableDefaults} onChange={(variableDefaults) => set({ variableDefaults })} />
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ChatTranscript } from '../components/chat';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+
+/** Threads, newest first, keyset-paged (`after` in the URL). */
+export function ThreadsScreen() {
+  const [params] = useSearchParams();
+  const after = params.get('after') ?? undefined;
+  const threads = useQuery({
+    queryKey: ['threads', after],
+    queryFn: () => unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(after ? { after } : {}) } } })),
+  });
+  return (
+    <>
+      <h1>Threads</h1>
+      <ErrorNote error={threads.error} />
+      {threads.isPending ? (
+        <Loading />
+      ) : threads.data && threads.data.data.length > 0 ? (
+        <>
+          <table className="table">
+            <caption className="sr-only">Threads, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Thread</th>
+                <th scope="col">Created</th>
+                <th scope="col">Metadata</th>
+              </tr>
+            </thead>
+            <tbody>
+              {threads.data.data.map((thread) => (
+                <tr key={thread.id}>
+                  <td>
+                    <Link to={`/threads/${thread.id}`}>{thread.id}</Link>
+                  </td>
+                  <td>{formatTime(thread.createdAt)}</td>
+                  <td>
+                    <code>{JSON.stringify(thread.metadata)}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {threads.data.has_more && threads.data.last_id ? <Link to={`?after=${threads.data.last_id}`}>Older</Link> : null}
+        </>
+      ) : (
+        <EmptyState title="No threads yet">
+          <p>An assistant keeps each conversation in a thread. Call an assistant (for example from its playground) and its thread appears here.</p>
+        </EmptyState>
+      )}
+    </>
+  );
+}
+
+/** A thread as a transcript: each turn's messages, tool calls and results, linked to the call (log) that added them. */
+export function ThreadScreen() {
+  const id = useParams().id!;
+  const thread = useQuery({ queryKey: ['thread', id], queryFn: () => unwrap(api.GET('/v2/threads/{threadId}', { params: { path: { threadId: id } } })) });
+  const messages = useQuery({
+    queryKey: ['thread', id, 'messages'],
+    queryFn: () => unwrap(api.GET('/v2/threads/{threadId}/messages', { params: { path: { threadId: id }, query: { limit: 100, order: 'asc' } } })),
+  });
+  if (thread.isPending || messages.isPending) return <Loading />;
+  if (thread.error || messages.error) return <ErrorNote error={thread.error ?? messages.error} />;
+  const rows = messages.data.data;
+  const flat = rows.flatMap((row) => (row.content as unknown[]).map((message) => ({ message, logId: row.requestLogId as string | null })));
+  return (
+    <>
+      <h1>Thread {id.slice(0, 8)}…</h1>
+      <p className="muted">
+        Created {formatTime(thread.data.createdAt)} · metadata <code>{JSON.stringify(thread.data.metadata)}</code>
+      </p>
+      <p>
+        <Link to={`/logs?threadId=${id}`}>Calls in this thread</Link>
+      </p>
+      {flat.length === 0 ? (
+        <p className="muted">This thread has no messages yet.</p>
+      ) : (
+        <ChatTranscript
+          label="Transcript"
+          messages={flat.map((m) => m.message)}
+          links={(index) => (flat[index].logId ? <Link to={`/logs/${flat[index].logId}`}>call log</Link> : null)}
+        />
+      )}
+      {messages.data.has_more ? <p className="muted">Showing the first 100 messages.</p> : null}
+    </>
+  );
+}

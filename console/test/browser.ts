@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's chromium (`apt-get install chromium`, .ci/run); nothing is downloaded. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'console');
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** One headless chromium with a fresh profile, no background traffic, no sandbox (CI runs as root). */
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'parley-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * axe-core's serious and critical findings on the page as it is (WCAG 2.1 A and AA rules). axe is
+ * evaluated through the DevTools protocol, which the page's CSP does not govern; the page itself
+ * keeps its CSP.
+ */
+export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
+  await page.evaluate(`${AXE_SOURCE}\n;0`);
+  const findings: AxeFinding[] = await page.evaluate(`(async () => {
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  })()`);
+  return findings.filter((f) => f.impact === 'serious' || f.impact === 'critical');
+}

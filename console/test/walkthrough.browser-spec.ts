@@ -1,0 +1,244 @@
+import { gzipSync } from 'node:zlib';
+import type { Page, Response } from 'playwright-core';
+import { spawnServer, SpawnedServer } from '../../test/support/spawn-server';
+import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
+
+/**
+ * The console in Debian's chromium against a real Parley process (docs/console.md, "Browser
+ * tests"): the walk-through of issue #17's "Done when", on PGlite, or on the PostgreSQL database
+ * named by DATABASE_URL (an empty one: the server seeds it and prints the keys, as on a first start).
+ */
+const XSS_TEMPLATE = 'Version two <img src=x onerror="window.__xss=1"> <script>window.__xss=2</script>';
+const XSS_MESSAGE = 'Hello from the browser <img src=x onerror="window.__xss=3"><script>window.__xss=4</script>';
+const COUNTED = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
+const V2_ANSWER = 'one two three four five six seven eight nine ten eleven twelve';
+const FIRST_LOAD_BUDGET = 350 * 1024;
+
+describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let server: SpawnedServer;
+  let browser: Browser;
+  let page: Page;
+  let projectKey: string;
+  let adminKey: string;
+  let projectCookie: string;
+
+  const api = async (method: string, path: string, options: { key?: string; cookie?: string; body?: unknown } = {}) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (options.key) headers['X-API-Key'] = options.key;
+    if (options.cookie) headers.Cookie = options.cookie;
+    const res = await fetch(`${server.url}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  /**
+   * The demo prompt's answer in production. The local echo provider repeats the last user message,
+   * cut at max_tokens words: version 2 sets max_tokens to 12, version 1 none, so the answer tells them apart.
+   */
+  const productionAnswer = async () => {
+    const res = await api('POST', '/default/default/demo-prompt/production', { key: projectKey, body: { variables: { name: 'Ada' }, messages: [{ role: 'user', content: COUNTED }] } });
+    expect(res.status).toBe(200);
+    return res.body.choices[0].message.content as string;
+  };
+  const accessible = async (name: string) => {
+    await screenshot(page, name);
+    expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
+  };
+  const choose = async (label: string, option: string) => {
+    await page.locator('.field').filter({ has: page.getByText(label, { exact: true }) }).getByRole('button').click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  };
+  const noScriptRan = async () => {
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+  };
+
+  beforeAll(async () => {
+    server = await spawnServer({ DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: 'warn' });
+    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
+    browser = await launchBrowser();
+    page = browser.page;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+  });
+
+  it('the first start prints the console URL; its first load ships at most 350 KB of gzipped JavaScript', async () => {
+    expect(server.output()).toContain(`Console: ${server.url}/console`);
+    const scripts: Promise<number>[] = [];
+    const onResponse = (res: Response) => {
+      if (res.request().resourceType() === 'script') scripts.push(res.body().then((body) => gzipSync(body, { level: 9 }).length));
+    };
+    page.on('response', onResponse);
+    const res = await page.goto(`${server.url}/console`);
+    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    page.off('response', onResponse);
+    const csp = res!.headers()['content-security-policy'];
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).not.toContain('unsafe-inline');
+    const gzipped = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
+    console.log(`first load: ${scripts.length} scripts, ${(gzipped / 1024).toFixed(1)} KB gzipped`);
+    expect(gzipped).toBeLessThanOrEqual(FIRST_LOAD_BUDGET);
+    await accessible('sign-in');
+  });
+
+  it('signs in with the project key; the session cookie is HttpOnly and SameSite=Strict', async () => {
+    await page.getByLabel('API key').fill(projectKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Prompts and assistants' }).waitFor();
+    const cookie = (await browser.context.cookies()).find((c) => c.name === 'parley_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    projectCookie = `parley_session=${cookie.value}`;
+    expect(await page.evaluate('document.cookie')).not.toContain('parley_session');
+    await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
+    await accessible('prompts');
+  });
+
+  it('edits the demo prompt, runs the draft streamed, and saves it as version 2', async () => {
+    await page.getByRole('link', { name: 'demo-prompt' }).click();
+    await page.getByRole('heading', { name: 'Versions' }).waitFor();
+    await accessible('prompt');
+    await page.getByRole('link', { name: 'Edit in playground' }).click();
+    const template = page.getByRole('textbox', { name: 'Template message 1 (system)' });
+    await template.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(`Greet {{name}} warmly, in one short sentence.\n${XSS_TEMPLATE}`);
+    const messages = page.getByRole('textbox', { name: 'Messages (JSON)' });
+    await messages.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(JSON.stringify([{ role: 'user', content: XSS_MESSAGE }]));
+    const parameters = page.getByRole('textbox', { name: 'Parameters (JSON)' });
+    await parameters.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('{"max_tokens": 12}');
+    await page.getByLabel('Variable name').fill('Grace');
+    await page.getByRole('button', { name: 'Run without saving' }).click();
+    const answer = page.getByRole('region', { name: 'Draft output' });
+    await answer.getByText(XSS_MESSAGE).waitFor();
+    await noScriptRan();
+    await accessible('playground');
+    await page.getByLabel('What changed (optional)').fill('warmer greeting');
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByRole('status').getByText('Saved as v2.').waitFor();
+    await noScriptRan();
+  });
+
+  it('the diff of versions 1 and 2 shows the changed line', async () => {
+    await page.getByRole('link', { name: 'Back to demo-prompt' }).click();
+    await choose('From', 'v1');
+    await choose('To', 'v2');
+    await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).click();
+    const changed = page.locator('.cm-merge-b .cm-changedLine');
+    await changed.first().waitFor();
+    expect(await changed.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Version two <img src=x'), expect.stringContaining('"max_tokens":12')]));
+    expect(await page.locator('.cm-merge-a .cm-changedLine').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Greet {{name}}')]));
+    await noScriptRan();
+    await accessible('diff');
+  });
+
+  it('deploys version 2 to production and rolls back to version 1, each confirmed, each seen through the invoke API', async () => {
+    expect(await productionAnswer()).toBe(COUNTED);
+    await page.getByRole('link', { name: 'Back to demo-prompt' }).click();
+    await page.getByRole('button', { name: 'Deploy v2' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Deploy to production' }).click();
+    await page.getByRole('cell', { name: 'v2', exact: true }).first().waitFor();
+    await page.getByRole('button', { name: 'Roll back production to v1' }).waitFor();
+    expect(await productionAnswer()).toBe(V2_ANSWER);
+
+    await page.getByRole('button', { name: 'Roll back production to v1' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Deploy v1 to production' }).click();
+    await page.getByRole('button', { name: 'Roll back production to v2' }).waitFor();
+    expect(await productionAnswer()).toBe(COUNTED);
+  });
+
+  it('filters the logs by the prompt, opens the newest log, and opens it in the playground pre-filled', async () => {
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('heading', { name: 'Logs' }).waitFor();
+    await choose('Prompt', 'demo-prompt');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/\/console\/logs\?slug=demo-prompt$/);
+    await page.getByRole('table').waitFor();
+    await accessible('logs');
+    await page.getByRole('table').getByRole('link').first().click();
+    await page.getByRole('list', { name: 'Rendered request' }).getByText('Greet Ada warmly, in one short sentence.').waitFor();
+    await page.getByRole('list', { name: 'Rendered request' }).getByText(COUNTED).waitFor();
+    await page.getByRole('list', { name: 'Response' }).getByText(COUNTED).waitFor();
+    await accessible('log');
+    await page.getByRole('link', { name: 'Open in playground' }).click();
+    await page.getByRole('textbox', { name: 'Template message 1 (system)' }).waitFor();
+    expect(await page.getByLabel('Variable name').inputValue()).toBe('Ada');
+    expect(await page.getByText('Editing a draft based on v1.').count()).toBe(1);
+  });
+
+  it('opens the thread of an assistant call as a transcript, user text rendered as text', async () => {
+    const call = await api('POST', '/default/default/demo-assistant/production', { key: projectKey, body: { messages: [{ role: 'user', content: XSS_MESSAGE }] } });
+    expect(call.status).toBe(200);
+    await page.getByRole('link', { name: 'Threads', exact: true }).click();
+    await page.getByRole('heading', { name: 'Threads' }).waitFor();
+    await accessible('threads');
+    await page.getByRole('table').getByRole('link').first().click();
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.getByText(XSS_MESSAGE).first().waitFor();
+    expect(await transcript.getByRole('link', { name: 'call log' }).count()).toBeGreaterThan(0);
+    await noScriptRan();
+    await accessible('thread');
+  });
+
+  it("a project-key session finds another project's prompts, logs and threads not found, and its keys forbidden", async () => {
+    const ws = `other-${Date.now()}`;
+    expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);
+    expect((await api('POST', `/v2/workspaces/${ws}/projects`, { key: adminKey, body: { slug: 'p' } })).status).toBe(200);
+    const otherKey = (await api('POST', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey, body: { name: 'other' } })).body.key as string;
+    await api('POST', '/v2/prompts', { key: otherKey, body: { slug: 'secret-prompt', kind: 'assistant' } });
+    await api('POST', '/v2/prompts/secret-prompt/versions', { key: otherKey, body: { template: [{ role: 'system', content: 'secret' }], model: 'echo' } });
+    await api('POST', '/v2/prompts/secret-prompt/deployments', { key: otherKey, body: { environment: 'production' } });
+    expect((await api('POST', `/${ws}/p/secret-prompt/production`, { key: otherKey, body: { messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
+    const otherLog = (await api('GET', '/v2/logs?limit=1', { key: otherKey })).body.data[0];
+
+    expect((await api('GET', '/v2/prompts/secret-prompt', { cookie: projectCookie })).status).toBe(404);
+    expect((await api('GET', '/v2/prompts/secret-prompt/versions', { cookie: projectCookie })).status).toBe(404);
+    expect((await api('GET', `/v2/logs/${otherLog.id}`, { cookie: projectCookie })).status).toBe(404);
+    expect((await api('GET', `/v2/threads/${otherLog.threadId}`, { cookie: projectCookie })).status).toBe(404);
+    expect((await api('GET', `/v2/threads/${otherLog.threadId}/messages`, { cookie: projectCookie })).status).toBe(404);
+    expect((await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { cookie: projectCookie })).status).toBe(403);
+    await page.goto(`${server.url}/console/prompts/secret-prompt`);
+    await page.getByRole('alert').getByText('Prompt not found').waitFor();
+  });
+
+  it('with the admin key: creates a key (it works on the API) and revokes it (401 on the API)', async () => {
+    await page.getByRole('link', { name: 'Keys and providers' }).click();
+    await page.getByRole('heading', { name: 'Providers' }).waitFor();
+    await accessible('providers');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    await page.getByLabel('API key').fill(adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Keys and providers' }).click();
+    await choose('Workspace', 'default');
+    await choose('Project', 'default');
+    await page.getByLabel("New key's name").fill('browser-test');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const secret = (await page.getByLabel('New key', { exact: true }).textContent())!.trim();
+    expect(secret).toMatch(/^pk_/);
+    expect((await api('GET', '/v2/threads', { key: secret })).status).toBe(200);
+    await accessible('keys');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Revoke browser-test' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText(/^revoked /).waitFor();
+    expect((await api('GET', '/v2/threads', { key: secret })).status).toBe(401);
+  });
+
+  it('signs out: the session cookie is refused afterwards', async () => {
+    const cookie = (await browser.context.cookies()).find((c) => c.name === 'parley_session')!;
+    const adminCookie = `parley_session=${cookie.value}`;
+    expect((await api('GET', '/v2/workspaces', { cookie: adminCookie })).status).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    expect((await api('GET', '/v2/workspaces', { cookie: adminCookie })).status).toBe(401);
+    // The project session was signed out the same way earlier.
+    expect((await api('GET', '/v2/prompts', { cookie: projectCookie })).status).toBe(401);
+  });
+});
