@@ -1,17 +1,16 @@
 #!/usr/bin/env node
-// `npm run console:api`: writes Parley's OpenAPI document (as /docs-json serves it) to
-// console/src/api/openapi.json, from the compiled server on an in-memory database; openapi-typescript
-// then generates the console's API types from it (docs/console.md, "API types").
+// Part of `npm run build` (and `npm run console:api`): writes Parley's OpenAPI document (as /docs-json
+// serves it) to console/src/api/openapi.json from the compiled server, in Nest's preview mode (modules
+// and routes only: no provider is made, no database opened); openapi-typescript then generates the
+// console's API types from it (docs/console.md, "API types").
 const fs = require('node:fs');
 const path = require('node:path');
 
 async function main() {
-  Object.assign(process.env, { DATA_DIR: 'memory://', LOG_LEVEL: 'silent' });
-  delete process.env.DATABASE_URL;
   const { NestFactory } = require('@nestjs/core');
   const { AppModule } = require('../dist/app.module');
   const { openApiDocument } = require('../dist/app.setup');
-  const app = await NestFactory.create(AppModule, { logger: false, bodyParser: false });
+  const app = await NestFactory.create(AppModule, { logger: false, bodyParser: false, preview: true });
   const document = openApiDocument(app);
   await app.close();
   const target = path.resolve(__dirname, '..', 'console', 'src', 'api', 'openapi.json');
