@@ -730,7 +730,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a stored response */
+        /**
+         * Retrieve a stored response
+         * @description With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).
+         */
         get: operations["ResponsesController_retrieve"];
         put?: never;
         post?: never;
@@ -739,6 +742,26 @@ export interface paths {
          * @description Soft delete: the row stays; the response is then not found.
          */
         delete: operations["ResponsesController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background response
+         * @description Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.
+         */
+        post: operations["ResponsesController_cancel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -7151,7 +7174,10 @@ export interface operations {
     };
     ResponsesController_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                starting_after?: number;
+                stream?: "true" | "false";
+            };
             header?: never;
             path: {
                 responseId: string;
@@ -7160,7 +7186,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OpenAI's Response object, as answered */
+            /** @description OpenAI's Response object, as answered (or as it stands while queued or in progress) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7180,6 +7206,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ResponsesController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAI's Response object */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7895,7 +7941,7 @@ export interface operations {
                     user?: string;
                     /** @description When true, sensitive data is not recorded in the logs */
                     doNotRecord?: boolean;
-                    /** @description Custom data stored with the request log */
+                    /** @description Custom data stored with the request log: at most 64 keys of 1 to 64 characters, strings of at most 512 characters or numbers */
                     metadata?: {
                         [key: string]: string | number;
                     };
@@ -8338,7 +8384,7 @@ export interface operations {
                     user?: string;
                     /** @description When true, sensitive data is not recorded in the logs */
                     doNotRecord?: boolean;
-                    /** @description Custom data stored with the request log */
+                    /** @description Custom data stored with the request log: at most 64 keys of 1 to 64 characters, strings of at most 512 characters or numbers */
                     metadata?: {
                         [key: string]: string | number;
                     };
