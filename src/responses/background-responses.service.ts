@@ -55,7 +55,7 @@ export class BackgroundResponsesService {
       ip: request.ip ?? null,
       createdAt: plan.base.created_at,
     };
-    const owner = this.worker.hasCapacity() ? this.runner.owner : null;
+    const owner = this.worker.reserve() ? this.runner.owner : null;
     const first: ResponseEvent[] = [
       { type: 'response.created', sequence_number: 0, response: queued },
       { type: 'response.queued', sequence_number: 1, response: queued },
@@ -74,6 +74,9 @@ export class BackgroundResponsesService {
       await this.jobs.insert(manager, { projectId: caller.projectId, id: plan.uuid, background: true, request: stored, owner, leaseMs: this.config.responseJobs.leaseMs });
       await this.store.append(manager, caller.projectId, plan.uuid, first);
       if (!owner) await this.changes.publish({ kind: 'response-jobs' }, manager);
+    }).catch((err: unknown) => {
+      if (owner) this.worker.release();
+      throw err;
     });
     if (owner) void this.worker.run({ projectId: caller.projectId, id: plan.uuid, background: true, request: stored });
     if (plan.body.stream === true) return { kind: 'events', events: this.resume.follow(caller.projectId, plan.uuid, -1, signal), headers: {} };

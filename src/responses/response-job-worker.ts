@@ -25,6 +25,8 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
   private busy = false;
   private again = false;
   private stopped = false;
+  /** Background jobs this instance holds, from their claim to their end (planning included). */
+  private held = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,9 +52,15 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Whether this instance runs a new background response itself (it has a free slot). */
-  hasCapacity(): boolean {
-    return !this.stopped && this.runner.active < this.config.responseJobs.concurrency;
+  /** Takes a slot for a background response this instance runs itself; false when none is free. Hand it to `run`, or `release` it. */
+  reserve(): boolean {
+    if (this.stopped || this.held >= this.config.responseJobs.concurrency) return false;
+    this.held++;
+    return true;
+  }
+
+  release(): void {
+    this.held--;
   }
 
   /** Takes over expired jobs, then claims queued ones while there is room; one pass at a time. */
@@ -64,9 +72,12 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
       do {
         this.again = false;
         await this.takeOver();
-        const free = this.config.responseJobs.concurrency - this.runner.active;
+        const free = this.config.responseJobs.concurrency - this.held;
         if (free <= 0) break;
-        for (const job of await this.jobs.claim(this.runner.owner, this.config.responseJobs.leaseMs, free)) void this.run(job);
+        for (const job of await this.jobs.claim(this.runner.owner, this.config.responseJobs.leaseMs, free)) {
+          this.held++;
+          void this.run(job);
+        }
       } while (this.again && !this.stopped);
     } catch (err) {
       this.logger.warn(`background responses: ${(err as Error).message}`);
@@ -75,9 +86,15 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /** Runs a job this instance holds: plans it again (the request as stored), moves it to in_progress, runs it. */
+  /**
+   * Runs a job this instance holds (its slot reserved): plans it again (the request as stored),
+   * moves it to in_progress, runs it. The lease is renewed from the claim on, planning included.
+   */
   async run(job: ClaimedJob): Promise<void> {
     const { caller, body, headers, url, ip, createdAt } = job.request;
+    const { leaseMs } = this.config.responseJobs;
+    const heartbeat = setInterval(() => void this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs).catch(() => undefined), Math.floor(leaseMs / 4));
+    heartbeat.unref();
     try {
       const plan = await this.responses.plan(caller, { body, headers, url, ip: ip ?? undefined }, { uuid: job.id, createdAt });
       if (!(await this.states.start(job.projectId, job.id))) {
@@ -90,6 +107,8 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
       // The request no longer plans (its model, prompt or conversation is gone): failed with that error.
       await this.endHeld(job, errorOf(err)).catch((failure) => this.logger.error(`could not end response ${job.id}: ${(failure as Error).message}`));
     } finally {
+      clearInterval(heartbeat);
+      this.held--;
       if (!this.stopped) setImmediate(() => void this.wake());
     }
   }
