@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../common/chat';
-import type { ChatCompletion, ProviderRequest } from '../providers';
+import { withoutReasoning } from '../providers';
+import type { ChatCompletion, ProviderRequest, ReasoningFields } from '../providers';
 import type { ResolvedTarget, RequestOverrides } from './invocation.types';
 
 /** Overrides that are not model settings: they never appear in the log's `parameters`. */
@@ -47,8 +48,11 @@ export function buildProviderRequest(input: {
 }
 
 /** The reply as stored in a thread: a message object with only the spec's fields. */
-export function replyMessage(message: { role: string; content: unknown; tool_calls?: unknown; function_call?: unknown }): ChatMessage {
+export function replyMessage(message: { role: string; content: unknown; tool_calls?: unknown; function_call?: unknown } & ReasoningFields): ChatMessage {
   const reply: Record<string, unknown> = { role: 'assistant', content: message.content ?? null };
+  // Kept in the thread so the next turn can send it back where the provider needs it (providers/reasoning.ts).
+  if (message.reasoning_content) reply.reasoning_content = message.reasoning_content;
+  if (message.reasoning_signature) reply.reasoning_signature = message.reasoning_signature;
   if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     reply.tool_calls = message.tool_calls.map((call: { id: string; type: string; function: { name: string; arguments: string } }) => ({
       id: call.id,
@@ -73,7 +77,7 @@ export function completionResponse(completion: ChatCompletion): Record<string, u
     model: completion.model,
     choices: completion.choices.map((choice) => ({
       index: choice.index,
-      message: replyMessage(choice.message),
+      message: withoutReasoning(replyMessage(choice.message)),
       finish_reason: choice.finish_reason,
     })),
     ...(completion.usage ? { usage: completion.usage } : {}),

@@ -1,3 +1,4 @@
+import { withoutReasoning } from '../providers';
 import { visibleContent } from './deleted-items';
 import { RequestLogSummaryDto } from '../request-logs/dto/request-log-summary.dto';
 import { MessageDto, MessageListItemDto, MessageUpdatedDto } from './dto/message-response.dto';
@@ -7,7 +8,8 @@ export const toMessageListItemDto = (m: ThreadMessageEntity): MessageListItemDto
   id: m.id,
   createdAt: m.createdAt.toISOString(),
   threadId: m.threadId,
-  content: visibleContent(m.content, m.deletedItems),
+  // Parley's reasoning fields (providers/reasoning.ts) are no part of the spec's message object.
+  content: visibleContent(m.content, m.deletedItems).map(withoutReasoning),
   requestLogId: m.requestLogId,
   metadata: m.metadata,
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REASONING_EFFORTS } from '../providers';
 
 /**
  * `POST /v1/chat/completions` request body: OpenAI's fields that Parley passes on or translates
@@ -99,6 +100,7 @@ export const chatCompletionsBodySchema = z.strictObject({
   presence_penalty: nullish(z.number().min(-2).max(2)),
   frequency_penalty: nullish(z.number().min(-2).max(2)),
   seed: nullish(z.number().int()),
+  reasoning_effort: nullish(z.enum(REASONING_EFFORTS)),
   stop: nullish(z.union([z.string(), z.array(z.string()).max(4)])),
   n: nullish(z.number().int().min(1).max(128)),
   user: nullish(z.string().max(256)),

@@ -28,7 +28,7 @@ export interface ChatCompletionsInput {
 /** Body fields passed to the core as overrides of the deployment's stored settings, one for one. */
 const OVERRIDES = [
   'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'stop', 'n',
-  'user', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format',
+  'user', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
 ] as const;
 
 /**

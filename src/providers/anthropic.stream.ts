@@ -60,6 +60,9 @@ export class AnthropicStreamTranslator implements EventTranslator {
       case 'content_block_delta': {
         const delta = event.delta;
         if (delta.type === 'text_delta') return [makeChunk(this.head, { content: delta.text })];
+        // Reasoning as Parley's chat-completion fields (reasoning.ts).
+        if (delta.type === 'thinking_delta') return delta.thinking ? [makeChunk(this.head, { reasoning_content: delta.thinking } as ChatCompletionChunk.Choice.Delta)] : [];
+        if (delta.type === 'signature_delta') return [makeChunk(this.head, { reasoning_signature: delta.signature } as ChatCompletionChunk.Choice.Delta)];
         const index = this.toolIndexByBlock.get(event.index);
         if (delta.type !== 'input_json_delta' || index === undefined || !delta.partial_json) return [];
         this.toolsWithArguments.add(index);

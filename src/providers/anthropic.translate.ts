@@ -5,7 +5,9 @@
  * Translated: `max_completion_tokens` (else `max_tokens`) → `max_tokens`, `stop` → `stop_sequences`,
  * `parallel_tool_calls: false` → `disable_parallel_tool_use`, `response_format` json_schema →
  * `output_config.format`, `user` (else `safety_identifier`) → `metadata.user_id`, system and
- * developer messages → `system`, `file` parts (PDF or plain text) → `document` blocks.
+ * developer messages → `system`, `file` parts (PDF or plain text) → `document` blocks,
+ * `reasoning_effort` → extended `thinking` (thinking blocks ↔ `reasoning_content` and
+ * `reasoning_signature`, reasoning.ts).
  * Not forwarded, because the Messages API has no equivalent or rejects them (AnthropicProvider's
  * `unsupportedParam` names them for the /v1 surface): `temperature` and `top_p` (API version
  * 2026-10-21, which @anthropic-ai/sdk 1.x speaks, answers 400 to any sampling parameter),
@@ -32,9 +34,12 @@ import type {
 } from './provider.types';
 import { ProviderError } from './provider.types';
 import { usageOf } from './provider-stream';
+import { ANTHROPIC_THINKING_BUDGET, ReasoningFields } from './reasoning';
 
 /** Anthropic requires max_tokens; this is used when the request has none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
+/** The Messages API's smallest extended-thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
@@ -77,9 +82,11 @@ export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStr
   const toolChoice = tools ? toAnthropicToolChoice(req.tool_choice, req.parallel_tool_calls) : undefined;
   const schema = req.response_format?.type === 'json_schema' ? req.response_format.json_schema.schema : undefined;
   const stop = req.stop === undefined || req.stop === null ? undefined : Array.isArray(req.stop) ? req.stop : [req.stop];
+  const { maxTokens, thinking } = thinkingOf(req);
   return {
     model: req.model,
-    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    max_tokens: maxTokens,
+    ...(thinking ? { thinking } : {}),
     ...(system.some(Boolean) ? { system: system.filter(Boolean).join('\n\n') } : {}),
     messages: turns.map(simplifyTurn),
     ...(stop ? { stop_sequences: stop } : {}),
@@ -88,6 +95,22 @@ export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStr
     ...(schema ? { output_config: { format: { type: 'json_schema' as const, schema } } } : {}),
     ...(req.user !== undefined ? { metadata: { user_id: req.user } } : req.safety_identifier !== undefined ? { metadata: { user_id: req.safety_identifier } } : {}),
   };
+}
+
+/**
+ * `reasoning_effort` → extended thinking with the effort's budget (reasoning.ts). The budget is
+ * part of `max_tokens` (as reasoning tokens are of OpenAI's `max_output_tokens`): without a
+ * requested maximum, `max_tokens` is the budget plus the default answer length; with one, the
+ * budget shrinks to fit under it, and a maximum too small for the smallest budget is refused.
+ */
+function thinkingOf(req: ProviderRequest): { maxTokens: number; thinking?: { type: 'enabled'; budget_tokens: number } } {
+  const asked = req.max_completion_tokens ?? req.max_tokens;
+  const effort = req.reasoning_effort;
+  if (!effort || effort === 'none') return { maxTokens: asked ?? ANTHROPIC_DEFAULT_MAX_TOKENS };
+  const budget = ANTHROPIC_THINKING_BUDGET[effort];
+  if (asked === undefined) return { maxTokens: budget + ANTHROPIC_DEFAULT_MAX_TOKENS, thinking: { type: 'enabled', budget_tokens: budget } };
+  if (asked <= MIN_THINKING_BUDGET) throw unsupported(`reasoning with a maximum of ${asked} output tokens (extended thinking needs more than ${MIN_THINKING_BUDGET})`);
+  return { maxTokens: asked, thinking: { type: 'enabled', budget_tokens: Math.min(budget, asked - 1) } };
 }
 
 /** A turn that is one text block is sent as a plain string, as people write it. */
@@ -143,6 +166,9 @@ function assistantBlocks(message: AssistantParam): ContentBlockParam[] {
     typeof message.content === 'string'
       ? message.content
       : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : part.refusal)).join('');
+  // A thinking block goes back with its signature (Anthropic requires it before tool use it led to).
+  const reasoning = message as AssistantParam & ReasoningFields;
+  if (reasoning.reasoning_content && reasoning.reasoning_signature) blocks.push({ type: 'thinking', thinking: reasoning.reasoning_content, signature: reasoning.reasoning_signature });
   if (text) blocks.push({ type: 'text', text });
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') throw unsupported('custom tool calls');
@@ -202,6 +228,10 @@ export function promptTokens(usage: { input_tokens?: number | null; cache_creati
 
 export function fromAnthropicMessage(message: Message): ChatCompletion {
   const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  const thinking = message.content.flatMap((block) => (block.type === 'thinking' ? [block] : []));
+  const reasoning: ReasoningFields = thinking.length
+    ? { reasoning_content: thinking.map((block) => block.thinking).join('\n'), reasoning_signature: thinking[thinking.length - 1].signature }
+    : {};
   const toolCalls = message.content.flatMap((block) =>
     block.type === 'tool_use'
       ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
@@ -220,6 +250,7 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
           content: text || (toolCalls.length ? null : ''),
           refusal: null,
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          ...reasoning,
         },
         logprobs: null,
         finish_reason: finishReasonFor(message.stop_reason),

@@ -3,12 +3,16 @@
  * to the thread and records in the request log once the stream has ended.
  */
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './provider.types';
+import type { ReasoningFields } from './reasoning';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 type FinishReason = ChatCompletion.Choice['finish_reason'];
 
 interface ChoiceState {
   content: string | null;
+  /** reasoning.ts: the reasoning text and Anthropic's signature of it. */
+  reasoning: string;
+  signature: string;
   toolCalls: ToolCall[];
   finish: FinishReason | null;
 }
@@ -27,6 +31,9 @@ export class CompletionAssembler {
       const state = this.choiceState(choice.index ?? 0);
       const delta = choice.delta ?? {};
       if (typeof delta.content === 'string') state.content = (state.content ?? '') + delta.content;
+      const reasoning = delta as ReasoningFields;
+      if (reasoning.reasoning_content) state.reasoning += reasoning.reasoning_content;
+      if (reasoning.reasoning_signature) state.signature += reasoning.reasoning_signature;
       for (const part of delta.tool_calls ?? []) {
         const call = (state.toolCalls[part.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
         if (part.id) call.id = part.id;
@@ -52,6 +59,8 @@ export class CompletionAssembler {
             content: state.content || (toolCalls.length ? null : ''),
             refusal: null,
             ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+            ...(state.reasoning ? { reasoning_content: state.reasoning } : {}),
+            ...(state.signature ? { reasoning_signature: state.signature } : {}),
           },
           logprobs: null,
           finish_reason: state.finish ?? 'stop',
@@ -70,7 +79,7 @@ export class CompletionAssembler {
   private choiceState(index: number): ChoiceState {
     let state = this.choices.get(index);
     if (!state) {
-      state = { content: null, toolCalls: [], finish: null };
+      state = { content: null, reasoning: '', signature: '', toolCalls: [], finish: null };
       this.choices.set(index, state);
     }
     return state;

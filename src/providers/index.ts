@@ -8,3 +8,5 @@ export { OPENAI_DEFAULT_BASE_URL, OpenAIProvider } from './openai.provider';
 export { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic.provider';
 export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.translate';
 export { DEFAULT_UPSTREAM_SETTINGS } from './upstream-http';
+export { ANTHROPIC_THINKING_BUDGET, REASONING_EFFORTS, reasoningTextOf, withoutReasoning } from './reasoning';
+export type { ReasoningEffort, ReasoningFields } from './reasoning';

@@ -9,6 +9,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, CompletionUsage, ProviderRequest } from './provider.types';
 import type { EventTranslator } from './sse-stream';
 import { ProviderError } from './provider.types';
+import { reasoningTextOf, withoutReasoning } from './reasoning';
 import { streamErrorEvent } from './upstream-errors';
 
 /** The request as sent upstream: the ProviderRequest fields that are set, `metadata` excepted. */
@@ -31,7 +32,8 @@ const TEXT_ROLES = new Set(['system', 'developer', 'user', 'tool']);
  * function messages that is sent as empty text. Threads keep every message as given.
  */
 function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMessageParam {
-  const { tool_choice: _toolChoice, ...rest } = message as ChatCompletionMessageParam & { tool_choice?: unknown };
+  // Reasoning is not sent back: compatible servers (DeepSeek) refuse it in the history.
+  const { tool_choice: _toolChoice, ...rest } = withoutReasoning(message as ChatCompletionMessageParam & { tool_choice?: unknown });
   if (Array.isArray(rest.content) && rest.content.some((part) => part.type === 'file' && 'file_url' in part.file)) {
     // The chat-completion API takes a file as data or an uploaded id, not by URL (docs/openai-conversations.md, "Input files").
     throw new ProviderError('bad_request', 'The openai provider cannot send a file by file_url: send it as file_data (a base64 data URL)', { provider: 'openai' });
@@ -44,7 +46,13 @@ function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMes
 export function normaliseUsage(usage: CompletionUsage): CompletionUsage {
   const prompt = usage.prompt_tokens ?? 0;
   const completion = usage.completion_tokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage.total_tokens ?? prompt + completion };
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: usage.total_tokens ?? prompt + completion,
+    ...(typeof reasoning === 'number' ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
+  };
 }
 
 /** Compatible servers differ in what they omit; fill in the fields the chat-completion shape has. */
@@ -64,6 +72,7 @@ export function normaliseCompletion(raw: ChatCompletion, model: string): ChatCom
           refusal: msg.refusal ?? null,
           ...(msg.tool_calls?.length ? { tool_calls: msg.tool_calls } : {}),
           ...(msg.function_call ? { function_call: msg.function_call } : {}),
+          ...reasoningField(msg),
         },
         logprobs: choice.logprobs ?? null,
         finish_reason: choice.finish_reason ?? 'stop',
@@ -73,17 +82,22 @@ export function normaliseCompletion(raw: ChatCompletion, model: string): ChatCom
   };
 }
 
+/** `reasoning_content` under Parley's one name, whichever the server used (reasoning.ts). */
+function reasoningField(value: unknown): { reasoning_content?: string } {
+  const text = reasoningTextOf(value);
+  return text === undefined ? {} : { reasoning_content: text };
+}
+
 export function normaliseChunk(raw: ChatCompletionChunk, model: string): ChatCompletionChunk {
   return {
     id: raw.id,
     object: 'chat.completion.chunk',
     created: raw.created ?? Math.floor(Date.now() / 1000),
     model: raw.model ?? model,
-    choices: raw.choices.map((choice, i) => ({
-      index: choice.index ?? i,
-      delta: choice.delta ?? {},
-      finish_reason: choice.finish_reason ?? null,
-    })),
+    choices: raw.choices.map((choice, i) => {
+      const { reasoning: _reasoning, ...delta } = (choice.delta ?? {}) as ChatCompletionChunk.Choice['delta'] & { reasoning?: unknown };
+      return { index: choice.index ?? i, delta: { ...delta, ...reasoningField(choice.delta) }, finish_reason: choice.finish_reason ?? null };
+    }),
   };
 }
 

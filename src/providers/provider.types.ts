@@ -49,6 +49,8 @@ export interface ProviderRequest {
   safety_identifier?: string;
   /** OpenAI's prompt-cache routing key. */
   prompt_cache_key?: string;
+  /** How hard a reasoning model thinks (OpenAI's `reasoning_effort`; Anthropic: extended thinking, see reasoning.ts). */
+  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
   /** OpenAI's processing tier (`auto`, `default`, `flex`, `priority`). */
   service_tier?: 'auto' | 'default' | 'flex' | 'priority';
   /**

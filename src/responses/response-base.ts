@@ -43,7 +43,7 @@ export function responseBaseOf(body: ResponsesBody, context: ResponseContext): R
     text: { format: textFormatEcho(body) },
     truncation: body.truncation ?? 'disabled',
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    reasoning: { effort: null, summary: null },
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     user: body.user ?? null,
     safety_identifier: body.safety_identifier ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,

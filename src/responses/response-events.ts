@@ -1,10 +1,11 @@
-import type { ChatCompletionChunk, CompletionUsage } from '../providers';
-import { completedAt, OutputFunctionCall, OutputItem, OutputMessage, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
+import type { ChatCompletionChunk, CompletionUsage, ReasoningFields } from '../providers';
+import { completedAt, OutputFunctionCall, OutputItem, OutputMessage, OutputOptions, OutputReasoning, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
 
 /**
  * Chat-completion chunks → the Responses API's typed stream events, each with its
  * `sequence_number`, in the order the SDK's ResponseStream accumulates them:
  * response.created, response.in_progress, then per output item output_item.added,
+ * (reasoning_summary_part.added, reasoning_summary_text.delta…, .done, reasoning_summary_part.done) or
  * (content_part.added, output_text.delta…, output_text.done, content_part.done) or
  * (function_call_arguments.delta…, function_call_arguments.done), output_item.done, and finally
  * response.completed / response.incomplete. A failure of the upstream while streaming ends the
@@ -18,10 +19,14 @@ export class ResponseEventTranslator {
   /** The open message item (text streaming), or the open function call and its chunk index. */
   private openMessage: OutputMessage | null = null;
   private openCall: { item: OutputFunctionCall; toolIndex: number } | null = null;
+  private openReasoning: { item: OutputReasoning; signature: string } | null = null;
   private finishReason: string | null = null;
   private usage: CompletionUsage | null = null;
 
-  constructor(private readonly base: ResponseBase) {}
+  constructor(
+    private readonly base: ResponseBase,
+    private readonly options: OutputOptions = { encryptedReasoning: false },
+  ) {}
 
   start(): ResponseEvent[] {
     return [this.event('response.created', { response: pendingResponse(this.base) }), this.event('response.in_progress', { response: pendingResponse(this.base) })];
@@ -34,6 +39,9 @@ export class ResponseEventTranslator {
     if (!choice) return events;
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const delta = choice.delta ?? {};
+    const reasoning = delta as ReasoningFields;
+    if (reasoning.reasoning_content) events.push(...this.reasoning(reasoning.reasoning_content));
+    if (reasoning.reasoning_signature && this.openReasoning) this.openReasoning.signature += reasoning.reasoning_signature;
     if (typeof delta.content === 'string' && delta.content.length > 0) events.push(...this.text(delta.content));
     for (const call of delta.tool_calls ?? []) events.push(...this.toolCall(call));
     return events;
@@ -45,7 +53,7 @@ export class ResponseEventTranslator {
    */
   finish(usage?: CompletionUsage | null): { events: ResponseEvent[]; response: ResponseObject } {
     if (!this.usage && usage) this.usage = usage;
-    const events = [...this.closeMessage(), ...this.closeCall()];
+    const events = [...this.closeReasoning(), ...this.closeMessage(), ...this.closeCall()];
     const { status, incomplete_details } = statusOf(this.finishReason);
     const response: ResponseObject = {
       ...pendingResponse(this.base),
@@ -69,8 +77,41 @@ export class ResponseEventTranslator {
     return [this.event('response.failed', { response }), this.event('error', { code, message, param, error: { type, code, message, param } })];
   }
 
+  /** Reasoning text: one reasoning item with one summary part, streamed as summary text deltas. */
+  private reasoning(delta: string): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    if (!this.openReasoning) {
+      const item: OutputReasoning = { id: outputItemId(this.base.id, 'reasoning', this.output.length), type: 'reasoning', summary: [] };
+      this.openReasoning = { item, signature: '' };
+      this.output.push(item);
+      const at = { item_id: item.id, output_index: this.output.length - 1 };
+      events.push(this.event('response.output_item.added', { output_index: at.output_index, item: { ...item, summary: [] } }));
+      item.summary.push({ type: 'summary_text', text: '' });
+      events.push(this.event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } }));
+    }
+    const item = this.openReasoning.item;
+    item.summary[0].text += delta;
+    events.push(this.event('response.reasoning_summary_text.delta', { item_id: item.id, output_index: this.output.indexOf(item), summary_index: 0, delta }));
+    return events;
+  }
+
+  private closeReasoning(): ResponseEvent[] {
+    const open = this.openReasoning;
+    if (!open) return [];
+    this.openReasoning = null;
+    const { item } = open;
+    if (this.options.encryptedReasoning && open.signature) item.encrypted_content = open.signature;
+    const at = { item_id: item.id, output_index: this.output.indexOf(item), summary_index: 0 };
+    const part = item.summary[0];
+    return [
+      this.event('response.reasoning_summary_text.done', { ...at, text: part.text }),
+      this.event('response.reasoning_summary_part.done', { ...at, part: { ...part } }),
+      this.event('response.output_item.done', { output_index: at.output_index, item: structuredClone(item) }),
+    ];
+  }
+
   private text(delta: string): ResponseEvent[] {
-    const events = [...this.closeCall()];
+    const events = [...this.closeReasoning(), ...this.closeCall()];
     if (!this.openMessage) {
       const item: OutputMessage = { id: outputItemId(this.base.id, 'message', this.output.length), type: 'message', role: 'assistant', status: 'in_progress', content: [] };
       this.openMessage = item;
@@ -89,7 +130,7 @@ export class ResponseEventTranslator {
     // `max_tool_calls`: calls past it are left out of the response, as in responseOf.
     if (this.base.max_tool_calls !== null && call.index >= this.base.max_tool_calls) return events;
     if (!this.openCall || this.openCall.toolIndex !== call.index) {
-      events.push(...this.closeMessage(), ...this.closeCall());
+      events.push(...this.closeReasoning(), ...this.closeMessage(), ...this.closeCall());
       const item: OutputFunctionCall = {
         id: outputItemId(this.base.id, 'function_call', this.output.length),
         type: 'function_call',

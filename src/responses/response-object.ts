@@ -1,4 +1,4 @@
-import type { ChatCompletion, CompletionUsage } from '../providers';
+import type { ChatCompletion, CompletionUsage, ReasoningFields } from '../providers';
 
 /**
  * The Response object of the Open Responses specification and OpenAI's Responses API (the SDK's
@@ -57,7 +57,21 @@ export interface OutputFunctionCall {
   name: string;
   arguments: string;
 }
-export type OutputItem = OutputMessage | OutputFunctionCall;
+/** A model's reasoning (providers/reasoning.ts): its text as one `summary_text` part. */
+export interface OutputReasoning {
+  id: string;
+  type: 'reasoning';
+  status?: 'in_progress' | 'completed' | 'incomplete';
+  summary: { type: 'summary_text'; text: string }[];
+  /** Anthropic's signature of the thinking, with `include: ["reasoning.encrypted_content"]`. */
+  encrypted_content?: string;
+}
+export type OutputItem = OutputMessage | OutputFunctionCall | OutputReasoning;
+
+/** What the request's `include` asks to be added to the output. */
+export interface OutputOptions {
+  encryptedReasoning: boolean;
+}
 
 export interface ResponseUsage {
   input_tokens: number;
@@ -82,9 +96,10 @@ export interface ResponseObject extends Omit<ResponseBase, 'store'> {
   store: boolean;
 }
 
-/** Output item ids: the response id's hex digits, then the item's place (`msg_<hex>_0`, `fc_<hex>_1`). */
-export const outputItemId = (responseId: string, type: OutputItem['type'], index: number) =>
-  `${type === 'message' ? 'msg' : 'fc'}_${responseId.replace(/^resp_/, '')}_${index}`;
+const ID_PREFIX: Record<OutputItem['type'], string> = { message: 'msg', function_call: 'fc', reasoning: 'rs' };
+
+/** Output item ids: the response id's hex digits, then the item's place (`rs_<hex>_0`, `msg_<hex>_1`, `fc_<hex>_2`). */
+export const outputItemId = (responseId: string, type: OutputItem['type'], index: number) => `${ID_PREFIX[type]}_${responseId.replace(/^resp_/, '')}_${index}`;
 
 export function usageOf(usage: CompletionUsage | undefined | null): ResponseUsage | null {
   if (!usage) return null;
@@ -108,12 +123,16 @@ export const outputTextOf = (output: OutputItem[]) =>
   output.flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : [])).join('');
 
 /** The response for a finished completion: a message item (when there is text), then one function_call item per tool call. */
-export function responseOf(base: ResponseBase, completion: ChatCompletion): ResponseObject {
+export function responseOf(base: ResponseBase, completion: ChatCompletion, options: OutputOptions = { encryptedReasoning: false }): ResponseObject {
   const choice = completion.choices[0];
-  const message = choice?.message;
+  const message = choice?.message as (ChatCompletion.Choice['message'] & ReasoningFields) | undefined;
   const { status, incomplete_details } = statusOf(choice?.finish_reason);
   const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
   const output: OutputItem[] = [];
+  if (message?.reasoning_content) {
+    const signature = options.encryptedReasoning && message.reasoning_signature ? { encrypted_content: message.reasoning_signature } : {};
+    output.push({ id: outputItemId(base.id, 'reasoning', 0), type: 'reasoning', summary: [{ type: 'summary_text', text: message.reasoning_content }], ...signature });
+  }
   if (message?.content) {
     output.push({ id: outputItemId(base.id, 'message', output.length), type: 'message', role: 'assistant', status: itemStatus, content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }] });
   }

@@ -123,7 +123,7 @@ export class ResponseRunner implements OnModuleDestroy {
       { projectId: caller.projectId, responseId: plan.uuid, owner: this.owner, leaseMs: this.config.responseJobs.leaseMs, flushMs: this.config.responseJobs.eventFlushMs, startSequence: ctx.startSequence },
       { onStored: (events) => ctx.onStored?.(events), onStop: (why) => stop(why) },
     );
-    const translator = new ResponseEventTranslator(plan.base);
+    const translator = new ResponseEventTranslator(plan.base, plan.outputOptions);
     let delivered: ResponseEvent[] = [];
     let settled = false;
     plan.prepared.input.recordWith = async (manager, completion) => {
@@ -197,7 +197,7 @@ export function pendingBody(plan: ResponsePlan): Record<string, unknown> {
 }
 
 function completedEnd(plan: ResponsePlan, completion: Parameters<typeof responseOf>[1]) {
-  const response = responseOf(plan.base, completion);
+  const response = responseOf(plan.base, completion, plan.outputOptions);
   return { response, events: [{ type: response.status === 'completed' ? 'response.completed' : 'response.incomplete', sequence_number: 0, response }] as ResponseEvent[] };
 }
 

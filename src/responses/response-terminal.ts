@@ -1,11 +1,19 @@
-import type { ChatCompletion } from '../providers';
+import type { ChatCompletion, ReasoningFields } from '../providers';
 import type { ResponseEvent } from './response-events';
 
-/** This turn's reply as chat messages (what `previous_response_id` chains and conversations keep). */
+/** This turn's reply as chat messages (what `previous_response_id` chains and conversations keep), its reasoning too (providers/reasoning.ts). */
 export const replyMessages = (completion: ChatCompletion): Record<string, unknown>[] => {
-  const message = completion.choices[0]?.message;
+  const message = completion.choices[0]?.message as (ChatCompletion.Choice['message'] & ReasoningFields) | undefined;
   if (!message) return [];
-  return [{ role: 'assistant', content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) }];
+  return [
+    {
+      role: 'assistant',
+      content: message.content ?? null,
+      ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+      ...(message.reasoning_content ? { reasoning_content: message.reasoning_content } : {}),
+      ...(message.reasoning_signature ? { reasoning_signature: message.reasoning_signature } : {}),
+    },
+  ];
 };
 
 /** The error a response taken over after its instance stopped ends with (docs/openai-conversations.md, "Takeover"). */

@@ -20,6 +20,7 @@ export function overridesOf(body: ResponsesBody): RequestOverrides {
   if (body.safety_identifier != null) overrides.safety_identifier = body.safety_identifier;
   if (body.prompt_cache_key != null) overrides.prompt_cache_key = body.prompt_cache_key;
   if (body.service_tier != null) overrides.service_tier = body.service_tier;
+  if (body.reasoning?.effort != null) overrides.reasoning_effort = body.reasoning.effort;
   if (body.tools && body.tools.length > 0) {
     overrides.tools = body.tools.map((tool) => ({
       type: 'function' as const,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { openaiMetadataSchema } from '../conversations/conversation-inputs';
+import { REASONING_EFFORTS } from '../providers';
 
 /**
  * The body of POST /v1/responses that Parley honours (the SDK's ResponseCreateParams, a subset):
@@ -65,6 +66,13 @@ export const responsesBodySchema = z.strictObject({
   prompt_cache_key: z.string().max(64).nullable().optional(),
   /** `true` runs the response in the background (docs/openai-conversations.md); false is the default. */
   background: z.boolean().nullable().optional(),
+  reasoning: z
+    .strictObject({
+      effort: z.enum(REASONING_EFFORTS).nullable().optional(),
+      summary: z.enum(['auto', 'concise', 'detailed']).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
   stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullable().optional(),
 });
 export type ResponsesBody = z.output<typeof responsesBodySchema>;

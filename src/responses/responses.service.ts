@@ -16,7 +16,7 @@ import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { responseBaseOf, withRequiredFields } from './response-base';
 import { ResponseRunner } from './response-runner';
 import { replyMessages } from './response-terminal';
-import { ResponseBase, ResponseObject, responseOf } from './response-object';
+import { OutputOptions, ResponseBase, ResponseObject, responseOf } from './response-object';
 import { ResponseEntity } from './response.entity';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
@@ -37,6 +37,8 @@ export interface ResponsePlan {
   /** What the caller named (`model` or `prompt.id`). */
   name: string;
   base: ResponseBase;
+  /** What `include` adds to the output (reasoning's encrypted content). */
+  outputOptions: OutputOptions;
   prepared: PreparedInvocation;
   input: ChatMessage[];
   conversationId: string | null;
@@ -87,11 +89,11 @@ export class ResponsesService {
       base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
     if (result.type === 'completion') {
       if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
-      const response = responseOf(base, result.completion);
+      const response = responseOf(base, result.completion, plan.outputOptions);
       await store(response, result.completion);
       return { kind: 'response', response, headers: answerHeaders };
     }
-    return { kind: 'events', events: this.events(base, result, store), headers: answerHeaders };
+    return { kind: 'events', events: this.events(base, plan.outputOptions, result, store), headers: answerHeaders };
   }
 
   /**
@@ -142,11 +144,12 @@ export class ResponsesService {
     const prepared = await this.invocation.prepare(caller, invocation);
     if (body.truncation === 'auto') await this.truncate(prepared, input.length);
     const base = responseBaseOf(body, { uuid, model: name, conversationId, parameters: prepared.parameters, createdAt });
-    return { body, uuid, name, base, prepared, input, conversationId };
+    const outputOptions = { encryptedReasoning: (body.include ?? []).includes('reasoning.encrypted_content') };
+    return { body, uuid, name, base, outputOptions, prepared, input, conversationId };
   }
 
-  private async *events(base: ResponseBase, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {
-    const translator = new ResponseEventTranslator(base);
+  private async *events(base: ResponseBase, outputOptions: OutputOptions, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {
+    const translator = new ResponseEventTranslator(base, outputOptions);
     yield* translator.start();
     try {
       for await (const chunk of result.chunks) yield* translator.push(chunk);
