@@ -1,4 +1,8 @@
-/** Unit specs live beside the code (src/**\/*.spec.ts), end-to-end specs under test/. */
+/**
+ * Unit specs live beside the code (src/**\/*.spec.ts), medium-tier specs (services on a real
+ * database) under test/medium/, end-to-end specs under test/. `npm test` (scripts/test.js) runs the
+ * files in parallel workers, then the `*.serial.e2e-spec.ts` files one at a time (docs/testing.md).
+ */
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   roots: ['<rootDir>/src', '<rootDir>/test'],
@@ -18,6 +22,10 @@ module.exports = {
       },
     ],
   },
+  // Migrated once per run: a PGlite dump, or a PostgreSQL template copied per worker (test/harness).
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/harness/worker-database.ts'],
   testEnvironment: 'node',
   testTimeout: 60000,
 };

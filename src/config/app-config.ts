@@ -5,7 +5,7 @@ import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 
 const ENV_NAMES = [
-  'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
+  'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'DATA_DIR_TEMPLATE', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
   'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
@@ -53,6 +53,9 @@ class EnvironmentVariables {
 
   @IsOptional() @IsString() @MinLength(1)
   DATA_DIR?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(1)
+  DATA_DIR_TEMPLATE?: string;
 
   @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(24, { message: 'PARLEY_ADMIN_KEY must be at least 24 characters' })
   PARLEY_ADMIN_KEY?: string;
@@ -137,6 +140,12 @@ export class AppConfig {
   readonly databaseDirectUrl: string | undefined;
   /** Absolute path, or `memory://` for a throwaway in-memory PGlite (tests). */
   readonly dataDir: string;
+  /**
+   * A PGlite data-directory dump (tar) an in-memory database starts from instead of an empty one:
+   * the test harness migrates one database per run and starts every test app from its dump
+   * (docs/testing.md). Only with DATA_DIR=memory://.
+   */
+  readonly dataDirTemplate: string | undefined;
   readonly adminKey: string | undefined;
   readonly secretKey: string | undefined;
   readonly bodyLimit: string;
@@ -200,6 +209,7 @@ export class AppConfig {
     this.databaseDirectUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
     const dataDir = env.DATA_DIR ?? './data';
     this.dataDir = dataDir.startsWith('memory://') ? dataDir : path.resolve(dataDir);
+    this.dataDirTemplate = env.DATA_DIR_TEMPLATE === undefined ? undefined : path.resolve(env.DATA_DIR_TEMPLATE);
     this.adminKey = env.PARLEY_ADMIN_KEY;
     this.secretKey = env.PARLEY_SECRET_KEY;
     this.bodyLimit = env.BODY_LIMIT ?? '1mb';
@@ -248,9 +258,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  let config: AppConfig;
   try {
-    return new AppConfig(parsed);
+    config = new AppConfig(parsed);
   } catch (err) {
     throw new ConfigError(`Invalid configuration:\n  PROVIDER_KEY_BINDINGS: ${(err as Error).message}`);
   }
+  if (config.dataDirTemplate !== undefined && !config.inMemory) {
+    throw new ConfigError('Invalid configuration:\n  DATA_DIR_TEMPLATE: only an in-memory database (DATA_DIR=memory://, no DATABASE_URL) starts from a template');
+  }
+  return config;
 }

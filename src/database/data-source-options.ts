@@ -30,7 +30,10 @@ export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
     };
   }
   if (!config.inMemory) fs.mkdirSync(config.dataDir, { recursive: true });
-  const pglite = new PGliteDriver({ dataDir: config.inMemory ? 'memory://' : path.join(config.dataDir, 'pgdata') });
+  const pglite = new PGliteDriver({
+    dataDir: config.inMemory ? 'memory://' : path.join(config.dataDir, 'pgdata'),
+    ...(config.dataDirTemplate ? { loadDataDir: new Blob([fs.readFileSync(config.dataDirTemplate)]) } : {}),
+  });
   return {
     ...common,
     type: 'postgres',

@@ -33,7 +33,7 @@ export class ThreadsRepository {
     return this.listLiveQuery(projectId, afterId, take).getMany();
   }
 
-  /** The listing query itself, exposed so its plan can be checked (test/pagination-index.e2e-spec.ts). */
+  /** The listing query itself, exposed so its plan can be checked (test/pagination-index.serial.e2e-spec.ts). */
   listLiveQuery(projectId: string, afterId: string | undefined, take: number): SelectQueryBuilder<ThreadEntity> {
     const query = this.threads
       .createQueryBuilder('t')

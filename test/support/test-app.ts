@@ -15,18 +15,27 @@ export interface TestApp {
 }
 
 /**
- * The real application, wired as main.ts wires it, on a fresh in-memory PGlite, or on the
- * PostgreSQL named by DATABASE_URL (CI runs the suite on both). Tests on PostgreSQL share one
- * database, so every test works inside projects of its own (see factories.ts).
+ * The real application, wired as main.ts wires it, on a fresh in-memory PGlite (started from the
+ * run's migrated dump, test/harness), or on the PostgreSQL named by DATABASE_URL (CI runs the suite
+ * on both): the jest worker's own database, which the files that worker runs share one after
+ * another, so every test works inside projects of its own (see factories.ts).
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   // The fake upstreams listen on loopback, which the outbound policy refuses unless allowed.
   Object.assign(process.env, { LOG_LEVEL: 'silent', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, PROVIDER_ALLOWED_HOSTS: '127.0.0.1,localhost', ...env });
   if (!process.env.DATABASE_URL && env.DATA_DIR === undefined) process.env.DATA_DIR = 'memory://';
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-  configureApp(app);
-  await app.init();
+  const fromTemplate = !process.env.DATABASE_URL && process.env.DATA_DIR === 'memory://' && process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+  if (fromTemplate) process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+  let app: INestApplication;
+  try {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    configureApp(app);
+    await app.init();
+  } finally {
+    // Read at boot only; a server process or CLI this file starts next must not inherit it.
+    delete process.env.DATA_DIR_TEMPLATE;
+  }
   const server = app.getHttpServer();
   return {
     app,

@@ -1,0 +1,11 @@
+import { PGlite } from '@electric-sql/pglite';
+let t=Date.now();
+const db = await PGlite.create({dataDir:'memory://'});
+console.log('create', Date.now()-t); t=Date.now();
+await db.query('select 1'); 
+const dump = await db.dumpDataDir('none');
+console.log('dump', Date.now()-t, dump.size); t=Date.now();
+const db2 = await PGlite.create({dataDir:'memory://', loadDataDir: dump});
+console.log('create from dump', Date.now()-t); t=Date.now();
+const db3 = await PGlite.create({dataDir:'memory://'});
+console.log('create 3', Date.now()-t);
