@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import { ProjectPrincipal } from '../../src/auth/principal';
+import { ALL_ACCESS, ProjectPrincipal } from '../../src/auth/principal';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
 
 /**
@@ -44,6 +44,7 @@ export async function projectCaller(ctx: ServiceContext): Promise<ProjectPrincip
   const project = await workspaces.createProject(workspace.slug, { slug: slug('proj') });
   return {
     kind: 'project',
+    ...ALL_ACCESS,
     keyId: 'medium-tier',
     projectId: project.id,
     projectSlug: project.slug,
