@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason } from '../common/errors';
+import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason, notFound } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitsService } from '../limits/limits.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
@@ -18,7 +18,8 @@ export const INVALID_FILE = 'Invalid apply file';
 
 /** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
 export type ApplyCaller =
-  | { kind: 'admin' }
+  /** `workspace`: a workspace admin key, limited to that workspace (others are not found), and not the operator. */
+  | { kind: 'admin'; workspace?: string; mayWriteProviders?: boolean }
   /** `mayWriteProviders`: the key holds `providers:write`; without it a file that would change a provider is refused. */
   | { kind: 'project'; workspaceSlug: string; projectSlug: string; mayWriteProviders: boolean };
 
@@ -34,11 +35,17 @@ interface ProjectState {
 const MAX_ATTEMPTS = 5;
 
 /** The admin key and the CLI on the database are the operator: they may lend any of the server's provider keys (docs/security.md). */
-const writerOf = (caller: ApplyCaller): CredentialWriter => (caller.kind === 'admin' ? 'operator' : 'project');
+const writerOf = (caller: ApplyCaller): CredentialWriter => (caller.kind === 'admin' && caller.workspace === undefined ? 'operator' : 'project');
+
+/** A workspace admin key naming another workspace: not found, as on every admin route. */
+export function assertReachable(caller: ApplyCaller, workspace: string): void {
+  if (caller.kind === 'admin' && caller.workspace !== undefined && caller.workspace !== workspace) throw notFound('Workspace not found');
+}
 
 /** A project key applies to its own project only; the admin key to any. */
 function mayApply(caller: ApplyCaller, file: { workspace: string; project: string }): boolean {
-  return caller.kind === 'admin' || (caller.workspaceSlug === file.workspace && caller.projectSlug === file.project);
+  if (caller.kind === 'admin') return caller.workspace === undefined || caller.workspace === file.workspace;
+  return caller.workspaceSlug === file.workspace && caller.projectSlug === file.project;
 }
 
 /**
@@ -88,9 +95,10 @@ export class ApplyService {
       throw badRequest(INVALID_FILE, [...result.issues, ...references]);
     }
     const { file } = result;
+    assertReachable(caller, file.workspace);
     if (!mayApply(caller, file)) throw forbidden('API key does not belong to this project');
-    // Limits are the operator's: a project key may not lift its own.
-    if (file.limits && caller.kind !== 'admin') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
+    // Limits are the operator's: neither a project key nor a workspace admin key may lift its own.
+    if (file.limits && writerOf(caller) !== 'operator') throw forbidden("Limits in parley.yaml can only be applied with the instance's admin key");
     const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller);
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
@@ -143,7 +151,7 @@ export class ApplyService {
     for (const declared of file.providers) {
       const action = await this.credentials.applyDeclared(projectId, declared, manager, writerOf(caller));
       // Refused inside the transaction: nothing of the file is kept.
-      if (action !== 'unchanged' && caller.kind === 'project' && !caller.mayWriteProviders) {
+      if (action !== 'unchanged' && caller.mayWriteProviders === false) {
         throw forbidden(`Changing provider "${declared.name}" needs an API key with the providers:write scope`);
       }
       summary.providers.push({ name: declared.name, action });

@@ -12,7 +12,7 @@ import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { ApplyCaller } from './apply.service';
+import { ApplyCaller, assertReachable } from './apply.service';
 
 /** Which version of a prompt the file shows, and where it is deployed. */
 interface Choice {
@@ -46,6 +46,7 @@ export class ExportService {
   }
 
   async exportProject(workspaceSlug: string, projectSlug: string, caller: ApplyCaller): Promise<string> {
+    assertReachable(caller, workspaceSlug);
     if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug)) {
       throw forbidden('API key does not belong to this project');
     }
@@ -89,7 +90,7 @@ export class ExportService {
       ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
     }));
     // Limits only in the admin's export: a project key could not apply them back.
-    const limits = caller.kind === 'admin' ? await this.limitsSection(project.id) : undefined;
+    const limits = caller.kind === 'admin' && caller.workspace === undefined ? await this.limitsSection(project.id) : undefined;
     const doc = new Document({
       workspace: workspaceSlug,
       project: projectSlug,

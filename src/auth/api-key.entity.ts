@@ -19,6 +19,10 @@ export class ApiKeyEntity {
   @Column({ name: 'key_prefix' })
   keyPrefix: string;
 
+  /** A workspace admin key's workspace (projectId null); null otherwise. */
+  @Column({ name: 'workspace_id', type: 'uuid', nullable: true })
+  workspaceId: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { forbidden, invalidApiKey } from '../common/errors';
+import { forbidden, invalidApiKey, notFound } from '../common/errors';
 import { Access, ACCESS_KEY, ANY_SCOPE, SCOPES_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { Principal, RequestWithPrincipal } from './principal';
@@ -37,7 +37,7 @@ export const missingScope = (scopes: readonly Scope[]) =>
  * session cookie stands for the key it was made from (docs/console.md); a state-changing request
  * on a cookie needs the CSRF header.
  * Then the key (or the session's key) must hold the scope the route declares (@RequireScope): a
- * 403 otherwise.
+ * 403 otherwise. A workspace admin key naming another workspace in the path gets its 404.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -56,10 +56,17 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
     const principal = await this.principalOf(request);
     if (!principal) throw invalidApiKey();
-    if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {
+    if (rule.access === 'instance-admin') {
+      if (principal.kind !== 'admin' || principal.workspaceId !== null) throw forbidden("This endpoint needs the instance's admin API key");
+    } else if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {
       throw forbidden(rule.access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
     if (rule.scopes !== ANY_SCOPE && (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes))) throw missingScope(rule.scopes);
+    // A workspace admin key reaches its own workspace only: any other is not found, as if it did not exist.
+    const workspace = request.params?.workspace;
+    if (principal.kind === 'admin' && principal.workspaceSlug !== null && workspace !== undefined && workspace !== principal.workspaceSlug) {
+      throw notFound('Workspace not found');
+    }
     request.principal = principal;
     return true;
   }

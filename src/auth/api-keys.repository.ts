@@ -30,10 +30,10 @@ export class ApiKeysRepository {
 
   private async findActive(condition: string, value: string): Promise<ActiveKeyRow | null> {
     const rows: ActiveKeyRow[] = await this.keys.query(
-      `SELECT k.id, k.project_id, k.scopes, k.environments, p.slug AS project_slug, p.workspace_id, w.slug AS workspace_slug
+      `SELECT k.id, k.project_id, k.scopes, k.environments, p.slug AS project_slug, w.id AS workspace_id, w.slug AS workspace_slug
          FROM api_keys k
          LEFT JOIN projects p ON p.id = k.project_id
-         LEFT JOIN workspaces w ON w.id = p.workspace_id
+         LEFT JOIN workspaces w ON w.id = COALESCE(p.workspace_id, k.workspace_id)
         WHERE ${condition} AND k.revoked_at IS NULL`,
       [value],
     );
@@ -46,6 +46,16 @@ export class ApiKeysRepository {
 
   listForProject(projectId: string): Promise<ApiKeyEntity[]> {
     return this.keys.find({ where: { projectId }, order: { id: 'ASC' } });
+  }
+
+  /** A workspace's admin keys (no project), revoked ones included, oldest first. */
+  listForWorkspace(workspaceId: string): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { workspaceId, projectId: IsNull() }, order: { id: 'ASC' } });
+  }
+
+  async revokeInWorkspace(workspaceId: string, id: string, at: Date, manager: EntityManager): Promise<boolean> {
+    const result = await manager.getRepository(ApiKeyEntity).update({ workspaceId, projectId: IsNull(), id, revokedAt: IsNull() }, { revokedAt: at });
+    return (result.affected ?? 0) > 0;
   }
 
   findInProject(projectId: string, id: string): Promise<ApiKeyEntity | null> {
@@ -65,6 +75,6 @@ export class ApiKeysRepository {
   }
 
   async countAdminKeys(): Promise<number> {
-    return this.keys.count({ where: { projectId: IsNull(), revokedAt: IsNull() } });
+    return this.keys.count({ where: { projectId: IsNull(), workspaceId: IsNull(), revokedAt: IsNull() } });
   }
 }

@@ -8,7 +8,7 @@ import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
 import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
-import { ALL_ACCESS, Principal } from './principal';
+import { INSTANCE_ADMIN, Principal } from './principal';
 import type { Scope } from './scopes';
 
 /** What a new key may do; an absent field is no restriction. */
@@ -55,9 +55,9 @@ export class ApiKeysService {
   async resolve(secret: string): Promise<Principal | null> {
     const hash = hashApiKey(secret);
     if (this.envAdminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.envAdminHash)) {
-      return { kind: 'admin', keyId: null, ...ALL_ACCESS };
+      return INSTANCE_ADMIN(null);
     }
-    if (this.ephemeralAdminHashes.has(hash)) return { kind: 'admin', keyId: null, ...ALL_ACCESS };
+    if (this.ephemeralAdminHashes.has(hash)) return INSTANCE_ADMIN(null);
     // Calls that miss together (an entry expiring under load) share one read; unknown keys are not kept.
     return this.cache.getOrLoad(hash, () => this.load(hash));
   }
@@ -87,7 +87,7 @@ export class ApiKeysService {
           workspaceId: row.workspace_id!,
           workspaceSlug: row.workspace_slug!,
         }
-      : { kind: 'admin', keyId: row.id, ...access };
+      : { kind: 'admin', keyId: row.id, workspaceId: row.workspace_id, workspaceSlug: row.workspace_slug, ...access };
     return principal;
   }
 
@@ -101,10 +101,35 @@ export class ApiKeysService {
   }
 
   issue(kind: KeyKind, projectId: string | null, name: string, access: KeyAccess = {}, manager?: EntityManager): Promise<IssuedKey> {
+    return this.insertKey(kind, projectId, null, name, access, manager);
+  }
+
+  /** An admin key limited to one workspace (docs/security.md, "Workspace admin keys"). */
+  issueWorkspaceAdmin(workspaceId: string, name: string, access: KeyAccess = {}, manager?: EntityManager): Promise<IssuedKey> {
+    return this.insertKey('admin', null, workspaceId, name, access, manager);
+  }
+
+  listForWorkspace(workspaceId: string): Promise<ApiKeyEntity[]> {
+    return this.keys.listForWorkspace(workspaceId);
+  }
+
+  /** Revokes a workspace admin key of this workspace; false when there is no such live key. */
+  async revokeWorkspaceAdmin(workspaceId: string, keyId: string): Promise<boolean> {
+    const revoked = await this.dataSource.transaction(async (manager) => {
+      const changed = await this.keys.revokeInWorkspace(workspaceId, keyId, new Date(), manager);
+      if (changed) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      return changed;
+    });
+    if (revoked) this.forget(keyId);
+    return revoked;
+  }
+
+  private insertKey(kind: KeyKind, projectId: string | null, workspaceId: string | null, name: string, access: KeyAccess, manager?: EntityManager): Promise<IssuedKey> {
     const { secret, hash, prefix } = generateApiKey(kind);
     const entity = Object.assign(new ApiKeyEntity(), {
       id: newId(),
       projectId,
+      workspaceId,
       name,
       keyHash: hash,
       keyPrefix: prefix,

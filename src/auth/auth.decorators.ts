@@ -3,7 +3,7 @@ import { ApiExtension } from '@nestjs/swagger';
 import { Principal, ProjectPrincipal, RequestWithPrincipal } from './principal';
 import { Scope } from './scopes';
 
-export type Access = 'public' | 'admin' | 'project' | 'admin-or-project';
+export type Access = 'public' | 'admin' | 'instance-admin' | 'project' | 'admin-or-project';
 export const ACCESS_KEY = 'parley:access';
 export const SCOPES_KEY = 'parley:scopes';
 
@@ -11,6 +11,8 @@ export const SCOPES_KEY = 'parley:scopes';
 export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies Access);
 /** Needs the admin key (workspaces, projects, API keys). Routes without a decorator need a project key. */
 export const AdminOnly = () => SetMetadata(ACCESS_KEY, 'admin' satisfies Access);
+/** Needs the instance's admin key: not a workspace admin key (limits, which protect the whole instance). */
+export const InstanceAdminOnly = () => SetMetadata(ACCESS_KEY, 'instance-admin' satisfies Access);
 /** Either key (apply, export): the handler decides what a project key may reach (its own project only). */
 export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' satisfies Access);
 

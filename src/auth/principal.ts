@@ -24,6 +24,9 @@ export interface ProjectPrincipal extends PrincipalAccess {
 export interface AdminPrincipal extends PrincipalAccess {
   kind: 'admin';
   keyId: string | null;
+  /** A workspace admin key's workspace; null for the instance's admin key (every workspace). */
+  workspaceId: string | null;
+  workspaceSlug: string | null;
 }
 
 export type Principal = ProjectPrincipal | AdminPrincipal;
@@ -36,6 +39,14 @@ export interface RequestWithPrincipal {
 
 /** Full access: the instance's admin key, and keys stored without scopes. */
 export const ALL_ACCESS: PrincipalAccess = Object.freeze({ scopes: null, environments: null });
+
+/** The instance's admin key: every workspace, every scope. */
+export const INSTANCE_ADMIN = (keyId: string | null): AdminPrincipal => ({ kind: 'admin', keyId, workspaceId: null, workspaceSlug: null, ...ALL_ACCESS });
+
+/** Whether a caller may reach this workspace: an instance admin and the workspace's own keys may. */
+export function reachesWorkspace(principal: Principal, workspaceId: string): boolean {
+  return principal.workspaceId === null || principal.workspaceId === workspaceId;
+}
 
 export function hasScope(principal: Principal, ...anyOf: Scope[]): boolean {
   return grants(principal.scopes, anyOf);

@@ -46,3 +46,9 @@ export function scopesFor(preset: ScopePreset | undefined, scopes: readonly Scop
 export function grants(granted: readonly Scope[] | null, anyOf: readonly Scope[]): boolean {
   return granted === null || anyOf.some((scope) => granted.includes(scope));
 }
+
+/** The scopes of `requested` (null: all) that a key holding `granted` (null: all) does not hold: a key cannot give more than it has. */
+export function scopesBeyond(granted: readonly Scope[] | null, requested: readonly Scope[] | null): Scope[] {
+  if (granted === null) return [];
+  return (requested ?? SCOPES).filter((scope) => !granted.includes(scope));
+}

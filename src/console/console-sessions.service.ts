@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashApiKey } from '../auth/api-key-secret';
 import { ApiKeysService } from '../auth/api-keys.service';
-import { ALL_ACCESS, Principal } from '../auth/principal';
+import { INSTANCE_ADMIN, Principal } from '../auth/principal';
 import { SessionPrincipals } from '../auth/session-cookie';
 import { invalidApiKey } from '../common/errors';
 import { newId } from '../common/ids';
@@ -61,7 +61,7 @@ export class ConsoleSessionsService implements OnModuleInit {
     const row = await this.sessions.findLive(hashApiKey(token), new Date());
     if (!row) return null;
     // The admin key from PARLEY_ADMIN_KEY has no stored row: its sessions last until they expire.
-    if (row.key_id === null) return row.kind === 'admin' ? { kind: 'admin', keyId: null, ...ALL_ACCESS } : null;
+    if (row.key_id === null) return row.kind === 'admin' ? INSTANCE_ADMIN(null) : null;
     const principal = await this.keys.resolveKeyId(row.key_id);
     return principal?.kind === row.kind ? principal : null;
   }

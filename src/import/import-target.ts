@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Principal } from '../auth/principal';
-import { badRequest, forbidden, isMalformedJsonBody, malformedBodyReason } from '../common/errors';
+import { badRequest, forbidden, isMalformedJsonBody, malformedBodyReason, notFound } from '../common/errors';
 import { INVALID_IMPORT } from './import.service';
 
 /** POST /v2/import: `records` (the export's lines, parsed), and the target project for the admin key. */
@@ -30,5 +30,7 @@ export function importTargetOf(principal: Principal, body: ImportBody): ImportTa
     return { kind: 'project', projectId: principal.projectId };
   }
   if (!body.workspace || !body.project) throw badRequest(INVALID_IMPORT, ['workspace and project are required with the admin key']);
+  // A workspace admin key reaches its own workspace only.
+  if (principal.workspaceSlug !== null && body.workspace !== principal.workspaceSlug) throw notFound('Workspace not found');
   return { kind: 'slugs', workspace: body.workspace, project: body.project };
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, RequireScope } from '../auth/auth.decorators';
+import { InstanceAdminOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingsService } from './limit-settings.service';
@@ -8,7 +8,7 @@ import { LimitSettingsService } from './limit-settings.service';
 @ApiTags('Admin: limits')
 @ApiSecurity('admin-key')
 @ApiErrors(401, 403, 404)
-@AdminOnly()
+@InstanceAdminOnly()
 @RequireScope('keys:manage')
 @Controller('v2/workspaces/:workspace/projects/:project')
 export class LimitsController {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, RequireScope } from '../auth/auth.decorators';
+import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
+import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyAccessDto, ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
@@ -22,15 +23,15 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a workspace' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors(400, 409)
-  createWorkspace(@Body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
-    return this.workspaces.createWorkspace(dto);
+  createWorkspace(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
+    return this.workspaces.createWorkspaceAs(caller, dto);
   }
 
   @Get()
   @ApiOperation({ summary: 'List workspaces' })
   @ApiOkResponse({ type: WorkspaceListDto })
-  async listWorkspaces(): Promise<WorkspaceListDto> {
-    return { object: 'list', data: await this.workspaces.listWorkspaces() };
+  async listWorkspaces(@CurrentPrincipal() caller: Principal): Promise<WorkspaceListDto> {
+    return { object: 'list', data: await this.workspaces.listWorkspaces(caller) };
   }
 
   @Idempotent()
@@ -57,8 +58,13 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a project API key', description: 'The key is in this response only; Parley stores its SHA-256 hash.' })
   @ApiOkResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400, 404)
-  createApiKey(@Param('workspace') workspace: string, @Param('project') project: string, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    return this.workspaces.createApiKey(workspace, project, dto);
+  createApiKey(
+    @CurrentPrincipal() caller: Principal,
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Body() dto: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyDto> {
+    return this.workspaces.createApiKeyAs(caller, workspace, project, dto);
   }
 
   @Get(':workspace/projects/:project/api-keys')
@@ -77,12 +83,13 @@ export class WorkspacesController {
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiErrors(400, 404)
   setApiKeyAccess(
+    @CurrentPrincipal() caller: Principal,
     @Param('workspace') workspace: string,
     @Param('project') project: string,
     @Param('keyId') keyId: string,
     @Body() dto: ApiKeyAccessDto,
   ): Promise<ApiKeyDto> {
-    return this.workspaces.setApiKeyAccess(workspace, project, keyId, dto);
+    return this.workspaces.setApiKeyAccess(caller, workspace, project, keyId, dto);
   }
 
   @Delete(':workspace/projects/:project/api-keys/:keyId')

@@ -1,5 +1,5 @@
 import { ApiKeyEntity } from '../auth/api-key.entity';
-import { ApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyDto, WorkspaceAdminKeyDto } from './dto/api-key.dto';
 import { ProjectDto, WorkspaceDto } from './dto/workspace.dto';
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
@@ -27,6 +27,16 @@ export const toApiKeyDto = (k: ApiKeyEntity): ApiKeyDto => ({
   projectId: k.projectId!,
   scopes: k.scopes,
   environments: k.environments,
+  createdAt: k.createdAt.toISOString(),
+  revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
+});
+
+export const toWorkspaceAdminKeyDto = (k: ApiKeyEntity): WorkspaceAdminKeyDto => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.keyPrefix,
+  workspaceId: k.workspaceId!,
+  scopes: k.scopes,
   createdAt: k.createdAt.toISOString(),
   revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
 });

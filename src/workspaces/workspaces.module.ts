@@ -3,14 +3,16 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EnvironmentsModule } from '../registry/environments/environments.module';
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
+import { WorkspaceAdminKeysController } from './workspace-admin-keys.controller';
+import { WorkspaceAdminKeysService } from './workspace-admin-keys.service';
 import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, ProjectEntity]), EnvironmentsModule],
-  controllers: [WorkspacesController],
-  providers: [WorkspacesRepository, WorkspacesService],
+  controllers: [WorkspacesController, WorkspaceAdminKeysController],
+  providers: [WorkspacesRepository, WorkspacesService, WorkspaceAdminKeysService],
   exports: [WorkspacesService],
 })
 export class WorkspacesModule {}

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
+import { Principal, reachesWorkspace } from '../auth/principal';
 import { scopesFor } from '../auth/scopes';
+import { assertInstanceAdmin, assertWithinGrant } from './key-grants';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
@@ -45,8 +47,15 @@ export class WorkspacesService {
     }
   }
 
-  async listWorkspaces(): Promise<WorkspaceDto[]> {
-    return (await this.repo.listWorkspaces()).map(toWorkspaceDto);
+  /** POST /v2/workspaces: the instance's admin key only. */
+  createWorkspaceAs(caller: Principal, dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
+    assertInstanceAdmin(caller);
+    return this.createWorkspace(dto);
+  }
+
+  /** Every workspace for the instance's admin key; its own for a workspace admin key. */
+  async listWorkspaces(caller: Principal): Promise<WorkspaceDto[]> {
+    return (await this.repo.listWorkspaces()).filter((w) => reachesWorkspace(caller, w.id)).map(toWorkspaceDto);
   }
 
   /** The project and its default environments, in one transaction (the caller's, when given). */
@@ -83,14 +92,21 @@ export class WorkspacesService {
     return { ...toApiKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug, project: project.slug };
   }
 
+  /** POST .../api-keys: a caller gives at most the scopes it holds. */
+  createApiKeyAs(caller: Principal, workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes));
+    return this.createApiKey(workspaceSlug, projectSlug, dto);
+  }
+
   async listApiKeys(workspaceSlug: string, projectSlug: string): Promise<ApiKeyDto[]> {
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
     return (await this.keys.listForProject(project.id)).map(toApiKeyDto);
   }
 
   /** Replaces a key's scopes and environments; the key's next request sees them (on every instance). */
-  async setApiKeyAccess(workspaceSlug: string, projectSlug: string, keyId: string, dto: ApiKeyAccessDto): Promise<ApiKeyDto> {
+  async setApiKeyAccess(caller: Principal, workspaceSlug: string, projectSlug: string, keyId: string, dto: ApiKeyAccessDto): Promise<ApiKeyDto> {
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
+    assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes));
     const updated = isUuid(keyId) ? await this.keys.setAccess(project.id, keyId, accessOf(dto)) : null;
     if (!updated) throw notFound('API key not found');
     return toApiKeyDto(updated);

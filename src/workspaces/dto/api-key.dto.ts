@@ -3,8 +3,8 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, Matches } from 
 import { PRESET_NAMES, Scope, ScopePreset, SCOPES } from '../../auth/scopes';
 import { Optional, SLUG_PATTERN, Text } from '../../common/validation';
 
-/** Scopes and environments of a key (docs/security.md, "Scopes"); shared by create and update. */
-export class ApiKeyAccessDto {
+/** The scopes of a key (docs/security.md, "Scopes"): a preset and/or a list. */
+export class KeyScopesDto {
   @Optional()
   @ApiProperty({ enum: PRESET_NAMES, description: 'a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given' })
   @IsIn(PRESET_NAMES)
@@ -17,7 +17,10 @@ export class ApiKeyAccessDto {
   @ArrayMaxSize(SCOPES.length)
   @IsIn(SCOPES, { each: true })
   scopes?: Scope[];
+}
 
+/** Scopes and environments of a project key; shared by create and update. */
+export class ApiKeyAccessDto extends KeyScopesDto {
   @Optional({ nullable: true })
   @ApiProperty({ type: [String], nullable: true, example: ['production'], description: 'the environments the key may invoke (slugs); absent or null: all' })
   @IsArray()
@@ -60,4 +63,30 @@ export class ApiKeyRevokedDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ enum: ['api_key.revoked'] }) object: 'api_key.revoked';
   @ApiProperty({ enum: [true] }) revoked: true;
+}
+
+export class CreateWorkspaceAdminKeyDto extends KeyScopesDto {
+  @Optional()
+  @Text({ min: 1, max: 200, example: 'acme-admin', description: 'a label; defaults to "workspace-admin"' })
+  name?: string;
+}
+
+export class WorkspaceAdminKeyDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'acme-admin' }) name: string;
+  @ApiProperty({ example: 'ak_Xq3v9aB' }) prefix: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty({ type: [String], enum: SCOPES, nullable: true, description: 'null: every scope' }) scopes: Scope[] | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) revokedAt: string | null;
+}
+
+export class CreatedWorkspaceAdminKeyDto extends WorkspaceAdminKeyDto {
+  @ApiProperty({ description: 'the secret; shown only in this response, stored only as a SHA-256 hash' }) key: string;
+  @ApiProperty({ example: 'acme' }) workspace: string;
+}
+
+export class WorkspaceAdminKeyListDto {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [WorkspaceAdminKeyDto] }) data: WorkspaceAdminKeyDto[];
 }

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { Principal } from '../auth/principal';
+import { scopesFor } from '../auth/scopes';
+import { notFound } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { ApiKeyRevokedDto, CreatedWorkspaceAdminKeyDto, CreateWorkspaceAdminKeyDto, WorkspaceAdminKeyDto } from './dto/api-key.dto';
+import { assertWithinGrant } from './key-grants';
+import { toWorkspaceAdminKeyDto } from './workspaces.mapper';
+import { WorkspacesService } from './workspaces.service';
+
+/**
+ * Workspace admin keys (docs/security.md, "Workspace admin keys"): admin keys that manage one
+ * workspace's projects and keys, so the instance's admin key can stay in a vault. The guard keeps
+ * them out of other workspaces' paths; the workspace is looked up here as for any admin route.
+ */
+@Injectable()
+export class WorkspaceAdminKeysService {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  async create(caller: Principal, workspaceSlug: string, dto: CreateWorkspaceAdminKeyDto): Promise<CreatedWorkspaceAdminKeyDto> {
+    const workspace = await this.workspaces.findWorkspace(workspaceSlug);
+    if (!workspace) throw notFound('Workspace not found');
+    const scopes = scopesFor(dto.preset, dto.scopes);
+    assertWithinGrant(caller, scopes);
+    const issued = await this.keys.issueWorkspaceAdmin(workspace.id, dto.name ?? 'workspace-admin', { scopes });
+    return { ...toWorkspaceAdminKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug };
+  }
+
+  async list(workspaceSlug: string): Promise<WorkspaceAdminKeyDto[]> {
+    const workspace = await this.workspaces.findWorkspace(workspaceSlug);
+    if (!workspace) throw notFound('Workspace not found');
+    return (await this.keys.listForWorkspace(workspace.id)).map(toWorkspaceAdminKeyDto);
+  }
+
+  async revoke(workspaceSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {
+    const workspace = await this.workspaces.findWorkspace(workspaceSlug);
+    if (!workspace) throw notFound('Workspace not found');
+    if (!isUuid(keyId) || !(await this.keys.revokeWorkspaceAdmin(workspace.id, keyId))) throw notFound('API key not found');
+    return { id: keyId, object: 'api_key.revoked', revoked: true };
+  }
+}
