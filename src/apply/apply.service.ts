@@ -98,7 +98,7 @@ export class ApplyService {
     assertReachable(caller, file.workspace);
     if (!mayApply(caller, file)) throw forbidden('API key does not belong to this project');
     // Limits are the operator's: neither a project key nor a workspace admin key may lift its own.
-    if (file.limits && writerOf(caller) !== 'operator') throw forbidden("Limits in parley.yaml can only be applied with the instance's admin key");
+    if (file.limits && writerOf(caller) !== 'operator') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller);
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
