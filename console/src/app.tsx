@@ -28,6 +28,23 @@ export function App() {
       </Routes>
     );
   }
+  if (session.data.kind === 'admin') {
+    // The admin key manages workspaces, projects, keys and limits; prompts, logs and threads are a project key's.
+    return (
+      <div className="shell">
+        <Header />
+        <nav className="sidebar" aria-label="Console">
+          <NavLink to="/keys">Keys and limits</NavLink>
+        </nav>
+        <main className="content">
+          <Routes>
+            <Route path="/keys" element={<KeysScreen />} />
+            <Route path="*" element={<Navigate to="/keys" replace />} />
+          </Routes>
+        </main>
+      </div>
+    );
+  }
   return (
     <div className="shell">
       <Header />

@@ -73,7 +73,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     };
     page.on('response', onResponse);
     const res = await page.goto(`${server.url}/console`);
-    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
     page.off('response', onResponse);
     const csp = res!.headers()['content-security-policy'];
     expect(csp).toMatch(/script-src 'self';/);
@@ -87,7 +87,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   it('signs in with the project key; the session cookie is HttpOnly and SameSite=Strict', async () => {
     await page.getByLabel('API key').fill(projectKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Prompts and assistants' }).waitFor();
+    await page.getByRole('heading', { name: 'Prompts and assistants', exact: true }).waitFor();
     const cookie = (await browser.context.cookies()).find((c) => c.name === 'parley_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
     projectCookie = `parley_session=${cookie.value}`;
@@ -98,7 +98,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
 
   it('edits the demo prompt, runs the draft streamed, and saves it as version 2', async () => {
     await page.getByRole('link', { name: 'demo-prompt' }).click();
-    await page.getByRole('heading', { name: 'Versions' }).waitFor();
+    await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
     await accessible('prompt');
     await page.getByRole('link', { name: 'Edit in playground' }).click();
     const template = page.getByRole('textbox', { name: 'Template message 1 (system)' });
@@ -155,7 +155,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
 
   it('filters the logs by the prompt, opens the newest log, and opens it in the playground pre-filled', async () => {
     await page.getByRole('link', { name: 'Logs', exact: true }).click();
-    await page.getByRole('heading', { name: 'Logs' }).waitFor();
+    await page.getByRole('heading', { name: 'Logs', exact: true }).waitFor();
     await choose('Prompt', 'demo-prompt');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/\/console\/logs\?slug=demo-prompt$/);
@@ -176,7 +176,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const call = await api('POST', '/default/default/demo-assistant/production', { key: projectKey, body: { messages: [{ role: 'user', content: XSS_MESSAGE }] } });
     expect(call.status).toBe(200);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
-    await page.getByRole('heading', { name: 'Threads' }).waitFor();
+    await page.getByRole('heading', { name: 'Threads', exact: true }).waitFor();
     await accessible('threads');
     await page.getByRole('table').getByRole('link').first().click();
     const transcript = page.getByRole('list', { name: 'Transcript' });
@@ -209,13 +209,13 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
 
   it('with the admin key: creates a key (it works on the API) and revokes it (401 on the API)', async () => {
     await page.getByRole('link', { name: 'Keys and providers' }).click();
-    await page.getByRole('heading', { name: 'Providers' }).waitFor();
+    await page.getByRole('heading', { name: 'Providers', exact: true }).waitFor();
     await accessible('providers');
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
     await page.getByLabel('API key').fill(adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Keys and providers' }).click();
+    await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
     await choose('Workspace', 'default');
     await choose('Project', 'default');
     await page.getByLabel("New key's name").fill('browser-test');
@@ -236,7 +236,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const adminCookie = `parley_session=${cookie.value}`;
     expect((await api('GET', '/v2/workspaces', { cookie: adminCookie })).status).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in to Parley' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
     expect((await api('GET', '/v2/workspaces', { cookie: adminCookie })).status).toBe(401);
     // The project session was signed out the same way earlier.
     expect((await api('GET', '/v2/prompts', { cookie: projectCookie })).status).toBe(401);

@@ -16,7 +16,7 @@ export function KeysScreen() {
   const session = useSession().data!;
   return (
     <>
-      <h1>Keys, limits and providers</h1>
+      <h1>{session.kind === 'admin' ? 'Keys and limits' : 'Keys, limits and providers'}</h1>
       {session.kind === 'admin' ? (
         <AdminKeys />
       ) : (
