@@ -77,7 +77,7 @@ export async function postgresWorkerDatabases(base: string, workers: number): Pr
     await admin.query(`CREATE DATABASE "${template}"`);
   });
   const config = loadAppConfig({ ...process.env, DATABASE_URL: databaseUrlNamed(base, template) });
-  const dataSource = new DataSource({ ...buildDataSourceOptions(config), poolSize: 1 } as never);
+  const dataSource = new DataSource(buildDataSourceOptions(config));
   await dataSource.initialize();
   try {
     await runMigrations(dataSource, false, config.schemaMode);
