@@ -180,6 +180,18 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
     });
   });
 
+  it('keeps cache reads, cache writes and uncached input apart, plain and streamed', async () => {
+    const usage = { input_tokens: 7, cache_read_input_tokens: 300, cache_creation_input_tokens: 50, output_tokens: 9 };
+    const kinds = { input: 7, cacheRead: 300, cacheWrite: 50, reasoning: 0, output: 9 };
+    fake.setNext(anthropicJson(anthropicMessage({ text: 'ok', usage })), anthropicStream(anthropicEvents({ text: ['o', 'k'], usage })));
+    const result = await provider.complete({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }, creds);
+    expect(result.tokens).toEqual(kinds);
+    expect(result.completion.usage).toEqual({ prompt_tokens: 357, completion_tokens: 9, total_tokens: 366, prompt_tokens_details: { cached_tokens: 300 } });
+    const stream = provider.stream({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }, creds);
+    await collect(stream);
+    expect(stream.tokens).toEqual(kinds);
+  });
+
   it('streams text as chat.completion.chunk objects', async () => {
     const stream = provider.stream({ model: 'claude-x', messages: [{ role: 'user', content: 'one two three' }] }, creds);
     const chunks = await collect(stream);

@@ -17,6 +17,7 @@ import {
 } from './provider.types';
 import { ChunkStream, rejectWith } from './provider-stream';
 import { sseChunks } from './sse-stream';
+import { tokensFromAnthropic } from './token-usage';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -41,7 +42,7 @@ export class AnthropicProvider implements ProviderAdapter {
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toAnthropicBody(req);
     const message = (await this.http.json(this.call(creds, body, 'application/json'), opts)) as Message;
-    return { completion: fromAnthropicMessage(message), providerRequest: body, providerResponse: message };
+    return { completion: fromAnthropicMessage(message), providerRequest: body, providerResponse: message, tokens: tokensFromAnthropic(message.usage ?? {}) };
   }
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {

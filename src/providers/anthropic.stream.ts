@@ -1,9 +1,10 @@
 /** Anthropic Messages API stream events -> chat.completion.chunk objects. */
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { finishReasonFor, promptTokens } from './anthropic.translate';
-import type { ChatCompletionChunk, CompletionUsage } from './provider.types';
-import { ChunkHeader, makeChunk, usageOf } from './provider-stream';
+import { finishReasonFor } from './anthropic.translate';
+import type { ChatCompletionChunk } from './provider.types';
+import { ChunkHeader, makeChunk } from './provider-stream';
+import { TokenCounts, tokensFromAnthropic } from './token-usage';
 import type { EventTranslator } from './sse-stream';
 import { streamErrorEvent } from './upstream-errors';
 
@@ -16,16 +17,16 @@ export class AnthropicStreamTranslator implements EventTranslator {
   private head: ChunkHeader;
   private readonly toolIndexByBlock = new Map<number, number>();
   private readonly toolsWithArguments = new Set<number>();
-  private inputTokens = 0;
-  private outputTokens = 0;
+  /** message_start reports the prompt's tokens; message_delta the output so far (and may restate the rest). */
+  private reported: Parameters<typeof tokensFromAnthropic>[0] = {};
   finished = false;
 
   constructor(model: string) {
     this.head = { id: '', created: Math.floor(Date.now() / 1000), model };
   }
 
-  get usage(): CompletionUsage {
-    return usageOf(this.inputTokens, this.outputTokens);
+  get tokens(): TokenCounts {
+    return tokensFromAnthropic(this.reported);
   }
 
   translate(message: EventSourceMessage): ChatCompletionChunk[] {
@@ -46,8 +47,7 @@ export class AnthropicStreamTranslator implements EventTranslator {
     switch (event.type) {
       case 'message_start':
         this.head = { ...this.head, id: event.message.id, model: event.message.model };
-        this.inputTokens = promptTokens(event.message.usage);
-        this.outputTokens = event.message.usage.output_tokens ?? 0;
+        this.reported = { ...event.message.usage };
         return [makeChunk(this.head, { role: 'assistant', content: '' })];
       case 'content_block_start': {
         const block = event.content_block;
@@ -75,8 +75,9 @@ export class AnthropicStreamTranslator implements EventTranslator {
         return [makeChunk(this.head, { tool_calls: [{ index, function: { arguments: '{}' } }] })];
       }
       case 'message_delta':
-        if (event.usage.output_tokens != null) this.outputTokens = event.usage.output_tokens;
-        if (event.usage.input_tokens != null) this.inputTokens = promptTokens(event.usage);
+        for (const [field, value] of Object.entries(event.usage)) {
+          if (typeof value === 'number') (this.reported as Record<string, number>)[field] = value;
+        }
         if (!event.delta.stop_reason) return [];
         this.finished = true;
         return [makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason))];

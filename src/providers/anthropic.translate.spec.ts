@@ -100,6 +100,6 @@ describe('Anthropic translation', () => {
     const deltas = events.flatMap((e) => translator.translate({ event: e.type, data: JSON.stringify(e) })).map((c) => c.choices[0]);
     expect(deltas.map((d) => d.delta.tool_calls?.[0]?.function?.arguments)).toEqual([undefined, '', '{}', undefined]);
     expect(deltas[3].finish_reason).toBe('tool_calls');
-    expect([translator.finished, translator.usage]).toEqual([true, { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 }]);
+    expect([translator.finished, translator.tokens]).toEqual([true, { input: 3, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 9 }]);
   });
 });

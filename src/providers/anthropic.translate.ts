@@ -33,8 +33,8 @@ import type {
   ProviderRequest,
 } from './provider.types';
 import { ProviderError } from './provider.types';
-import { usageOf } from './provider-stream';
 import { ANTHROPIC_THINKING_BUDGET, ReasoningFields } from './reasoning';
+import { completionUsageOf, tokensFromAnthropic } from './token-usage';
 
 /** Anthropic requires max_tokens; this is used when the request has none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
@@ -221,11 +221,6 @@ export function finishReasonFor(stop: StopReason | null | undefined): FinishReas
   }
 }
 
-/** Input tokens, cache writes and reads included: together they are what the prompt cost. */
-export function promptTokens(usage: { input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
-  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-}
-
 export function fromAnthropicMessage(message: Message): ChatCompletion {
   const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   const thinking = message.content.flatMap((block) => (block.type === 'thinking' ? [block] : []));
@@ -256,6 +251,6 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
         finish_reason: finishReasonFor(message.stop_reason),
       },
     ],
-    usage: usageOf(promptTokens(message.usage), message.usage.output_tokens ?? 0),
+    usage: completionUsageOf(tokensFromAnthropic(message.usage)),
   };
 }

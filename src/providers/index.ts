@@ -10,3 +10,4 @@ export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.translate';
 export { DEFAULT_UPSTREAM_SETTINGS } from './upstream-http';
 export { ANTHROPIC_THINKING_BUDGET, REASONING_EFFORTS, reasoningTextOf, withoutReasoning } from './reasoning';
 export type { ReasoningEffort, ReasoningFields } from './reasoning';
+export * from './token-usage';

@@ -35,7 +35,8 @@ import {
   ProviderResult,
   ProviderStream,
 } from './provider.types';
-import { ChunkHeader, ChunkStream, makeChunk, usageOf } from './provider-stream';
+import { ChunkHeader, ChunkStream, makeChunk } from './provider-stream';
+import { completionUsageOf, plainTokens } from './token-usage';
 
 export const LOCAL_MODELS: readonly string[] = ['echo'];
 
@@ -81,15 +82,16 @@ export class LocalProvider implements ProviderAdapter {
             tool_calls: [{ id: answer.id, type: 'function', function: { name: answer.name, arguments: answer.arguments } }],
           };
     const finish = answer.kind === 'text' ? answer.finish : 'tool_calls';
+    const tokens = this.tokens(req, answer);
     const completion: ChatCompletion = {
       id: `chatcmpl-${randomUUID()}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.model,
       choices: Array.from({ length: choiceCount(req) }, (_, index) => ({ index, message, logprobs: null, finish_reason: finish })),
-      usage: this.usage(req, answer),
+      usage: completionUsageOf(tokens),
     };
-    return { completion, providerRequest: req, providerResponse: completion };
+    return { completion, providerRequest: req, providerResponse: completion, tokens };
   }
 
   stream(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
@@ -117,7 +119,7 @@ export class LocalProvider implements ProviderAdapter {
         }
       }
       throwIfAborted(signal);
-      if (index === count - 1) sink.usage = this.usage(req, answer);
+      if (index === count - 1) sink.tokens = this.tokens(req, answer);
       yield makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls', index);
     }
   }
@@ -144,9 +146,9 @@ export class LocalProvider implements ProviderAdapter {
     return cut === undefined ? { kind: 'text', text, finish: 'stop' } : { kind: 'text', text: cut, finish: 'length' };
   }
 
-  private usage(req: ProviderRequest, answer: Answer) {
+  private tokens(req: ProviderRequest, answer: Answer) {
     const prompt = req.messages.reduce((sum, m) => sum + countWords(contentText(m.content)), 0);
-    return usageOf(prompt, countWords(answer.kind === 'text' ? answer.text : answer.arguments) * choiceCount(req));
+    return plainTokens(prompt, countWords(answer.kind === 'text' ? answer.text : answer.arguments) * choiceCount(req));
   }
 }
 

@@ -123,6 +123,18 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
     expect(result.completion.choices[0].message.content).toBe('hi there');
   });
 
+  it('splits usage into uncached, cached, reasoning and output tokens, plain and streamed', async () => {
+    const usage = { prompt_tokens: 100, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 25 } };
+    const kinds = { input: 40, cacheRead: 60, cacheWrite: 0, reasoning: 25, output: 15 };
+    const shown = { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 25 } };
+    fake.setNext(openaiJson(openaiCompletion({ content: 'ok', usage })), openaiStream(openaiChunks({ content: ['o', 'k'], usage })));
+    const result = await provider.complete({ model: 'o3', messages: [{ role: 'user', content: 'hi' }] }, creds);
+    expect([result.tokens, result.completion.usage]).toEqual([kinds, shown]);
+    const stream = provider.stream({ model: 'o3', messages: [{ role: 'user', content: 'hi' }] }, creds);
+    await collect(stream);
+    expect([stream.tokens, stream.usage]).toEqual([kinds, shown]);
+  });
+
   it('streams text chunks, asks for usage and keeps it off the yielded chunks', async () => {
     const stream = provider.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three' }], seed: 7 }, creds);
     const chunks = await collect(stream);

@@ -16,6 +16,7 @@ import {
 import { ChunkStream, rejectWith } from './provider-stream';
 import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './openai.translate';
 import { sseChunks } from './sse-stream';
+import { tokensFromOpenAI } from './token-usage';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -33,11 +34,13 @@ export class OpenAIProvider implements ProviderAdapter {
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toOpenAIBody(req);
     const raw = (await this.http.json(this.call(creds, body, 'application/json'), opts)) as ChatCompletion;
-    return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw };
+    const tokens = raw.usage ? tokensFromOpenAI(raw.usage) : undefined;
+    return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw, ...(tokens ? { tokens } : {}) };
   }
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
-    // include_usage: the upstream appends a usage-only chunk, kept on `stream.usage`, not yielded.
+    // include_usage, whether or not the client asked for it: the upstream appends a usage-only
+    // chunk, kept on `stream.tokens` for the log and the cost, not yielded.
     let body: ChatCompletionCreateParamsStreaming;
     try {
       body = { ...toOpenAIBody(req), stream: true, stream_options: { include_usage: true } };

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, CompletionUsage, ProviderRequest } from './provider.types';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, ProviderRequest } from './provider.types';
+import { completionUsageOf, TokenCounts, tokensFromOpenAI } from './token-usage';
 import type { EventTranslator } from './sse-stream';
 import { ProviderError } from './provider.types';
 import { reasoningTextOf, withoutReasoning } from './reasoning';
@@ -43,18 +44,6 @@ function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMes
   return rest;
 }
 
-export function normaliseUsage(usage: CompletionUsage): CompletionUsage {
-  const prompt = usage.prompt_tokens ?? 0;
-  const completion = usage.completion_tokens ?? 0;
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: usage.total_tokens ?? prompt + completion,
-    ...(typeof reasoning === 'number' ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
-  };
-}
-
 /** Compatible servers differ in what they omit; fill in the fields the chat-completion shape has. */
 export function normaliseCompletion(raw: ChatCompletion, model: string): ChatCompletion {
   return {
@@ -78,7 +67,7 @@ export function normaliseCompletion(raw: ChatCompletion, model: string): ChatCom
         finish_reason: choice.finish_reason ?? 'stop',
       };
     }),
-    ...(raw.usage ? { usage: normaliseUsage(raw.usage) } : {}),
+    ...(raw.usage ? { usage: completionUsageOf(tokensFromOpenAI(raw.usage)) } : {}),
   };
 }
 
@@ -105,7 +94,7 @@ export function normaliseChunk(raw: ChatCompletionChunk, model: string): ChatCom
 export class OpenAIEventTranslator implements EventTranslator {
   readonly endMarker = 'a finish_reason';
   finished = false;
-  usage: CompletionUsage | undefined;
+  tokens: TokenCounts | undefined;
 
   constructor(private readonly model: string) {}
 
@@ -113,7 +102,7 @@ export class OpenAIEventTranslator implements EventTranslator {
     if (event.data.startsWith('[DONE]')) return [];
     const data = JSON.parse(event.data) as ChatCompletionChunk & { error?: unknown };
     if (event.event === 'error' || data?.error) throw streamErrorEvent('openai', data);
-    if (data.usage) this.usage = normaliseUsage(data.usage);
+    if (data.usage) this.tokens = tokensFromOpenAI(data.usage);
     if (!data.choices?.length) return [];
     this.finished ||= data.choices.some((choice) => choice.finish_reason);
     return [normaliseChunk(data, this.model)];

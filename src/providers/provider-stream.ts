@@ -1,13 +1,18 @@
 /** Building blocks the adapters share for streamed completions. */
 import type { ChatCompletionChunk, CompletionUsage, ProviderStream } from './provider.types';
+import { completionUsageOf, TokenCounts } from './token-usage';
 
 type ChunkDelta = ChatCompletionChunk.Choice.Delta;
 type FinishReason = ChatCompletionChunk.Choice['finish_reason'];
 
 /** A ProviderStream whose chunks come from a generator that may record `usage` on the way. */
 export class ChunkStream implements ProviderStream {
-  usage: CompletionUsage | undefined;
+  tokens: TokenCounts | undefined;
   private started = false;
+
+  get usage(): CompletionUsage | undefined {
+    return this.tokens && completionUsageOf(this.tokens);
+  }
 
   constructor(
     readonly providerRequest: object,
@@ -36,10 +41,6 @@ export function makeChunk(head: ChunkHeader, delta: ChunkDelta, finish: FinishRe
     model: head.model,
     choices: [{ index, delta, finish_reason: finish }],
   };
-}
-
-export function usageOf(prompt: number, completion: number): CompletionUsage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** The body of a stream whose first next() rejects with `err` (a request that cannot be translated fails like an upstream refusal). */

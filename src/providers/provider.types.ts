@@ -12,6 +12,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from 'openai/resources/shared';
+import type { TokenCounts } from './token-usage';
 
 export type {
   ChatCompletion,
@@ -82,16 +83,20 @@ export interface ProviderResult {
   providerRequest: object;
   /** The body received from upstream, for the request log. */
   providerResponse: object;
+  /** The usage by kind of token, when the upstream reported it (completion.usage is its OpenAI-shaped sum). */
+  tokens?: TokenCounts;
 }
 
 /**
  * A streamed completion. The upstream request starts on the first `next()`; a failure before any
  * chunk (429, 5xx after retries, timeout) rejects that first `next()` with a ProviderError, so the
  * caller can pull the first chunk before it commits its own response headers. Iterate once.
- * Usage-only chunks are not yielded: token usage is on `usage` once iteration has ended.
+ * Usage-only chunks are not yielded: token usage is on `tokens` (by kind) and `usage` (OpenAI's
+ * shape) once iteration has ended; after a failure mid-stream they hold what was reported so far.
  */
 export interface ProviderStream extends AsyncIterable<ChatCompletionChunk> {
   readonly providerRequest: object;
+  readonly tokens: TokenCounts | undefined;
   readonly usage: CompletionUsage | undefined;
 }
 

@@ -5,7 +5,8 @@
  */
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { StringDecoder } from 'node:string_decoder';
-import type { ChatCompletionChunk, CompletionUsage, ProviderCallOptions } from './provider.types';
+import type { ChatCompletionChunk, ProviderCallOptions } from './provider.types';
+import type { TokenCounts } from './token-usage';
 import { ProviderError } from './provider.types';
 import { ChunkStream } from './provider-stream';
 import { toProviderError } from './upstream-errors';
@@ -20,7 +21,8 @@ export interface EventTranslator {
   translate(event: EventSourceMessage): ChatCompletionChunk[];
   /** True once the upstream said why the answer ended (finish_reason, stop_reason). */
   readonly finished: boolean;
-  readonly usage: CompletionUsage | undefined;
+  /** The usage reported so far. */
+  readonly tokens: TokenCounts | undefined;
   /** What is missing when the stream ends unfinished, e.g. "a finish_reason". */
   readonly endMarker: string;
 }
@@ -54,7 +56,7 @@ export async function* sseChunks(
       if (parseFailure) throw new ProviderError('upstream', `${provider} upstream sent an event longer than ${MAX_EVENT_CHARS} characters`, { provider });
       for (let i = 0; i < events.length; i += 1) {
         const chunks = translator.translate(events[i]);
-        sink.usage = translator.usage;
+        sink.tokens = translator.tokens;
         for (const chunk of chunks) {
           // Once the caller has aborted, events already buffered are not handed out.
           if (opts.signal?.aborted) throw new ProviderError('aborted', `${provider} request cancelled by the caller`, { provider });

@@ -21,7 +21,8 @@ import { Behaviour, FakeUpstream, RecordedRequest, startFakeUpstream } from './f
 export type { Behaviour, FakeUpstream, RecordedRequest } from './fake-upstream';
 
 type ToolUse = { id: string; name: string; input: Record<string, unknown> };
-type Usage = { input_tokens: number; output_tokens: number };
+/** Usage as the Messages API reports it: `input_tokens` excludes the cache reads and writes. */
+type Usage = { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 
 export function anthropicMessage(opts: { text?: string; toolUses?: ToolUse[]; stopReason?: string; model?: string; usage?: Usage }) {
   const content: object[] = [];
@@ -55,7 +56,7 @@ export function anthropicEvents(opts: {
   const push = (data: { type: string; [field: string]: unknown }) => events.push({ event: data.type, data });
   push({
     type: 'message_start',
-    message: { ...anthropicMessage({ model: opts.model, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } }), content: [], stop_reason: null },
+    message: { ...anthropicMessage({ model: opts.model, usage: { ...usage, output_tokens: 1 } }), content: [], stop_reason: null },
   });
   let index = 0;
   if (opts.text) {

@@ -8,6 +8,7 @@
  *   fake.setNext(openaiStream(openaiChunks({ content: ['Hel', 'lo'] })))
  *   await fake.close()
  *
+ * Usage may carry `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`.
  * With nothing queued it behaves like a model that echoes the last user message (word-split
  * chunks and a usage chunk when `stream` / `stream_options.include_usage` are set), model name as
  * asked. Other paths answer 404 in the OpenAI error format.
@@ -17,13 +18,20 @@ import { Behaviour, FakeUpstream, RecordedRequest, startFakeUpstream } from './f
 export type { Behaviour, FakeUpstream, RecordedRequest } from './fake-upstream';
 
 type ToolCall = { id: string; name: string; arguments: string };
+/** Usage as OpenAI reports it; the details (cached prompt tokens, reasoning tokens) are optional. */
+export type OpenAIUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+};
 
 export function openaiCompletion(opts: {
   content?: string | null;
   toolCalls?: ToolCall[];
   finishReason?: string;
   model?: string;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: OpenAIUsage;
 }) {
   const toolCalls = opts.toolCalls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   const usage = opts.usage ?? { prompt_tokens: 5, completion_tokens: 3 };
@@ -51,7 +59,7 @@ export function openaiChunks(opts: {
   toolCalls?: Array<{ id: string; name: string; argumentPieces: string[] }>;
   finishReason?: string;
   model?: string;
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  usage?: OpenAIUsage | null;
 }) {
   const head = { id: 'chatcmpl-fake-stream', object: 'chat.completion.chunk', created: 1_700_000_000, model: opts.model ?? 'gpt-fake' };
   const chunk = (delta: object, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta, finish_reason: finish }] });
