@@ -118,7 +118,7 @@ describe('request logs', () => {
         'id', 'url', 'metadata', 'promptId', 'threadId', 'projectId', 'requestIP', 'variables', 'parameters', 'promptSlug', 'environment',
         'providerKeyId', 'projectSlug', 'requestData', 'deploymentId', 'organizationId', 'projectAPIKeyId', 'organizationSlug',
         'deploymentVersion', 'promptHistoryHash', 'providerOrganization', 'stream', 'assistant', 'doNotRecord', 'startedAt',
-        'kind', 'version', 'provider', 'model', 'status', 'error', 'latencyMs', 'timeToFirstTokenMs', 'usage',
+        'kind', 'version', 'provider', 'model', 'status', 'error', 'latencyMs', 'timeToFirstTokenMs', 'usage', 'costUsd', 'priceRef',
         'request', 'response', 'threadMessageIds',
       ].sort(),
     );

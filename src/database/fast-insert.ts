@@ -15,6 +15,15 @@ const MAX_STATEMENTS = 500;
  */
 export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[]): Promise<void> {
   if (rows.length === 0) return;
+  const { sql, parameters } = insertOf(manager, target, rows);
+  await runStatement(manager, sql, parameters);
+}
+
+/**
+ * The INSERT fastInsert would run, as SQL text and parameters ($1 first), for a caller that sends
+ * it together with more in one statement (the request logs and their usage rollups).
+ */
+export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[]): { sql: string; parameters: unknown[] } {
   const metadata = manager.connection.getMetadata(target);
   const columns = metadata.columns;
   let shape = metadata.tablePath;
@@ -36,6 +45,11 @@ export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager
       parameters.push(value === null ? null : column.type === 'jsonb' || column.type === 'json' ? JSON.stringify(value) : value);
     }
   }
+  return { sql, parameters };
+}
+
+/** One statement: on the pool outside a transaction on PostgreSQL, else through the manager. */
+export async function runStatement(manager: EntityManager, sql: string, parameters: unknown[]): Promise<void> {
   const pool = outsideTransactionPool(manager);
   if (pool) await pool.query(sql, parameters);
   else await manager.query(sql, parameters);

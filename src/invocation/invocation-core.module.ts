@@ -7,6 +7,7 @@ import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadsModule } from '../threads/threads.module';
+import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationRecorder } from './invocation-recorder';
 import { InvocationService } from './invocation.service';
 
@@ -23,6 +24,7 @@ import { InvocationService } from './invocation.service';
     ThreadsModule,
     MessagesModule,
     RequestLogsModule,
+    PricingModule,
     // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
     ProvidersModule.registerAsync({
       inject: [AppConfig],

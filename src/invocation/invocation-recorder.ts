@@ -7,12 +7,13 @@ import { newId } from '../common/ids';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
-import type { ChatCompletion, CompletionUsage } from '../providers';
+import { completionTokensOf, promptTokensOf, tokensFromOpenAI, type ChatCompletion, type CompletionUsage, type TokenCounts } from '../providers';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { elideHistory } from '../request-logs/thread-range';
 import { ThreadsService } from '../threads/threads.service';
+import { CallCost, PricesService } from '../usage/pricing/prices.service';
 import { PreparedInvocation } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
 import { replyMessage } from './invoke-request';
@@ -25,6 +26,10 @@ export interface InvokeOutcome {
   providerRequest?: object;
   providerResponse?: object;
   usage?: CompletionUsage;
+  /** The usage by kind, as the provider reported it (preferred over `usage`, which has no cache writes). */
+  tokens?: TokenCounts;
+  /** The call ended before the provider's final usage (a stream cut): `tokens` is what was known. */
+  usagePartial?: boolean;
   startedAt: Date;
   ttftMs: number | null;
 }
@@ -45,6 +50,7 @@ export class InvocationRecorder {
     private readonly messages: MessagesService,
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
+    private readonly prices: PricesService,
   ) {}
 
   /**
@@ -52,7 +58,7 @@ export class InvocationRecorder {
    * provider worked: nothing is appended, and the log records the call with that status.
    */
   async recordSuccess(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
-    const log = this.buildLog(caller, prepared, outcome, prepared.threadId);
+    const log = this.buildLog(caller, prepared, outcome, prepared.threadId, await this.costOf(caller, prepared, outcome));
     const recordWith = prepared.input.recordWith;
     if (!prepared.threadId && recordWith && outcome.completion) {
       const completion = outcome.completion;
@@ -112,9 +118,24 @@ export class InvocationRecorder {
 
   /** Never throws: failing to log a failure must not hide the failure from the client. */
   async recordFailure(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
-    const log = this.buildLog(caller, prepared, outcome, prepared.newThread ? null : prepared.threadId);
-    this.observe(log);
-    await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
+    try {
+      const log = this.buildLog(caller, prepared, outcome, prepared.newThread ? null : prepared.threadId, await this.costOf(caller, prepared, outcome));
+      this.observe(log);
+      await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
+    } catch (err) {
+      this.logger.error(`could not record a failed call: ${(err as Error).message}`);
+    }
+  }
+
+  /** The tokens by kind: as the provider reported them, else read from OpenAI's usage shape. */
+  private tokensOf(outcome: InvokeOutcome): TokenCounts | undefined {
+    if (outcome.tokens) return outcome.tokens;
+    const usage = outcome.usage ?? outcome.completion?.usage;
+    return usage ? tokensFromOpenAI(usage) : undefined;
+  }
+
+  private costOf(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<CallCost> {
+    return this.prices.costOf(caller.projectId, prepared.input.target.provider, prepared.request.model, this.tokensOf(outcome));
   }
 
   /** Provider metrics (GET /metrics) from the log's fields; never throws. */
@@ -134,10 +155,10 @@ export class InvocationRecorder {
     }
   }
 
-  private buildLog(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome, threadId: string | null): RequestLogEntity {
+  private buildLog(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome, threadId: string | null, cost: CallCost): RequestLogEntity {
     const { target, doNotRecord, log: request } = prepared.input;
     const deployment = target.deployment;
-    const usage = outcome.usage ?? outcome.completion?.usage;
+    const tokens = this.tokensOf(outcome);
     const sent = doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null);
     // The thread history stays in the thread: the log keeps where it is (docs/decisions.md).
     const { request: providerRequest, range: threadRange } = sent && prepared.history ? elideHistory(sent, prepared.history) : { request: sent, range: null };
@@ -175,9 +196,17 @@ export class InvocationRecorder {
       error: outcome.error,
       latencyMs: Date.now() - outcome.startedAt.getTime(),
       ttftMs: outcome.ttftMs,
-      promptTokens: usage?.prompt_tokens ?? null,
-      completionTokens: usage?.completion_tokens ?? null,
-      totalTokens: usage?.total_tokens ?? null,
+      promptTokens: tokens ? promptTokensOf(tokens) : null,
+      completionTokens: tokens ? completionTokensOf(tokens) : null,
+      totalTokens: tokens ? promptTokensOf(tokens) + completionTokensOf(tokens) : null,
+      uncachedInputTokens: tokens?.input ?? null,
+      cacheReadTokens: tokens?.cacheRead ?? null,
+      cacheWriteTokens: tokens?.cacheWrite ?? null,
+      reasoningTokens: tokens?.reasoning ?? null,
+      outputTokens: tokens?.output ?? null,
+      usagePartial: outcome.usagePartial ?? false,
+      costUsd: cost.costUsd,
+      priceRef: cost.priceRef,
       startedAt: outcome.startedAt,
     });
   }

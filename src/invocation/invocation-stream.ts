@@ -1,13 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, isDatabaseUnavailable } from '../common/errors';
-import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream } from '../providers';
+import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream, TokenCounts } from '../providers';
 import type { Admission } from '../limits/limits.service';
 import { InvocationRecorder } from './invocation-recorder';
 import { PreparedInvocation, StreamResult } from './invocation.types';
 import { storeFailure } from './invoke-errors';
 
-type Failed = (err: unknown, ttftMs: number | null) => Promise<ApiException>;
+/**
+ * `partial`: a stream that failed after its first chunk records the usage known by then (none for
+ * OpenAI-compatible upstreams, which report it at the end), marked partial.
+ */
+type Failed = (err: unknown, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }) => Promise<ApiException>;
 
 /**
  * One streamed invocation: pulls the first chunk before anything is answered (so an upstream
@@ -45,12 +49,12 @@ export class InvocationStreamRun {
       type: 'stream',
       threadId: this.prepared.threadId,
       headers: this.admission.headers,
-      chunks: this.iterate(chunks, first, ttftMs),
+      chunks: this.iterate(stream, chunks, first, ttftMs),
       finish: () => this.finish(stream, ttftMs),
     };
   }
 
-  private async *iterate(chunks: AsyncIterator<ChatCompletionChunk>, first: IteratorResult<ChatCompletionChunk>, ttftMs: number): AsyncGenerator<ChatCompletionChunk> {
+  private async *iterate(stream: ProviderStream, chunks: AsyncIterator<ChatCompletionChunk>, first: IteratorResult<ChatCompletionChunk>, ttftMs: number): AsyncGenerator<ChatCompletionChunk> {
     try {
       for (let next = first; !next.done; next = await chunks.next()) {
         this.assembler.push(next.value);
@@ -58,7 +62,7 @@ export class InvocationStreamRun {
       }
       this.ended = true;
     } catch (err) {
-      throw await this.failed(err, ttftMs);
+      throw await this.failed(err, ttftMs, { tokens: stream.tokens });
     } finally {
       // The transport stopped reading (client gone): the call no longer counts as running.
       if (!this.ended) this.admission.release();
@@ -77,6 +81,7 @@ export class InvocationStreamRun {
         providerRequest: stream.providerRequest,
         providerResponse: completion,
         usage: stream.usage,
+        ...(stream.tokens ? { tokens: stream.tokens } : {}),
         startedAt: this.startedAt,
         ttftMs,
       });
@@ -89,3 +94,4 @@ export class InvocationStreamRun {
     return completion;
   }
 }
+

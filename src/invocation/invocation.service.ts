@@ -4,7 +4,7 @@ import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
 import { MessagesService } from '../messages/messages.service';
-import { ProviderCredentials, ProviderError, ProvidersService } from '../providers';
+import { ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { RegistryService } from '../registry/registry.service';
@@ -118,9 +118,9 @@ export class InvocationService {
     const admission = await this.admit(caller, prepared, startedAt);
     if (prepared.input.stream) {
       const key = prepared.input.idempotencyKey;
-      const failed = async (err: unknown, ttftMs: number | null) => {
+      const failed = async (err: unknown, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }) => {
         admission.release();
-        const failure = await this.failed(caller, prepared, err, startedAt, ttftMs);
+        const failure = await this.failed(caller, prepared, err, startedAt, ttftMs, partial);
         // Failing mid-stream (or the client leaving): a retry with the key may run again.
         if (key) await this.idempotency.release(caller.projectId, key);
         return failure;
@@ -195,14 +195,15 @@ export class InvocationService {
   }
 
   /** Records the failed call and returns the error to answer with. */
-  private async failed(caller: ProjectPrincipal, prepared: PreparedInvocation, err: unknown, startedAt: Date, ttftMs: number | null): Promise<ApiException> {
+  private async failed(caller: ProjectPrincipal, prepared: PreparedInvocation, err: unknown, startedAt: Date, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }): Promise<ApiException> {
     // Anything else is a bug in an adapter: answered as a provider failure, logged with its stack.
     if (!(err instanceof ProviderError)) this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
     const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
     const message = (failure.body as { message: string }).message;
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
     const error = prepared.input.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
-    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs });
+    const usage = partial ? { ...(partial.tokens ? { tokens: partial.tokens } : {}), usagePartial: true } : {};
+    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs, ...usage });
     return failure;
   }
 

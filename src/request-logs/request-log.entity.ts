@@ -43,5 +43,17 @@ export class RequestLogEntity {
   @Column({ name: 'prompt_tokens', type: 'integer', nullable: true }) promptTokens: number | null;
   @Column({ name: 'completion_tokens', type: 'integer', nullable: true }) completionTokens: number | null;
   @Column({ name: 'total_tokens', type: 'integer', nullable: true }) totalTokens: number | null;
+  /** The tokens by kind (docs/usage.md): prompt = uncached + cache read + cache write; completion = output + reasoning. */
+  @Column({ name: 'uncached_input_tokens', type: 'integer', nullable: true }) uncachedInputTokens: number | null;
+  @Column({ name: 'cache_read_tokens', type: 'integer', nullable: true }) cacheReadTokens: number | null;
+  @Column({ name: 'cache_write_tokens', type: 'integer', nullable: true }) cacheWriteTokens: number | null;
+  @Column({ name: 'reasoning_tokens', type: 'integer', nullable: true }) reasoningTokens: number | null;
+  @Column({ name: 'output_tokens', type: 'integer', nullable: true }) outputTokens: number | null;
+  /** The call ended before the provider reported its final usage (a stream cut or left): the tokens are what was known. */
+  @Column({ name: 'usage_partial', type: 'boolean' }) usagePartial: boolean;
+  /** USD as a decimal string; null when no price is known for the model (never 0 for "unknown"). */
+  @Column({ name: 'cost_usd', type: 'numeric', nullable: true }) costUsd: string | null;
+  /** Which price the cost used, e.g. `genai-prices 0.1.8: openai/gpt-4o` or `override: my-vllm/llama-3`. */
+  @Column({ name: 'price_ref', type: 'varchar', nullable: true }) priceRef: string | null;
   @Column({ name: 'started_at', type: 'timestamptz' }) startedAt: Date;
 }

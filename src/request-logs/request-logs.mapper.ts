@@ -64,7 +64,19 @@ export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal)
     error: log.error,
     latencyMs: log.latencyMs,
     timeToFirstTokenMs: log.ttftMs,
-    usage: { prompt_tokens: log.promptTokens, completion_tokens: log.completionTokens, total_tokens: log.totalTokens },
+    usage: {
+      prompt_tokens: log.promptTokens,
+      completion_tokens: log.completionTokens,
+      total_tokens: log.totalTokens,
+      uncached_input_tokens: log.uncachedInputTokens,
+      cache_read_tokens: log.cacheReadTokens,
+      cache_write_tokens: log.cacheWriteTokens,
+      reasoning_tokens: log.reasoningTokens,
+      output_tokens: log.outputTokens,
+      partial: log.usagePartial,
+    },
+    costUsd: log.costUsd,
+    priceRef: log.priceRef,
   };
 }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { fastInsert } from '../database/fast-insert';
+import { insertOf, runStatement } from '../database/fast-insert';
 import { RequestLogEntity } from './request-log.entity';
+import { withRollups } from './usage-rollups';
 
 export interface LogFilters {
   slug?: string;
@@ -19,13 +20,22 @@ export class RequestLogsRepository {
   constructor(@InjectRepository(RequestLogEntity) private readonly logs: Repository<RequestLogEntity>) {}
 
   insert(log: RequestLogEntity, manager?: EntityManager): Promise<RequestLogEntity> {
-    // A plain INSERT (not save(), which would SELECT first), its SQL built once: on every invoke.
-    return fastInsert(manager ?? this.logs.manager, RequestLogEntity, [log]).then(() => log);
+    return this.insertWithRollups(manager ?? this.logs.manager, [log]).then(() => log);
   }
 
   /** One multi-row INSERT: one statement, one commit (the group commit's flush). */
   insertMany(logs: RequestLogEntity[]): Promise<void> {
-    return fastInsert(this.logs.manager, RequestLogEntity, logs);
+    return this.insertWithRollups(this.logs.manager, logs);
+  }
+
+  /**
+   * A plain INSERT (not save(), which would SELECT first), its SQL built once, and the usage
+   * rollups of the rows in the same statement (usage-rollups.ts): on every invoke.
+   */
+  private async insertWithRollups(manager: EntityManager, logs: RequestLogEntity[]): Promise<void> {
+    if (logs.length === 0) return;
+    const { sql, parameters } = withRollups(insertOf(manager, RequestLogEntity, logs), logs.length);
+    await runStatement(manager, sql, parameters);
   }
 
   findById(projectId: string, id: string): Promise<RequestLogEntity | null> {

@@ -7,6 +7,12 @@ export class LogUsageDto {
   @ApiProperty({ type: Number, nullable: true }) prompt_tokens: number | null;
   @ApiProperty({ type: Number, nullable: true }) completion_tokens: number | null;
   @ApiProperty({ type: Number, nullable: true }) total_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'prompt tokens neither read from nor written to a prompt cache' }) uncached_input_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens read from the provider's prompt cache" }) cache_read_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens written to the provider's prompt cache" }) cache_write_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'completion tokens spent reasoning' }) reasoning_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'completion tokens of the answer, reasoning excluded' }) output_tokens: number | null;
+  @ApiProperty({ description: 'true when the call ended before the provider reported its final usage (a stream cut mid-way): the counts are what was known' }) partial: boolean;
 }
 
 /** The spec's request-log object plus what operating the service needs. */
@@ -20,6 +26,8 @@ export class RequestLogDto extends RequestLogObjectDto {
   @ApiProperty({ description: 'milliseconds from request to the last byte' }) latencyMs: number;
   @ApiProperty({ type: Number, nullable: true, description: 'milliseconds to the first streamed token' }) timeToFirstTokenMs: number | null;
   @ApiProperty({ type: LogUsageDto }) usage: LogUsageDto;
+  @ApiProperty({ type: String, nullable: true, example: '0.00275', description: 'cost in USD (decimal string); null when no price is known for the model (docs/usage.md)' }) costUsd: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the price the cost used: the price table and its entry, or an override' }) priceRef: string | null;
 }
 
 /** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */

@@ -1,0 +1,72 @@
+/**
+ * Hourly usage rollups (docs/usage.md, "Rollups"): one row per hour × project × prompt × version ×
+ * environment × model × provider × key, with calls, errors, tokens by kind, cost and a latency
+ * histogram. They are written by the very statement that inserts the request logs: the logs' INSERT
+ * is a data-modifying CTE whose RETURNING rows the rollup upsert sums, so a commit holds both or
+ * neither, and no round trip is added to a call.
+ */
+import { newId } from '../common/ids';
+
+/** Latency histogram buckets: bucket i holds latencies up to 2^((i + 8) / 2) ms; the last one everything above. */
+export const LATENCY_BUCKETS = 32;
+
+/** The upper bound (ms) of latency bucket `i`; the last bucket has none. */
+export function latencyBucketBoundMs(i: number): number {
+  return i >= LATENCY_BUCKETS - 1 ? Infinity : 2 ** ((i + 8) / 2);
+}
+
+/** The bucket of one latency, as the statement computes it (numeric log: exact at the bounds). */
+const BUCKET_OF_LATENCY = `least(${LATENCY_BUCKETS - 1}, greatest(0, ceil(2 * log(2::numeric, greatest(latency_ms, 1)::numeric)) - 8))::int`;
+
+const DIMENSIONS = ['prompt_slug', 'version', 'environment', 'model', 'provider_name', 'api_key_id'] as const;
+const TOKEN_COLUMNS = ['uncached_input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'output_tokens'] as const;
+const RETURNED = ['project_id', 'started_at', 'status', 'usage_partial', 'cost_usd', 'total_tokens', 'latency_ms', ...DIMENSIONS, ...TOKEN_COLUMNS];
+
+/** Summed per group; also what a check compares with the logs (test/usage-rollups-durability). */
+export const ROLLUP_SUMS: Record<string, string> = {
+  calls: 'count(*)',
+  errors: 'count(*) FILTER (WHERE status >= 400)',
+  partial_calls: 'count(*) FILTER (WHERE usage_partial)',
+  // Calls with usage but no known price: what "unpriced" lists. A call without usage has no cost to price.
+  unpriced_calls: 'count(*) FILTER (WHERE cost_usd IS NULL AND total_tokens IS NOT NULL)',
+  ...Object.fromEntries(TOKEN_COLUMNS.map((c) => [c, `coalesce(sum(${c}), 0)`])),
+  cost_usd: 'coalesce(sum(cost_usd), 0)',
+  latency_buckets: `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `count(*) FILTER (WHERE ${BUCKET_OF_LATENCY} = ${i})`).join(', ')}]::int[]`,
+};
+
+const HOUR = `date_trunc('hour', started_at, 'UTC')`;
+const KEY = ['project_id', 'hour', 'prompt_slug', 'environment', 'version', 'model', 'provider_name', 'api_key_id'];
+
+/**
+ * `logsInsert` (the request logs' INSERT, parameters $1..$n) followed by the rollup upsert of the
+ * rows it inserted, as one statement. `ids` adds the ids of new rollup rows (one per log is always
+ * enough) as the last parameter. Groups are upserted in key order, so two concurrent flushes
+ * lock shared rollup rows in the same order and never deadlock.
+ */
+export function withRollups(logsInsert: { sql: string; parameters: unknown[] }, logCount: number): { sql: string; parameters: unknown[] } {
+  const ids = Array.from({ length: logCount }, () => newId());
+  const idsParam = `$${logsInsert.parameters.length + 1}::uuid[]`;
+  const sums = Object.entries(ROLLUP_SUMS);
+  const merge = sums.map(([column]) =>
+    column === 'latency_buckets'
+      ? `latency_buckets = (SELECT array_agg(a + b ORDER BY i) FROM unnest(r.latency_buckets, EXCLUDED.latency_buckets) WITH ORDINALITY AS t (a, b, i))`
+      : `${column} = r.${column} + EXCLUDED.${column}`,
+  );
+  const sql = `WITH l AS (${logsInsert.sql} RETURNING ${RETURNED.join(', ')})
+INSERT INTO usage_rollups AS r (project_id, id, hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column]) => column).join(', ')})
+SELECT project_id, (${idsParam})[row_number() OVER ()], ${HOUR}, ${DIMENSIONS.join(', ')}, ${sums.map(([, sum]) => sum).join(', ')}
+  FROM l
+ GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}
+ ORDER BY project_id, ${HOUR}, prompt_slug, environment, version, model, provider_name, api_key_id
+ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${merge.join(', ')}`;
+  // As array text: node-postgres and PGlite take it alike.
+  return { sql, parameters: [...logsInsert.parameters, `{${ids.join(',')}}`] };
+}
+
+/** The rollups recomputed from request logs: what they must equal (tests, and docs/usage.md's check query). */
+export function rollupsFromLogsQuery(where: string): string {
+  const sums = Object.entries(ROLLUP_SUMS);
+  return `SELECT project_id, ${HOUR} AS hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column, sum]) => `${sum} AS ${column}`).join(', ')}
+  FROM request_logs WHERE ${where}
+ GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}`;
+}
