@@ -23,6 +23,7 @@ import { RequestLogsModule } from './request-logs/request-logs.module';
 import { ResponsesModule } from './responses/responses.module';
 import { SetupModule } from './setup/setup.module';
 import { ThreadsModule } from './threads/threads.module';
+import { UsageModule } from './usage/usage.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 /**
@@ -46,6 +47,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     RegistryModule,
     ApplyModule,
     RequestLogsModule,
+    UsageModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,

@@ -13,6 +13,7 @@ const ENV_NAMES = [
   'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
   'PROVIDER_ALLOWED_HOSTS', 'PROVIDER_KEY_BINDINGS', 'TEMPLATE_MAX_RENDERED_CHARS',
   'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
+  'USAGE_RETENTION_DAYS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -94,6 +95,9 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
   LOG_RETENTION_DAYS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  USAGE_RETENTION_DAYS?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
   KEEP_ALIVE_TIMEOUT_MS?: number;
 
@@ -172,6 +176,8 @@ export class AppConfig {
   readonly providerApiKeyEnvPrefix: string;
   /** Request logs older than this are dropped, a whole monthly partition at a time; unset keeps them all. */
   readonly logRetentionDays: number | undefined;
+  /** Hourly usage rollups older than this are deleted (docs/usage.md); unset keeps them all. */
+  readonly usageRetentionDays: number | undefined;
   /** /v1/responses with `truncation: "auto"` drops the oldest items beyond this many (estimated) tokens. */
   readonly responsesContextBudgetTokens: number;
   /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
@@ -223,6 +229,7 @@ export class AppConfig {
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
+    this.usageRetentionDays = env.USAGE_RETENTION_DAYS;
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
     this.responseJobs = {

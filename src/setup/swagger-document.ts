@@ -14,6 +14,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Registry: provider credentials': 'Named LLM providers (OpenAI-compatible or Anthropic) with a base URL and a key stored encrypted, or read from a server variable (docs/providers.md).',
   'Registry: apply and export': 'A whole project as a parley.yaml: apply it declaratively, export it back.',
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
+  Usage:
+    'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
+    'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any.',
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
   'Admin: limits':
     'Requests per minute, concurrent invokes and tokens per day, per project and per key; over a limit an invoke is 429 with Retry-After (docs/security.md). Admin key.',

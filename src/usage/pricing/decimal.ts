@@ -44,3 +44,12 @@ export function formatDecimal(units: bigint, scale: number): string {
 }
 
 export type { Decimal };
+
+/** The exact sum of decimal strings. */
+export function addDecimals(values: readonly string[]): string {
+  const parsed = values.map((v) => parseDecimal(v));
+  const scale = Math.max(0, ...parsed.map((p) => p.scale));
+  let total = 0n;
+  for (const p of parsed) total += p.units * 10n ** BigInt(scale - p.scale);
+  return formatDecimal(total, scale);
+}

@@ -1,0 +1,211 @@
+import { calcPrice } from '@pydantic/genai-prices';
+import OpenAI from 'openai';
+import { anthropicEvents, anthropicJson, anthropicMessage, anthropicStream, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
+import { FakeUpstream, openaiChunks, openaiCompletion, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
+import { createProject, TestProject } from './support/factories';
+import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
+import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
+import { rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
+import { UsageRetentionService } from '../src/usage/usage-retention.service';
+import { newId } from '../src/common/ids';
+
+const GPT = 'gpt-4o';
+const CLAUDE = 'claude-sonnet-4-20250514';
+const OPENAI_USAGE = { prompt_tokens: 1000, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } };
+const ANTHROPIC_USAGE = { input_tokens: 40, cache_read_input_tokens: 2000, cache_creation_input_tokens: 500, output_tokens: 70 };
+
+type Kinds = { input: number; cacheRead: number; cacheWrite: number; reasoning: number; output: number };
+const OPENAI_KINDS: Kinds = { input: 400, cacheRead: 600, cacheWrite: 0, reasoning: 200, output: 100 };
+const ANTHROPIC_KINDS: Kinds = { input: 40, cacheRead: 2000, cacheWrite: 500, reasoning: 0, output: 70 };
+
+/** The cost as the price table itself computes it (genai-prices' calcPrice), independently of Parley's arithmetic. */
+function tableCost(kinds: Kinds, model: string, providerId: string): number {
+  const usage = { input_tokens: kinds.input + kinds.cacheRead + kinds.cacheWrite, cache_read_tokens: kinds.cacheRead, cache_write_tokens: kinds.cacheWrite, output_tokens: kinds.output + kinds.reasoning };
+  return calcPrice(usage, model, { providerId })!.total_price;
+}
+
+const logKinds = (row: Record<string, any>): Kinds => ({
+  input: row.uncached_input_tokens,
+  cacheRead: row.cache_read_tokens,
+  cacheWrite: row.cache_write_tokens,
+  reasoning: row.reasoning_tokens,
+  output: row.output_tokens,
+});
+
+/** Issue 18: tokens by kind, cost, rollups and /v2/usage through fake OpenAI-compatible and Anthropic upstreams. */
+describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () => {
+  let t: TestApp;
+  let p: TestProject;
+  let client: OpenAI;
+  let openaiFake: FakeUpstream;
+  let anthropicFake: FakeUpstream;
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+
+  beforeAll(async () => {
+    openaiFake = await startFakeOpenAIUpstream();
+    anthropicFake = await startFakeAnthropicUpstream();
+    t = await createTestApp({ ...INVOKE_APP_ENV, USAGE_RETENTION_DAYS: '400' });
+    const baseUrl = await listen(t);
+    p = await createProject(t);
+    client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.key, maxRetries: 0 });
+    await addProviderCredential(t, p, { name: 'oai', type: 'openai', baseUrl: openaiFake.url, apiKey: 'sk-up' });
+    await addProviderCredential(t, p, { name: 'claude', type: 'anthropic', baseUrl: anthropicFake.url, apiKey: 'sk-ant' });
+    await deploy(t, p, { slug: 'summarise', provider: 'claude', model: CLAUDE });
+  });
+  afterAll(async () => {
+    await t.close();
+    await openaiFake.close();
+    await anthropicFake.close();
+  });
+
+  it('OpenAI-compatible, plain: cached and reasoning tokens reach the client, the log splits them and prices each kind', async () => {
+    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: GPT, usage: OPENAI_USAGE })));
+    const completion = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.usage).toEqual({ prompt_tokens: 1000, completion_tokens: 300, total_tokens: 1300, prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } });
+    const log = (await requestLogRows(t, p.projectId)).at(-1)!;
+    expect(logKinds(log)).toEqual(OPENAI_KINDS);
+    expect([log.prompt_tokens, log.completion_tokens, log.total_tokens, log.usage_partial]).toEqual([1000, 300, 1300, false]);
+    expect(Number(log.cost_usd)).toBeCloseTo(tableCost(OPENAI_KINDS, GPT, 'openai'), 12);
+    expect(log.price_ref).toMatch(/^genai-prices \d+\.\d+\.\d+: openai\/gpt-4o$/);
+  });
+
+  it('OpenAI-compatible, streamed without include_usage: usage is asked of the upstream and logged, not sent to the client', async () => {
+    openaiFake.setNext(openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE })));
+    const stream = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(openaiFake.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
+    expect(chunks.every((chunk) => !chunk.usage)).toBe(true);
+    const log = (await requestLogRows(t, p.projectId)).at(-1)!;
+    expect([logKinds(log), log.usage_partial]).toEqual([OPENAI_KINDS, false]);
+  });
+
+  it('OpenAI-compatible, streamed with include_usage: the client gets the usage chunk with its details', async () => {
+    openaiFake.setNext(openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE })));
+    const stream = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+    let usage;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } });
+  });
+
+  it('Anthropic, plain and streamed through a deployment: cache reads and writes apart from uncached input', async () => {
+    anthropicFake.setNext(anthropicJson(anthropicMessage({ text: 'ok', model: CLAUDE, usage: ANTHROPIC_USAGE })));
+    const plain = await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200);
+    expect(plain.body.usage).toEqual({ prompt_tokens: 2540, completion_tokens: 70, total_tokens: 2610, prompt_tokens_details: { cached_tokens: 2000 } });
+    anthropicFake.setNext(anthropicStream(anthropicEvents({ text: ['o', 'k'], model: CLAUDE, usage: ANTHROPIC_USAGE })));
+    await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'hi' }] }).expect(200);
+    const [a, b] = (await requestLogRows(t, p.projectId)).slice(-2);
+    for (const log of [a, b]) {
+      expect([logKinds(log), log.usage_partial, log.status]).toEqual([ANTHROPIC_KINDS, false, 200]);
+      expect(Number(log.cost_usd)).toBeCloseTo(tableCost(ANTHROPIC_KINDS, CLAUDE, 'anthropic'), 12);
+    }
+  });
+
+  it('a stream cut mid-way records what was known, marked partial', async () => {
+    const events = anthropicEvents({ text: ['one', ' two', ' three'], model: CLAUDE, usage: ANTHROPIC_USAGE });
+    // message_start (prompt usage) and the first text deltas, then the connection drops.
+    anthropicFake.setNext(anthropicStream(events.slice(0, 4), { dropConnection: true }));
+    const cut = await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(cut.text).toContain('"error"');
+    openaiFake.setNext(openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE }).slice(0, 2), { dropConnection: true }));
+    const stream = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    await expect((async () => {
+      for await (const _chunk of stream) void _chunk;
+    })()).rejects.toThrow();
+
+    const [anthropicCut, openaiCut] = (await requestLogRows(t, p.projectId)).slice(-2);
+    // Anthropic told the prompt's usage at the start and one output token so far.
+    expect([logKinds(anthropicCut), anthropicCut.usage_partial, anthropicCut.status]).toEqual([{ ...ANTHROPIC_KINDS, output: 1 }, true, 502]);
+    expect(Number(anthropicCut.cost_usd)).toBeCloseTo(tableCost({ ...ANTHROPIC_KINDS, output: 1 }, CLAUDE, 'anthropic'), 12);
+    // OpenAI reports usage only at the end: nothing known, no cost, still marked partial.
+    expect([logKinds(openaiCut), openaiCut.usage_partial, openaiCut.cost_usd]).toEqual([{ input: null, cacheRead: null, cacheWrite: null, reasoning: null, output: null }, true, null]);
+  });
+
+  it('rollups equal the sums over the logs, and /v2/usage shows each kind of token once with the cost of the logs', async () => {
+    const logs = await requestLogRows(t, p.projectId);
+    const expected: Array<Record<string, unknown>> = await t.dataSource.query(`${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const rollups: Array<Record<string, unknown>> = await t.dataSource.query(
+      `SELECT ${Object.keys(expected[0]).join(', ')} FROM usage_rollups WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
+    expect(rollups.map(normalise)).toEqual(expected.map(normalise));
+
+    const report = await t.http().get('/v2/usage').query({ from, bucket: 'hour', group_by: 'model' }).set('X-API-Key', p.key).expect(200);
+    const sum = (pick: (log: Record<string, any>) => number | null) => logs.reduce((acc, log) => acc + (pick(log) ?? 0), 0);
+    expect(report.body.totals).toMatchObject({
+      calls: logs.length,
+      errors: logs.filter((log) => log.status >= 400).length,
+      partialCalls: 2,
+      unpricedCalls: 0,
+      tokens: {
+        uncachedInput: sum((l) => l.uncached_input_tokens),
+        cacheRead: sum((l) => l.cache_read_tokens),
+        cacheWrite: sum((l) => l.cache_write_tokens),
+        reasoning: sum((l) => l.reasoning_tokens),
+        output: sum((l) => l.output_tokens),
+        total: sum((l) => l.total_tokens),
+      },
+    });
+    const independent = 3 * tableCost(OPENAI_KINDS, GPT, 'openai') + 2 * tableCost(ANTHROPIC_KINDS, CLAUDE, 'anthropic') + tableCost({ ...ANTHROPIC_KINDS, output: 1 }, CLAUDE, 'anthropic');
+    expect(Number(report.body.totals.costUsd)).toBeCloseTo(independent, 12);
+    const models = report.body.data.map((row: { model: string }) => row.model).sort();
+    expect(models).toEqual(expect.arrayContaining([GPT, CLAUDE]));
+    expect(report.body.totals.latencyMs.p50).toBeGreaterThan(0);
+  });
+
+  it('lists a model without a price as unpriced, its cost null (never 0)', async () => {
+    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 5, completion_tokens: 2 } })));
+    await client.chat.completions.create({ model: 'oai/house-model-7b', messages: [{ role: 'user', content: 'hi' }] });
+    const log = (await requestLogRows(t, p.projectId)).at(-1)!;
+    expect([log.cost_usd, log.price_ref, log.total_tokens]).toEqual([null, null, 7]);
+    const report = await t.http().get('/v2/usage').query({ from }).set('X-API-Key', p.key).expect(200);
+    expect(report.body.unpriced).toEqual([{ provider: 'oai', model: 'house-model-7b', calls: 1 }]);
+    expect(report.body.totals.unpricedCalls).toBe(1);
+  });
+
+  it('answers 400 for a bad range or group, and keeps a project key to its own project', async () => {
+    const bad = await t.http().get('/v2/usage').query({ from, group_by: 'model,colour' }).set('X-API-Key', p.key).expect(400);
+    expect(bad.body.error.details).toEqual(['group_by: "colour" is not one of prompt, version, environment, model, provider, key, project, workspace']);
+    await t.http().get('/v2/usage').query({ from: 'yesterday' }).set('X-API-Key', p.key).expect(400);
+    await t.http().get('/v2/usage').query({ from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', bucket: 'hour' }).set('X-API-Key', p.key).expect(400);
+    await t.http().get('/v2/usage').query({ from, group_by: 'project' }).set('X-API-Key', p.key).expect(400);
+    await t.http().get('/v2/usage').query({ from, workspace: 'other' }).set('X-API-Key', p.key).expect(400);
+
+    const other = await createProject(t);
+    const empty = await t.http().get('/v2/usage').query({ from }).set('X-API-Key', other.key).expect(200);
+    expect([empty.body.data, empty.body.totals.calls]).toEqual([[], 0]);
+  });
+
+  it('gives the admin key any project, by workspace and project, with totals per workspace', async () => {
+    const mine = await t.http().get('/v2/usage').query({ from, workspace: p.workspace, group_by: 'project' }).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    const own = await t.http().get('/v2/usage').query({ from }).set('X-API-Key', p.key).expect(200);
+    expect(mine.body.data.map((row: { workspace: string; project: string }) => [row.workspace, row.project])).toEqual([[p.workspace, p.project]]);
+    expect(mine.body.workspaces).toEqual([{ workspace: p.workspace, ...own.body.totals }]);
+    expect(mine.body.totals).toEqual(own.body.totals);
+  });
+
+  it('keeps rollups for USAGE_RETENTION_DAYS, on their own horizon', async () => {
+    const current = Number((await t.dataSource.query('SELECT count(*) AS n FROM usage_rollups WHERE project_id = $1', [p.projectId]))[0].n);
+    await t.dataSource.query(
+      `INSERT INTO usage_rollups SELECT project_id, $2::uuid, hour - interval '401 days', prompt_slug, version, environment, model, provider_name, api_key_id,
+         calls, errors, partial_calls, unpriced_calls, uncached_input_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, output_tokens, cost_usd, latency_buckets
+         FROM usage_rollups WHERE project_id = $1 LIMIT 1`,
+      [p.projectId, newId()],
+    );
+    expect(await t.app.get(UsageRetentionService).deleteExpired()).toBeGreaterThanOrEqual(1);
+    const left = await t.dataSource.query('SELECT hour FROM usage_rollups WHERE project_id = $1', [p.projectId]);
+    expect(left.length).toBe(current);
+  });
+});
+
+/** Numbers as numbers (bigint and numeric come back as text), arrays too. */
+function normalise(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => {
+      if (value instanceof Date) return [key, value.toISOString()];
+      if (Array.isArray(value)) return [key, value.map(Number)];
+      if (typeof value === 'string' && key !== 'prompt_slug' && key !== 'environment' && key !== 'model' && key !== 'provider_name' && /^-?\d+(\.\d+)?$/.test(value)) return [key, Number(value)];
+      return [key, value];
+    }),
+  );
+}
