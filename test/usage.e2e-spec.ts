@@ -171,6 +171,9 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     await t.http().get('/v2/usage').query({ from, group_by: 'project' }).set('X-API-Key', p.key).expect(400);
     await t.http().get('/v2/usage').query({ from, workspace: 'other' }).set('X-API-Key', p.key).expect(400);
 
+    const app = await t.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'app', preset: 'app' }).expect(200);
+    await t.http().get('/v2/usage').query({ from }).set('X-API-Key', app.body.key).expect(403);
+
     const other = await createProject(t);
     const empty = await t.http().get('/v2/usage').query({ from }).set('X-API-Key', other.key).expect(200);
     expect([empty.body.data, empty.body.totals.calls]).toEqual([[], 0]);

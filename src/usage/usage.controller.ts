@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOrProject, CurrentPrincipal } from '../auth/auth.decorators';
+import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { UsageQuery, UsageReportDto } from './dto/usage.dto';
@@ -11,6 +11,7 @@ import { UsageService } from './usage.service';
 @ApiSecurity('admin-key')
 @ApiErrors(400, 401, 403)
 @AdminOrProject()
+@RequireScope('usage:read')
 @Controller('v2/usage')
 export class UsageController {
   constructor(private readonly usage: UsageService) {}
