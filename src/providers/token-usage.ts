@@ -22,14 +22,21 @@ const count = (n: unknown): number => (typeof n === 'number' && Number.isFinite(
 
 /**
  * OpenAI's usage: `prompt_tokens` includes `prompt_tokens_details.cached_tokens`, and
- * `completion_tokens` includes `completion_tokens_details.reasoning_tokens`.
+ * `completion_tokens` includes `completion_tokens_details.reasoning_tokens`. A compatible server
+ * whose detail is larger than its total evidently counts it apart: the total is then the rest.
  */
 export function tokensFromOpenAI(usage: Partial<CompletionUsage>): TokenCounts {
   const prompt = count(usage.prompt_tokens);
   const completion = count(usage.completion_tokens);
-  const cacheRead = Math.min(prompt, count(usage.prompt_tokens_details?.cached_tokens));
-  const reasoning = Math.min(completion, count(usage.completion_tokens_details?.reasoning_tokens));
-  return { input: prompt - cacheRead, cacheRead, cacheWrite: 0, reasoning, output: completion - reasoning };
+  const cacheRead = count(usage.prompt_tokens_details?.cached_tokens);
+  const reasoning = count(usage.completion_tokens_details?.reasoning_tokens);
+  return {
+    input: cacheRead > prompt ? prompt : prompt - cacheRead,
+    cacheRead,
+    cacheWrite: 0,
+    reasoning,
+    output: reasoning > completion ? completion : completion - reasoning,
+  };
 }
 
 /** Anthropic's usage: `input_tokens` excludes the cache reads and writes, which it reports apart. */

@@ -561,6 +561,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls, tokens by kind, cost and latency per time bucket
+         * @description From the hourly usage rollups (never the request logs), in UTC hour or day buckets, grouped by the dimensions in group_by. A project key reports on its own project; the admin key on any (workspace, project filters) and adds totals per workspace. docs/usage.md
+         */
+        get: operations["UsageController_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -2089,6 +2109,18 @@ export interface components {
             prompt_tokens: number | null;
             completion_tokens: number | null;
             total_tokens: number | null;
+            /** @description prompt tokens neither read from nor written to a prompt cache */
+            uncached_input_tokens: number | null;
+            /** @description prompt tokens read from the provider's prompt cache */
+            cache_read_tokens: number | null;
+            /** @description prompt tokens written to the provider's prompt cache */
+            cache_write_tokens: number | null;
+            /** @description completion tokens spent reasoning */
+            reasoning_tokens: number | null;
+            /** @description completion tokens of the answer, reasoning excluded */
+            output_tokens: number | null;
+            /** @description true when the call ended before the provider reported its final usage (a stream cut mid-way): the counts are what was known */
+            partial: boolean;
         };
         RequestLogDto: {
             id?: string | null;
@@ -2131,6 +2163,13 @@ export interface components {
             /** @description milliseconds to the first streamed token */
             timeToFirstTokenMs: number | null;
             usage: components["schemas"]["LogUsageDto"];
+            /**
+             * @description cost in USD (decimal string); null when no price is known for the model (docs/usage.md)
+             * @example 0.00275
+             */
+            costUsd: string | null;
+            /** @description the price the cost used: the price table and its entry, or an override */
+            priceRef: string | null;
         };
         RequestLogListDto: {
             /** @enum {string} */
@@ -2182,6 +2221,13 @@ export interface components {
             /** @description milliseconds to the first streamed token */
             timeToFirstTokenMs: number | null;
             usage: components["schemas"]["LogUsageDto"];
+            /**
+             * @description cost in USD (decimal string); null when no price is known for the model (docs/usage.md)
+             * @example 0.00275
+             */
+            costUsd: string | null;
+            /** @description the price the cost used: the price table and its entry, or an override */
+            priceRef: string | null;
             /** @description the body sent to the provider, thread history included; null when doNotRecord or when no provider was called */
             request: {
                 [key: string]: unknown;
@@ -2192,6 +2238,132 @@ export interface components {
             } | null;
             /** @description ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls */
             threadMessageIds: string[];
+        };
+        UsageTokensDto: {
+            /** @description prompt tokens neither read from nor written to a prompt cache */
+            uncachedInput: number;
+            /** @description prompt tokens read from the provider's prompt cache */
+            cacheRead: number;
+            /** @description prompt tokens written to the provider's prompt cache */
+            cacheWrite: number;
+            /** @description completion tokens spent reasoning */
+            reasoning: number;
+            /** @description completion tokens of the answers, reasoning excluded */
+            output: number;
+            /** @description uncachedInput + cacheRead + cacheWrite + reasoning + output */
+            total: number;
+        };
+        UsageLatencyDto: {
+            /** @description median latency in ms, from a histogram (±19 %) */
+            p50: number | null;
+            /** @description 95th percentile latency in ms, from a histogram (±19 %) */
+            p95: number | null;
+        };
+        UsageRowDto: {
+            /** @description invokes, failed ones included */
+            calls: number;
+            /** @description invokes answered with a status of 400 or more */
+            errors: number;
+            /** @description invokes whose usage is partial (a stream cut mid-way) */
+            partialCalls: number;
+            /** @description invokes with usage but no known price: their cost is not in costUsd (see `unpriced`) */
+            unpricedCalls: number;
+            tokens: components["schemas"]["UsageTokensDto"];
+            /**
+             * @description USD, exact decimal string: the sum of the priced invokes
+             * @example 1.234
+             */
+            costUsd: string;
+            latencyMs: components["schemas"]["UsageLatencyDto"];
+            /**
+             * Format: date-time
+             * @description bucket start (UTC)
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description bucket end (exclusive)
+             */
+            end: string;
+            /** @description group_by=prompt: the prompt or assistant slug; `<provider>/<model>` for a model called directly */
+            prompt?: string;
+            /** @description group_by=version */
+            version?: number | null;
+            /** @description group_by=environment; empty for a model called directly */
+            environment?: string;
+            /** @description group_by=model */
+            model?: string | null;
+            /** @description group_by=provider */
+            provider?: string | null;
+            /**
+             * Format: uuid
+             * @description group_by=key: the project API key id
+             */
+            keyId?: string | null;
+            /** @description group_by=workspace (admin key): workspace slug */
+            workspace?: string;
+            /** @description group_by=project (admin key): project slug, with its workspace */
+            project?: string;
+        };
+        UsageMetricsDto: {
+            /** @description invokes, failed ones included */
+            calls: number;
+            /** @description invokes answered with a status of 400 or more */
+            errors: number;
+            /** @description invokes whose usage is partial (a stream cut mid-way) */
+            partialCalls: number;
+            /** @description invokes with usage but no known price: their cost is not in costUsd (see `unpriced`) */
+            unpricedCalls: number;
+            tokens: components["schemas"]["UsageTokensDto"];
+            /**
+             * @description USD, exact decimal string: the sum of the priced invokes
+             * @example 1.234
+             */
+            costUsd: string;
+            latencyMs: components["schemas"]["UsageLatencyDto"];
+        };
+        UnpricedModelDto: {
+            provider: string | null;
+            model: string | null;
+            /** @description invokes of this model with usage but no price */
+            calls: number;
+        };
+        WorkspaceUsageDto: {
+            /** @description invokes, failed ones included */
+            calls: number;
+            /** @description invokes answered with a status of 400 or more */
+            errors: number;
+            /** @description invokes whose usage is partial (a stream cut mid-way) */
+            partialCalls: number;
+            /** @description invokes with usage but no known price: their cost is not in costUsd (see `unpriced`) */
+            unpricedCalls: number;
+            tokens: components["schemas"]["UsageTokensDto"];
+            /**
+             * @description USD, exact decimal string: the sum of the priced invokes
+             * @example 1.234
+             */
+            costUsd: string;
+            latencyMs: components["schemas"]["UsageLatencyDto"];
+            workspace: string;
+        };
+        UsageReportDto: {
+            /** @enum {string} */
+            object: "usage.report";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            groupBy: ("prompt" | "version" | "environment" | "model" | "provider" | "key" | "project" | "workspace")[];
+            /** @description one row per bucket and group that had calls, by bucket then group */
+            data: components["schemas"]["UsageRowDto"][];
+            /** @description the whole range */
+            totals: components["schemas"]["UsageMetricsDto"];
+            /** @description models called in the range whose cost is unknown (no price table entry, no override) */
+            unpriced: components["schemas"]["UnpricedModelDto"][];
+            /** @description admin key only: totals per workspace over the range */
+            workspaces?: components["schemas"]["WorkspaceUsageDto"][];
         };
         ConversationDto: {
             /**
@@ -6382,6 +6554,100 @@ export interface operations {
             };
         };
     };
+    UsageController_report: {
+        parameters: {
+            query: {
+                /** @description start of the range (ISO 8601), inclusive; rounded down to the hour */
+                from: string;
+                /** @description end of the range (ISO 8601), exclusive; rounded up to the hour; default now */
+                to?: string;
+                /** @description time bucket (UTC); at most 744 hour or 400 day buckets */
+                bucket?: "hour" | "day";
+                /** @description comma-separated dimensions to group by: prompt, version, environment, model, provider, key, project, workspace (project and workspace with the admin key only) */
+                group_by?: string;
+                /** @description admin key only: the workspace (slug) to report on; default all */
+                workspace?: string;
+                /** @description admin key only, with workspace: the project (slug) to report on */
+                project?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReportDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     ConversationsController_list: {
         parameters: {
             query?: {
@@ -7156,6 +7422,12 @@ export interface operations {
                     safety_identifier?: string | null;
                     prompt_cache_key?: string | null;
                     background?: boolean | null;
+                    reasoning?: {
+                        /** @enum {string|null} */
+                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+                        /** @enum {string|null} */
+                        summary?: "auto" | "concise" | "detailed" | null;
+                    } | null;
                     stream_options?: {
                         include_obfuscation?: boolean;
                     } | null;
@@ -7416,6 +7688,8 @@ export interface operations {
                     presence_penalty?: number | null;
                     frequency_penalty?: number | null;
                     seed?: number | null;
+                    /** @enum {string|null} */
+                    reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
                     stop?: (string | string[]) | null;
                     n?: number | null;
                     user?: string | null;
