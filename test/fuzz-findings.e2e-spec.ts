@@ -40,4 +40,13 @@ describe('fuzz findings', () => {
     await t.http().post(invokePath(p, 'xff')).set('X-API-Key', p.key).set('X-Forwarded-For', '203.0.113.7').send({}).expect(200);
     expect((await requestLogRows(t, p.projectId)).pop()!.request_ip).toBe('203.0.113.7');
   });
+
+  it('a version past PostgreSQL\'s integer range (?v=2147483648) on the langtail prompt routes is the 404 of an unknown version, not a 500', async () => {
+    await deploy(t, p, { slug: 'big-v' });
+    for (const path of [`/project-prompt/big-v/production?v=2147483648`, `/${p.workspace}/${p.project}/big-v/production?v=9999999999`]) {
+      const res = await t.http().get(path).set('X-API-Key', p.key);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+    await t.http().get('/project-prompt/big-v/production?v=1').set('X-API-Key', p.key).expect(200);
+  });
 });

@@ -4,44 +4,61 @@ import { createMessage, createProject, createThread, TestProject } from './suppo
 import { deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 import { FuzzContext, FuzzRequest, requestFor } from './fuzz/arbitraries';
-import { problemsWith } from './fuzz/expectations';
-import { FuzzRoute, routesOf } from './fuzz/route-table';
+import { FuzzResponse, problemsWith } from './fuzz/expectations';
+import { FuzzRoute, fuzzRoutesOf, routerRoutesOf } from './fuzz/route-table';
 
 /**
- * Issue 13 item 2: seeded, property-based fuzzing of every route of the running application (read
- * from its OpenAPI document), on whichever engine this run uses. Each request must answer below 500
- * with its endpoint group's documented error body, and a control thread in a project whose key the
- * fuzzer never holds must be unchanged afterwards.
+ * Issues 13 and 24: seeded, property-based fuzzing of every route of the running application (its
+ * express router, with the OpenAPI document's schemas), /v1, limits, import and the admin API
+ * included, on whichever engine this run uses. Hostile values: bodies nested 1,800+ levels deep,
+ * U+0000 and other control characters in bodies, queries, paths and headers, strings up to past the
+ * body limit, more metadata headers than allowed. Requests run CONCURRENCY at a time, then every
+ * write route's first successful request is sent BURST times at once (concurrent writes on one
+ * row). Each request must answer below 500 with its endpoint group's documented error body, and a
+ * control thread in a project whose key the fuzzer never holds must be unchanged afterwards.
  *
- * Replay a failure with the seed it prints: FUZZ_SEED=<seed> npx jest test/fuzz.e2e-spec.ts
- * FUZZ_RUNS sets the number of requests (default 10,000).
+ * The request list is fixed by the seed (run order aside): FUZZ_SEED=<seed> replays it, FUZZ_RUNS
+ * sets its length (default 20,000). A failure prints the request, its index and the seed.
  */
 const itemIdOf = (messageId: string) => `msg_${messageId.replace(/-/g, '')}_0_0`;
 
-const SEED = Number(process.env.FUZZ_SEED ?? 13_2026);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const SEED = Number(process.env.FUZZ_SEED ?? 24_2026);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 20_000);
+const CONCURRENCY = 8;
+const BURST = 16;
 
 describe('fuzz: hostile requests to every route', () => {
   let t: TestApp;
   let baseUrl: string;
   let routes: FuzzRoute[];
+  let routerRoutes: string[];
   let ctx: FuzzContext;
   let control: { project: TestProject; threadId: string };
-  const agent = new Agent({ connections: 4, keepAliveTimeout: 10_000 });
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 });
 
   beforeAll(async () => {
     t = await createTestApp(INVOKE_APP_ENV);
     baseUrl = await listen(t);
     const document = (await t.http().get('/docs-json').expect(200)).body;
-    routes = routesOf(document);
+    const router = routerRoutesOf(t.app.getHttpAdapter().getInstance());
+    routes = fuzzRoutesOf(document, router);
+    routerRoutes = router.map((route) => `${route.method} ${route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
 
     const fuzz = await createProject(t);
+    const admin = { 'X-API-Key': TEST_ADMIN_KEY };
+    const as = { 'X-API-Key': fuzz.key };
+    // A second key of the fuzz project for the key routes (revoke, scopes, limits): revoking the
+    // fuzzer's own key would leave the rest of the run at 401.
+    const spare = (await t.http().post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`).set(admin).send({ name: 'spare' }).expect(200)).body;
     const variables = { name: 'world' };
     const template = [{ role: 'system', content: 'Hello {{name}}.' }];
     await deploy(t, fuzz, { slug: 'fz-prompt', template, variables, environments: ['production', 'staging'] });
     await deploy(t, fuzz, { slug: 'fz-assistant', kind: 'assistant', template, variables });
     const fuzzThread = await createThread(t, fuzz, { metadata: { role: 'fuzz' } });
     const fuzzMessage = await createMessage(t, fuzz, fuzzThread.id, 'fuzz message');
+    await t.http().post(`/${fuzz.workspace}/${fuzz.project}/fz-prompt/production`).set(as).send({}).expect(200);
+    const logId = (await t.http().get('/v2/logs').set(as).expect(200)).body.data[0].id;
+    const response = (await t.http().post('/v1/responses').set(as).send({ model: 'local/echo', input: 'hi' }).expect(200)).body;
 
     const other = await createProject(t);
     const controlThread = await createThread(t, other, { metadata: { owner: 'control', n: 1 }, createLog: { id: 'log-control' } });
@@ -65,7 +82,16 @@ describe('fuzz: hostile requests to every route', () => {
         itemId: [itemIdOf(fuzzMessage.id), itemIdOf(controlMessages[2].id), 'msg_0_0'],
         name: ['fz-cred', 'local'],
         version: ['1', '2', '0'],
+        // Not the control project's key: the admin key may revoke it or change its scopes, which is no isolation failure.
+        keyId: [spare.id],
+        logId: [logId],
+        responseId: [response.id, 'resp_0'],
+        id: ['local/echo', 'fz-prompt', 'gpt-4o'],
+        provider: ['local', 'fz-cred'],
+        model: ['echo', 'x'],
       },
+      projectAuth: { 'x-api-key': fuzz.key },
+      adminAuth: { 'x-api-key': TEST_ADMIN_KEY },
       // Never the control project's key: what it owns must only be reachable by mistake.
       auth: [
         { 'x-api-key': fuzz.key },
@@ -93,42 +119,95 @@ describe('fuzz: hostile requests to every route', () => {
     return JSON.stringify({ thread: [thread.status, thread.body], messages: [messages.status, messages.body], rows, threads });
   };
 
-  async function send(req: FuzzRequest) {
+  async function send(req: FuzzRequest): Promise<FuzzResponse> {
     const res = await request(baseUrl + req.url, { method: req.method as 'GET', headers: req.headers, body: req.body, dispatcher: agent });
     const text = await res.body.text();
     return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text };
   }
 
-  it('derives its routes from the application, invoke and management endpoints included', () => {
-    const names = routes.map((route) => `${route.method} ${route.path}`);
-    expect(names).toEqual(
+  /** Sends every request, `concurrency` at a time; stops at the first problem and describes it. */
+  async function sendAll(requests: FuzzRequest[], concurrency: number, onAnswer: (req: FuzzRequest, res: FuzzResponse) => void): Promise<string | undefined> {
+    let next = 0;
+    let failure: string | undefined;
+    const worker = async () => {
+      while (failure === undefined && next < requests.length) {
+        const index = next++;
+        const req = requests[index];
+        const sentAt = performance.now();
+        const res = await send(req);
+        res.ms = performance.now() - sentAt;
+        onAnswer(req, res);
+        const problems = problemsWith(req, res);
+        if (problems.length > 0 && failure === undefined) {
+          const { route: _route, ...shown } = req;
+          failure = `${problems.join('; ')} (request ${index}, seed ${SEED})\nrequest: ${JSON.stringify(shown).slice(0, 4000)}\nresponse: ${res.status} ${res.text.slice(0, 2000)}`;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return failure;
+  }
+
+  it('fuzzes every route the router serves: /v1, limits, import and the admin API included', () => {
+    const fuzzed = new Set(routes.map((route) => `${route.method} ${route.path}`));
+    expect(routerRoutes.filter((route) => !/ \/docs($|[/-])/.test(route) && !fuzzed.has(route))).toEqual([]);
+    expect([...fuzzed]).toEqual(
       expect.arrayContaining([
         'POST /v2/threads',
         'POST /v2/threads/{threadId}/messages/{messageId}',
         'POST /{workspace}/{project}/{slug}/{environment}',
         'PUT /v2/provider-credentials/{name}',
         'POST /v2/workspaces/{workspace}/projects/{project}/api-keys',
+        'PUT /v2/workspaces/{workspace}/projects/{project}/limits',
+        'PUT /v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/limits',
+        'POST /v2/import',
+        'POST /v2/apply',
+        'GET /v1/conversations',
+        'POST /v1/chat/completions',
+        'POST /v1/responses',
       ]),
     );
     expect(routes.filter((route) => route.group === 'invoke').length).toBeGreaterThanOrEqual(2);
   });
 
-  it(`answers ${RUNS} seeded hostile requests (seed ${SEED}) below 500 with the documented error bodies; the control thread is unchanged`, async () => {
+  it(`answers ${RUNS} seeded hostile requests (seed ${SEED}), ${CONCURRENCY} at a time, then bursts of ${BURST} concurrent writes, below 500 with the documented error bodies; the control thread is unchanged`, async () => {
     const before = await controlSnapshot();
+    const generating = process.cpuUsage();
+    const requests = fc.sample(requestFor(ctx, routes), { seed: SEED, numRuns: RUNS });
+    const generated = process.cpuUsage(generating);
+    const cpuBefore = process.cpuUsage();
     const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(requestFor(ctx, routes), async (req) => {
-        const res = await send(req);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const problems = problemsWith(req, res);
-        if (problems.length > 0) {
-          const { route: _route, ...shown } = req;
-          throw new Error(`${problems.join('; ')}\nrequest: ${JSON.stringify(shown).slice(0, 4000)}\nresponse: ${res.status} ${res.text.slice(0, 2000)}`);
-        }
-      }),
-      // No shrinking against a live server: the failing request itself is printed, with the seed.
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
+    const firstWrite = new Map<string, FuzzRequest>();
+    const byRoute = new Map<string, Record<number, number>>();
+    const started = Date.now();
+    const failure = await sendAll(requests, CONCURRENCY, (req, res) => {
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      const route = `${req.method} ${req.route.path}`;
+      const counts = byRoute.get(route) ?? {};
+      counts[res.status] = (counts[res.status] ?? 0) + 1;
+      counts[0] = (counts[0] ?? 0) + Math.round(res.ms ?? 0);
+      byRoute.set(route, counts);
+      if (req.method !== 'GET' && res.status < 300 && !firstWrite.has(route)) firstWrite.set(route, req);
+    });
+    if (failure) throw new Error(failure);
+    const elapsed = Date.now() - started;
+    if (process.env.FUZZ_VERBOSE) {
+      const cpu = process.cpuUsage(cpuBefore);
+      process.stderr.write(
+        `fuzz: generated in ${Math.round((generated.user + generated.system) / 1000)} ms CPU; ${RUNS} requests in ${elapsed} ms (${Math.round((RUNS * 1000) / elapsed)}/s), ` +
+          `${Math.round((cpu.user + cpu.system) / 1000)} ms CPU; statuses ${JSON.stringify([...statuses])}\n`,
+      );
+      // Per route: statuses, and under "0" the milliseconds its requests took in all.
+      for (const [route, counts] of [...byRoute].sort((a, b) => b[1][0] - a[1][0])) process.stderr.write(`  ${route} ${JSON.stringify(counts)}\n`);
+    }
+
+    // The same successful write, BURST times at once: upserts, unique slugs and row locks under contention.
+    const bursts = [...firstWrite.values()].flatMap((req) => Array.from({ length: BURST }, () => req));
+    const burstFailure = await sendAll(bursts, BURST, () => undefined);
+    if (burstFailure) throw new Error(`concurrent writes: ${burstFailure}`);
+    // Writes of the admin API, limits and /v1 were among them, not only threads.
+    expect([...firstWrite.keys()]).toEqual(expect.arrayContaining(['PUT /v2/workspaces/{workspace}/projects/{project}/limits', 'POST /v1/conversations', 'POST /v2/threads']));
+
     expect(await controlSnapshot()).toBe(before);
     // The fuzzer reached past validation too, not only its 400s.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(RUNS / 50);

@@ -21,6 +21,9 @@ interface CachedResolution {
  * The registry's face to invocation: slug + environment (+ pinned version) → what to run.
  * Resolutions are cached in RegistryCache (REGISTRY_CACHE_TTL_MS, default 2 s).
  */
+/** The largest PostgreSQL `integer`, the type of version numbers. */
+const MAX_VERSION = 2_147_483_647;
+
 @Injectable()
 export class RegistryService {
   private readonly logger = new Logger('Registry');
@@ -42,7 +45,8 @@ export class RegistryService {
    */
   async resolveForInvoke(projectId: string, slug: string, environment: string, version?: number): Promise<ResolvedDeployment | null> {
     if (!isSlugLike(slug) || !isSlugLike(environment)) return null;
-    if (version !== undefined && !(Number.isSafeInteger(version) && version > 0)) return null;
+    // Versions are `integer` columns: a larger number names no version (and would fail the query as out of range).
+    if (version !== undefined && !(Number.isSafeInteger(version) && version > 0 && version <= MAX_VERSION)) return null;
     const key = RegistryCache.key(projectId, slug, environment, version);
     // Calls that miss together (an entry expiring under load) share one load.
     const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version));

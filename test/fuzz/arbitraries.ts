@@ -4,12 +4,15 @@ import { deref, FuzzRoute, SchemaObject } from './route-table';
 /** Real values the fuzzer mixes in, so requests get past lookups and reach deeper code. */
 export interface FuzzContext {
   document: SchemaObject;
-  /** Values worth trying for a path parameter of this name (slugs, ids that exist, ids of another project). */
+  /** Values worth trying for a path parameter of this name, the fuzz project's own first (slugs, ids that exist, ids of another project). */
   pathValues: Record<string, string[]>;
   /** Any id worth trying where a parameter has no pool of its own. */
   ids: string[];
   /** Credential headers: the fuzz project's key, the admin key, none, wrong ones. */
   auth: Array<Record<string, string>>;
+  /** The credential each kind of route takes, tried most often so that requests get past authentication. */
+  projectAuth: Record<string, string>;
+  adminAuth: Record<string, string>;
 }
 
 export interface FuzzRequest {
@@ -27,6 +30,8 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
     '__proto__', 'constructor', 'toString', 'hasOwnProperty', "' OR 1=1 --", '"; DROP TABLE threads; --', '{{constructor.constructor "x"}}',
     '{{#each this}}{{/each}}', '${process.env}', '<script>', 'é', '😀', '\u202e', 'a'.repeat(65), 'a'.repeat(201), 'a'.repeat(513), 'a'.repeat(2001), 'a'.repeat(5000),
     '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff', '2147483648', '9007199254740993', '-0',
+    // Control characters other than U+0000: storable, but must not break a parser, a header or a log line.
+    '\u0001', 'a\u0007b', '\u001b[31m', '\u007f', '\u0085', '\u2028\u2029', '\t\r\n', '\r\nX-Injected: 1', '\ufeff', '\uffff',
   ),
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -39,18 +44,49 @@ const headerValue: fc.Arbitrary<string> = fc.oneof(
   fc.stringMatching(/^[\x21-\x7e]{0,60}$/),
 );
 
-/** JSON values that no schema expects: wrong types, prototype-named keys, deep nesting, huge numbers. */
+/**
+ * Deep and huge values travel through generation as short placeholder strings, each replaced by
+ * its JSON text (serialised once) when the body is written: JSON.stringify of them on every
+ * request cost more CPU than the request itself.
+ */
+const PLACEHOLDERS = new Map<string, string>();
+function placeholderFor(value: unknown): string {
+  const token = `@@fuzz-value-${PLACEHOLDERS.size}@@`;
+  PLACEHOLDERS.set(JSON.stringify(token), JSON.stringify(value));
+  return token;
+}
+const PLACEHOLDER_PATTERN = /"@@fuzz-value-\d+@@"/g;
+
+/** A value as the JSON text of a body, placeholders replaced by what they stand for. */
+export function toJsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text !== undefined && text.includes('@@fuzz-value-') ? text.replace(PLACEHOLDER_PATTERN, (token) => PLACEHOLDERS.get(token) ?? token) : text;
+}
+
+/**
+ * Values nested far deeper than any validator's stack: ~1,800 levels of arrays overflowed
+ * class-validator inside createLog and the limits bodies (issue 24). Built once; each is the same
+ * object in every request that uses it.
+ */
+const deepValues = fc.constantFrom(...[nest(70, 'array'), nest(1800, 'array'), nest(1800, 'mixed'), nest(2000, 'object')].map(placeholderFor));
+
+/** Strings as large as a body may hold, and larger (BODY_LIMIT is 1 MiB): in bodies only, a URL that long is refused by Node itself. */
+const hugeString = fc.constantFrom(...['x'.repeat(100_000), '\u0000'.repeat(2_000), 'é'.repeat(400_000), '😀'.repeat(100_000), 'x'.repeat(1_100_000)].map(placeholderFor));
+
+/** JSON values that no schema expects: wrong types, prototype-named keys, deep nesting, huge numbers and strings. */
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53, 2 ** 31, [], {}, [null], ''),
-  fc.constant(JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"toString":"x"}')),
-  fc.constant(nest(200)),
-  hostileString,
-  fc.jsonValue({ maxDepth: 3 }),
+  { arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53, 2 ** 31, [], {}, [null], ''), weight: 20 },
+  { arbitrary: fc.constant(JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"toString":"x"}')), weight: 4 },
+  { arbitrary: deepValues, weight: 4 },
+  { arbitrary: hostileString, weight: 20 },
+  // Rare: each costs a megabyte of parsing, and a few hundred per run are plenty.
+  { arbitrary: hugeString, weight: 1 },
+  { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 8 },
 );
 
-function nest(depth: number): unknown {
+function nest(depth: number, shape: 'array' | 'object' | 'mixed'): unknown {
   let value: unknown = 'deep';
-  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { a: value };
+  for (let i = 0; i < depth; i++) value = shape === 'array' || (shape === 'mixed' && i % 2) ? [value] : { a: value };
   return value;
 }
 
@@ -76,7 +112,8 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number): fc.Arbitra
     case 'integer':
       return fc.integer({ min: s.minimum ?? -5, max: Math.min(s.maximum ?? 1000, 2 ** 31) });
     case 'number':
-      return fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }));
+      // Mostly integers: most numeric fields (limits, versions, tokens) take integers, and a request must get past them to go deeper.
+      return fc.oneof({ arbitrary: fc.integer({ min: -5, max: 1000 }), weight: 4 }, { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }), weight: 1 });
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -113,7 +150,9 @@ function merge(...parts: object[]): Record<string, unknown> {
 function pathValue(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
   const pool = ctx.pathValues[name] ?? ctx.ids;
   return fc.oneof(
-    { arbitrary: fc.constantFrom(...pool), weight: 4 },
+    // The pool's first value (the fuzz project's own) most: workspace and project are drawn apart and must agree.
+    { arbitrary: fc.constant(pool[0]), weight: 4 },
+    { arbitrary: fc.constantFrom(...pool), weight: 2 },
     { arbitrary: fc.constantFrom(...ctx.ids), weight: 1 },
     { arbitrary: hostileString.filter((s) => s.length > 0).map(encodeSegment), weight: 2 },
     { arbitrary: fc.constantFrom('%E0%A4%A', '%zz', '%2e%2e', '%00'), weight: 1 },
@@ -128,7 +167,11 @@ function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
   const declared = route.queryParams.map((param) =>
     fc.option(
       fc.oneof(
-        fromSchema(ctx, param.schema).map((value) => [[param.name, typeof value === 'string' ? value : JSON.stringify(value)]]),
+        fromSchema(ctx, param.schema)
+          .map((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+          // Deep and huge values belong in bodies: Node refuses a URL past 16 KB before Parley sees it (431, no body).
+          .filter((value) => value.length <= 2000)
+          .map((value) => [[param.name, value]]),
         fc.array(hostileString, { minLength: 2, maxLength: 2 }).map((values) => values.map((value) => [param.name, value])),
       ),
       { freq: 2 },
@@ -147,34 +190,46 @@ function bodyOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string | undef
   const json = route.body ? fromSchema(ctx, route.body) : hostileValue;
   const sendsBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
   return fc.oneof(
-    { arbitrary: json.map((value) => JSON.stringify(value)), weight: sendsBody ? 8 : 1 },
+    { arbitrary: json.map(toJsonText), weight: sendsBody ? 8 : 1 },
     { arbitrary: rawBodies, weight: 1 },
     { arbitrary: fc.constant(undefined), weight: sendsBody ? 1 : 6 },
   );
 }
 
-function headersOf(ctx: FuzzContext): fc.Arbitrary<Record<string, string>> {
-  const contentType = fc.constantFrom(
-    'application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1',
-    'application/json; charset=utf-16', 'multipart/form-data; boundary=x', '',
+function headersOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<Record<string, string>> {
+  const contentType = fc.oneof(
+    { arbitrary: fc.constant('application/json'), weight: 10 },
+    { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x', ''), weight: 3 },
   );
   const extra = fc.dictionary(
-    fc.constantFrom('x-parley-do-not-record', 'idempotency-key', 'x-request-id', 'x-parley-thread-id', 'accept', 'x-forwarded-for', 'content-encoding'),
+    fc.constantFrom(
+      'x-parley-do-not-record', 'idempotency-key', 'x-request-id', 'x-parley-thread-id', 'accept', 'x-forwarded-for', 'content-encoding',
+      'x-parley-metadata-a', 'x-langtail-metadata-b', `x-parley-metadata-${'k'.repeat(65)}`,
+    ),
     headerValue,
     { maxKeys: 2 },
   );
-  return fc.tuple(fc.constantFrom(...ctx.auth), contentType, extra).map(([auth, type, more]) => ({ ...more, ...auth, ...(type ? { 'content-type': type } : {}) }));
+  // Now and then more metadata headers than invoke metadata may hold (64 keys).
+  const manyMetadata = fc.option(fc.constant(Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`x-parley-metadata-m${i}`, `v${i}`]))), { freq: 40 });
+  return fc
+    .tuple(fc.oneof({ arbitrary: fc.constant(route.admin ? ctx.adminAuth : ctx.projectAuth), weight: 3 }, { arbitrary: fc.constantFrom(...ctx.auth), weight: 2 }), contentType, extra, manyMetadata)
+    .map(([auth, type, more, metadata]) => ({ ...(metadata ?? {}), ...more, ...auth, ...(type ? { 'content-type': type } : {}) }));
 }
 
 /** One request to one route of the table, every part derived from its documented shape. */
 export function requestFor(ctx: FuzzContext, routes: FuzzRoute[]): fc.Arbitrary<FuzzRequest> {
   // One arbitrary per route, built once: building them per request costs more than the request.
-  return fc.oneof(...routes.map((route) => requestForRoute(ctx, route)));
+  // A GET without parameters (/health, /metrics, /v1/models) has little to vary: drawn a quarter as often.
+  return fc.oneof(...routes.map((route) => ({ arbitrary: requestForRoute(ctx, route), weight: hasInputs(route) ? 4 : 1 })));
+}
+
+function hasInputs(route: FuzzRoute): boolean {
+  return route.method !== 'GET' || route.pathParams.length > 0 || route.queryParams.length > 0;
 }
 
 function requestForRoute(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<FuzzRequest> {
   return fc
-      .tuple(fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))), queryString(ctx, route), bodyOf(ctx, route), headersOf(ctx))
+      .tuple(fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))), queryString(ctx, route), bodyOf(ctx, route), headersOf(ctx, route))
       .map(([values, query, body, headers]) => {
         let i = 0;
         const path = route.path.replace(/\{[^}]+\}/g, () => values[i++]);

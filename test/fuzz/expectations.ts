@@ -4,6 +4,8 @@ export interface FuzzResponse {
   status: number;
   contentType: string;
   text: string;
+  /** How long it took, for FUZZ_VERBOSE's per-route report. */
+  ms?: number;
 }
 
 /** The documented 400 messages of the spec's thread and message endpoints (spec "Endpoints"). */
