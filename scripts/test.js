@@ -4,7 +4,8 @@
  * machine, in parallel jest workers, each with a database of its own; then the files named
  * `*.serial.e2e-spec.ts` (kill -9, several server processes, timing, EXPLAIN), one at a time.
  * With arguments (paths, patterns, jest flags) it runs just those, in parallel: `npm test -- test/foo`.
- * Prints each group's wall time and a closing `N passed, N failed` line.
+ * Builds dist/ first when stale (server processes and CLI tests run it). Prints each group's wall
+ * time and a closing `N passed, N failed` line.
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -45,6 +46,11 @@ const groups = explicit
       ['parallel group', [`--maxWorkers=${workers}`, `--testPathIgnorePatterns=${SERIAL}`, ...args]],
       ['serial group', ['--runInBand', `--testPathPatterns=${SERIAL}`, '--passWithNoTests', ...args]],
     ];
+
+// Some tests run the built server or CLI (dist/) as processes of their own: build first when stale,
+// as `npm start` does (a no-op when the build is current).
+const build = spawnSync(process.execPath, [path.join(__dirname, 'build-if-stale.js')], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
 
 const results = groups.map(([label, jestArgs]) => runJest(label, jestArgs));
 const total = results.reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });

@@ -13,8 +13,8 @@ import { uniqueSlug } from './support/factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 const ROOT = path.join(__dirname, '..');
-/** Each CLI process compiles the sources on start (a few seconds; more on a busy machine). */
-const SPAWN_TIMEOUT = 180_000;
+/** A CLI process on the built sources (npm test builds them first when stale, scripts/test.js). */
+const SPAWN_TIMEOUT = 120_000;
 
 const yamlFor = (workspace: string, content = 'Hello {{name}}') => `workspace: ${workspace}
 project: cli
@@ -26,13 +26,13 @@ prompts:
     deploy: [production]
 `;
 
-/** `parley <args>` in a child process, on the TypeScript sources, with its own environment. */
+/** `parley <args>` in a child process, as `npm run cli` runs it (dist/), with its own environment. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const { DATABASE_URL: _db, PARLEY_URL: _url, PARLEY_KEY: _key, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'src/cli/main.ts'), ...args],
+      [path.join(ROOT, 'dist/cli/main.js'), ...args],
       { cwd: ROOT, env: { ...inherited, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );

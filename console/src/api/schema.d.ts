@@ -152,6 +152,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/admin-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a workspace's admin keys (without secrets) */
+        get: operations["WorkspaceAdminKeysController_list"];
+        put?: never;
+        /**
+         * Create a workspace admin key
+         * @description An admin key for this workspace only: it manages its projects, keys and limits, applies and exports its projects, and gets 404 for every other workspace. It cannot create workspaces, nor grant scopes it does not hold. The key is in this response only. See docs/security.md, "Workspace admin keys".
+         */
+        post: operations["WorkspaceAdminKeysController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/admin-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a workspace admin key */
+        delete: operations["WorkspaceAdminKeysController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/environments": {
         parameters: {
             query?: never;
@@ -1087,6 +1125,61 @@ export interface components {
             object: "api_key.revoked";
             /** @enum {boolean} */
             revoked: true;
+        };
+        CreateWorkspaceAdminKeyDto: {
+            /**
+             * @description a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given
+             * @enum {string}
+             */
+            preset?: "app" | "viewer" | "editor" | "full";
+            /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            /**
+             * @description a label; defaults to "workspace-admin"
+             * @example acme-admin
+             */
+            name?: string;
+        };
+        CreatedWorkspaceAdminKeyDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example acme-admin */
+            name: string;
+            /** @example ak_Xq3v9aB */
+            prefix: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description null: every scope */
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description the secret; shown only in this response, stored only as a SHA-256 hash */
+            key: string;
+            /** @example acme */
+            workspace: string;
+        };
+        WorkspaceAdminKeyDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example acme-admin */
+            name: string;
+            /** @example ak_Xq3v9aB */
+            prefix: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description null: every scope */
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        WorkspaceAdminKeyListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WorkspaceAdminKeyDto"][];
         };
         CreateEnvironmentDto: {
             /** @example qa */
@@ -3256,6 +3349,283 @@ export interface operations {
             path: {
                 workspace: string;
                 project: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRevokedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    WorkspaceAdminKeysController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceAdminKeyListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    WorkspaceAdminKeysController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkspaceAdminKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWorkspaceAdminKeyDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    WorkspaceAdminKeysController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
                 keyId: string;
             };
             cookie?: never;
