@@ -163,6 +163,33 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     expect(report.body.totals.unpricedCalls).toBe(1);
   });
 
+  it('prices a model from an override set in the admin API or parley.yaml, which wins over the price table', async () => {
+    const prices = `/v2/workspaces/${p.workspace}/projects/${p.project}/prices`;
+    const admin = { 'X-API-Key': TEST_ADMIN_KEY };
+    const bad = await t.http().put(prices).set(admin).send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: -1, outputPerMTok: 1 }] }).expect(400);
+    expect(bad.body.error.details[0]).toMatch(/^prices\.0\.inputPerMTok: /);
+    await t.http().put(prices).set('X-API-Key', p.key).send({ prices: [] }).expect(403);
+    const set = await t.http().put(prices).set(admin).send({ prices: [{ provider: 'oai', model: 'house-model-7b', inputPerMTok: 0.2, outputPerMTok: 0.6, cacheReadPerMTok: 0.05 }] }).expect(200);
+    expect(set.body).toMatchObject({ object: 'project.prices', prices: [{ provider: 'oai', model: 'house-model-7b', inputPerMTok: '0.2', outputPerMTok: '0.6', cacheReadPerMTok: '0.05', cacheWritePerMTok: null }] });
+    expect((await t.http().get(prices).set(admin).expect(200)).body.prices).toHaveLength(1);
+
+    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 1000, completion_tokens: 500, prompt_tokens_details: { cached_tokens: 400 } } })));
+    await client.chat.completions.create({ model: 'oai/house-model-7b', messages: [{ role: 'user', content: 'hi' }] });
+    const priced = (await requestLogRows(t, p.projectId)).at(-1)!;
+    // 600 × 0.2 + 400 × 0.05 + 500 × 0.6 = 440 per million
+    expect([priced.cost_usd, priced.price_ref]).toEqual(['0.00044', 'override: oai/house-model-7b']);
+
+    // parley.yaml: the operator's (a project key may not set prices), replacing the overrides.
+    const file = { workspace: p.workspace, project: p.project, prices: [{ provider: 'oai', model: GPT, inputPerMTok: 0, outputPerMTok: 0 }] };
+    await t.http().post('/v2/apply').set('X-API-Key', p.key).send(file).expect(403);
+    await t.http().post('/v2/apply').set(admin).send(file).expect(200);
+    expect((await t.http().get(prices).set(admin).expect(200)).body.prices.map((o: { model: string }) => o.model)).toEqual([GPT]);
+    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: GPT, usage: OPENAI_USAGE })));
+    await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }] });
+    expect((await requestLogRows(t, p.projectId)).at(-1)!).toMatchObject({ cost_usd: '0', price_ref: `override: oai/${GPT}` });
+    await t.http().put(prices).set(admin).send({ prices: [] }).expect(200);
+  });
+
   it('answers 400 for a bad range or group, and keeps a project key to its own project', async () => {
     const bad = await t.http().get('/v2/usage').query({ from, group_by: 'model,colour' }).set('X-API-Key', p.key).expect(400);
     expect(bad.body.error.details).toEqual(['group_by: "colour" is not one of prompt, version, environment, model, provider, key, project, workspace']);

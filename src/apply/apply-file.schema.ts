@@ -10,6 +10,7 @@ import {
 } from '../registry/content/version-content.schema';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
+import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
 
 /**
  * parley.yaml (docs/apply.md). Objects are strict: a misspelt key is an error, never ignored.
@@ -64,6 +65,8 @@ export const applyFileSchema = z.strictObject({
   providers: z.array(providerSchema).default([]),
   prompts: z.array(z.unknown()).default([]),
   limits: z.strictObject({ project: limitValuesSchema.optional(), keys: limitValuesSchema.optional() }).optional(),
+  /** The project's price overrides (docs/usage.md); applied only with the admin key; replaces them all. */
+  prices: priceOverridesSchema.optional(),
 });
 
 export type DeclaredPrompt = z.output<typeof promptSchema>;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module';
+import { PricingModule } from '../usage/pricing/pricing.module';
 import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { RegistryModule } from '../registry/registry.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -9,7 +10,7 @@ import { ExportService } from './export.service';
 
 /** parley.yaml in and out: `parley apply` / POST /v2/apply, `parley export` / GET /v2/export. */
 @Module({
-  imports: [WorkspacesModule, RegistryModule, RegistryCacheModule, LimitsModule],
+  imports: [WorkspacesModule, RegistryModule, RegistryCacheModule, LimitsModule, PricingModule],
   controllers: [ApplyController],
   providers: [ApplyService, ExportService],
   exports: [ApplyService, ExportService],

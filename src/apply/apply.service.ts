@@ -3,6 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason, notFound } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitsService } from '../limits/limits.service';
+import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
+import { PricesService } from '../usage/pricing/prices.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
@@ -67,6 +69,7 @@ export class ApplyService {
     private readonly cache: RegistryCache,
     private readonly limits: LimitsService,
     private readonly limitSettings: LimitSettingsService,
+    private readonly prices: PricesService,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
@@ -99,6 +102,8 @@ export class ApplyService {
     if (!mayApply(caller, file)) throw forbidden('API key does not belong to this project');
     // Limits are the operator's: neither a project key nor a workspace admin key may lift its own.
     if (file.limits && writerOf(caller) !== 'operator') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
+    // Prices decide costs (and the budgets they are charged to): the operator's too.
+    if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
     const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller);
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
@@ -184,6 +189,7 @@ export class ApplyService {
       const values = (v: typeof file.limits.project) => ({ requestsPerMinute: v?.requestsPerMinute ?? null, concurrentInvokes: v?.concurrentInvokes ?? null, tokensPerDay: v?.tokensPerDay ?? null });
       await this.limitSettings.setForProject(projectId, { project: values(file.limits.project), keys: values(file.limits.keys) }, manager);
     }
+    if (file.prices) await this.prices.replaceOverrides(projectId, toOverrideValues(file.prices), manager);
     summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
       (item) => item.action !== 'unchanged',
     );

@@ -17,6 +17,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Usage:
     'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
     'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any.',
+  'Admin: prices':
+    "A project's price overrides per provider and model (USD per million tokens); every other model is priced from the @pydantic/genai-prices table (docs/usage.md). Admin key.",
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
   'Admin: limits':
     'Requests per minute, concurrent invokes and tokens per day, per project and per key; over a limit an invoke is 429 with Retry-After (docs/security.md). Admin key.',

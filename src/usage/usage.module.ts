@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { PriceSettingsService } from './pricing/price-settings.service';
+import { PricesController } from './pricing/prices.controller';
 import { PricingModule } from './pricing/pricing.module';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
 import { UsageRetentionService } from './usage-retention.service';
 import { UsageService } from './usage.service';
 
-/** Usage reports and prices (docs/usage.md). */
+/** Usage reports and price overrides (docs/usage.md). */
 @Module({
-  imports: [PricingModule],
-  controllers: [UsageController],
-  providers: [UsageRepository, UsageService, UsageRetentionService],
+  imports: [PricingModule, WorkspacesModule],
+  controllers: [UsageController, PricesController],
+  providers: [UsageRepository, UsageService, UsageRetentionService, PriceSettingsService],
 })
 export class UsageModule {}
