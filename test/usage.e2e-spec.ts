@@ -153,6 +153,16 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     expect(report.body.totals.latencyMs.p50).toBeGreaterThan(0);
   });
 
+  it('exports tokens by kind and cost per project and model to Prometheus', async () => {
+    const logs = (await requestLogRows(t, p.projectId)).filter((log) => log.model === GPT);
+    const text = (await t.http().get('/metrics').expect(200)).text;
+    const value = (name: string, labels: string) => Number(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, 'm').exec(text)?.[1]);
+    const labels = `project="${p.workspace}/${p.project}",model="${GPT}"`;
+    expect(value('parley_usage_tokens_total', `${labels},kind="cache_read"`)).toBe(logs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0));
+    expect(value('parley_usage_tokens_total', `${labels},kind="reasoning"`)).toBe(logs.reduce((sum, log) => sum + (log.reasoning_tokens ?? 0), 0));
+    expect(value('parley_usage_cost_usd_total', labels)).toBeCloseTo(logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0), 12);
+  });
+
   it('lists a model without a price as unpriced, its cost null (never 0)', async () => {
     openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 5, completion_tokens: 2 } })));
     await client.chat.completions.create({ model: 'oai/house-model-7b', messages: [{ role: 'user', content: 'hi' }] });

@@ -67,11 +67,11 @@ export class InvocationRecorder {
         await this.storeOutcome(caller, prepared, completion, manager);
         await recordWith(manager, completion);
       });
-      this.observe(log);
+      this.observe(log, caller);
       return;
     }
     if (!prepared.threadId || !outcome.completion) {
-      this.observe(log);
+      this.observe(log, caller);
       await this.requestLogs.record(log);
       await this.storeOutcome(caller, prepared, outcome.completion);
       return;
@@ -85,7 +85,7 @@ export class InvocationRecorder {
       await this.recordFailure(caller, prepared, { ...outcome, status: gone.getStatus(), error: 'Thread not found' });
       throw gone;
     }
-    this.observe(log);
+    this.observe(log, caller);
   }
 
   /** The new thread (if any), the log and the two turns, in one transaction. */
@@ -120,7 +120,7 @@ export class InvocationRecorder {
   async recordFailure(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
     try {
       const log = this.buildLog(caller, prepared, outcome, prepared.newThread ? null : prepared.threadId, await this.costOf(caller, prepared, outcome));
-      this.observe(log);
+      this.observe(log, caller);
       await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
     } catch (err) {
       this.logger.error(`could not record a failed call: ${(err as Error).message}`);
@@ -139,15 +139,24 @@ export class InvocationRecorder {
   }
 
   /** Provider metrics (GET /metrics) from the log's fields; never throws. */
-  private observe(log: RequestLogEntity): void {
+  private observe(log: RequestLogEntity, caller: ProjectPrincipal): void {
     try {
       this.metrics.observeProvider({
+        project: `${caller.workspaceSlug}/${caller.projectSlug}`,
         provider: log.providerName,
         model: log.model,
         status: log.status,
         durationSeconds: log.latencyMs / 1000,
         promptTokens: log.promptTokens,
         completionTokens: log.completionTokens,
+        tokensByKind: {
+          uncached_input: log.uncachedInputTokens,
+          cache_read: log.cacheReadTokens,
+          cache_write: log.cacheWriteTokens,
+          reasoning: log.reasoningTokens,
+          output: log.outputTokens,
+        },
+        costUsd: log.costUsd === null ? null : Number(log.costUsd),
         timeToFirstTokenSeconds: log.ttftMs === null || log.ttftMs === undefined ? null : log.ttftMs / 1000,
       });
     } catch (err) {

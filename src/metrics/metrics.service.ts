@@ -5,6 +5,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const MAX_LABEL_LENGTH = 100;
 /** Distinct model label values kept per process; later new models are counted under `other`. */
 export const MAX_MODEL_VALUES = 200;
+/** Distinct project label values kept per process; later new projects are counted under `other`. */
+export const MAX_PROJECT_VALUES = 1000;
 /** The route label of requests no route matched (404s, body rejected before routing, static assets). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -17,6 +19,8 @@ export interface HttpObservation {
 }
 
 export interface ProviderObservation {
+  /** `<workspace>/<project>` slugs of the caller. */
+  project?: string;
   /** The provider name versions refer to: `local`, or a provider credential's name. */
   provider: string | null;
   model: string | null;
@@ -25,6 +29,10 @@ export interface ProviderObservation {
   durationSeconds: number;
   promptTokens?: number | null;
   completionTokens?: number | null;
+  /** Tokens by kind (docs/usage.md): uncached_input, cache_read, cache_write, reasoning, output. */
+  tokensByKind?: Record<string, number | null | undefined>;
+  /** The call's cost in USD; null when unpriced. */
+  costUsd?: number | null;
   /** Streams only: from the start of the invoke to the first content chunk sent to the client. */
   timeToFirstTokenSeconds?: number | null;
 }
@@ -43,6 +51,7 @@ export function boundedLabel(value: unknown, fallback = 'unknown'): string {
 export class MetricsService {
   readonly registry = new Registry();
   private readonly models = new Set<string>();
+  private readonly projects = new Set<string>();
 
   private readonly httpRequests = new Counter({
     name: 'parley_http_requests_total',
@@ -85,6 +94,20 @@ export class MetricsService {
     name: 'parley_tokens_total',
     help: 'Tokens reported by providers, by provider, model and kind (prompt or completion)',
     labelNames: ['provider', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly usageTokens = new Counter({
+    name: 'parley_usage_tokens_total',
+    help: 'Tokens of invokes by project (workspace/project), model and kind: uncached_input, cache_read, cache_write, reasoning, output (docs/usage.md)',
+    labelNames: ['project', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly usageCost = new Counter({
+    name: 'parley_usage_cost_usd_total',
+    help: 'Cost in USD of priced invokes by project (workspace/project) and model (docs/usage.md); unpriced calls add nothing',
+    labelNames: ['project', 'model'] as const,
     registers: [this.registry],
   });
 
@@ -133,16 +156,25 @@ export class MetricsService {
     if (call.status >= 400) this.providerErrors.inc({ provider, status });
     if (isCount(call.promptTokens)) this.tokens.inc({ provider, model, kind: 'prompt' }, call.promptTokens);
     if (isCount(call.completionTokens)) this.tokens.inc({ provider, model, kind: 'completion' }, call.completionTokens);
+    if (call.project !== undefined) {
+      const project = this.bounded(this.projects, MAX_PROJECT_VALUES, call.project);
+      for (const [kind, n] of Object.entries(call.tokensByKind ?? {})) if (isCount(n)) this.usageTokens.inc({ project, model, kind }, n);
+      if (typeof call.costUsd === 'number' && Number.isFinite(call.costUsd) && call.costUsd > 0) this.usageCost.inc({ project, model }, call.costUsd);
+    }
     const ttft = call.timeToFirstTokenSeconds;
     if (typeof ttft === 'number' && Number.isFinite(ttft) && ttft >= 0) this.timeToFirstToken.observe({ provider, model }, ttft);
   }
 
   /** Cut to MAX_LABEL_LENGTH, and `other` once MAX_MODEL_VALUES distinct models have been seen. */
   private modelLabel(model: unknown): string {
-    const label = boundedLabel(model);
-    if (this.models.has(label)) return label;
-    if (this.models.size >= MAX_MODEL_VALUES) return 'other';
-    this.models.add(label);
+    return this.bounded(this.models, MAX_MODEL_VALUES, model);
+  }
+
+  private bounded(seen: Set<string>, max: number, value: unknown): string {
+    const label = boundedLabel(value);
+    if (seen.has(label)) return label;
+    if (seen.size >= max) return 'other';
+    seen.add(label);
     return label;
   }
 }
