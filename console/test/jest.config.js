@@ -1,8 +1,14 @@
-/** `npm run test:console`: the browser walk-through (docs/console.md, "Browser tests"); not part of `npm test`. */
-const base = require('../../jest.config.js');
+/**
+ * `npm run test:console`: the browser walk-through (docs/console.md, "Browser tests"); not part of
+ * `npm test`. It starts its own server process on its own database, so it takes the transform of
+ * the main config but none of its per-worker database set-up.
+ */
+const { transform, moduleFileExtensions, testEnvironment } = require('../../jest.config.js');
 
 module.exports = {
-  ...base,
+  transform,
+  moduleFileExtensions,
+  testEnvironment,
   rootDir: __dirname,
   roots: ['<rootDir>'],
   testRegex: '.*\\.browser-spec\\.ts$',

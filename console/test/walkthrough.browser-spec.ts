@@ -184,6 +184,18 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect(await transcript.getByRole('link', { name: 'call log' }).count()).toBeGreaterThan(0);
     await noScriptRan();
     await accessible('thread');
+
+    // Continue it from the playground: the run appends to the same thread.
+    await page.getByRole('link', { name: 'Continue in the playground (demo-assistant)' }).click();
+    const messages = page.getByRole('textbox', { name: 'Messages (JSON)' });
+    await messages.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(JSON.stringify([{ role: 'user', content: 'Second turn from the playground' }]));
+    await page.getByRole('button', { name: 'Run without saving' }).click();
+    await page.getByRole('region', { name: 'Draft output' }).getByText('Second turn from the playground').waitFor();
+    await page.getByRole('link', { name: /^Thread / }).click();
+    await page.getByRole('list', { name: 'Transcript' }).getByText('Second turn from the playground').first().waitFor();
+    expect(await page.getByRole('list', { name: 'Transcript' }).getByText(XSS_MESSAGE).count()).toBeGreaterThan(0);
   });
 
   it("a project-key session finds another project's prompts, logs and threads not found, and its keys forbidden", async () => {

@@ -48,7 +48,8 @@ export default function PlaygroundScreen() {
   const [compareWith, setCompareWith] = useState('');
   const [output, setOutput] = useState<Output>(IDLE);
   const [compared, setCompared] = useState<Output>(IDLE);
-  const [threadId, setThreadId] = useState<string | null>(null);
+  // `?thread=<id>` (from a thread's transcript): an assistant's runs continue that thread.
+  const [threadId, setThreadId] = useState<string | null>(params.get('thread'));
 
   const ready = versions.isSuccess && (!logId || log.isSuccess);
   useEffect(() => {
@@ -120,6 +121,10 @@ export default function PlaygroundScreen() {
       setCompared(IDLE);
     }
     await Promise.all(runs);
+    // The runs were logged (and an assistant's appended to its thread): those lists are out of date.
+    void client.invalidateQueries({ queryKey: ['logs'] });
+    void client.invalidateQueries({ queryKey: ['threads'] });
+    void client.invalidateQueries({ queryKey: ['thread'] });
   };
 
   const envs = environments.data?.data.map((e) => e.slug) ?? [];

@@ -62,6 +62,13 @@ export function ThreadScreen() {
     queryKey: ['thread', id, 'messages'],
     queryFn: () => unwrap(api.GET('/v2/threads/{threadId}/messages', { params: { path: { threadId: id }, query: { limit: 100, order: 'asc' } } })),
   });
+  // The call that started the thread names the assistant and version to continue it with.
+  const firstLogId = (messages.data?.data.find((row) => row.requestLogId)?.requestLogId as string | null | undefined) ?? null;
+  const firstLog = useQuery({
+    queryKey: ['log', firstLogId],
+    queryFn: () => unwrap(api.GET('/v2/logs/{logId}', { params: { path: { logId: firstLogId! } } })),
+    enabled: !!firstLogId,
+  });
   if (thread.isPending || messages.isPending) return <Loading />;
   if (thread.error || messages.error) return <ErrorNote error={thread.error ?? messages.error} />;
   const rows = messages.data.data;
@@ -72,8 +79,13 @@ export function ThreadScreen() {
       <p className="muted">
         Created {formatTime(thread.data.createdAt)} · metadata <code>{JSON.stringify(thread.data.metadata)}</code>
       </p>
-      <p>
+      <p className="row">
         <Link to={`/logs?threadId=${id}`}>Calls in this thread</Link>
+        {firstLog.data?.kind === 'assistant' && firstLog.data.version ? (
+          <Link to={`/prompts/${encodeURIComponent(firstLog.data.promptSlug ?? '')}/playground?from=${firstLog.data.version}&thread=${id}`}>
+            Continue in the playground ({firstLog.data.promptSlug})
+          </Link>
+        ) : null}
       </p>
       {flat.length === 0 ? (
         <p className="muted">This thread has no messages yet.</p>
