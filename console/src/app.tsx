@@ -14,6 +14,8 @@ import { useSession, useSignOut } from './session';
 // CodeMirror is loaded only by the screens that edit or compare text, keeping the first load small.
 const PlaygroundScreen = lazy(() => import('./screens/playground'));
 const DiffScreen = lazy(() => import('./screens/diff'));
+// uPlot only with the usage screen.
+const UsageScreen = lazy(() => import('./screens/usage'));
 
 export function App() {
   const session = useSession();
@@ -52,6 +54,7 @@ export function App() {
         <NavLink to="/prompts">Prompts</NavLink>
         <NavLink to="/logs">Logs</NavLink>
         <NavLink to="/threads">Threads</NavLink>
+        <NavLink to="/usage">Usage</NavLink>
         <NavLink to="/keys">Keys and providers</NavLink>
       </nav>
       <main className="content">
@@ -67,6 +70,7 @@ export function App() {
             <Route path="/logs/:id" element={<LogDetailScreen />} />
             <Route path="/threads" element={<ThreadsScreen />} />
             <Route path="/threads/:id" element={<ThreadScreen />} />
+            <Route path="/usage" element={<UsageScreen />} />
             <Route path="/keys" element={<KeysScreen />} />
             <Route path="*" element={<p>No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.</p>} />
           </Routes>

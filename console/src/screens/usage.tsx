@@ -1,0 +1,149 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
+import { useSearchParams } from 'react-router';
+import { api, unwrap, type Schemas } from '../api/client';
+import { UsageChart } from '../components/usage-chart';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+
+const RANGES = { '24h': 1, '7d': 7, '30d': 30 } as const;
+const GROUPS = ['none', 'prompt', 'model', 'key'] as const;
+type Row = Schemas['UsageRowDto'];
+
+function groupOf(row: Row, group: string): string {
+  if (group === 'prompt') return row.prompt ?? '—';
+  if (group === 'model') return `${row.provider ?? '?'}/${row.model ?? '?'}`;
+  if (group === 'key') return row.keyId ? `key ${row.keyId.slice(0, 8)}…` : '—';
+  return 'all calls';
+}
+
+function Picker({ label, items, value, onChange }: { label: string; items: readonly string[]; value: string; onChange: (v: string) => void }) {
+  return (
+    <Select selectedKey={value} onSelectionChange={(key) => onChange(String(key))} className="field">
+      <Label>{label}</Label>
+      <Button className="select-button">
+        <SelectValue />
+      </Button>
+      <Popover className="popover">
+        <ListBox className="listbox">
+          {items.map((item) => (
+            <ListBoxItem key={item} id={item} className="option">
+              {item}
+            </ListBoxItem>
+          ))}
+        </ListBox>
+      </Popover>
+    </Select>
+  );
+}
+
+/**
+ * Calls, errors, latency percentiles, tokens and cost over time, split by prompt, model or key,
+ * from the hourly usage rollups (`GET /v2/usage`), never the logs table. Range, bucket and split in the URL.
+ */
+export default function UsageScreen() {
+  const [params, setParams] = useSearchParams();
+  const range = (params.get('range') ?? '7d') as keyof typeof RANGES;
+  const bucket = (params.get('bucket') ?? (range === '24h' ? 'hour' : 'day')) as 'hour' | 'day';
+  const group = params.get('group') ?? 'prompt';
+  const set = (name: string, value: string) => setParams((prev) => ({ ...Object.fromEntries(prev), [name]: value }));
+  // The range ends at the next full hour, so the query (and its cache key) stays the same for an hour.
+  const to = useMemo(() => new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000), []);
+  const from = new Date(to.getTime() - (RANGES[range] ?? 7) * 86_400_000);
+  const usage = useQuery({
+    queryKey: ['usage', range, bucket, group],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v2/usage', {
+          params: { query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}) } },
+        }),
+      ),
+  });
+
+  const chart = useMemo(() => {
+    const rows = usage.data?.data ?? [];
+    const buckets = [...new Set(rows.map((r) => Date.parse(r.start) / 1000))].sort((a, b) => a - b);
+    const labels = [...new Set(rows.map((r) => groupOf(r, group)))].slice(0, 8);
+    const series = labels.map((label) => ({
+      label,
+      values: buckets.map((b) => rows.filter((r) => Date.parse(r.start) / 1000 === b && groupOf(r, group) === label).reduce((n, r) => n + r.calls, 0)),
+    }));
+    return { buckets, series };
+  }, [usage.data, group]);
+
+  const report = usage.data;
+  const totals = report?.totals;
+  return (
+    <>
+      <h1>Usage</h1>
+      <div className="row">
+        <Picker label="Range" items={Object.keys(RANGES)} value={range} onChange={(v) => set('range', v)} />
+        <Picker label="Bucket" items={['hour', 'day']} value={bucket} onChange={(v) => set('bucket', v)} />
+        <Picker label="Split by" items={GROUPS} value={group} onChange={(v) => set('group', v)} />
+      </div>
+      <ErrorNote error={usage.error} />
+      {usage.isPending ? (
+        <Loading />
+      ) : report && totals && totals.calls > 0 ? (
+        <>
+          <dl className="facts" aria-label="Totals">
+            <dt>Calls</dt>
+            <dd>{totals.calls}</dd>
+            <dt>Errors</dt>
+            <dd>{totals.errors}</dd>
+            <dt>Latency p50 / p95</dt>
+            <dd>
+              {totals.latencyMs.p50 ?? '—'} ms / {totals.latencyMs.p95 ?? '—'} ms
+            </dd>
+            <dt>Tokens</dt>
+            <dd>{totals.tokens.total}</dd>
+            <dt>Cost</dt>
+            <dd>
+              ${totals.costUsd}
+              {totals.unpricedCalls > 0 ? ` (${totals.unpricedCalls} calls of unpriced models not included)` : ''}
+            </dd>
+          </dl>
+          <UsageChart title={`Calls per ${bucket}`} buckets={chart.buckets} series={chart.series} />
+          <table className="table">
+            <caption className="sr-only">Usage per {bucket}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+                {group !== 'none' ? <th scope="col">{group}</th> : null}
+                <th scope="col">Calls</th>
+                <th scope="col">Errors</th>
+                <th scope="col">p50 ms</th>
+                <th scope="col">p95 ms</th>
+                <th scope="col">Tokens</th>
+                <th scope="col">Cost USD</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.data.map((row, i) => (
+                <tr key={i}>
+                  <td>{formatTime(row.start)}</td>
+                  {group !== 'none' ? <td>{groupOf(row, group)}</td> : null}
+                  <td>{row.calls}</td>
+                  <td>{row.errors}</td>
+                  <td>{row.latencyMs.p50 ?? '—'}</td>
+                  <td>{row.latencyMs.p95 ?? '—'}</td>
+                  <td>{row.tokens.total}</td>
+                  <td>{row.costUsd}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {report.unpriced.length > 0 ? (
+            <p className="muted">
+              No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.
+            </p>
+          ) : null}
+        </>
+      ) : (
+        <EmptyState title="No calls in this range">
+          <p>Usage counts every call to a prompt or assistant, by the hour. Call one (see "Use it" on a prompt), or pick a longer range.</p>
+        </EmptyState>
+      )}
+    </>
+  );
+}
