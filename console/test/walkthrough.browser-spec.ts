@@ -198,7 +198,17 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect(await page.getByRole('list', { name: 'Transcript' }).getByText(XSS_MESSAGE).count()).toBeGreaterThan(0);
   });
 
-  it("a project-key session finds another project's prompts, logs and threads not found, and its keys forbidden", async () => {
+  it('shows usage from the rollups: the calls made above, split by prompt', async () => {
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('heading', { name: 'Usage', exact: true }).waitFor();
+    const totals = page.getByRole('definition').first();
+    await totals.waitFor();
+    expect(Number(await totals.textContent())).toBeGreaterThanOrEqual(6);
+    await page.getByRole('table').getByRole('cell', { name: 'demo-prompt', exact: true }).first().waitFor();
+    await accessible('usage');
+  });
+
+  it("a project-key session finds another project's prompts, logs and threads not found, its usage out of reach, its keys forbidden", async () => {
     const ws = `other-${Date.now()}`;
     expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);
     expect((await api('POST', `/v2/workspaces/${ws}/projects`, { key: adminKey, body: { slug: 'p' } })).status).toBe(200);
@@ -215,6 +225,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect((await api('GET', `/v2/threads/${otherLog.threadId}`, { cookie: projectCookie })).status).toBe(404);
     expect((await api('GET', `/v2/threads/${otherLog.threadId}/messages`, { cookie: projectCookie })).status).toBe(404);
     expect((await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { cookie: projectCookie })).status).toBe(403);
+    // Usage: a project session reports on its own project only; naming another is refused.
+    const from = new Date(Date.now() - 86_400_000).toISOString();
+    expect((await api('GET', `/v2/usage?from=${from}&workspace=${ws}&project=p`, { cookie: projectCookie })).status).toBe(400);
+    const own = await api('GET', `/v2/usage?from=${from}&group_by=prompt`, { cookie: projectCookie });
+    expect(own.status).toBe(200);
+    expect(own.body.data.map((row: { prompt: string }) => row.prompt)).not.toContain('secret-prompt');
     await page.goto(`${server.url}/console/prompts/secret-prompt`);
     await page.getByRole('alert').getByText('Prompt not found').waitFor();
   });

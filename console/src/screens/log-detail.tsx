@@ -46,6 +46,8 @@ export function LogDetailScreen() {
         <dd>
           {l.usage.prompt_tokens ?? '—'} in, {l.usage.completion_tokens ?? '—'} out, {l.usage.total_tokens ?? '—'} total
         </dd>
+        <dt>Cost</dt>
+        <dd>{l.costUsd !== null ? `$${l.costUsd}` : l.usage.total_tokens ? 'no known price for this model' : '—'}</dd>
         <dt>Thread</dt>
         <dd>{l.threadId ? <Link to={`/threads/${l.threadId}`}>{l.threadId}</Link> : '—'}</dd>
         <dt>Metadata</dt>

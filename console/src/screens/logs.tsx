@@ -44,6 +44,7 @@ export function LogsScreen() {
                 <th scope="col">Status</th>
                 <th scope="col">Latency</th>
                 <th scope="col">Tokens</th>
+                <th scope="col">Cost</th>
               </tr>
             </thead>
             <tbody>
@@ -59,6 +60,7 @@ export function LogsScreen() {
                   <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
                   <td>{log.latencyMs} ms</td>
                   <td>{log.usage.total_tokens ?? '—'}</td>
+                  <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
                 </tr>
               ))}
             </tbody>

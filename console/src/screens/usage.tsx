@@ -62,14 +62,19 @@ export default function UsageScreen() {
 
   const chart = useMemo(() => {
     const rows = usage.data?.data ?? [];
-    const buckets = [...new Set(rows.map((r) => Date.parse(r.start) / 1000))].sort((a, b) => a - b);
+    // Every bucket of the range, so quiet hours or days show as zero instead of being skipped.
+    const step = bucket === 'hour' ? 3600 : 86_400;
+    const buckets: number[] = [];
+    if (usage.data) {
+      for (let t = Math.floor(Date.parse(usage.data.from) / 1000 / step) * step; t < Date.parse(usage.data.to) / 1000; t += step) buckets.push(t);
+    }
     const labels = [...new Set(rows.map((r) => groupOf(r, group)))].slice(0, 8);
     const series = labels.map((label) => ({
       label,
       values: buckets.map((b) => rows.filter((r) => Date.parse(r.start) / 1000 === b && groupOf(r, group) === label).reduce((n, r) => n + r.calls, 0)),
     }));
     return { buckets, series };
-  }, [usage.data, group]);
+  }, [usage.data, group, bucket]);
 
   const report = usage.data;
   const totals = report?.totals;
