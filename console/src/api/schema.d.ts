@@ -619,6 +619,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/projects/{project}/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's price overrides (every other model is priced from the price table) */
+        get: operations["PricesController_get"];
+        /** Replace the project's price overrides (USD per million tokens, per provider and model); they price calls made from now on */
+        put: operations["PricesController_set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -2457,6 +2475,66 @@ export interface components {
             unpriced: components["schemas"]["UnpricedModelDto"][];
             /** @description admin key only: totals per workspace over the range */
             workspaces?: components["schemas"]["WorkspaceUsageDto"][];
+        };
+        PriceOverrideViewDto: {
+            provider: string;
+            model: string;
+            /**
+             * @description USD per million tokens, decimal string
+             * @example 0.6
+             */
+            inputPerMTok: string;
+            /** @example 2.4 */
+            outputPerMTok: string;
+            cacheReadPerMTok: string | null;
+            cacheWritePerMTok: string | null;
+        };
+        PricesDto: {
+            /** @enum {string} */
+            object: "project.prices";
+            /** @description by provider and model */
+            prices: components["schemas"]["PriceOverrideViewDto"][];
+            /**
+             * @description version of the @pydantic/genai-prices table used for every other model
+             * @example 0.1.8
+             */
+            priceTable: string;
+        };
+        PriceOverrideDto: {
+            /**
+             * @description provider name as versions refer to it (`local` or a provider credential)
+             * @example my-vllm
+             */
+            provider: string;
+            /**
+             * @description model name as sent to the provider
+             * @example llama-3.1-70b
+             */
+            model: string;
+            /**
+             * @description USD per million uncached input tokens
+             * @example 0.6
+             */
+            inputPerMTok: number;
+            /**
+             * @description USD per million output (and reasoning) tokens
+             * @example 2.4
+             */
+            outputPerMTok: number;
+            /**
+             * @description USD per million prompt tokens read from the cache; absent: the input rate
+             * @example 0.3
+             */
+            cacheReadPerMTok?: Record<string, never> | null;
+            /**
+             * @description USD per million prompt tokens written to the cache; absent: the input rate
+             * @example 0.75
+             */
+            cacheWritePerMTok?: Record<string, never> | null;
+        };
+        SetPricesDto: {
+            /** @description the project's price overrides; replaces all of them ([] removes them) */
+            prices: components["schemas"]["PriceOverrideDto"][];
         };
         ConversationDto: {
             /**
@@ -4405,6 +4483,14 @@ export interface operations {
                             tokensPerDay?: number | null;
                         };
                     };
+                    prices?: {
+                        provider: string;
+                        model: string;
+                        inputPerMTok: number;
+                        outputPerMTok: number;
+                        cacheReadPerMTok?: number | null;
+                        cacheWritePerMTok?: number | null;
+                    }[];
                 };
             };
         };
@@ -6997,6 +7083,201 @@ export interface operations {
                         message: string;
                     };
                 };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PricesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PricesController_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPricesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
