@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { responseIdOf } from './responses.schema';
 
 /** A response's lifecycle (docs/openai-conversations.md, "Statuses"). */
 export type StoredStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'incomplete' | 'cancelled';
@@ -25,7 +27,10 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && result.len
  */
 @Injectable()
 export class ResponseStatesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksService,
+  ) {}
 
   async insertPending(manager: EntityManager, row: PendingRow): Promise<void> {
     await manager.query(
@@ -47,15 +52,19 @@ export class ResponseStatesRepository {
     return rows.length > 0;
   }
 
-  /** Moves the response from `from` to its final status; false when it was not in `from` any more. */
+  /**
+   * Moves the response from `from` to its final status; false when it was not in `from` any more.
+   * A background response's end is announced to the project's webhooks in the same transaction.
+   */
   async finish(manager: EntityManager, projectId: string, id: string, from: StoredStatus, to: StoredStatus, body: Record<string, unknown>, output?: unknown[]): Promise<boolean> {
-    const rows = rowsOf(
+    const rows = rowsOf<{ background: boolean }>(
       await manager.query(
         `UPDATE responses SET status = $4, body = $5, output = COALESCE($6::jsonb, output), finished_at = now()
-          WHERE project_id = $1 AND id = $2 AND status = $3 RETURNING id`,
+          WHERE project_id = $1 AND id = $2 AND status = $3 RETURNING background`,
         [projectId, id, from, to, JSON.stringify(body), output ? JSON.stringify(output) : null],
       ),
     );
+    if (rows[0]?.background) await this.webhooks.enqueue(manager, projectId, `response.${to}`, { id: responseIdOf(id) });
     return rows.length > 0;
   }
 

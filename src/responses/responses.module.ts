@@ -16,10 +16,11 @@ import { ResponsesController } from './responses.controller';
 import { ResponsesRepository } from './responses.repository';
 import { ResponsesService } from './responses.service';
 import { StoredResponsesService } from './stored-responses.service';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** /v1/responses: OpenAI's Responses API over the invocation core, every provider; background jobs and resumable streams. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ResponseEntity]), InvocationCoreModule, ConversationsModule],
+  imports: [TypeOrmModule.forFeature([ResponseEntity]), InvocationCoreModule, ConversationsModule, WebhooksModule],
   controllers: [ResponsesController],
   providers: [
     ResponsesRepository,

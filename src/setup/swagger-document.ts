@@ -26,7 +26,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
   'OpenAI: Conversations': "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
   'OpenAI-compatible': "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
-  'OpenAI: Responses': "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id` (docs/openai-conversations.md).",
+  'OpenAI: Responses': "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id`, background responses, cancel and resumable streams (docs/openai-conversations.md).",
+  Webhooks: "The project's webhooks: background responses' final events (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed in the Standard Webhooks format, retried with backoff (docs/openai-conversations.md).",
   'Console sessions':
     'The web console at `/console` exchanges a key once for a session cookie (HttpOnly, SameSite=Strict); requests with the cookie act as that key, and a state-changing one needs the `X-Parley-CSRF` header (docs/console.md).',
   Import: 'Bring conversations from other systems (an Assistants API export) into a project, idempotently (docs/import.md).',

@@ -1,0 +1,60 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMinSize, IsArray, IsIn, IsUrl } from 'class-validator';
+import { Optional, Text } from '../common/validation';
+
+/** The events a webhook can receive: background responses' final statuses. */
+export const WEBHOOK_EVENTS = ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'] as const;
+
+export class CreateWebhookDto {
+  @Text({ max: 2000, example: 'https://example.com/parley-hooks', description: 'where the events are POSTed; subject to the outbound policy (PROVIDER_ALLOWED_HOSTS)' })
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'url must be an http(s) URL' })
+  url: string;
+
+  @Optional()
+  @ApiProperty({ required: false, isArray: true, enum: WEBHOOK_EVENTS, description: 'the events to send (default: all four)' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(WEBHOOK_EVENTS, { each: true })
+  events?: string[];
+}
+
+export class WebhookDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['webhook'] })
+  object: 'webhook';
+
+  @ApiProperty()
+  url: string;
+
+  @ApiProperty({ isArray: true, enum: WEBHOOK_EVENTS })
+  events: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class WebhookCreatedDto extends WebhookDto {
+  @ApiProperty({ example: 'whsec_…', description: 'the Standard Webhooks signing secret: shown once, here; stored encrypted' })
+  secret: string;
+}
+
+export class WebhookListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ type: [WebhookDto] })
+  data: WebhookDto[];
+}
+
+export class WebhookDeletedDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['webhook'] })
+  object: 'webhook';
+
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}
