@@ -4,7 +4,7 @@ import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
 import { MessagesService } from '../messages/messages.service';
-import { ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
+import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { RegistryService } from '../registry/registry.service';
@@ -205,6 +205,19 @@ export class InvocationService {
     const usage = partial ? { ...(partial.tokens ? { tokens: partial.tokens } : {}), usagePartial: true } : {};
     await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs, ...usage });
     return failure;
+  }
+
+  /**
+   * How many input tokens the prepared call would cost (POST /v1/responses/input_tokens): the
+   * provider's count, tokenizer or estimate; nothing is called for a reply, nothing logged.
+   */
+  async countInputTokens(prepared: PreparedInvocation): Promise<InputTokenCount> {
+    try {
+      return await this.providers.countInputTokens(prepared.request, this.credentialsOf(prepared));
+    } catch (err) {
+      if (err instanceof ProviderError) throw providerFailure(err);
+      throw err;
+    }
   }
 
   private credentialsOf(prepared: PreparedInvocation): ProviderCredentials {

@@ -8,7 +8,9 @@ import type { MessageCreateParamsStreaming, Message } from '@anthropic-ai/sdk/re
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import {
+  InputTokenCount,
   ProviderAdapter,
+  ProviderError,
   ProviderCallOptions,
   ProviderCredentials,
   ProviderRequest,
@@ -39,6 +41,15 @@ export class AnthropicProvider implements ProviderAdapter {
     return undefined;
   }
 
+  /** Anthropic's own count (POST /v1/messages/count_tokens) of the translated request. */
+  async countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<InputTokenCount> {
+    const { model, messages, system, tools, tool_choice, thinking } = toAnthropicBody(req);
+    const body = { model, messages, ...(system ? { system } : {}), ...(tools ? { tools } : {}), ...(tool_choice ? { tool_choice } : {}), ...(thinking ? { thinking } : {}) };
+    const answer = (await this.http.json(this.call(creds, body, 'application/json', '/v1/messages/count_tokens'), opts)) as { input_tokens?: unknown };
+    if (typeof answer.input_tokens !== 'number') throw new ProviderError('upstream', 'Anthropic answered a token count without input_tokens', { provider: 'anthropic' });
+    return { input_tokens: answer.input_tokens, exact: true };
+  }
+
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toAnthropicBody(req);
     const message = (await this.http.json(this.call(creds, body, 'application/json'), opts)) as Message;
@@ -58,10 +69,10 @@ export class AnthropicProvider implements ProviderAdapter {
     );
   }
 
-  private call(creds: ProviderCredentials, body: object, accept: string): UpstreamCall {
+  private call(creds: ProviderCredentials, body: object, accept: string, path = '/v1/messages'): UpstreamCall {
     return {
       provider: 'anthropic',
-      target: this.http.target('anthropic', creds.baseUrl || ANTHROPIC_DEFAULT_BASE_URL, '/v1/messages'),
+      target: this.http.target('anthropic', creds.baseUrl || ANTHROPIC_DEFAULT_BASE_URL, path),
       // Keyless (a proxy that adds the key): no x-api-key header.
       headers: UpstreamHttp.headers(undefined, accept, { 'anthropic-version': ANTHROPIC_API_VERSION, ...(creds.apiKey ? { 'x-api-key': creds.apiKey } : {}) }),
       body: JSON.stringify(body),

@@ -27,6 +27,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from './provider.types';
 import { contentText, countWords } from './message-text';
 import {
+  InputTokenCount,
   ProviderAdapter,
   ProviderCallOptions,
   ProviderCredentials,
@@ -67,6 +68,11 @@ export class LocalProvider implements ProviderAdapter {
 
   unsupportedParam(req: ProviderRequest): string | undefined {
     return req.response_format && req.response_format.type !== 'text' ? 'response_format' : undefined;
+  }
+
+  /** Exactly what its usage would say: the words of every message's text content. */
+  countInputTokens(req: ProviderRequest): Promise<InputTokenCount> {
+    return Promise.resolve({ input_tokens: req.messages.reduce((sum, m) => sum + countWords(contentText(m.content)), 0), exact: true });
   }
 
   async complete(req: ProviderRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {

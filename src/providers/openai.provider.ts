@@ -6,6 +6,7 @@
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatCompletion } from './provider.types';
 import {
+  InputTokenCount,
   ProviderAdapter,
   ProviderCallOptions,
   ProviderCredentials,
@@ -13,6 +14,7 @@ import {
   ProviderResult,
   ProviderStream,
 } from './provider.types';
+import { countOpenAIInputTokens } from './openai-token-count';
 import { ChunkStream, rejectWith } from './provider-stream';
 import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './openai.translate';
 import { sseChunks } from './sse-stream';
@@ -29,6 +31,11 @@ export class OpenAIProvider implements ProviderAdapter {
   /** Every field is passed through: the upstream itself answers for what it cannot do. */
   unsupportedParam(): string | undefined {
     return undefined;
+  }
+
+  /** OpenAI's models by their tokenizer; other models of compatible servers estimated (openai-token-count.ts). */
+  countInputTokens(req: ProviderRequest): Promise<InputTokenCount> {
+    return Promise.resolve(countOpenAIInputTokens(toOpenAIBody(req) as unknown as ProviderRequest));
   }
 
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {

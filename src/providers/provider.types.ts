@@ -100,8 +100,16 @@ export interface ProviderStream extends AsyncIterable<ChatCompletionChunk> {
   readonly usage: CompletionUsage | undefined;
 }
 
+/** An input token count (docs/openai-conversations.md, "Input token counts"); `exact: false` is an estimate. */
+export interface InputTokenCount {
+  input_tokens: number;
+  exact: boolean;
+}
+
 export interface ProviderAdapter {
   readonly type: ProviderType;
+  /** How many input tokens `req` would cost: by the provider's own count or tokenizer where there is one, else an estimate. */
+  countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<InputTokenCount>;
   /**
    * The first request field (by its ProviderRequest name, e.g. `n`, `response_format`) this
    * adapter cannot honour as asked, or undefined. The OpenAI-shaped /v1 surface answers 400 with

@@ -10,6 +10,7 @@ import { LocalProvider } from './local.provider';
 import { OpenAIProvider } from './openai.provider';
 import {
   PROVIDER_TYPES,
+  InputTokenCount,
   ProviderAdapter,
   ProviderCallOptions,
   ProviderCredentials,
@@ -64,5 +65,9 @@ export class ProvidersService implements OnApplicationShutdown {
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): ProviderStream {
     return this.adapterFor(creds.type).stream(req, creds, opts);
+  }
+
+  countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<InputTokenCount> {
+    return this.adapterFor(creds.type).countInputTokens(req, creds, opts);
   }
 }

@@ -11,6 +11,7 @@ import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
 import { abortOnClose } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { BackgroundResponsesService } from './background-responses.service';
+import { InputTokenCountAnswer, InputTokensService } from './input-tokens.service';
 import { parseRetrieveQuery } from './response-retrieve-query';
 import { responsesBodySchema } from './responses.schema';
 import { ResponsesService } from './responses.service';
@@ -29,7 +30,21 @@ export class ResponsesController {
     private readonly responses: ResponsesService,
     private readonly stored: StoredResponsesService,
     private readonly background: BackgroundResponsesService,
+    private readonly inputTokens: InputTokensService,
   ) {}
+
+  @RequireScope('invoke')
+  @Post('input_tokens')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Count the input tokens of a would-be response',
+    description: 'The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.',
+  })
+  @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
+  @ApiOkResponse({ schema: { type: 'object', required: ['object', 'input_tokens'], properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } } } })
+  countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request): Promise<InputTokenCountAnswer> {
+    return this.inputTokens.count(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
+  }
 
   @RequireScope('invoke')
   @Post()

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
 import { BackgroundResponsesService } from './background-responses.service';
+import { InputTokensService } from './input-tokens.service';
 import { ResponseEventRetention } from './response-event-retention';
 import { ResponseEventStore } from './response-event-store';
 import { ResponseJobWorker } from './response-job-worker';
@@ -26,6 +27,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     ResponsesRepository,
     ResponsesService,
     StoredResponsesService,
+    InputTokensService,
     ResponseSignals,
     ResponseEventStore,
     ResponseJobsRepository,

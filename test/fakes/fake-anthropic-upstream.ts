@@ -11,7 +11,8 @@
  *
  * With nothing queued it echoes the text of the last user turn (string content or text blocks),
  * as a message or, when `stream` is set, as the Messages API event stream
- * (`event: message_start` ... `event: message_stop`). Other paths answer 404.
+ * (`event: message_start` ... `event: message_stop`). POST /v1/messages/count_tokens answers
+ * `{input_tokens}`. Other paths answer 404.
  *
  * Like the Messages API it authenticates with `x-api-key` only: a request without it, or with an
  * `Authorization` header, answers 401 `authentication_error` (whatever was queued).
@@ -97,6 +98,8 @@ function lastUserText(body: any): string {
 }
 
 function echo(req: RecordedRequest): Behaviour {
+  // Token counting: the words of every text in the request (deterministic, not Anthropic's tokenizer).
+  if (req.method === 'POST' && req.path === '/v1/messages/count_tokens') return anthropicJson({ input_tokens: JSON.stringify(req.body).split(/\s+/).length });
   if (req.method !== 'POST' || req.path !== '/v1/messages') return anthropicError(404, 'not_found_error', `No route ${req.method} ${req.path}`);
   const text = lastUserText(req.body);
   const model = req.body?.model ?? 'claude-fake';
