@@ -13,14 +13,14 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** One headless chromium with a fresh profile, no background traffic, no sandbox (CI runs as root). */
+/** One headless chromium with a fresh profile, no background traffic, no sandbox (CI runs as root), no reliance on a large /dev/shm (containers). */
 export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), 'parley-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
