@@ -88,7 +88,8 @@ describe('fuzz: hostile requests to every route', () => {
         responseId: [response.id, 'resp_0'],
         id: ['local/echo', 'fz-prompt', 'gpt-4o'],
         provider: ['local', 'fz-cred'],
-        model: ['echo', 'x'],
+        // Also a body field: /v1's `model` names a deployment or a provider's model.
+        model: ['local/echo', 'fz-prompt', 'fz-assistant', 'echo'],
       },
       projectAuth: { 'x-api-key': fuzz.key },
       adminAuth: { 'x-api-key': TEST_ADMIN_KEY },
@@ -203,6 +204,7 @@ describe('fuzz: hostile requests to every route', () => {
 
     // The same successful write, BURST times at once: upserts, unique slugs and row locks under contention.
     const bursts = [...firstWrite.values()].flatMap((req) => Array.from({ length: BURST }, () => req));
+    if (process.env.FUZZ_VERBOSE) process.stderr.write(`fuzz: bursts of ${BURST} on ${[...firstWrite.keys()].join(', ')}\n`);
     const burstFailure = await sendAll(bursts, BURST, () => undefined);
     if (burstFailure) throw new Error(`concurrent writes: ${burstFailure}`);
     // Writes of the admin API, limits and /v1 were among them, not only threads.

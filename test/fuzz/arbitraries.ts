@@ -13,6 +13,12 @@ export interface FuzzContext {
   /** The credential each kind of route takes, tried most often so that requests get past authentication. */
   projectAuth: Record<string, string>;
   adminAuth: Record<string, string>;
+  /**
+   * Set for the share of requests built to be valid (no hostile node, no unknown key, the route's
+   * credential, JSON): a body has many nodes and one hostile node refuses it all, so without these
+   * writes deep in the invocation core (invokes, messages, /v1 calls) would hardly ever run.
+   */
+  benign?: boolean;
 }
 
 export interface FuzzRequest {
@@ -91,19 +97,24 @@ function nest(depth: number, shape: 'array' | 'object' | 'mixed'): unknown {
 }
 
 /** A value derived from a JSON schema: mostly valid (so the request goes deep), sometimes hostile at any node. */
-export function fromSchema(ctx: FuzzContext, schema: SchemaObject | undefined, depth = 0): fc.Arbitrary<unknown> {
+export function fromSchema(ctx: FuzzContext, schema: SchemaObject | undefined, depth = 0, name?: string): fc.Arbitrary<unknown> {
+  if (ctx.benign) return depth > 4 ? fc.constant('x') : validFrom(ctx, deref(ctx.document, schema), depth, name);
   if (depth > 4) return hostileValue;
-  return fc.oneof({ arbitrary: validFrom(ctx, deref(ctx.document, schema), depth), weight: 6 }, { arbitrary: hostileValue, weight: 1 });
+  // Hostile now and then at every node: a body has many, and one hostile node refuses it all.
+  return fc.oneof({ arbitrary: validFrom(ctx, deref(ctx.document, schema), depth, name), weight: 12 }, { arbitrary: hostileValue, weight: 1 });
 }
 
-function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number): fc.Arbitrary<unknown> {
+function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: string): fc.Arbitrary<unknown> {
   const variants: SchemaObject[] | undefined = s.oneOf ?? s.anyOf ?? s.allOf;
-  if (variants && variants.length > 0) return fc.oneof(...variants.map((v) => fromSchema(ctx, v, depth + 1)));
+  if (variants && variants.length > 0) return fc.oneof(...variants.map((v) => fromSchema(ctx, v, depth + 1, name)));
   if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...s.enum);
   switch (s.type) {
     case 'string': {
       const limit = typeof s.maxLength === 'number' ? s.maxLength : undefined;
       const arbitraries: Array<fc.Arbitrary<unknown>> = [fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(limit ?? 30, 30) }), fc.constantFrom(...ctx.ids)];
+      // A field named like a pool (`model`, `slug`, `environment`, `threadId`...) gets real values too, so requests get past lookups.
+      const pool = name !== undefined && Object.hasOwn(ctx.pathValues, name) ? ctx.pathValues[name] : undefined;
+      if (pool) arbitraries.push(fc.constantFrom(...pool), fc.constantFrom(...pool));
       // Either side of the documented bound: the column must hold the one and refuse the other.
       if (limit !== undefined) arbitraries.push(fc.constantFrom('x'.repeat(limit), 'x'.repeat(limit + 1)));
       if (s.format === 'date-time') arbitraries.push(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
@@ -122,15 +133,16 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number): fc.Arbitra
     case undefined: {
       if (!s.properties && s.type === undefined) return fc.jsonValue({ maxDepth: 2 });
       const properties: Record<string, SchemaObject> = s.properties ?? {};
-      const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(ctx, value, depth + 1)]));
+      const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(ctx, value, depth + 1, key)]));
       const required: string[] = (Array.isArray(s.required) ? s.required : []).filter((key: string) => key in model);
       const known = fc.record(model, { requiredKeys: required });
       const extraValue = s.additionalProperties && typeof s.additionalProperties === 'object' ? fromSchema(ctx, s.additionalProperties, depth + 1) : hostileValue;
       const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'a'.repeat(65))), extraValue, {
         maxKeys: s.additionalProperties ? 3 : 1,
       });
+      if (ctx.benign) return known;
       // Unknown keys only now and then: they are refused at once and would hide everything else.
-      return fc.tuple(known, fc.option(extra, { freq: 4 })).map(([values, more]) => merge(more ?? {}, values));
+      return fc.tuple(known, fc.option(extra, { freq: 8 })).map(([values, more]) => merge(more ?? {}, values));
     }
     default:
       return hostileValue;
@@ -149,13 +161,15 @@ function merge(...parts: object[]): Record<string, unknown> {
 /** Path segments: real values mostly, hostile ones percent-encoded (dots too, so no URL normalisation changes the route). */
 function pathValue(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
   const pool = ctx.pathValues[name] ?? ctx.ids;
+  if (ctx.benign) return fc.constant(pool[0]);
   return fc.oneof(
     // The pool's first value (the fuzz project's own) most: workspace and project are drawn apart and must agree.
     { arbitrary: fc.constant(pool[0]), weight: 4 },
     { arbitrary: fc.constantFrom(...pool), weight: 2 },
     { arbitrary: fc.constantFrom(...ctx.ids), weight: 1 },
-    { arbitrary: hostileString.filter((s) => s.length > 0).map(encodeSegment), weight: 2 },
-    { arbitrary: fc.constantFrom('%E0%A4%A', '%zz', '%2e%2e', '%00'), weight: 1 },
+    // Not a dot segment ('.', '..', '%2e%2e'): the client's URL parser resolves those away before sending.
+    { arbitrary: hostileString.map(encodeSegment).filter((s) => s.length > 0 && !/^(\.|%2e){1,2}$/i.test(s)), weight: 2 },
+    { arbitrary: fc.constantFrom('%E0%A4%A', '%zz', '%2e%2ex', '%00'), weight: 1 },
   );
 }
 
@@ -177,7 +191,7 @@ function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
       { freq: 2 },
     ),
   );
-  const unknown = fc.option(fc.tuple(hostileString, hostileString).map((pair) => [pair]), { freq: 5 });
+  const unknown = ctx.benign ? fc.constant(null) : fc.option(fc.tuple(hostileString, hostileString).map((pair) => [pair]), { freq: 5 });
   return fc.tuple(fc.tuple(...declared), unknown).map(([params, extra]) => {
     const pairs = [...params.flatMap((p) => p ?? []), ...(extra ?? [])] as string[][];
     return pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join('&');
@@ -189,6 +203,7 @@ const rawBodies = fc.constantFrom('', '{', '{"a":', 'null', '[]', '"text"', '42'
 function bodyOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string | undefined> {
   const json = route.body ? fromSchema(ctx, route.body) : hostileValue;
   const sendsBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+  if (ctx.benign) return sendsBody ? json.map(toJsonText) : fc.constant(undefined);
   return fc.oneof(
     { arbitrary: json.map(toJsonText), weight: sendsBody ? 8 : 1 },
     { arbitrary: rawBodies, weight: 1 },
@@ -197,6 +212,7 @@ function bodyOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string | undef
 }
 
 function headersOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<Record<string, string>> {
+  if (ctx.benign) return fc.constant({ ...(route.admin ? ctx.adminAuth : ctx.projectAuth), 'content-type': 'application/json' });
   const contentType = fc.oneof(
     { arbitrary: fc.constant('application/json'), weight: 10 },
     { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x', ''), weight: 3 },
@@ -220,7 +236,14 @@ function headersOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<Record<stri
 export function requestFor(ctx: FuzzContext, routes: FuzzRoute[]): fc.Arbitrary<FuzzRequest> {
   // One arbitrary per route, built once: building them per request costs more than the request.
   // A GET without parameters (/health, /metrics, /v1/models) has little to vary: drawn a quarter as often.
-  return fc.oneof(...routes.map((route) => ({ arbitrary: requestForRoute(ctx, route), weight: hasInputs(route) ? 4 : 1 })));
+  // One request in five per route is built to be valid (FuzzContext.benign).
+  const benign = { ...ctx, benign: true };
+  return fc.oneof(
+    ...routes.flatMap((route) => [
+      { arbitrary: requestForRoute(ctx, route), weight: hasInputs(route) ? 4 : 1 },
+      { arbitrary: requestForRoute(benign, route), weight: hasInputs(route) ? 1 : 0 },
+    ]),
+  );
 }
 
 function hasInputs(route: FuzzRoute): boolean {
