@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ApplyModule } from './apply/apply.module';
+import { AuditTrailModule } from './audit-trail/audit-trail.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { InputValidationPipe } from './common/validation';
@@ -35,6 +37,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ConfigModule,
     LoggingModule,
     DatabaseModule,
+    AuditModule,
     AuthModule,
     HealthModule,
     MetricsModule,
@@ -48,6 +51,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ApplyModule,
     RequestLogsModule,
     UsageModule,
+    AuditTrailModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,

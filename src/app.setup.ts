@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
+import { auditContext } from './audit/audit-context';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './console/console-static';
@@ -27,6 +28,8 @@ export function configureApp(app: INestApplication): INestApplication {
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
+  // The management API's changes are audited with their caller and request id (not the invoke routes).
+  app.use('/v2', auditContext);
   setUpSwagger(app);
   serveConsole(app);
   return app;

@@ -10,6 +10,7 @@ export interface ActiveKeyRow {
   project_slug: string | null;
   workspace_id: string | null;
   workspace_slug: string | null;
+  name: string;
   scopes: Scope[] | null;
   environments: string[] | null;
 }
@@ -30,7 +31,7 @@ export class ApiKeysRepository {
 
   private async findActive(condition: string, value: string): Promise<ActiveKeyRow | null> {
     const rows: ActiveKeyRow[] = await this.keys.query(
-      `SELECT k.id, k.project_id, k.scopes, k.environments, p.slug AS project_slug, w.id AS workspace_id, w.slug AS workspace_slug
+      `SELECT k.id, k.name, k.project_id, k.scopes, k.environments, p.slug AS project_slug, w.id AS workspace_id, w.slug AS workspace_slug
          FROM api_keys k
          LEFT JOIN projects p ON p.id = k.project_id
          LEFT JOIN workspaces w ON w.id = COALESCE(p.workspace_id, k.workspace_id)
@@ -58,8 +59,8 @@ export class ApiKeysRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  findInProject(projectId: string, id: string): Promise<ApiKeyEntity | null> {
-    return this.keys.findOne({ where: { projectId, id } });
+  findInProject(projectId: string, id: string, manager?: EntityManager): Promise<ApiKeyEntity | null> {
+    return (manager ? manager.getRepository(ApiKeyEntity) : this.keys).findOne({ where: { projectId, id } });
   }
 
   async revoke(projectId: string, id: string, at: Date, manager?: EntityManager): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -10,6 +11,9 @@ import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
 import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
 import { INSTANCE_ADMIN, Principal } from './principal';
 import type { Scope } from './scopes';
+
+/** A key as the audit trail shows it: never its secret or hash. */
+const auditView = (key: ApiKeyEntity) => ({ id: key.id, name: key.name, prefix: key.keyPrefix, scopes: key.scopes, environments: key.environments });
 
 /** What a new key may do; an absent field is no restriction. */
 export interface KeyAccess {
@@ -40,6 +44,7 @@ export class ApiKeysService {
     private readonly keys: ApiKeysRepository,
     private readonly dataSource: DataSource,
     private readonly changes: ChangeNotifier,
+    private readonly audit: AuditLog,
     config: AppConfig,
   ) {
     this.cache = new TtlCache(config.authCacheTtlMs);
@@ -55,9 +60,9 @@ export class ApiKeysService {
   async resolve(secret: string): Promise<Principal | null> {
     const hash = hashApiKey(secret);
     if (this.envAdminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.envAdminHash)) {
-      return INSTANCE_ADMIN(null);
+      return INSTANCE_ADMIN(null, 'PARLEY_ADMIN_KEY');
     }
-    if (this.ephemeralAdminHashes.has(hash)) return INSTANCE_ADMIN(null);
+    if (this.ephemeralAdminHashes.has(hash)) return INSTANCE_ADMIN(null, 'server.json (local CLI)');
     // Calls that miss together (an entry expiring under load) share one read; unknown keys are not kept.
     return this.cache.getOrLoad(hash, () => this.load(hash));
   }
@@ -76,7 +81,7 @@ export class ApiKeysService {
 
   private principalOf(row: ActiveKeyRow | null): Principal | null {
     if (!row) return null;
-    const access = { scopes: row.scopes, environments: row.environments };
+    const access = { keyName: row.name, scopes: row.scopes, environments: row.environments };
     const principal: Principal = row.project_id
       ? {
           ...access,
@@ -138,7 +143,14 @@ export class ApiKeysService {
       scopes: access.scopes ?? null,
       environments: access.environments ?? null,
     });
-    return this.keys.insert(entity, manager).then((saved) => ({ entity: saved, secret }));
+    if (!projectId) return this.keys.insert(entity, manager).then((saved) => ({ entity: saved, secret }));
+    // A project key: stored with its audit event, in the caller's transaction when given.
+    const store = async (m: EntityManager) => {
+      const saved = await this.keys.insert(entity, m);
+      await this.audit.record(m, { projectId, action: 'api_key.created', resourceType: 'api_key', resourceId: saved.id, after: auditView(saved) });
+      return { entity: saved, secret };
+    };
+    return manager ? store(manager) : this.dataSource.transaction(store);
   }
 
   listForProject(projectId: string): Promise<ApiKeyEntity[]> {
@@ -147,8 +159,12 @@ export class ApiKeysService {
 
   async revoke(projectId: string, keyId: string): Promise<boolean> {
     const revoked = await this.dataSource.transaction(async (manager) => {
+      const before = await this.keys.findInProject(projectId, keyId, manager);
       const changed = await this.keys.revoke(projectId, keyId, new Date(), manager);
-      if (changed) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      if (changed) {
+        await this.changes.publish({ kind: 'api-key', keyId }, manager);
+        await this.audit.record(manager, { projectId, action: 'api_key.revoked', resourceType: 'api_key', resourceId: keyId, before: auditView(before!), after: null });
+      }
       return changed;
     });
     if (revoked) this.forget(keyId);
@@ -158,8 +174,12 @@ export class ApiKeysService {
   /** Replaces a project key's scopes and environments; null when the project has no such live key. */
   async setAccess(projectId: string, keyId: string, access: KeyAccess): Promise<ApiKeyEntity | null> {
     const updated = await this.dataSource.transaction(async (manager) => {
+      const before = await this.keys.findInProject(projectId, keyId, manager);
       const key = await this.keys.setAccess(projectId, keyId, { scopes: access.scopes ?? null, environments: access.environments ?? null }, manager);
-      if (key) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      if (key) {
+        await this.changes.publish({ kind: 'api-key', keyId }, manager);
+        await this.audit.record(manager, { projectId, action: 'api_key.access_changed', resourceType: 'api_key', resourceId: keyId, before: auditView(before!), after: auditView(key) });
+      }
       return key;
     });
     if (updated) this.forget(keyId);

@@ -6,6 +6,8 @@ import { grants, Scope } from './scopes';
  * made from one) carries the same principal, so the guard treats both alike.
  */
 interface PrincipalAccess {
+  /** The key's name, for the audit trail; the instance admin key from the environment is "PARLEY_ADMIN_KEY". */
+  keyName: string | null;
   /** The key's scopes; null means every scope (a key made without naming any). */
   scopes: readonly Scope[] | null;
   /** The environments the key may invoke; null means every environment. */
@@ -38,10 +40,17 @@ export interface RequestWithPrincipal {
 }
 
 /** Full access: the instance's admin key, and keys stored without scopes. */
-export const ALL_ACCESS: PrincipalAccess = Object.freeze({ scopes: null, environments: null });
+export const ALL_ACCESS = Object.freeze({ scopes: null, environments: null });
 
 /** The instance's admin key: every workspace, every scope. */
-export const INSTANCE_ADMIN = (keyId: string | null): AdminPrincipal => ({ kind: 'admin', keyId, workspaceId: null, workspaceSlug: null, ...ALL_ACCESS });
+export const INSTANCE_ADMIN = (keyId: string | null, keyName: string | null): AdminPrincipal => ({
+  kind: 'admin',
+  keyId,
+  keyName,
+  workspaceId: null,
+  workspaceSlug: null,
+  ...ALL_ACCESS,
+});
 
 /** Whether a caller may reach this workspace: an instance admin and the workspace's own keys may. */
 export function reachesWorkspace(principal: Principal, workspaceId: string): boolean {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApplyModule } from '../apply/apply.module';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -14,6 +15,6 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
  * interceptors.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuthModule, IdempotencyModule, WorkspacesModule, SetupModule, RegistryModule, ApplyModule],
+  imports: [ConfigModule, DatabaseModule, AuditModule, AuthModule, IdempotencyModule, WorkspacesModule, SetupModule, RegistryModule, ApplyModule],
 })
 export class CliModule {}

@@ -10,7 +10,7 @@ const ENV_NAMES = [
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
-  'LOG_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
+  'LOG_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
   'PROVIDER_ALLOWED_HOSTS', 'PROVIDER_KEY_BINDINGS', 'TEMPLATE_MAX_RENDERED_CHARS',
   'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
   'USAGE_RETENTION_DAYS',
@@ -92,11 +92,15 @@ class EnvironmentVariables {
   SCHEMA_MODE?: SchemaMode;
   @IsOptional() @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_' })
   PROVIDER_API_KEY_ENV_PREFIX?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
   LOG_RETENTION_DAYS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
   USAGE_RETENTION_DAYS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  AUDIT_RETENTION_DAYS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
   KEEP_ALIVE_TIMEOUT_MS?: number;
@@ -178,6 +182,8 @@ export class AppConfig {
   readonly logRetentionDays: number | undefined;
   /** Hourly usage rollups older than this are deleted (docs/usage.md); unset keeps them all. */
   readonly usageRetentionDays: number | undefined;
+  /** Audit events older than this are deleted (hourly); its own setting, since an audit trail is usually kept longer. */
+  readonly auditRetentionDays: number;
   /** /v1/responses with `truncation: "auto"` drops the oldest items beyond this many (estimated) tokens. */
   readonly responsesContextBudgetTokens: number;
   /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
@@ -230,6 +236,7 @@ export class AppConfig {
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;
     this.usageRetentionDays = env.USAGE_RETENTION_DAYS;
+    this.auditRetentionDays = env.AUDIT_RETENTION_DAYS ?? 365;
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
     this.responseJobs = {

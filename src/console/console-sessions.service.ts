@@ -61,7 +61,7 @@ export class ConsoleSessionsService implements OnModuleInit {
     const row = await this.sessions.findLive(hashApiKey(token), new Date());
     if (!row) return null;
     // The admin key from PARLEY_ADMIN_KEY has no stored row: its sessions last until they expire.
-    if (row.key_id === null) return row.kind === 'admin' ? INSTANCE_ADMIN(null) : null;
+    if (row.key_id === null) return row.kind === 'admin' ? INSTANCE_ADMIN(null, 'PARLEY_ADMIN_KEY') : null;
     const principal = await this.keys.resolveKeyId(row.key_id);
     return principal?.kind === row.kind ? principal : null;
   }

@@ -1,3 +1,4 @@
+import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChangeNotifier } from '../database/changes';
@@ -19,6 +20,7 @@ export class LimitSettingsService {
     private readonly workspaces: WorkspacesService,
     private readonly dataSource: DataSource,
     private readonly changes: ChangeNotifier,
+    private readonly audit: AuditLog,
   ) {}
 
   async getProjectLimits(workspace: string, project: string): Promise<ProjectLimitsDto> {
@@ -82,9 +84,16 @@ export class LimitSettingsService {
     return found.id;
   }
 
-  private async save(projectId: string, subject: string, values: LimitValues, manager?: EntityManager): Promise<void> {
-    if (!hasAnyLimit(values)) return this.repo.deleteSetting(projectId, subject, manager);
-    await this.repo.saveSetting(Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }), manager);
+  /** One subject's limits, with its audit event when they change (docs/security.md, "Audit trail"). */
+  private async save(projectId: string, subject: string, values: LimitValues, manager: EntityManager): Promise<void> {
+    const stored = await this.repo.settingOf(projectId, subject, manager);
+    const before = stored ? { ...toLimitValues(stored) } : null;
+    const after = hasAnyLimit(values) ? { requestsPerMinute: values.requestsPerMinute, concurrentInvokes: values.concurrentInvokes, tokensPerDay: values.tokensPerDay } : null;
+    if (after) await this.repo.saveSetting(Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }), manager);
+    else await this.repo.deleteSetting(projectId, subject, manager);
+    if (JSON.stringify(before) !== JSON.stringify(after)) {
+      await this.audit.record(manager, { projectId, action: 'limits.updated', resourceType: 'limits', resourceId: subject, before, after });
+    }
   }
 
   private async describe(projectId: string): Promise<ProjectLimitsDto> {

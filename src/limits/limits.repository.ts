@@ -28,6 +28,10 @@ export class LimitsRepository {
     return this.settings.find({ where: { projectId } });
   }
 
+  settingOf(projectId: string, subject: string, manager: EntityManager): Promise<LimitSettingEntity | null> {
+    return manager.getRepository(LimitSettingEntity).findOne({ where: { projectId, subject } });
+  }
+
   /**
    * One statement, INSERT ... ON CONFLICT DO UPDATE: concurrent PUTs of the same subject both
    * succeed, the last one wins (a find-then-insert let both insert, and one failed as a 500).

@@ -1,3 +1,4 @@
+import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
@@ -68,6 +69,7 @@ export class ProviderCredentialsService {
     private readonly box: SecretBox,
     private readonly cache: RegistryCache,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Why a credential may not name this variable (server secret, or outside the operator's prefix); undefined when it may. */
@@ -113,7 +115,8 @@ export class ProviderCredentialsService {
     this.checkBody(name, dto, 'project');
     const existing = await this.repo.findByName(projectId, name);
     if (!existing) return this.create(projectId, { ...dto, name });
-    return this.store(this.fill(existing, dto, new Date(), 'project'));
+    const before = toCredentialDto(existing);
+    return this.store(this.fill(existing, dto, new Date(), 'project'), before);
   }
 
   /** Refused while a current deployment calls the provider: those calls would fail. */
@@ -125,6 +128,7 @@ export class ProviderCredentialsService {
     if (users.length > 0) throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
     await this.dataSource.transaction(async (manager) => {
       await this.repo.delete(projectId, existing.id, manager);
+      await this.recordChange(manager, 'provider.deleted', projectId, name, toCredentialDto(existing), null);
       await this.cache.announce(projectId, manager);
     });
     this.cache.invalidateProject(projectId);
@@ -184,17 +188,26 @@ export class ProviderCredentialsService {
     const now = new Date();
     if (!existing) {
       const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: declared.name, createdAt: now });
-      await this.repo.save(this.fill(entity, declared, now, writer), manager);
+      const created = await this.repo.save(this.fill(entity, declared, now, writer), manager);
+      await this.recordChange(manager, 'provider.created', projectId, declared.name, null, toCredentialDto(created));
       return 'created';
     }
     const moved = existing.type !== declared.type || existing.baseUrl !== (declared.baseUrl ?? null);
     const apiKeyEnv = declared.apiKeyEnv ?? (moved ? null : existing.apiKeyEnv);
     if (!moved && existing.apiKeyEnv === apiKeyEnv) return 'unchanged';
+    const before = toCredentialDto(existing);
     const byOperator = declared.apiKeyEnv ? writer === 'operator' : existing.apiKeyEnvByOperator && apiKeyEnv !== null;
     Object.assign(existing, { type: declared.type, baseUrl: declared.baseUrl ?? null, apiKeyEnv, apiKeyEnvByOperator: byOperator, updatedAt: now });
     if (declared.apiKeyEnv || moved) existing.apiKeyCiphertext = null;
-    await this.repo.save(existing, manager);
+    const updated = await this.repo.save(existing, manager);
+    await this.recordChange(manager, 'provider.updated', projectId, declared.name, before, toCredentialDto(updated));
     return 'updated';
+  }
+
+  /** The audit event of a change; the DTO views carry the key's source, never the key. */
+  private recordChange(manager: EntityManager, action: string, projectId: string, name: string, before: ProviderCredentialDto | null, after: ProviderCredentialDto | null) {
+    const view = (dto: ProviderCredentialDto | null) => (dto ? { name: dto.name, type: dto.type, baseUrl: dto.baseUrl, apiKeySource: dto.apiKeySource, apiKeyEnv: dto.apiKeyEnv } : null);
+    return this.audit.record(manager, { projectId, action, resourceType: 'provider', resourceId: name, before: view(before), after: view(after) });
   }
 
   private checkBody(name: string, dto: ProviderCredentialBodyDto, writer: CredentialWriter): void {
@@ -231,10 +244,11 @@ export class ProviderCredentialsService {
     return `provider_credentials/${credential.projectId}/${credential.id}`;
   }
 
-  private async store(entity: ProviderCredentialEntity): Promise<ProviderCredentialDto> {
+  private async store(entity: ProviderCredentialEntity, before: ProviderCredentialDto | null = null): Promise<ProviderCredentialDto> {
     try {
       const saved = await this.dataSource.transaction(async (manager) => {
         const row = await this.repo.save(entity, manager);
+        await this.recordChange(manager, before ? 'provider.updated' : 'provider.created', entity.projectId, entity.name, before, toCredentialDto(row));
         await this.cache.announce(entity.projectId, manager);
         return row;
       });

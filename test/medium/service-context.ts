@@ -46,6 +46,7 @@ export async function projectCaller(ctx: ServiceContext): Promise<ProjectPrincip
     kind: 'project',
     ...ALL_ACCESS,
     keyId: 'medium-tier',
+    keyName: 'medium-tier',
     projectId: project.id,
     projectSlug: project.slug,
     workspaceId: workspace.id,

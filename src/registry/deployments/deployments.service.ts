@@ -1,3 +1,4 @@
+import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { invalidBody } from '../../common/errors';
@@ -22,6 +23,7 @@ import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '.
 @Injectable()
 export class DeploymentsService {
   constructor(
+    private readonly audit: AuditLog,
     private readonly dataSource: DataSource,
     private readonly prompts: PromptsService,
     private readonly versions: VersionsRepository,
@@ -78,7 +80,16 @@ export class DeploymentsService {
       deployedAt: now,
       replacedAt: null,
     });
-    return { deployment: await this.deployments.insert(manager, deployment), changed: true };
+    const inserted = await this.deployments.insert(manager, deployment);
+    await this.audit.record(manager, {
+      projectId,
+      action: 'deployment.created',
+      resourceType: 'deployment',
+      resourceId: `${prompt.slug}@${environment.slug}`,
+      before: current ? { environment: environment.slug, versionId: current.versionId } : null,
+      after: { prompt: prompt.slug, environment: environment.slug, version: version.version, versionId: version.id, deploymentVersion: deployment.deploymentVersion },
+    });
+    return { deployment: inserted, changed: true };
   }
 
   async listCurrent(projectId: string, query: DeploymentsQuery): Promise<DeploymentListDto> {

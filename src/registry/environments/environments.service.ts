@@ -1,3 +1,4 @@
+import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { conflict, isUniqueViolation } from '../../common/errors';
@@ -15,6 +16,7 @@ export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({ id:
 @Injectable()
 export class EnvironmentsService {
   constructor(
+    private readonly audit: AuditLog,
     private readonly dataSource: DataSource,
     private readonly repo: EnvironmentsRepository,
     private readonly cache: RegistryCache,
@@ -34,6 +36,7 @@ export class EnvironmentsService {
     }
     try {
       const [created] = await this.repo.insert([this.entity(projectId, slug)], manager);
+      await this.audit.record(manager, { projectId, action: 'environment.created', resourceType: 'environment', resourceId: slug, after: { slug } });
       // A cached miss for this environment must not outlive its creation, on any instance.
       await this.cache.announce(projectId, manager);
       return toEnvironmentDto(created);

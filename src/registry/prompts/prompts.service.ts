@@ -1,5 +1,6 @@
+import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
@@ -17,6 +18,8 @@ export const PROMPT_NOT_FOUND = 'Prompt not found';
 @Injectable()
 export class PromptsService {
   constructor(
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
     private readonly prompts: PromptsRepository,
     private readonly deployments: DeploymentsRepository,
   ) {}
@@ -25,11 +28,15 @@ export class PromptsService {
     return toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt'), []);
   }
 
+  /** With its audit event, in the caller's transaction when given, else in one of its own. */
   async insert(projectId: string, slug: string, kind: PromptKind, manager?: EntityManager): Promise<PromptEntity> {
+    if (!manager) return this.dataSource.transaction((own) => this.insert(projectId, slug, kind, own));
     const now = new Date();
     const prompt = Object.assign(new PromptEntity(), { projectId, id: newId(), slug, kind, lastVersion: 0, createdAt: now, updatedAt: now });
     try {
-      return await this.prompts.insert(prompt, manager);
+      const inserted = await this.prompts.insert(prompt, manager);
+      await this.audit.record(manager, { projectId, action: 'prompt.created', resourceType: 'prompt', resourceId: slug, after: { slug, kind } });
+      return inserted;
     } catch (err) {
       // Prompts and assistants share the namespace; inside a failed transaction nothing more can be read.
       if (isUniqueViolation(err)) throw conflict(`A prompt or assistant with slug "${slug}" already exists`);

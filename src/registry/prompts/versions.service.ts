@@ -1,3 +1,4 @@
+import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, invalidBody, notFound } from '../../common/errors';
@@ -21,6 +22,7 @@ const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
 @Injectable()
 export class VersionsService {
   constructor(
+    private readonly audit: AuditLog,
     private readonly dataSource: DataSource,
     private readonly prompts: PromptsService,
     private readonly promptsRepo: PromptsRepository,
@@ -69,7 +71,15 @@ export class VersionsService {
       message,
       createdAt: now,
     });
-    return this.versions.insert(version, manager);
+    const inserted = await this.versions.insert(version, manager);
+    await this.audit.record(manager, {
+      projectId: prompt.projectId,
+      action: 'version.created',
+      resourceType: 'version',
+      resourceId: `${prompt.slug}@${number}`,
+      after: { prompt: prompt.slug, version: number, contentHash: prepared.contentHash, provider, model, message },
+    });
+    return inserted;
   }
 
   async list(projectId: string, slug: string, query: PageQuery): Promise<VersionListDto> {

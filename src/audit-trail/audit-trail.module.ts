@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditEventEntity } from '../audit/audit-event.entity';
+import { AuditTrailController } from './audit-trail.controller';
+import { AuditTrailService } from './audit-trail.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([AuditEventEntity])],
+  controllers: [AuditTrailController],
+  providers: [AuditTrailService],
+})
+export class AuditTrailModule {}

@@ -1,0 +1,42 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** One change to a project's configuration (docs/security.md, "Audit trail"). Append-only. */
+@Entity('audit_events')
+export class AuditEventEntity {
+  @PrimaryColumn({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  /** `project` or `admin` (a key), `operator` (the CLI on the database, or the server itself). */
+  @Column({ name: 'actor_kind', type: 'varchar' })
+  actorKind: string;
+
+  @Column({ name: 'actor_key_id', type: 'uuid', nullable: true })
+  actorKeyId: string | null;
+
+  @Column({ name: 'actor_key_name', type: 'varchar', nullable: true })
+  actorKeyName: string | null;
+
+  @Column({ type: 'varchar' })
+  action: string;
+
+  @Column({ name: 'resource_type', type: 'varchar' })
+  resourceType: string;
+
+  @Column({ name: 'resource_id', type: 'varchar' })
+  resourceId: string;
+
+  @Column({ type: 'jsonb', nullable: true })
+  before: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  after: Record<string, unknown> | null;
+
+  @Column({ name: 'request_id', type: 'varchar', nullable: true })
+  requestId: string | null;
+}

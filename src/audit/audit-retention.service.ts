@@ -1,0 +1,39 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+
+const EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes audit events older than AUDIT_RETENTION_DAYS (default 365), at start and every hour. The
+ * only delete the table ever sees: nothing else updates or deletes an event (docs/security.md).
+ */
+@Injectable()
+export class AuditRetentionService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('AuditRetention');
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const attempt = () => this.expire().catch((err) => this.logger.error(`audit retention failed: ${(err as Error).message}`));
+    void attempt();
+    this.timer = setInterval(() => void attempt(), EVERY_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** `now` is a parameter so retention can be exercised without waiting a year. */
+  async expire(now = Date.now()): Promise<number> {
+    const horizon = new Date(now - this.config.auditRetentionDays * 24 * 60 * 60 * 1000);
+    const [, deleted] = (await this.dataSource.query('DELETE FROM audit_events WHERE created_at < $1', [horizon])) as [unknown, number];
+    if (deleted > 0) this.logger.log(`deleted ${deleted} audit events older than ${horizon.toISOString()}`);
+    return deleted ?? 0;
+  }
+}
