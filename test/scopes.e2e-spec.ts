@@ -40,8 +40,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/audit$/, ['audit:read']],
   [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/, ['registry:read']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
-  [/^GET \/v2\/provider-credentials/, ['providers:read']],
-  [/^(POST|PUT|DELETE) \/v2\/provider-credentials/, ['providers:write']],
+  [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
+  [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces/, ['keys:manage']],
   [/^(GET|DELETE) \/v2\/console\/session$/, [ANY]],
 ];
