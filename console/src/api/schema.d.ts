@@ -779,6 +779,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/input_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a would-be response
+         * @description The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.
+         */
+        post: operations["ResponsesController_countInputTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses": {
         parameters: {
             query?: never;
@@ -8076,6 +8096,116 @@ export interface operations {
                     "application/json": {
                         error: string;
                         message: string;
+                    };
+                };
+            };
+        };
+    };
+    ResponsesController_countInputTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model?: string;
+                    prompt?: {
+                        id: string;
+                        version?: string | null;
+                        variables?: {
+                            [key: string]: string | {
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            };
+                        } | null;
+                    } | null;
+                    input?: string | unknown[];
+                    instructions?: string | null;
+                    conversation?: (string | {
+                        id: string;
+                    }) | null;
+                    previous_response_id?: string | null;
+                    store?: boolean | null;
+                    stream?: boolean | null;
+                    tools?: {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                        description?: string | null;
+                        parameters?: {
+                            [key: string]: unknown;
+                        } | null;
+                        strict?: boolean | null;
+                    }[];
+                    tool_choice?: ("auto" | "none" | "required") | {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                    };
+                    parallel_tool_calls?: boolean | null;
+                    max_output_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    text?: {
+                        format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            name: string;
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            strict?: boolean | null;
+                        };
+                    };
+                    /** @enum {string|null} */
+                    truncation?: "auto" | "disabled" | null;
+                    user?: string;
+                    include?: string[] | null;
+                    presence_penalty?: number | null;
+                    frequency_penalty?: number | null;
+                    top_logprobs?: number | null;
+                    max_tool_calls?: number | null;
+                    /** @enum {string|null} */
+                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
+                    safety_identifier?: string | null;
+                    prompt_cache_key?: string | null;
+                    background?: boolean | null;
+                    reasoning?: {
+                        /** @enum {string|null} */
+                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+                        /** @enum {string|null} */
+                        summary?: "auto" | "concise" | "detailed" | null;
+                    } | null;
+                    stream_options?: {
+                        include_obfuscation?: boolean;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "response.input_tokens";
+                        input_tokens: number;
                     };
                 };
             };
