@@ -144,7 +144,7 @@ describe('idempotency keys', () => {
       const deep = '['.repeat(20_000) + ']'.repeat(20_000);
       const res = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Idempotency-Key', 'deep-1').set('Content-Type', 'application/json').send(deep);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Invalid request body' } });
+      expect(res.body).toEqual({ error: { message: 'Invalid request body', details: ['the body nests arrays and objects more than 64 levels deep'] } });
     });
 
     it('works on the admin API\'s creating POSTs', async () => {

@@ -282,18 +282,24 @@ describe('registry: prompts, versions, environments, deployments', () => {
       expect(await t.app.get(RegistryService).resolveForInvoke(a.projectId, 'shared-slug', 'production')).not.toBeNull();
     });
 
-    it('treats slugs no prompt can have (NUL bytes, too long) as not found, never as a 500', async () => {
+    it('treats slugs no prompt can have (NUL bytes, too long) as not found, a NUL in a filter as a 400, never a 500', async () => {
       const key = as(p);
       await t.http().get('/v2/prompts/a%00b').set(key).expect(404);
       await t.http().get(`/v2/prompts/${'a'.repeat(300)}/versions`).set(key).expect(404);
       await t.http().post('/v2/prompts/a%00b/deployments').set(key).send({ environment: 'production' }).expect(404);
-      expect((await t.http().get('/v2/deployments?slug=a%00b&environment=%00').set(key).expect(200)).body.data).toEqual([]);
+      // Filters are query strings: a NUL in one is refused like in every other (docs/security.md, "Bounded inputs").
+      expect((await t.http().get('/v2/deployments?slug=a%00b&environment=%00').set(key).expect(400)).body).toEqual({
+        error: { message: 'Invalid request parameters', details: ['slug: must not contain U+0000', 'environment: must not contain U+0000'] },
+      });
       await t.http().delete('/v2/provider-credentials/a%00b').set(key).expect(404);
       // Only a successful export is YAML: its errors are JSON like every other error.
-      const foreign = await t.http().get('/v2/export?workspace=a%00&project=b').set(key).expect(403);
-      expect([foreign.headers['content-type'], foreign.body]).toEqual(['application/json; charset=utf-8', { error: 'Forbidden', message: 'API key does not belong to this project' }]);
-      const missing = await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY).expect(404);
-      expect([missing.headers['content-type'], missing.body]).toEqual(['application/json; charset=utf-8', { error: { message: 'Project not found' } }]);
+      const foreign = await t.http().get('/v2/export?workspace=a%00&project=b').set(key);
+      const missing = await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY);
+      for (const res of [foreign, missing]) {
+        expect([res.status, res.headers['content-type'], res.body]).toEqual([400, 'application/json; charset=utf-8', { error: { message: expect.any(String), details: ['workspace: must not contain U+0000'] } }]);
+      }
+      const other = await t.http().get(`/v2/export?workspace=${p.workspace}x&project=b`).set(key).expect(403);
+      expect([other.headers['content-type'], other.body]).toEqual(['application/json; charset=utf-8', { error: 'Forbidden', message: 'API key does not belong to this project' }]);
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'a\u0000', 'production')).toBeNull();
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'x', 'prod\u0000')).toBeNull();
     });
