@@ -39,11 +39,12 @@ export class UsageService {
     const groupBy = groupsOf(query.group_by, caller.kind === 'admin');
     const projects = await this.projectsOf(caller, query);
     const ids = projects.map((p) => p.id);
-    const [rows, unpriced, workspaces] = await Promise.all([
+    const [rows, workspaces] = await Promise.all([
       this.repo.grouped(ids, range.from, range.to, range.bucket, groupBy.map((g) => COLUMN_OF[g])),
-      this.repo.unpriced(ids, range.from, range.to),
       caller.kind === 'admin' ? this.repo.perWorkspace(ids, range.from, range.to) : Promise.resolve(undefined),
     ]);
+    // Which models are unpriced is asked only when some call was: usually no second read.
+    const unpriced = rows.some((row) => row.unpricedCalls > 0) ? await this.repo.unpriced(ids, range.from, range.to) : [];
     const projectById = new Map(projects.map((p) => [p.id, p]));
     const workspaceSlug = new Map(projects.map((p) => [p.workspaceId, p.workspaceSlug]));
     const step = range.bucket === 'hour' ? HOUR_MS : DAY_MS;
