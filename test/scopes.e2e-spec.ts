@@ -38,6 +38,7 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/logs/, ['logs:read']],
   [/^GET \/v2\/usage$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
+  [/^GET \/v1\/organization\//, ['usage:read']],
   [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/, ['registry:read']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],

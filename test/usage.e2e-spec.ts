@@ -224,6 +224,28 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     expect(mine.body.totals).toEqual(own.body.totals);
   });
 
+  it("answers OpenAI's organization usage and costs shapes from the rollups (admin key)", async () => {
+    const logs = await requestLogRows(t, p.projectId);
+    const start = Math.floor(Date.parse(from) / 1000);
+    const admin = { 'X-API-Key': TEST_ADMIN_KEY };
+    await t.http().get('/v1/organization/usage/completions').query({ start_time: start }).set('X-API-Key', p.key).expect(403);
+    const bad = await t.http().get('/v1/organization/usage/completions').query({ start_time: start, bucket_width: '1m' }).set(admin).expect(400);
+    expect(bad.body.error).toMatchObject({ type: 'invalid_request_error', param: 'bucket_width' });
+
+    const usage = await t.http().get(`/v1/organization/usage/completions?start_time=${start}&bucket_width=1h&limit=3&group_by=model&project_ids=${p.projectId}`).set(admin).expect(200);
+    expect(usage.body).toMatchObject({ object: 'page', has_more: false, next_page: null });
+    const results = usage.body.data.flatMap((bucket: { results: Array<Record<string, any>> }) => bucket.results).filter((r: { model: string }) => r.model === GPT);
+    const gptLogs = logs.filter((log) => log.model === GPT);
+    expect(results.reduce((sum: number, r: Record<string, number>) => sum + r.num_model_requests, 0)).toBe(gptLogs.length);
+    expect(results.reduce((sum: number, r: Record<string, number>) => sum + r.input_cached_tokens, 0)).toBe(gptLogs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0));
+    expect(results[0]).toMatchObject({ object: 'organization.usage.completions.result', project_id: null, api_key_id: null, user_id: null, batch: null });
+
+    const costs = await t.http().get(`/v1/organization/costs?start_time=${start}&group_by=project_id&project_ids=${p.projectId}`).set(admin).expect(200);
+    const amounts = costs.body.data.flatMap((bucket: { results: Array<Record<string, any>> }) => bucket.results);
+    expect(amounts.every((r: Record<string, any>) => r.object === 'organization.costs.result' && r.project_id === p.projectId && r.amount.currency === 'usd')).toBe(true);
+    expect(amounts.reduce((sum: number, r: Record<string, any>) => sum + r.amount.value, 0)).toBeCloseTo(logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0), 9);
+  });
+
   it('keeps rollups for USAGE_RETENTION_DAYS, on their own horizon', async () => {
     const current = Number((await t.dataSource.query('SELECT count(*) AS n FROM usage_rollups WHERE project_id = $1', [p.projectId]))[0].n);
     await t.dataSource.query(

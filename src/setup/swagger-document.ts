@@ -17,6 +17,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Usage:
     'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
     'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any.',
+  'OpenAI: usage and costs':
+    "OpenAI's organization usage (`/v1/organization/usage/completions`) and costs (`/v1/organization/costs`) shapes over Parley's rollups, for dashboards written for OpenAI (docs/usage.md). Admin key.",
   'Admin: prices':
     "A project's price overrides per provider and model (USD per million tokens); every other model is priced from the @pydantic/genai-prices table (docs/usage.md). Admin key.",
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',

@@ -3,6 +3,8 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { PriceSettingsService } from './pricing/price-settings.service';
 import { PricesController } from './pricing/prices.controller';
 import { PricingModule } from './pricing/pricing.module';
+import { OpenAIUsageController } from './openai-usage.controller';
+import { OpenAIUsageService } from './openai-usage.service';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
 import { UsageRetentionService } from './usage-retention.service';
@@ -11,7 +13,7 @@ import { UsageService } from './usage.service';
 /** Usage reports and price overrides (docs/usage.md). */
 @Module({
   imports: [PricingModule, WorkspacesModule],
-  controllers: [UsageController, PricesController],
-  providers: [UsageRepository, UsageService, UsageRetentionService, PriceSettingsService],
+  controllers: [UsageController, PricesController, OpenAIUsageController],
+  providers: [UsageRepository, UsageService, UsageRetentionService, PriceSettingsService, OpenAIUsageService],
 })
 export class UsageModule {}

@@ -637,6 +637,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organization/usage/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenAI's completions usage (tokens, cached tokens, requests) per 1h or 1d bucket, from Parley's rollups (docs/usage.md) */
+        get: operations["OpenAIUsageController_completions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenAI's costs (USD) per day, by project and line item (the model), from Parley's rollups (docs/usage.md) */
+        get: operations["OpenAIUsageController_costs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -7404,6 +7438,168 @@ export interface operations {
                      */
                     "application/json": {
                         error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OpenAIUsageController_completions: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, inclusive */
+                start_time: unknown;
+                /** @description Unix seconds, exclusive; default now */
+                end_time?: unknown;
+                project_ids?: string[];
+                group_by?: string[];
+                /** @description buckets per page */
+                limit?: unknown;
+                /** @description next_page of the previous answer */
+                page?: unknown;
+                bucket_width?: "1h" | "1d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object?: "page";
+                        data?: Record<string, never>[];
+                        has_more?: boolean;
+                        next_page?: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OpenAIUsageController_costs: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, inclusive */
+                start_time: unknown;
+                /** @description Unix seconds, exclusive; default now */
+                end_time?: unknown;
+                project_ids?: string[];
+                group_by?: string[];
+                /** @description buckets per page */
+                limit?: unknown;
+                /** @description next_page of the previous answer */
+                page?: unknown;
+                bucket_width?: "1d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object?: "page";
+                        data?: Record<string, never>[];
+                        has_more?: boolean;
+                        next_page?: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
                         message: string;
                     };
                 };
