@@ -671,6 +671,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit trail
+         * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
+         */
+        get: operations["AuditTrailController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -2633,6 +2653,47 @@ export interface components {
         SetPricesDto: {
             /** @description the project's price overrides; replaces all of them ([] removes them) */
             prices: components["schemas"]["PriceOverrideDto"][];
+        };
+        AuditActorDto: {
+            /**
+             * @description `operator`: the CLI on the database
+             * @enum {string}
+             */
+            kind: "project" | "admin" | "operator";
+            /** Format: uuid */
+            keyId: string | null;
+            keyName: string | null;
+        };
+        AuditEventDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "audit_event";
+            /** Format: date-time */
+            createdAt: string;
+            actor: components["schemas"]["AuditActorDto"];
+            /** @example provider.updated */
+            action: string;
+            /** @enum {string} */
+            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
+            resourceId: string;
+            /** @description the resource before the change (secrets never included) */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the resource after the change (secrets never included) */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            requestId: string | null;
+        };
+        AuditEventListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["AuditEventDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
         };
         ConversationDto: {
             /**
@@ -7600,6 +7661,100 @@ export interface operations {
                         /** @example Unauthorized */
                         error: string;
                         /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    AuditTrailController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description `<resource>.<verb>` */
+                action?: string;
+                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
+                /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
+                resourceId?: string;
+                /** @description the key that made the change */
+                actorKeyId?: string;
+                /** @description the X-Request-Id of the request that made the change */
+                requestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
                         message: string;
                     };
                 };
