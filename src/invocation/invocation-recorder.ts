@@ -3,7 +3,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { redactUrl } from '../common/http/redact-url';
-import { newId } from '../common/ids';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -173,7 +172,8 @@ export class InvocationRecorder {
     const { request: providerRequest, range: threadRange } = sent && prepared.history ? elideHistory(sent, prepared.history) : { request: sent, range: null };
     return Object.assign(new RequestLogEntity(), {
       projectId: caller.projectId,
-      id: newId(),
+      id: prepared.logId,
+      requestId: request.requestId ?? null,
       apiKeyId: caller.keyId,
       threadId,
       promptId: deployment?.promptId ?? null,

@@ -87,7 +87,7 @@ export class InvocationService {
     const parameters = effectiveParameters(target, input.overrides);
     const request = buildProviderRequest({ target, overrides: input.overrides, parameters, templateMessages, history, messages: input.messages, metadata: input.metadata });
     const newThread = threadId !== null && !(input.thread && 'continue' in input.thread);
-    return { input, threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}), ...(refusal ? { refusal } : {}) };
+    return { input, logId: newId(), threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}), ...(refusal ? { refusal } : {}) };
   }
 
   /**

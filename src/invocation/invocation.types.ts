@@ -76,12 +76,15 @@ export interface InvocationInput {
    */
   recordWith?: (manager: EntityManager, completion: ChatCompletion) => Promise<void>;
   /** What the request log records about the request itself. */
-  log: { requestData: Record<string, unknown>; url: string; ip: string | undefined };
+  /** `requestId`: the request's X-Request-Id (as echoed), stored with its log (GET /v2/logs?requestId=). */
+  log: { requestData: Record<string, unknown>; url: string; ip: string | undefined; requestId?: string };
 }
 
 /** An input after preparation: what goes to the provider, and the thread it belongs to. */
 export interface PreparedInvocation {
   input: InvocationInput;
+  /** The id the call's request log gets, known before the call so the answer's x-parley-log-id can carry it. */
+  logId: string;
   /** The thread continued, or the id the new thread gets once the call succeeds; null without a thread. */
   threadId: string | null;
   newThread: boolean;

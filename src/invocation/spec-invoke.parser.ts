@@ -1,3 +1,4 @@
+import { requestIdHeader } from './invoke-http';
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
@@ -80,7 +81,7 @@ export class SpecInvokeParser {
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
       metadata: metadata.metadata,
       ...(idempotencyKey ? { idempotencyKey } : {}),
-      log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip },
+      log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip, requestId: requestIdHeader(input.headers) },
     };
   }
 

@@ -5,7 +5,7 @@ import { ApiException } from '../common/errors';
 import { InvocationService } from './invocation.service';
 import { StreamResult } from './invocation.types';
 import { completionResponse } from './invoke-request';
-import { abortOnClose, setThreadIdHeaders } from './invoke-http';
+import { abortOnClose, LOG_ID_HEADER, setThreadIdHeaders } from './invoke-http';
 import { SpecInvokeParser, SpecInvokeRequest } from './spec-invoke.parser';
 import { SseResponse, streamErrorOf } from './sse-response';
 import { sendJson } from '../common/http/send-json';
@@ -29,6 +29,8 @@ export class SpecInvokeTransport {
     const result = await this.invocation.run(caller, prepared, abortOnClose(res));
     setThreadIdHeaders(res, result.threadId);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+    // A replay made no new log: it carries none.
+    if (!result.replayed) res.setHeader(LOG_ID_HEADER, prepared.logId);
     if (result.type === 'stream') return this.stream(result, res);
     sendJson(res, HttpStatus.OK, completionResponse(result.completion));
   }

@@ -20,6 +20,8 @@ export function requestIdOf(req: IncomingMessage): string {
 export function echoRequestId(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const id = requestIdOf(req);
   (req as { id?: string }).id = id;
+  // Written back, so whatever reads the request's headers (the request log of an invoke) sees the id that was echoed.
+  req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   next();
 }

@@ -1,3 +1,4 @@
+import { requestIdHeader } from '../invocation/invoke-http';
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
@@ -80,7 +81,7 @@ export class ChatCompletionsService {
         metadata: metadata.metadata,
         strictParams: true,
         ...(idempotencyKey ? { idempotencyKey } : {}),
-        log: { requestData: request.body, url: request.url, ip: request.ip },
+        log: { requestData: request.body, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
       },
       includeUsage: body.stream_options?.include_usage === true,
     };

@@ -4,7 +4,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import { InvocationService } from '../invocation/invocation.service';
 import type { StreamResult } from '../invocation/invocation.types';
-import { abortOnClose, setThreadIdHeaders } from '../invocation/invoke-http';
+import { abortOnClose, LOG_ID_HEADER, setThreadIdHeaders } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper';
 import { ChatCompletionsRequest, ChatCompletionsService } from './chat-completions.service';
@@ -37,6 +37,8 @@ export class ChatCompletionsTransport {
     const result = await this.invocation.run(caller, prepared, abortOnClose(res));
     setThreadIdHeaders(res, result.threadId);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+    // A replay made no new log: it carries none.
+    if (!result.replayed) res.setHeader(LOG_ID_HEADER, prepared.logId);
     if (result.type === 'stream') return this.stream(result, includeUsage, res);
     sendJson(res, HttpStatus.OK, toChatCompletion(result.completion));
   }

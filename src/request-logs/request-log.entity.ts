@@ -25,6 +25,8 @@ export class RequestLogEntity {
   @Column({ type: 'varchar', nullable: true }) model: string | null;
   @Column({ type: 'text' }) url: string;
   @Column({ name: 'request_ip', type: 'varchar', nullable: true }) requestIp: string | null;
+  /** The call's X-Request-Id (GET /v2/logs?requestId=). */
+  @Column({ name: 'request_id', type: 'varchar', nullable: true }) requestId: string | null;
   @Column({ type: 'boolean' }) stream: boolean;
   @Column({ name: 'do_not_record', type: 'boolean' }) doNotRecord: boolean;
   @Column({ type: 'jsonb' }) metadata: Record<string, string | number>;

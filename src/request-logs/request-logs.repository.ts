@@ -9,6 +9,7 @@ export interface LogFilters {
   slug?: string;
   environment?: string;
   threadId?: string;
+  requestId?: string;
   status?: { exact: number } | { success: boolean };
   from?: Date;
   to?: Date;
@@ -57,6 +58,7 @@ export class RequestLogsRepository {
     if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
     if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
     if (filters.threadId !== undefined) qb.andWhere('l.thread_id = :threadId', { threadId: filters.threadId });
+    if (filters.requestId !== undefined) qb.andWhere('l.request_id = :requestId', { requestId: filters.requestId });
     if (filters.status && 'exact' in filters.status) qb.andWhere('l.status = :status', { status: filters.status.exact });
     if (filters.status && 'success' in filters.status) {
       qb.andWhere(filters.status.success ? 'l.status BETWEEN 200 AND 299' : 'l.status NOT BETWEEN 200 AND 299');

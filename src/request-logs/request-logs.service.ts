@@ -82,6 +82,7 @@ export class RequestLogsService {
       slug: query.slug,
       environment: query.environment,
       threadId: query.threadId,
+      requestId: query.requestId,
       status,
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,

@@ -1,3 +1,4 @@
+import { requestIdHeader } from '../invocation/invoke-http';
 import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -139,7 +140,7 @@ export class ResponsesService {
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(uuid),
-      log: { requestData: request.body, url: request.url, ip: request.ip },
+      log: { requestData: request.body, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
     };
     const prepared = await this.invocation.prepare(caller, invocation);
     if (body.truncation === 'auto') await this.truncate(prepared, input.length);

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { IsISO8601, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination';
 import { RequestLogObjectDto } from '../../threads/dto/request-log-object.dto';
 
@@ -65,6 +65,10 @@ export class RequestLogQuery extends PageQuery {
   @ApiProperty({ required: false, format: 'uuid' })
   @IsOptional() @IsString()
   threadId?: string;
+
+  @ApiProperty({ required: false, description: "the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer)" })
+  @IsOptional() @IsString() @MaxLength(128)
+  requestId?: string;
 
   @ApiProperty({ required: false, description: '"success" (2xx), "error" (anything else), or an HTTP status such as 502' })
   @IsOptional() @Matches(/^(success|error|[1-5][0-9]{2})$/)
