@@ -12,6 +12,11 @@ describe('CLI application context', () => {
   beforeAll(() => {
     process.env.LOG_LEVEL = 'silent';
     if (!process.env.DATABASE_URL) process.env.DATA_DIR = 'memory://';
+    // In memory, from the run's migrated dump (test/harness), as test apps start.
+    if (!process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE) process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+  });
+  afterAll(() => {
+    delete process.env.DATA_DIR_TEMPLATE;
   });
 
   it.each([
