@@ -37,6 +37,9 @@ export const ROLLUP_SUMS: Record<string, string> = {
 const HOUR = `date_trunc('hour', started_at, 'UTC')`;
 const KEY = ['project_id', 'hour', 'prompt_slug', 'environment', 'version', 'model', 'provider_name', 'api_key_id'];
 
+/** The statement text by the logs' INSERT text: built once per shape, not on every call. */
+const statements = new Map<string, string>();
+
 /**
  * `logsInsert` (the request logs' INSERT, parameters $1..$n) followed by the rollup upsert of the
  * rows it inserted, as one statement. `ids` adds the ids of new rollup rows (one per log is always
@@ -45,22 +48,32 @@ const KEY = ['project_id', 'hour', 'prompt_slug', 'environment', 'version', 'mod
  */
 export function withRollups(logsInsert: { sql: string; parameters: unknown[] }, logCount: number): { sql: string; parameters: unknown[] } {
   const ids = Array.from({ length: logCount }, () => newId());
-  const idsParam = `$${logsInsert.parameters.length + 1}::uuid[]`;
+  let sql = statements.get(logsInsert.sql);
+  if (!sql) {
+    sql = statementFor(logsInsert.sql, logsInsert.parameters.length + 1);
+    // Bounded like fast-insert's: one per shape of the logs' INSERT, a handful in practice.
+    if (statements.size >= 500) statements.clear();
+    statements.set(logsInsert.sql, sql);
+  }
+  // As array text: node-postgres and PGlite take it alike.
+  return { sql, parameters: [...logsInsert.parameters, `{${ids.join(',')}}`] };
+}
+
+function statementFor(logsSql: string, idsIndex: number): string {
+  const idsParam = `$${idsIndex}::uuid[]`;
   const sums = Object.entries(ROLLUP_SUMS);
   const merge = sums.map(([column]) =>
     column === 'latency_buckets'
       ? `latency_buckets = (SELECT array_agg(a + b ORDER BY i) FROM unnest(r.latency_buckets, EXCLUDED.latency_buckets) WITH ORDINALITY AS t (a, b, i))`
       : `${column} = r.${column} + EXCLUDED.${column}`,
   );
-  const sql = `WITH l AS (${logsInsert.sql} RETURNING ${RETURNED.join(', ')})
+  return `WITH l AS (${logsSql} RETURNING ${RETURNED.join(', ')})
 INSERT INTO usage_rollups AS r (project_id, id, hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column]) => column).join(', ')})
 SELECT project_id, (${idsParam})[row_number() OVER ()], ${HOUR}, ${DIMENSIONS.join(', ')}, ${sums.map(([, sum]) => sum).join(', ')}
   FROM l
  GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}
  ORDER BY project_id, ${HOUR}, prompt_slug, environment, version, model, provider_name, api_key_id
 ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${merge.join(', ')}`;
-  // As array text: node-postgres and PGlite take it alike.
-  return { sql, parameters: [...logsInsert.parameters, `{${ids.join(',')}}`] };
 }
 
 /** The rollups recomputed from request logs: what they must equal (tests, and docs/usage.md's check query). */
