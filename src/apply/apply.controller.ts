@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
@@ -36,8 +37,8 @@ export class ApplyController {
   @ApiBody({ schema: APPLY_BODY_SCHEMA, examples: APPLY_BODY_EXAMPLES })
   @ApiOkResponse({ type: ApplySummaryDto })
   @ApiErrors(400)
-  apply(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<ApplySummary> {
-    return this.applier.applyBody(body, applyCallerOf(principal));
+  apply(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @InCreateTransaction() tx: CreateTransaction): Promise<ApplySummary> {
+    return this.applier.applyBody(body, applyCallerOf(principal), tx);
   }
 
   @RequireScope('registry:read')

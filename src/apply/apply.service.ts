@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason, notFound } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
@@ -73,13 +74,13 @@ export class ApplyService {
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
-  applyBody(body: unknown, caller: ApplyCaller): Promise<ApplySummary> {
-    if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string') return this.applyText(body.yaml, caller);
+  applyBody(body: unknown, caller: ApplyCaller, tx?: CreateTransaction): Promise<ApplySummary> {
+    if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string') return this.apply(parseApplyText(body.yaml), caller, undefined, tx);
     if (isMalformedJsonBody(body)) throw badRequest(INVALID_FILE, [`(file): ${malformedBodyReason(body)}`]);
     if (!isPlainObject(body)) {
       throw badRequest(INVALID_FILE, ['(file): expected a JSON object: the parley.yaml document, or {"yaml": "<file text>"}']);
     }
-    return this.apply(validateApplyDocument(body), caller);
+    return this.apply(validateApplyDocument(body), caller, undefined, tx);
   }
 
   applyText(text: string, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
@@ -91,7 +92,7 @@ export class ApplyService {
     return this.apply(validateApplyDocument(document), caller, manager);
   }
 
-  private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
+  private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager, tx?: CreateTransaction): Promise<ApplySummary> {
     if (!result.ok) {
       // Its references are checked too, so that one report holds every problem of the file.
       const references = result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, caller, manager) : [];
@@ -104,17 +105,26 @@ export class ApplyService {
     if (file.limits && writerOf(caller) !== 'operator') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     // Prices decide costs (and the budgets they are charged to): the operator's too.
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
-    const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller);
+    const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource));
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
     return summary;
   }
 
-  /** Two applies racing to create the same row: the loser's transaction is rolled back and it runs again. */
-  private async inTransaction(file: ApplyFile, caller: ApplyCaller): Promise<{ summary: ApplySummary; projectId: string }> {
+  /**
+   * Two applies racing to create the same row: the loser's transaction is rolled back and it runs
+   * again. In the route's CreateTransaction: an Idempotency-Key's outcome commits with the file.
+   */
+  private async inTransaction(file: ApplyFile, caller: ApplyCaller, tx: CreateTransaction): Promise<{ summary: ApplySummary; projectId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) => this.execute(manager, file, caller));
+        let projectId = '';
+        const summary = await tx.run(async (manager) => {
+          const executed = await this.execute(manager, file, caller);
+          projectId = executed.projectId;
+          return executed.summary;
+        });
+        return { summary, projectId };
       } catch (err) {
         // Services report a lost insert race as a 409 of their own; either way the state is re-read.
         const lostRace = isUniqueViolation(err) || (err instanceof ApiException && err.getStatus() === 409);

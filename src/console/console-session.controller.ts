@@ -31,7 +31,7 @@ export class ConsoleSessionController {
   constructor(private readonly sessions: ConsoleSessionsService) {}
 
   // Sign-in makes a new session each time; an Idempotency-Key is checked for its form only (no key, no scope to store under).
-  @Idempotent()
+  @Idempotent('unscoped')
   @Public()
   @Post()
   @HttpCode(200)

@@ -6,6 +6,7 @@ import { ConversationItemsService } from './conversation-items.service';
 import { parseItemListQuery } from './conversation-queries';
 import { ConversationDto, ConversationItemListDto, CREATE_ITEMS_BODY, ITEM_SCHEMA } from './dto/conversation.dto';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('OpenAI: Conversations')
 @ApiSecurity('api-key')
@@ -22,8 +23,13 @@ export class ConversationItemsController {
   @ApiBody({ schema: CREATE_ITEMS_BODY })
   @ApiQuery({ name: 'include', required: false, description: 'accepted; Parley has no extra fields to include' })
   @ApiOkResponse({ type: ConversationItemListDto })
-  create(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string, @Body() body: unknown): Promise<ConversationItemListDto> {
-    return this.items.create(caller, id, body);
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('conversationId') id: string,
+    @Body() body: unknown,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<ConversationItemListDto> {
+    return this.items.create(caller, id, body, tx);
   }
 
   @RequireScope('threads:read')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
@@ -25,16 +26,16 @@ export class ConversationItemsService {
   ) {}
 
   /** Up to 20 items appended as one turn (one thread message), atomically and contiguously. */
-  async create(caller: ProjectPrincipal, conversationId: string, body: unknown): Promise<ItemList> {
+  async create(caller: ProjectPrincipal, conversationId: string, body: unknown, tx: CreateTransaction): Promise<ItemList> {
     const input = parseOpenAI(createItemsSchema, body ?? {});
     const chat = itemsToChatMessages(parseInputItems(input.items));
     await this.conversations.requireLive(caller.projectId, conversationId);
     if (chat.length === 0) return toList([], 0);
-    const [turn] = await this.dataSource.transaction((manager) =>
-      this.messages.appendTurns(manager, caller.projectId, conversationId, [{ content: chat }]),
-    );
-    const items = itemsOfTurn(turn).map((placed) => placed.item);
-    return toList(items, items.length);
+    return tx.run(async (manager) => {
+      const [turn] = await this.messages.appendTurns(manager, caller.projectId, conversationId, [{ content: chat }]);
+      const items = itemsOfTurn(turn).map((placed) => placed.item);
+      return toList(items, items.length);
+    });
   }
 
   async list(caller: ProjectPrincipal, conversationId: string, query: ItemListQuery): Promise<ItemList> {

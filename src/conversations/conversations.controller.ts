@@ -6,6 +6,7 @@ import { parseConversationListQuery } from './conversation-queries';
 import { ConversationsService } from './conversations.service';
 import { ConversationDeletedDto, ConversationDto, ConversationListDto, CREATE_CONVERSATION_BODY, UPDATE_CONVERSATION_BODY } from './dto/conversation.dto';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 /** OpenAI's Conversations API over Parley's threads (docs/openai-conversations.md). */
 @ApiTags('OpenAI: Conversations')
@@ -22,8 +23,8 @@ export class ConversationsController {
   @ApiOperation({ summary: 'Create a conversation', description: 'A new thread (same id on /v2), with up to 20 initial items as its first turn.' })
   @ApiBody({ schema: CREATE_CONVERSATION_BODY, required: false })
   @ApiOkResponse({ type: ConversationDto })
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() body: unknown): Promise<ConversationDto> {
-    return this.conversations.create(caller, body);
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() body: unknown, @InCreateTransaction() tx: CreateTransaction): Promise<ConversationDto> {
+    return this.conversations.create(caller, body, tx);
   }
 
   @RequireScope('threads:read')
@@ -44,7 +45,7 @@ export class ConversationsController {
     return this.conversations.retrieve(caller, id);
   }
 
-  @Idempotent()
+  @Idempotent('repeatable')
   @RequireScope('threads:write')
   @Post(':conversationId')
   @HttpCode(200)

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
@@ -26,15 +27,14 @@ export class ConversationsService {
   ) {}
 
   /** The thread and its initial items (one turn) in one transaction. */
-  async create(caller: ProjectPrincipal, body: unknown): Promise<ConversationView> {
+  async create(caller: ProjectPrincipal, body: unknown, tx: CreateTransaction): Promise<ConversationView> {
     const input = parseOpenAI(createConversationSchema, body ?? {});
     const chat = itemsToChatMessages(parseInputItems(input.items ?? []));
-    const thread = await this.dataSource.transaction(async (manager) => {
+    return tx.run(async (manager) => {
       const created = await this.threads.insert(caller.projectId, input.metadata ?? {}, {}, manager);
       if (chat.length > 0) await this.messages.appendTurns(manager, caller.projectId, created.id, [{ content: chat }]);
-      return created;
+      return toConversation(created);
     });
-    return toConversation(thread);
   }
 
   async retrieve(caller: ProjectPrincipal, id: string): Promise<ConversationView> {

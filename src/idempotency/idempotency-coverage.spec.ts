@@ -1,5 +1,6 @@
 import { Controller, Get, Post } from '@nestjs/common';
-import { uncoveredPostRoutes } from './idempotency-coverage';
+import { createsOutsideTransaction, uncoveredPostRoutes } from './idempotency-coverage';
+import { CreateTransaction, InCreateTransaction } from './create-transaction';
 import { IdempotencyInCore, Idempotent } from './idempotency.interceptor';
 
 @Controller()
@@ -32,5 +33,28 @@ class Forgotten {
 describe('uncoveredPostRoutes', () => {
   it('names the POST handlers that lack both @Idempotent() and @IdempotencyInCore()', () => {
     expect(uncoveredPostRoutes([Covered, InCore, Forgotten])).toEqual(['Forgotten.create']);
+  });
+});
+
+@Controller()
+class Creates {
+  @Idempotent()
+  @Post('in-transaction')
+  create(@InCreateTransaction() tx: CreateTransaction): CreateTransaction {
+    return tx;
+  }
+
+  @Idempotent()
+  @Post('outside')
+  forgot(): void {}
+
+  @Idempotent('repeatable')
+  @Post('update')
+  update(): void {}
+}
+
+describe('createsOutsideTransaction', () => {
+  it('names the creating @Idempotent() handlers without an @InCreateTransaction() parameter', () => {
+    expect(createsOutsideTransaction([Covered, InCore, Forgotten, Creates])).toEqual(['Covered.create', 'Forgotten.update', 'Creates.forgot']);
   });
 });

@@ -1,13 +1,15 @@
-import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { DataSource } from 'typeorm';
 import { from, Observable, of, throwError } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
 import { rawBodyDigest } from '../common/http/json-body';
 import { inputRulesOf } from '../common/validation';
+import { CREATE_TRANSACTION, CreateTransaction, plainTransaction } from './create-transaction';
 import { IdempotencyService } from './idempotency.service';
 import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
 
@@ -54,13 +56,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly idempotency: IdempotencyService,
     private readonly reflector: Reflector,
+    private readonly dataSource: DataSource,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request & RequestWithPrincipal>();
     if (req.method !== 'POST') return next.handle();
     const key = idempotencyKeyOf(req.headers, invalidKeyFor(context));
-    if (key === undefined || !req.principal) return next.handle();
+    const slot = req as unknown as Record<symbol, CreateTransaction>;
+    if (key === undefined || !req.principal) {
+      slot[CREATE_TRANSACTION] = plainTransaction(this.dataSource);
+      return next.handle();
+    }
     const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
     const res = context.switchToHttp().getResponse<Response>();
@@ -81,8 +88,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           return throwError(() => errors.mismatch());
         }
+        // A create stores its outcome in its own transaction (CreateTransaction); an update, after it.
+        let stored = false;
+        slot[CREATE_TRANSACTION] = {
+          run: async (work) => {
+            const body = await this.dataSource.transaction(async (manager) => {
+              const answer = await work(manager);
+              await this.idempotency.complete(scope, key, { kind: 'response', status, body: answer ?? null }, manager);
+              return answer;
+            });
+            stored = true;
+            return body;
+          },
+        };
         return next.handle().pipe(
-          mergeMap((body) => from(this.idempotency.complete(scope, key, { kind: 'response', status, body: body ?? null }).then(() => body))),
+          mergeMap((body) => (stored ? of(body) : from(this.idempotency.complete(scope, key, { kind: 'response', status, body: body ?? null }).then(() => body)))),
           catchError((err) => from(this.idempotency.settleFailure(scope, key, err)).pipe(mergeMap(() => throwError(() => err)))),
         );
       }),
@@ -90,5 +110,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
-/** Idempotency-Key on this POST route (see IdempotencyInterceptor). */
-export const Idempotent = () => UseInterceptors(IdempotencyInterceptor);
+/** Metadata: the route's outcome needs no transaction of its create (see Idempotent). */
+export const IDEMPOTENT_WITHOUT_CREATE = 'parley:idempotent-without-create';
+
+/**
+ * Idempotency-Key on this POST route (see IdempotencyInterceptor). A creating route (`'create'`,
+ * the default) makes its rows through its `@InCreateTransaction()` parameter, so the key's outcome
+ * commits with them. The others store it right after the handler: `'repeatable'`, a route that
+ * leaves the same state when it runs twice (an update replacing fields, an import with derived
+ * ids); `'unscoped'`, a public route whose key has no project to be stored under.
+ */
+export const Idempotent = (kind: 'create' | 'repeatable' | 'unscoped' = 'create') =>
+  applyDecorators(UseInterceptors(IdempotencyInterceptor), ...(kind === 'create' ? [] : [SetMetadata(IDEMPOTENT_WITHOUT_CREATE, kind)]));

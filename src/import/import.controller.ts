@@ -19,7 +19,8 @@ import { Idempotent } from '../idempotency/idempotency.interceptor';
 export class ImportController {
   constructor(private readonly importer: ImportFacade) {}
 
-  @Idempotent()
+  // Repeatable: ids are derived from the export's, so a retry after a crash creates nothing twice.
+  @Idempotent('repeatable')
   @Post()
   @HttpCode(200)
   @ApiOperation({

@@ -8,6 +8,7 @@ import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { MessagesService } from './messages.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Thread messages')
 @ApiSecurity('api-key')
@@ -27,8 +28,9 @@ export class MessagesController {
     @CurrentProject() caller: ProjectPrincipal,
     @Param('threadId') threadId: string,
     @Body() dto: CreateMessageDto,
+    @InCreateTransaction() tx: CreateTransaction,
   ): Promise<MessageDto> {
-    return this.messages.create(caller, threadId, dto);
+    return this.messages.create(caller, threadId, dto, tx);
   }
 
   @RequireScope('threads:read')
@@ -53,7 +55,7 @@ export class MessagesController {
     return this.messages.get(caller, threadId, messageId);
   }
 
-  @Idempotent()
+  @Idempotent('repeatable')
   @RequireScope('threads:write')
   @Post(':messageId')
   @HttpCode(200)

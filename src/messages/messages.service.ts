@@ -7,6 +7,7 @@ import { isUuid, newId } from '../common/ids';
 import { OrderedPageQuery, pageLimit, toPage } from '../common/pagination';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { ThreadsService } from '../threads/threads.service';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { MessagesRepository } from './messages.repository';
@@ -36,12 +37,12 @@ export class MessagesService {
   ) {}
 
   /** Adds one message without calling the model: stored as a turn of one message, `[message]`. */
-  async create(caller: ProjectPrincipal, threadId: string, dto: CreateMessageDto): Promise<MessageDto> {
+  async create(caller: ProjectPrincipal, threadId: string, dto: CreateMessageDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<MessageDto> {
     const message = threadMessageInputSchema.parse(dto.message);
-    const [created] = await this.dataSource.transaction((manager) =>
-      this.appendTurns(manager, caller.projectId, threadId, [{ content: [message], metadata: dto.metadata }]),
-    );
-    return toMessageDto(created);
+    return tx.run(async (manager) => {
+      const [created] = await this.appendTurns(manager, caller.projectId, threadId, [{ content: [message], metadata: dto.metadata }]);
+      return toMessageDto(created);
+    });
   }
 
   /**

@@ -12,6 +12,7 @@ import {
 } from './provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Registry: provider credentials')
 @ApiSecurity('api-key')
@@ -27,8 +28,12 @@ export class ProviderCredentialsController {
   @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })
   @ApiOkResponse({ type: ProviderCredentialDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
-    return this.credentials.create(caller.projectId, dto);
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() dto: CreateProviderCredentialDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<ProviderCredentialDto> {
+    return this.credentials.create(caller.projectId, dto, tx);
   }
 
   @RequireScope('providers:read')

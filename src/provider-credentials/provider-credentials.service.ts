@@ -1,5 +1,6 @@
 import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { badRequest, conflict, invalidBody, isUniqueViolation, notFound } from '../common/errors';
@@ -103,11 +104,11 @@ export class ProviderCredentialsService {
   }
 
   /** REST: always a project key (docs/security.md: such a key stores its own key, or names a bound variable). */
-  async create(projectId: string, dto: CreateProviderCredentialDto): Promise<ProviderCredentialDto> {
+  async create(projectId: string, dto: CreateProviderCredentialDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ProviderCredentialDto> {
     this.checkBody(dto.name, dto, 'project');
     const now = new Date();
     const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: dto.name, createdAt: now });
-    return this.store(this.fill(entity, dto, now, 'project'));
+    return this.store(this.fill(entity, dto, now, 'project'), null, tx);
   }
 
   /** PUT: creates the credential or replaces all its fields (key rotation) in place; its id stays. */
@@ -244,16 +245,16 @@ export class ProviderCredentialsService {
     return `provider_credentials/${credential.projectId}/${credential.id}`;
   }
 
-  private async store(entity: ProviderCredentialEntity, before: ProviderCredentialDto | null = null): Promise<ProviderCredentialDto> {
+  private async store(entity: ProviderCredentialEntity, before: ProviderCredentialDto | null = null, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ProviderCredentialDto> {
     try {
-      const saved = await this.dataSource.transaction(async (manager) => {
+      const saved = await tx.run(async (manager) => {
         const row = await this.repo.save(entity, manager);
         await this.recordChange(manager, before ? 'provider.updated' : 'provider.created', entity.projectId, entity.name, before, toCredentialDto(row));
         await this.cache.announce(entity.projectId, manager);
-        return row;
+        return toCredentialDto(row);
       });
       this.cache.invalidateProject(entity.projectId);
-      return toCredentialDto(saved);
+      return saved;
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Provider credential "${entity.name}" already exists`);
       throw err;

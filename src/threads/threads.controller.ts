@@ -8,6 +8,7 @@ import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadsService } from './threads.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Threads')
 @ApiSecurity('api-key')
@@ -26,8 +27,9 @@ export class ThreadsController {
   create(
     @CurrentProject() caller: ProjectPrincipal,
     @Body() dto: CreateThreadDto,
+    @InCreateTransaction() tx: CreateTransaction,
   ): Promise<ThreadCreatedDto> {
-    return this.threads.create(caller, dto);
+    return this.threads.create(caller, dto, tx);
   }
 
   @RequireScope('threads:read')
@@ -51,7 +53,7 @@ export class ThreadsController {
     return this.threads.get(caller, threadId);
   }
 
-  @Idempotent()
+  @Idempotent('repeatable')
   @RequireScope('threads:write')
   @Post(':threadId')
   @HttpCode(200)

@@ -7,6 +7,7 @@ import { pageLimit, PageQuery, toPage } from '../common/pagination';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadEntity } from './thread.entity';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { ThreadsRepository } from './threads.repository';
 import { toThreadCreatedDto, toThreadDto, toThreadListItemDto, toThreadUpdatedDto } from './threads.mapper';
 
@@ -19,9 +20,8 @@ export class ThreadsService {
     private readonly threads: ThreadsRepository,
   ) {}
 
-  async create(caller: ProjectPrincipal, dto: CreateThreadDto): Promise<ThreadCreatedDto> {
-    const thread = await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) });
-    return toThreadCreatedDto(thread);
+  async create(caller: ProjectPrincipal, dto: CreateThreadDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ThreadCreatedDto> {
+    return tx.run(async (manager) => toThreadCreatedDto(await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) }, manager)));
   }
 
   /**

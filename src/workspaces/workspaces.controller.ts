@@ -7,6 +7,7 @@ import { ApiKeyAccessDto, ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, CreateApiK
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Admin: workspaces, projects, API keys')
 @ApiSecurity('admin-key')
@@ -23,8 +24,8 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a workspace' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors(400, 409)
-  createWorkspace(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
-    return this.workspaces.createWorkspaceAs(caller, dto);
+  createWorkspace(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWorkspaceDto, @InCreateTransaction() tx: CreateTransaction): Promise<WorkspaceDto> {
+    return this.workspaces.createWorkspaceAs(caller, dto, tx);
   }
 
   @Get()
@@ -40,8 +41,8 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a project in a workspace' })
   @ApiOkResponse({ type: ProjectDto })
   @ApiErrors(400, 404, 409)
-  createProject(@Param('workspace') workspace: string, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
-    return this.workspaces.createProject(workspace, dto);
+  createProject(@Param('workspace') workspace: string, @Body() dto: CreateProjectDto, @InCreateTransaction() tx: CreateTransaction): Promise<ProjectDto> {
+    return tx.run((manager) => this.workspaces.createProject(workspace, dto, manager));
   }
 
   @Get(':workspace/projects')
@@ -63,8 +64,9 @@ export class WorkspacesController {
     @Param('workspace') workspace: string,
     @Param('project') project: string,
     @Body() dto: CreateApiKeyDto,
+    @InCreateTransaction() tx: CreateTransaction,
   ): Promise<CreatedApiKeyDto> {
-    return this.workspaces.createApiKeyAs(caller, workspace, project, dto);
+    return this.workspaces.createApiKeyAs(caller, workspace, project, dto, tx);
   }
 
   @Get(':workspace/projects/:project/api-keys')

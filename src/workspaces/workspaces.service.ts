@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
 import { Principal, reachesWorkspace } from '../auth/principal';
@@ -48,9 +49,9 @@ export class WorkspacesService {
   }
 
   /** POST /v2/workspaces: the instance's admin key only. */
-  createWorkspaceAs(caller: Principal, dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
+  createWorkspaceAs(caller: Principal, dto: CreateWorkspaceDto, tx: CreateTransaction): Promise<WorkspaceDto> {
     assertInstanceAdmin(caller);
-    return this.createWorkspace(dto);
+    return tx.run((manager) => this.createWorkspace(dto, manager));
   }
 
   /** Every workspace for the instance's admin key; its own for a workspace admin key. */
@@ -93,9 +94,9 @@ export class WorkspacesService {
   }
 
   /** POST .../api-keys: a caller gives at most the scopes it holds. */
-  createApiKeyAs(caller: Principal, workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  createApiKeyAs(caller: Principal, workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto, tx: CreateTransaction): Promise<CreatedApiKeyDto> {
     assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes));
-    return this.createApiKey(workspaceSlug, projectSlug, dto);
+    return tx.run((manager) => this.createApiKey(workspaceSlug, projectSlug, dto, manager));
   }
 
   async listApiKeys(workspaceSlug: string, projectSlug: string): Promise<ApiKeyDto[]> {

@@ -1,5 +1,6 @@
 import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { invalidBody } from '../../common/errors';
 import { newId } from '../../common/ids';
@@ -33,8 +34,8 @@ export class DeploymentsService {
   ) {}
 
   /** Deploys `version` (default: the newest); deploying the version already current changes nothing. */
-  async deploy(projectId: string, slug: string, dto: DeployDto): Promise<DeploymentDto> {
-    const row = await this.dataSource.transaction(async (manager) => {
+  async deploy(projectId: string, slug: string, dto: DeployDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<DeploymentDto> {
+    const deployed = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
       await this.prompts.lock(manager, prompt);
       // Re-read under the lock: a version created meanwhile counts as the newest.
@@ -48,10 +49,10 @@ export class DeploymentsService {
       if (!environment || !version) throw invalidBody(details);
       const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
       if (changed) await this.cache.announce(projectId, manager);
-      return this.toRow(deployment, locked, environment, version);
+      return toDeploymentDto(this.toRow(deployment, locked, environment, version));
     });
     this.cache.invalidateProject(projectId);
-    return toDeploymentDto(row);
+    return deployed;
   }
 
   /**

@@ -6,6 +6,7 @@ import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
 import { EnvironmentsService } from './environments.service';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 
 @ApiTags('Registry: environments')
 @ApiSecurity('api-key')
@@ -21,8 +22,8 @@ export class EnvironmentsController {
   @ApiOperation({ summary: 'Create an environment', description: 'Every project starts with preview, staging and production.' })
   @ApiOkResponse({ type: EnvironmentDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateEnvironmentDto): Promise<EnvironmentDto> {
-    return this.environments.create(caller.projectId, dto.slug);
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateEnvironmentDto, @InCreateTransaction() tx: CreateTransaction): Promise<EnvironmentDto> {
+    return this.environments.createIn(tx, caller.projectId, dto.slug);
   }
 
   @RequireScope('registry:read')

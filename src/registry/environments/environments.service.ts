@@ -1,5 +1,6 @@
 import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { conflict, isUniqueViolation } from '../../common/errors';
 import { newId } from '../../common/ids';
@@ -25,6 +26,13 @@ export class EnvironmentsService {
   /** Called by WorkspacesService.createProject inside its transaction. */
   async seedDefaults(projectId: string, manager: EntityManager): Promise<void> {
     await this.repo.insert(DEFAULT_ENVIRONMENTS.map((slug) => this.entity(projectId, slug)), manager);
+  }
+
+  /** POST /v2/environments: in the route's CreateTransaction (with its Idempotency-Key outcome). */
+  async createIn(tx: CreateTransaction, projectId: string, slug: string): Promise<EnvironmentDto> {
+    const created = await tx.run((manager) => this.create(projectId, slug, manager));
+    this.cache.invalidateProject(projectId);
+    return created;
   }
 
   /** In the caller's transaction when given (it then invalidates the cache after commit), else in one of its own. */

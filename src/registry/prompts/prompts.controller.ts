@@ -11,6 +11,7 @@ import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto'
 import { PromptsService } from './prompts.service';
 import { VersionsService } from './versions.service';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
@@ -30,8 +31,8 @@ export class PromptsController {
   @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
   @ApiOkResponse({ type: PromptDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreatePromptDto): Promise<PromptDto> {
-    return this.prompts.create(caller.projectId, dto);
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreatePromptDto, @InCreateTransaction() tx: CreateTransaction): Promise<PromptDto> {
+    return this.prompts.create(caller.projectId, dto, tx);
   }
 
   @RequireScope('registry:read')
@@ -62,8 +63,13 @@ export class PromptsController {
   })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors(400, 404)
-  createVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Body() dto: CreateVersionDto): Promise<VersionDto> {
-    return this.versions.create(caller.projectId, slug, dto);
+  createVersion(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Body() dto: CreateVersionDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<VersionDto> {
+    return this.versions.create(caller.projectId, slug, dto, tx);
   }
 
   @RequireScope('registry:read')
@@ -95,8 +101,13 @@ export class PromptsController {
   })
   @ApiOkResponse({ type: DeploymentDto })
   @ApiErrors(400, 404)
-  deploy(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Body() dto: DeployDto): Promise<DeploymentDto> {
-    return this.deployments.deploy(caller.projectId, slug, dto);
+  deploy(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Body() dto: DeployDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<DeploymentDto> {
+    return this.deployments.deploy(caller.projectId, slug, dto, tx);
   }
 
   @RequireScope('registry:read')

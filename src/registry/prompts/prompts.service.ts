@@ -1,6 +1,7 @@
 import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { CreateTransaction } from '../../idempotency/create-transaction';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
@@ -24,8 +25,10 @@ export class PromptsService {
     private readonly deployments: DeploymentsRepository,
   ) {}
 
-  async create(projectId: string, dto: CreatePromptDto): Promise<PromptDto> {
-    return toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt'), []);
+  /** In the route's CreateTransaction (docs/security.md, "Idempotency keys"); one insert on its own otherwise. */
+  async create(projectId: string, dto: CreatePromptDto, tx?: CreateTransaction): Promise<PromptDto> {
+    const create = async (manager?: EntityManager) => toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt', manager), []);
+    return tx ? tx.run(create) : create();
   }
 
   /** With its audit event, in the caller's transaction when given, else in one of its own. */

@@ -1,5 +1,6 @@
 import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
+import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { badRequest, invalidBody, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
@@ -32,9 +33,9 @@ export class VersionsService {
   ) {}
 
   /** Validates, compiles (a template that does not compile is a 400 naming the line) and stores version N+1. */
-  async create(projectId: string, slug: string, dto: CreateVersionDto): Promise<VersionDto> {
+  async create(projectId: string, slug: string, dto: CreateVersionDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<VersionDto> {
     const { message, ...content } = dto;
-    const created = await this.dataSource.transaction(async (manager) => {
+    const created = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
       const prepared = prepareVersionContent({ ...content });
       if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
@@ -43,10 +44,10 @@ export class VersionsService {
       }
       const version = await this.insertPrepared(manager, prompt, prepared.value, message ?? null);
       await this.cache.announce(projectId, manager);
-      return { prompt, version };
+      return toVersionDto(version, prompt);
     });
     this.cache.invalidateProject(projectId);
-    return toVersionDto(created.version, created.prompt);
+    return created;
   }
 
   /** Stores prepared content as the prompt's next version; run inside the caller's transaction. */
