@@ -4,6 +4,7 @@ import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { CreateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookListDto } from './webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -22,8 +23,8 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Create a webhook', description: 'Its Standard Webhooks signing secret is in this answer only.' })
   @ApiOkResponse({ type: WebhookCreatedDto })
   @ApiErrors(400)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
-    return this.webhooks.create(caller.projectId, dto);
+  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateWebhookDto, @InCreateTransaction() tx: CreateTransaction): Promise<WebhookCreatedDto> {
+    return this.webhooks.create(caller.projectId, dto, tx);
   }
 
   @RequireScope('providers:read')

@@ -31,8 +31,8 @@ const toRow = (r: { id: string; url: string; events: string[] | string; secret: 
 export class WebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(projectId: string, row: WebhookRow): Promise<void> {
-    await this.dataSource.query('INSERT INTO webhooks (project_id, id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+  async insert(projectId: string, row: WebhookRow, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query('INSERT INTO webhooks (project_id, id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       projectId, row.id, row.url, JSON.stringify(row.events), row.secret, row.createdAt,
     ]);
   }

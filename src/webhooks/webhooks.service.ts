@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { badRequest, notFound } from '../common/errors';
 import { newId } from '../common/ids';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { CreateWebhookDto, WEBHOOK_EVENTS, WebhookCreatedDto, WebhookDto } from './webhook.dto';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 import { newWebhookSecret } from './webhook-signature';
@@ -24,7 +25,8 @@ export class WebhooksService {
     private readonly box: SecretBox,
   ) {}
 
-  async create(projectId: string, dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
+  /** In the route's CreateTransaction: an Idempotency-Key's outcome commits with the row (docs/security.md). */
+  async create(projectId: string, dto: CreateWebhookDto, tx?: CreateTransaction): Promise<WebhookCreatedDto> {
     const id = newId();
     const secret = newWebhookSecret();
     let sealed: string;
@@ -35,8 +37,11 @@ export class WebhooksService {
       throw err;
     }
     const row: WebhookRow = { id, url: dto.url, events: dto.events ?? [...WEBHOOK_EVENTS], secret: sealed, createdAt: new Date() };
-    await this.webhooks.insert(projectId, row);
-    return { ...toDto(row), secret };
+    const create = async (manager?: EntityManager) => {
+      await this.webhooks.insert(projectId, row, manager);
+      return { ...toDto(row), secret };
+    };
+    return tx ? tx.run(create) : create();
   }
 
   async list(projectId: string): Promise<WebhookDto[]> {

@@ -4,6 +4,7 @@ import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorato
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { ApiKeyRevokedDto, CreatedWorkspaceAdminKeyDto, CreateWorkspaceAdminKeyDto, WorkspaceAdminKeyListDto } from './dto/api-key.dto';
 import { WorkspaceAdminKeysService } from './workspace-admin-keys.service';
 
@@ -27,8 +28,13 @@ export class WorkspaceAdminKeysController {
   })
   @ApiOkResponse({ type: CreatedWorkspaceAdminKeyDto })
   @ApiErrors(400, 404)
-  create(@CurrentPrincipal() caller: Principal, @Param('workspace') workspace: string, @Body() dto: CreateWorkspaceAdminKeyDto): Promise<CreatedWorkspaceAdminKeyDto> {
-    return this.adminKeys.create(caller, workspace, dto);
+  create(
+    @CurrentPrincipal() caller: Principal,
+    @Param('workspace') workspace: string,
+    @Body() dto: CreateWorkspaceAdminKeyDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<CreatedWorkspaceAdminKeyDto> {
+    return this.adminKeys.create(caller, workspace, dto, tx);
   }
 
   @Get()

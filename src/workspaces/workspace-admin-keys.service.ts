@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { Principal } from '../auth/principal';
 import { scopesFor } from '../auth/scopes';
@@ -21,13 +23,17 @@ export class WorkspaceAdminKeysService {
     private readonly keys: ApiKeysService,
   ) {}
 
-  async create(caller: Principal, workspaceSlug: string, dto: CreateWorkspaceAdminKeyDto): Promise<CreatedWorkspaceAdminKeyDto> {
+  /** In the route's CreateTransaction: an Idempotency-Key's outcome commits with the key (docs/security.md). */
+  async create(caller: Principal, workspaceSlug: string, dto: CreateWorkspaceAdminKeyDto, tx?: CreateTransaction): Promise<CreatedWorkspaceAdminKeyDto> {
     const workspace = await this.workspaces.findWorkspace(workspaceSlug);
     if (!workspace) throw notFound('Workspace not found');
     const scopes = scopesFor(dto.preset, dto.scopes);
     assertWithinGrant(caller, scopes);
-    const issued = await this.keys.issueWorkspaceAdmin(workspace.id, dto.name ?? 'workspace-admin', { scopes });
-    return { ...toWorkspaceAdminKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug };
+    const issue = async (manager?: EntityManager) => {
+      const issued = await this.keys.issueWorkspaceAdmin(workspace.id, dto.name ?? 'workspace-admin', { scopes }, manager);
+      return { ...toWorkspaceAdminKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug };
+    };
+    return tx ? tx.run(issue) : issue();
   }
 
   async list(workspaceSlug: string): Promise<WorkspaceAdminKeyDto[]> {
