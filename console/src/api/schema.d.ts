@@ -7045,6 +7045,8 @@ export interface operations {
                 slug?: string;
                 environment?: string;
                 threadId?: string;
+                /** @description the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer) */
+                requestId?: string;
                 /** @description "success" (2xx), "error" (anything else), or an HTTP status such as 502 */
                 status?: string;
                 /** @description started at or after */
