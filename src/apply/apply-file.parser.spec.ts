@@ -12,6 +12,13 @@ prompts:
 `;
 
 describe('parseApplyText', () => {
+  it('reports an alias without its anchor, and too many alias expansions, as file errors (found by the fuzz test)', () => {
+    expect(parseApplyText('*VSkK-S;')).toEqual({ ok: false, issues: [expect.stringMatching(/^\(file\) Unresolved alias .*VSkK-S;/)] });
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 6 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const result = parseApplyText(bomb);
+    expect(result.ok).toBe(false);
+  });
+
   it('fills in the defaults of the file format', () => {
     const r = parseApplyText(minimal);
     expect(r.ok).toBe(true);

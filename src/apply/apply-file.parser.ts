@@ -161,5 +161,13 @@ export function parseApplyText(text: string): ApplyFileResult {
     }
     return undefined;
   };
-  return validateApplyDocument(doc.toJS({ maxAliasCount: 100 }), locate);
+  let document: unknown;
+  try {
+    document = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // Resolving aliases can still fail after a clean parse: an alias whose anchor is not set
+    // before it, or more alias expansions than allowed. The file is wrong, not the server.
+    return { ok: false, issues: [`(file) ${(err as Error).message}`] };
+  }
+  return validateApplyDocument(document, locate);
 }

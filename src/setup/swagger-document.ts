@@ -32,6 +32,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: "The project's webhooks: background responses' final events (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed in the Standard Webhooks format, retried with backoff (docs/openai-conversations.md).",
   'Console sessions':
     'The web console at `/console` exchanges a key once for a session cookie (HttpOnly, SameSite=Strict); requests with the cookie act as that key, and a state-changing one needs the `X-Parley-CSRF` header (docs/console.md).',
+  'Audit trail':
+    'Every change to prompts, versions, deployments, environments, providers, keys, scopes and limits: who (key id and name), before and after (never a secret), when and the request id. Append-only (docs/security.md).',
   Import: 'Bring conversations from other systems (an Assistants API export) into a project, idempotently (docs/import.md).',
 };
 
