@@ -1,10 +1,7 @@
 import * as http from 'node:http';
-import request from 'supertest';
+import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
-import { deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
-import { ServerProcess, startServer } from './support/server-process';
-import { createTestApp, TestApp } from './support/test-app';
+import { deploy, invokePath } from './support/invoke-factories';
 
 /** POST with a JSON body; resolves with the status and the thread header once the whole answer arrived. */
 function invoke(url: string, key: string, body: object): Promise<{ status: number; threadId?: string }> {
@@ -25,22 +22,11 @@ function invoke(url: string, key: string, body: object): Promise<{ status: numbe
  * answered call's log (and an assistant's turns). Needs `npm run build` first (CI builds first).
  */
 describe('request logs survive kill -9 of the server', () => {
-  let fresh: FreshDatabase;
-  let server: ServerProcess;
-  let after: TestApp | undefined;
-
-  beforeAll(async () => {
-    fresh = await freshDatabase();
-    server = await startServer(fresh.env as Record<string, string>);
-  }, 180_000);
-  afterAll(async () => {
-    server?.child.kill('SIGKILL');
-    await after?.close();
-    await fresh?.drop();
-  });
+  const crash = useCrashFixture();
 
   it('keeps the log of every call answered before the kill', async () => {
-    const remote = { http: () => request(server.url) } as unknown as TestApp;
+    const remote = crash.remote();
+    const server = crash.server();
     const p: TestProject = await createProject(remote);
     await deploy(remote, p, { slug: 'durable-prompt' });
     await deploy(remote, p, { slug: 'durable-assistant', kind: 'assistant' });
@@ -56,16 +42,15 @@ describe('request logs survive kill -9 of the server', () => {
         // Immediately, in the callback that saw the answer: no chance for a late write.
         if (answered.length >= 5 && !killed) {
           killed = true;
-          server.child.kill('SIGKILL');
+          crash.kill();
         }
       });
     });
     await Promise.all(calls);
-    if (!killed) server.child.kill('SIGKILL');
-    await server.exited;
+    if (!killed) crash.kill();
     expect(answered.length).toBeGreaterThanOrEqual(5);
 
-    after = await createTestApp({ ...(fresh.env as Record<string, string>), ...INVOKE_APP_ENV });
+    const after = await crash.reopen();
     for (const { n, threadId } of answered) {
       const logs = await after.dataSource.query(`SELECT status, thread_id FROM request_logs WHERE project_id = $1 AND metadata @> $2::jsonb`, [p.projectId, JSON.stringify({ n })]);
       expect({ n, logs }).toEqual({ n, logs: [{ status: 200, thread_id: threadId ?? null }] });

@@ -1,10 +1,6 @@
 import * as http from 'node:http';
-import request from 'supertest';
+import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
-import { INVOKE_APP_ENV } from './support/invoke-factories';
-import { ServerProcess, startServer } from './support/server-process';
-import { createTestApp, TestApp } from './support/test-app';
 
 /** POST JSON with a bearer key; resolves with the status and parsed body once the whole answer arrived. */
 function post(url: string, key: string, body: object): Promise<{ status: number; body?: { id?: string } }> {
@@ -33,22 +29,11 @@ function post(url: string, key: string, body: object): Promise<{ status: number;
  * and its log. Needs `npm run build` first (npm test builds when stale).
  */
 describe('/v1/responses on a conversation survives kill -9 of the server', () => {
-  let fresh: FreshDatabase;
-  let server: ServerProcess;
-  let after: TestApp | undefined;
-
-  beforeAll(async () => {
-    fresh = await freshDatabase();
-    server = await startServer(fresh.env as Record<string, string>);
-  }, 180_000);
-  afterAll(async () => {
-    server?.child.kill('SIGKILL');
-    await after?.close();
-    await fresh?.drop();
-  });
+  const crash = useCrashFixture();
 
   it('keeps the turn and the log of every response answered before the kill', async () => {
-    const remote = { http: () => request(server.url) } as unknown as TestApp;
+    const remote = crash.remote();
+    const server = crash.server();
     const p: TestProject = await createProject(remote);
     const conversations: string[] = [];
     for (let n = 0; n < 30; n += 1) {
@@ -67,16 +52,15 @@ describe('/v1/responses on a conversation survives kill -9 of the server', () =>
           // In the callback that saw the answer: no chance for a late write.
           if (answered.length >= 5 && !killed) {
             killed = true;
-            server.child.kill('SIGKILL');
+            crash.kill();
           }
         }),
       ),
     );
-    if (!killed) server.child.kill('SIGKILL');
-    await server.exited;
+    if (!killed) crash.kill();
     expect(answered.length).toBeGreaterThanOrEqual(5);
 
-    after = await createTestApp({ ...(fresh.env as Record<string, string>), ...INVOKE_APP_ENV });
+    const after = await crash.reopen();
     for (const { n, conversation, responseId } of answered) {
       const items = await after.http().get(`/v1/conversations/${conversation}/items?order=asc`).set('Authorization', `Bearer ${p.key}`).expect(200);
       const texts = items.body.data.map((item: { role: string; content: { text: string }[] }) => `${item.role}: ${item.content[0].text}`);

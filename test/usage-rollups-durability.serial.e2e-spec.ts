@@ -1,11 +1,9 @@
 import * as http from 'node:http';
-import request from 'supertest';
 import { rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
+import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
-import { deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
-import { ServerProcess, startServer } from './support/server-process';
-import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
+import { deploy, invokePath } from './support/invoke-factories';
+import { TEST_ADMIN_KEY } from './support/test-app';
 
 function invoke(url: string, key: string, body: object): Promise<number> {
   return new Promise((resolve) => {
@@ -39,22 +37,11 @@ function normalise(row: Record<string, unknown>): Record<string, unknown> {
  * logs, row for row. Needs `npm run build` first (CI builds first).
  */
 describe('usage rollups survive kill -9 equal to the logs', () => {
-  let fresh: FreshDatabase;
-  let server: ServerProcess;
-  let after: TestApp | undefined;
-
-  beforeAll(async () => {
-    fresh = await freshDatabase();
-    server = await startServer(fresh.env as Record<string, string>);
-  }, 180_000);
-  afterAll(async () => {
-    server?.child.kill('SIGKILL');
-    await after?.close();
-    await fresh?.drop();
-  });
+  const crash = useCrashFixture();
 
   it('keeps rollups and logs equal, row for row, across a kill mid-load', async () => {
-    const remote = { http: () => request(server.url) } as unknown as TestApp;
+    const remote = crash.remote();
+    const server = crash.server();
     const p: TestProject = await createProject(remote);
     const second = await remote.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'second' }).expect(200);
     const keys = [p.key, second.body.key as string];
@@ -76,16 +63,15 @@ describe('usage rollups survive kill -9 equal to the logs', () => {
         answered += 1;
         if (answered >= total / 3 && !killed) {
           killed = true;
-          server.child.kill('SIGKILL');
+          crash.kill();
         }
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-    if (!killed) server.child.kill('SIGKILL');
-    await server.exited;
+    if (!killed) crash.kill();
     expect(answered).toBeGreaterThanOrEqual(total / 3);
 
-    after = await createTestApp({ ...(fresh.env as Record<string, string>), ...INVOKE_APP_ENV });
+    const after = await crash.reopen();
     const fromLogs: Array<Record<string, unknown>> = await after.dataSource.query(`${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
     const columns = Object.keys(fromLogs[0]);
     const rollups: Array<Record<string, unknown>> = await after.dataSource.query(
