@@ -33,7 +33,7 @@ describe('console sessions', () => {
 
   it('exchanges a project key for an HttpOnly, SameSite=Strict cookie stored only as a hash', async () => {
     const session = await signIn(p.key);
-    expect(session.body).toEqual({ object: 'console.session', kind: 'project', workspace: p.workspace, project: p.project, expiresAt: expect.any(String) });
+    expect(session.body).toEqual({ object: 'console.session', kind: 'project', workspace: p.workspace, project: p.project, scopes: null, environments: null, expiresAt: expect.any(String) });
     expect(session.attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/']));
     expect(session.attributes).not.toContain('Secure');
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{43}$/);

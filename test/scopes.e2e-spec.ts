@@ -43,6 +43,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
+  // A project's keys: the admin key's, and a project key's own project's (docs/security.md, "Managing keys").
+  [/^(GET|POST|PUT|DELETE) \/v2\/workspaces\/:workspace\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/, ['keys:manage']],
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces/, ['keys:manage']],
   [/^(GET|DELETE) \/v2\/console\/session$/, [ANY]],
 ];
@@ -142,6 +144,13 @@ describe('scoped API keys', () => {
       return JSON.stringify(route.scopes) === JSON.stringify(expected) ? [] : [`${label(route)}: declares ${route.scopes.join(', ')}, expected ${expected.join(', ')}`];
     });
     expect(problems).toEqual([]);
+  });
+
+  it("a project's key routes admit a project key (keys:manage, its own project); the rest of /v2/workspaces stays the admin key's", () => {
+    const admin = routes.filter((r) => r.path.startsWith('/v2/workspaces'));
+    const expected = admin.map((r) => [label(r), /\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/.test(r.path) ? 'project key too' : 'admin only']);
+    expect(admin.map((r) => [label(r), r.adminOnly ? 'admin only' : 'project key too'])).toEqual(expected);
+    expect(expected.filter(([, who]) => who === 'project key too')).toHaveLength(4);
   });
 
   it('each route admits a key holding (only) one of its scopes and refuses a key holding every other scope', async () => {

@@ -22,8 +22,9 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   let adminKey: string;
   let projectCookie: string;
 
-  const api = async (method: string, path: string, options: { key?: string; cookie?: string; body?: unknown } = {}) => {
+  const api = async (method: string, path: string, options: { key?: string; cookie?: string; csrf?: boolean; body?: unknown } = {}) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (options.csrf) headers['X-Parley-CSRF'] = '1';
     if (options.key) headers['X-API-Key'] = options.key;
     if (options.cookie) headers.Cookie = options.cookie;
     const res = await fetch(`${server.url}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
@@ -208,7 +209,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await accessible('usage');
   });
 
-  it("a project-key session finds another project's prompts, logs and threads not found, its usage out of reach, its keys forbidden", async () => {
+  it("a project-key session finds another project's prompts, logs, threads and keys not found, its usage out of reach", async () => {
     const ws = `other-${Date.now()}`;
     expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);
     expect((await api('POST', `/v2/workspaces/${ws}/projects`, { key: adminKey, body: { slug: 'p' } })).status).toBe(200);
@@ -224,7 +225,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect((await api('GET', `/v2/logs/${otherLog.id}`, { cookie: projectCookie })).status).toBe(404);
     expect((await api('GET', `/v2/threads/${otherLog.threadId}`, { cookie: projectCookie })).status).toBe(404);
     expect((await api('GET', `/v2/threads/${otherLog.threadId}/messages`, { cookie: projectCookie })).status).toBe(404);
-    expect((await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { cookie: projectCookie })).status).toBe(403);
+    expect((await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { cookie: projectCookie })).status).toBe(404);
+    const otherKeyId = (await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey })).body.data[0].id as string;
+    expect((await api('DELETE', `/v2/workspaces/default/projects/default/api-keys/${otherKeyId}`, { cookie: projectCookie, csrf: true })).status).toBe(404);
+    expect((await api('GET', '/v2/threads', { key: otherKey })).status).toBe(200);
     // Usage: a project session reports on its own project only; naming another is refused.
     const from = new Date(Date.now() - 86_400_000).toISOString();
     expect((await api('GET', `/v2/usage?from=${from}&workspace=${ws}&project=p`, { cookie: projectCookie })).status).toBe(400);
@@ -235,17 +239,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('alert').getByText('Prompt not found').waitFor();
   });
 
-  it('with the admin key: creates a key (it works on the API) and revokes it (401 on the API)', async () => {
+  it('with the project key it signed in with: creates a key (it works on the API) and revokes it (401 on the API)', async () => {
     await page.getByRole('link', { name: 'Keys and providers' }).click();
     await page.getByRole('heading', { name: 'Providers', exact: true }).waitFor();
-    await accessible('providers');
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
-    await page.getByLabel('API key').fill(adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
-    await choose('Workspace', 'default');
-    await choose('Project', 'default');
+    await page.getByRole('heading', { name: 'Keys of default/default', exact: true }).waitFor();
     await page.getByLabel("New key's name").fill('browser-test');
     await page.getByRole('button', { name: 'Create a key' }).click();
     const secret = (await page.getByLabel('New key', { exact: true }).textContent())!.trim();
@@ -257,6 +254,28 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
     await page.getByText(/^revoked /).waitFor();
     expect((await api('GET', '/v2/threads', { key: secret })).status).toBe(401);
+    // The audit trail names the signed-in project key as who made and revoked it.
+    const audit = await api('GET', '/v2/audit?limit=20', { cookie: projectCookie });
+    const events = audit.body.data.filter((e: { after: { name?: string } | null; before: { name?: string } | null }) => (e.after ?? e.before)?.name === 'browser-test');
+    expect(events.map((e: { action: string; actor: { kind: string; keyName: string } }) => [e.action, e.actor.kind, e.actor.keyName])).toEqual(
+      expect.arrayContaining([
+        ['api_key.created', 'project', 'default'],
+        ['api_key.revoked', 'project', 'default'],
+      ]),
+    );
+  });
+
+  it('with the admin key: picks a workspace and project and sees their keys and limits', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
+    await page.getByLabel('API key').fill(adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
+    await choose('Workspace', 'default');
+    await choose('Project', 'default');
+    await page.getByRole('button', { name: 'Revoke default' }).waitFor();
+    await page.getByText(/^revoked /).first().waitFor();
+    await accessible('admin-keys');
   });
 
   it('signs out: the session cookie is refused afterwards', async () => {

@@ -21,6 +21,9 @@ export interface KeyAccess {
   environments?: string[] | null;
 }
 
+/** Sees a live key before it is revoked or re-scoped, inside that change's transaction; throws to refuse it. */
+export type KeyCheck = (before: ApiKeyEntity) => void;
+
 export interface IssuedKey {
   entity: ApiKeyEntity;
   /** The secret, returned once to whoever created the key and never stored. */
@@ -157,9 +160,11 @@ export class ApiKeysService {
     return this.keys.listForProject(projectId);
   }
 
-  async revoke(projectId: string, keyId: string): Promise<boolean> {
+  /** `check` sees the key before the change, in its transaction, and may refuse it by throwing. */
+  async revoke(projectId: string, keyId: string, check?: KeyCheck): Promise<boolean> {
     const revoked = await this.dataSource.transaction(async (manager) => {
       const before = await this.keys.findInProject(projectId, keyId, manager);
+      if (before && !before.revokedAt) check?.(before);
       const changed = await this.keys.revoke(projectId, keyId, new Date(), manager);
       if (changed) {
         await this.changes.publish({ kind: 'api-key', keyId }, manager);
@@ -172,9 +177,10 @@ export class ApiKeysService {
   }
 
   /** Replaces a project key's scopes and environments; null when the project has no such live key. */
-  async setAccess(projectId: string, keyId: string, access: KeyAccess): Promise<ApiKeyEntity | null> {
+  async setAccess(projectId: string, keyId: string, access: KeyAccess, check?: KeyCheck): Promise<ApiKeyEntity | null> {
     const updated = await this.dataSource.transaction(async (manager) => {
       const before = await this.keys.findInProject(projectId, keyId, manager);
+      if (before && !before.revokedAt) check?.(before);
       const key = await this.keys.setAccess(projectId, keyId, { scopes: access.scopes ?? null, environments: access.environments ?? null }, manager);
       if (key) {
         await this.changes.publish({ kind: 'api-key', keyId }, manager);

@@ -21,6 +21,8 @@ function sessionDto(principal: Principal, expiresAt: Date | null): ConsoleSessio
     kind: principal.kind,
     workspace: project?.workspaceSlug ?? null,
     project: project?.projectSlug ?? null,
+    scopes: principal.scopes ? [...principal.scopes] : null,
+    environments: principal.environments ? [...principal.environments] : null,
     expiresAt: expiresAt?.toISOString() ?? null,
   };
 }

@@ -5,13 +5,14 @@ import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
 import { WorkspaceAdminKeysController } from './workspace-admin-keys.controller';
 import { WorkspaceAdminKeysService } from './workspace-admin-keys.service';
+import { ProjectApiKeysController } from './project-api-keys.controller';
 import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, ProjectEntity]), EnvironmentsModule],
-  controllers: [WorkspacesController, WorkspaceAdminKeysController],
+  controllers: [WorkspacesController, ProjectApiKeysController, WorkspaceAdminKeysController],
   providers: [WorkspacesRepository, WorkspacesService, WorkspaceAdminKeysService],
   exports: [WorkspacesService],
 })

@@ -3,8 +3,8 @@ import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
 import { Principal, reachesWorkspace } from '../auth/principal';
-import { scopesFor } from '../auth/scopes';
-import { assertInstanceAdmin, assertWithinGrant } from './key-grants';
+import { Scope, scopesFor } from '../auth/scopes';
+import { assertInstanceAdmin, assertManages, assertOwnProject, assertWithinGrant } from './key-grants';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
@@ -93,29 +93,40 @@ export class WorkspacesService {
     return { ...toApiKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug, project: project.slug };
   }
 
-  /** POST .../api-keys: a caller gives at most the scopes it holds. */
+  /**
+   * POST .../api-keys: a caller gives at most the scopes and environments it holds; a project key
+   * reaches its own project only (docs/security.md, "Managing keys").
+   */
   createApiKeyAs(caller: Principal, workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto, tx: CreateTransaction): Promise<CreatedApiKeyDto> {
-    assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes));
+    assertOwnProject(caller, workspaceSlug, projectSlug);
+    assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes), dto.environments ?? null);
     return tx.run((manager) => this.createApiKey(workspaceSlug, projectSlug, dto, manager));
   }
 
-  async listApiKeys(workspaceSlug: string, projectSlug: string): Promise<ApiKeyDto[]> {
+  /** Without a caller: the operator (the CLI on the database). */
+  async listApiKeys(workspaceSlug: string, projectSlug: string, caller?: Principal): Promise<ApiKeyDto[]> {
+    if (caller) assertOwnProject(caller, workspaceSlug, projectSlug);
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
     return (await this.keys.listForProject(project.id)).map(toApiKeyDto);
   }
 
   /** Replaces a key's scopes and environments; the key's next request sees them (on every instance). */
   async setApiKeyAccess(caller: Principal, workspaceSlug: string, projectSlug: string, keyId: string, dto: ApiKeyAccessDto): Promise<ApiKeyDto> {
+    assertOwnProject(caller, workspaceSlug, projectSlug);
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
-    assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes));
-    const updated = isUuid(keyId) ? await this.keys.setAccess(project.id, keyId, accessOf(dto)) : null;
+    const access = accessOf(dto);
+    assertWithinGrant(caller, access.scopes ?? null, access.environments ?? null);
+    const updated = isUuid(keyId) ? await this.keys.setAccess(project.id, keyId, access, (before) => assertManages(caller, before)) : null;
     if (!updated) throw notFound('API key not found');
     return toApiKeyDto(updated);
   }
 
-  async revokeApiKey(workspaceSlug: string, projectSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {
+  /** Without a caller: the operator (the CLI on the database). */
+  async revokeApiKey(workspaceSlug: string, projectSlug: string, keyId: string, caller?: Principal): Promise<ApiKeyRevokedDto> {
+    if (caller) assertOwnProject(caller, workspaceSlug, projectSlug);
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
-    if (!isUuid(keyId) || !(await this.keys.revoke(project.id, keyId))) throw notFound('API key not found');
+    const check = caller ? (before: { scopes: Scope[] | null; environments: string[] | null }) => assertManages(caller, before) : undefined;
+    if (!isUuid(keyId) || !(await this.keys.revoke(project.id, keyId, check))) throw notFound('API key not found');
     return { id: keyId, object: 'api_key.revoked', revoked: true };
   }
 

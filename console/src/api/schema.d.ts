@@ -101,14 +101,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a project's API keys (without secrets) */
-        get: operations["WorkspacesController_listApiKeys"];
+        /**
+         * List a project's API keys (without secrets)
+         * @description The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
+         */
+        get: operations["ProjectApiKeysController_list"];
         put?: never;
         /**
          * Create a project API key
-         * @description The key is in this response only; Parley stores its SHA-256 hash.
+         * @description The key is in this response only; Parley stores its SHA-256 hash. The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
          */
-        post: operations["WorkspacesController_createApiKey"];
+        post: operations["ProjectApiKeysController_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -125,9 +128,9 @@ export interface paths {
         get?: never;
         /**
          * Replace a project API key's scopes and environments
-         * @description Neither `preset` nor `scopes`: every scope. Takes effect on the key's next request. See docs/security.md, "Scopes".
+         * @description Neither `preset` nor `scopes`: every scope. Takes effect on the key's next request. The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
          */
-        put: operations["WorkspacesController_setApiKeyAccess"];
+        put: operations["ProjectApiKeysController_setAccess"];
         post?: never;
         delete?: never;
         options?: never;
@@ -145,8 +148,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a project API key */
-        delete: operations["WorkspacesController_revokeApiKey"];
+        /**
+         * Revoke a project API key
+         * @description Ends the key (and its console sessions) on every instance at once. The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
+         */
+        delete: operations["ProjectApiKeysController_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2791,6 +2797,10 @@ export interface components {
              * @example default
              */
             project: string | null;
+            /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            /** @description the environments the key may invoke; null: all */
+            environments: string[] | null;
             /**
              * Format: date-time
              * @description when the session ends; null when the caller used a key, not a session
@@ -3319,7 +3329,7 @@ export interface operations {
             };
         };
     };
-    WorkspacesController_listApiKeys: {
+    ProjectApiKeysController_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -3403,7 +3413,7 @@ export interface operations {
             };
         };
     };
-    WorkspacesController_createApiKey: {
+    ProjectApiKeysController_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -3514,7 +3524,7 @@ export interface operations {
             };
         };
     };
-    WorkspacesController_setApiKeyAccess: {
+    ProjectApiKeysController_setAccess: {
         parameters: {
             query?: never;
             header?: never;
@@ -3626,7 +3636,7 @@ export interface operations {
             };
         };
     };
-    WorkspacesController_revokeApiKey: {
+    ProjectApiKeysController_revoke: {
         parameters: {
             query?: never;
             header?: never;

@@ -8,23 +8,30 @@ import { useSession } from '../session';
 import { LimitsPanel } from './limits';
 
 /**
- * Keys and limits are the admin API's (the admin key manages every project's keys); provider
- * credentials are the project's. A project session sees its providers; an admin session picks a
- * workspace and project (kept in the URL) and manages their keys and limits.
+ * The admin key picks a workspace and project (kept in the URL) and manages their keys and limits.
+ * A project session manages its own project's keys when its key holds `keys:manage` (never more
+ * than it holds itself: docs/security.md, "Managing keys"), and sees the project's providers;
+ * limits stay the admin key's.
  */
 export function KeysScreen() {
   const session = useSession().data!;
+  const managesKeys = session.scopes === null || session.scopes.includes('keys:manage');
   return (
     <>
-      <h1>{session.kind === 'admin' ? 'Keys and limits' : 'Keys, limits and providers'}</h1>
+      <h1>{session.kind === 'admin' ? 'Keys and limits' : 'Keys and providers'}</h1>
       {session.kind === 'admin' ? (
         <AdminKeys />
       ) : (
         <>
-          <p className="notice" role="note">
-            Project keys and limits are managed with the admin key: sign out and sign in with <code>PARLEY_ADMIN_KEY</code> to create or revoke keys of{' '}
-            {session.workspace}/{session.project}.
-          </p>
+          {managesKeys && session.workspace && session.project ? (
+            <ProjectKeys workspace={session.workspace} project={session.project} access={{ scopes: session.scopes, environments: session.environments }} />
+          ) : (
+            <p className="notice" role="note">
+              This key cannot manage keys (it lacks the <code>keys:manage</code> scope): sign in with a key that has it, or with the admin key, to create or revoke keys of{' '}
+              {session.workspace}/{session.project}.
+            </p>
+          )}
+          <p className="muted">Limits are set with the admin key.</p>
           <Providers />
         </>
       )}
@@ -117,7 +124,10 @@ function AdminKeys() {
   );
 }
 
-function ProjectKeys({ workspace, project }: { workspace: string; project: string }) {
+/** A key made by a project session gets the session key's own access (a key never gives more than it holds); the admin key's, every scope. */
+type Access = { scopes: Schemas['ConsoleSessionDto']['scopes']; environments: string[] | null };
+
+function ProjectKeys({ workspace, project, access }: { workspace: string; project: string; access?: Access }) {
   const path = { workspace, project };
   const client = useQueryClient();
   const queryKey = ['keys', workspace, project];
@@ -126,7 +136,7 @@ function ProjectKeys({ workspace, project }: { workspace: string; project: strin
   const [created, setCreated] = useState<Schemas['CreatedApiKeyDto'] | null>(null);
   const [copied, setCopied] = useState(false);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path }, body: name ? { name } : {} })),
+    mutationFn: () => unwrap(api.POST('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path }, body: { ...(name ? { name } : {}), ...(access?.scopes ? { scopes: access.scopes } : {}), ...(access?.environments ? { environments: access.environments } : {}) } })),
     onSuccess: (key) => {
       setCreated(key);
       setCopied(false);
@@ -143,6 +153,9 @@ function ProjectKeys({ workspace, project }: { workspace: string; project: strin
       <h2 id="keys">
         Keys of {workspace}/{project}
       </h2>
+      {access?.scopes || access?.environments ? (
+        <p className="muted">A new key gets this key's access: {access.scopes ? access.scopes.join(', ') : 'every scope'}{access.environments ? `, invoking in ${access.environments.join(', ')}` : ''}.</p>
+      ) : null}
       <Form
         className="row"
         onSubmit={(event) => {
@@ -188,6 +201,7 @@ function ProjectKeys({ workspace, project }: { workspace: string; project: strin
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Prefix</th>
+              <th scope="col">Scopes</th>
               <th scope="col">Created</th>
               <th scope="col">State</th>
             </tr>
@@ -199,6 +213,7 @@ function ProjectKeys({ workspace, project }: { workspace: string; project: strin
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
+                <td>{key.scopes ? key.scopes.join(', ') : 'all'}{key.environments ? ` (invokes in ${key.environments.join(', ')})` : ''}</td>
                 <td>{formatTime(key.createdAt)}</td>
                 <td>
                   {key.revokedAt ? (
