@@ -178,7 +178,7 @@ describe('conversations (OpenAI SDK)', () => {
     await expect(openai.conversations.create({ metadata })).rejects.toMatchObject({ status: 400, param: 'metadata' });
     await expect(openai.conversations.create({ metadata: { k: 'v'.repeat(513) } })).rejects.toMatchObject({ status: 400, param: 'metadata.k' });
     const conv = await openai.conversations.create();
-    await expect(openai.conversations.items.create(conv.id, { items: [{ type: 'item_reference', id: 'x' } as never] })).rejects.toMatchObject({ status: 400, param: 'items[0].type' });
+    await expect(openai.conversations.items.create(conv.id, { items: [{ type: 'Not A Type', id: 'x' } as never] })).rejects.toMatchObject({ status: 400, param: 'items[0].type' });
     await expect(openai.conversations.items.create(conv.id, { items: [{ role: 'user', content: [{ type: 'input_text' }] } as never] })).rejects.toMatchObject({ status: 400, param: 'items[0].content[0].text' });
     await expect(openai.conversations.items.create(conv.id, { items: [{ role: 'user', content: 'x', extra: 1 } as never] })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     await expect(openai.conversations.items.create(conv.id, { items: many })).rejects.toMatchObject({ status: 400, param: 'items' });

@@ -28,7 +28,7 @@ const ANY = 'any';
  */
 const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/(project-prompt\/:slug\/:environment|:workspace\/:project\/:slug\/:environment)$/, ['invoke']],
-  [/^POST \/v1\/(chat\/completions|responses|responses\/input_tokens|responses\/:responseId\/cancel)$/, ['invoke']],
+  [/^POST \/v1\/(chat\/completions|responses|responses\/input_tokens|responses\/compact|responses\/:responseId\/cancel)$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
   [/^GET \/v1\/(conversations|responses)/, ['threads:read']],
   [/^(POST|DELETE) \/v1\/(conversations|responses)/, ['threads:write']],

@@ -13,7 +13,7 @@ const ENV_NAMES = [
   'LOG_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
   'PROVIDER_ALLOWED_HOSTS', 'PROVIDER_KEY_BINDINGS', 'TEMPLATE_MAX_RENDERED_CHARS',
   'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
-  'USAGE_RETENTION_DAYS',
+  'USAGE_RETENTION_DAYS', 'RESPONSES_COMPACTION_PROMPT',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -110,6 +110,10 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(100_000_000)
   TEMPLATE_MAX_RENDERED_CHARS?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @Matches(/^[^@:/\s]+(@[^@:/\s]+(:[1-9][0-9]{0,8})?)?$/, { message: 'RESPONSES_COMPACTION_PROMPT must be <slug>[@<environment>[:<version>]]' })
+  RESPONSES_COMPACTION_PROMPT?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
   RESPONSES_JOB_LEASE_MS?: number;
 
@@ -186,6 +190,12 @@ export class AppConfig {
   readonly auditRetentionDays: number;
   /** /v1/responses with `truncation: "auto"` drops the oldest items beyond this many (estimated) tokens. */
   readonly responsesContextBudgetTokens: number;
+  /**
+   * The deployed prompt (`<slug>[@<environment>[:<version>]]`, in the caller's project) that
+   * POST /v1/responses/compact summarizes with; without such a deployment, Parley's built-in
+   * instructions on the request's `model` (docs/openai-conversations.md, "Compaction").
+   */
+  readonly responsesCompactionPrompt: string;
   /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
   readonly templateMaxRenderedChars: number;
   /** Background and streamed responses (docs/openai-conversations.md, "Background responses and resumable streams"). */
@@ -239,6 +249,7 @@ export class AppConfig {
     this.auditRetentionDays = env.AUDIT_RETENTION_DAYS ?? 365;
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
+    this.responsesCompactionPrompt = env.RESPONSES_COMPACTION_PROMPT ?? 'compaction@production';
     this.responseJobs = {
       leaseMs: env.RESPONSES_JOB_LEASE_MS ?? 30_000,
       concurrency: env.RESPONSES_JOB_CONCURRENCY ?? 16,

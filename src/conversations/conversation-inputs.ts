@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { summaryOf } from '../common/chat';
 import { isMalformedJsonBody, malformedBodyReason, openaiError } from '../common/errors';
 
 /**
@@ -49,6 +50,8 @@ const inputFile = z
   })
   .refine((part) => (part.file_data != null) !== (part.file_url != null), { message: 'give either file_data (a data URL, with filename) or file_url' });
 const status = z.enum(['in_progress', 'completed', 'incomplete']).optional();
+/** Read-only fields of listed items, accepted (and not stored) so listed items can be sent back as input. */
+const compactedBy = z.string().nullable().optional();
 
 export const messageItemSchema = z.strictObject({
   type: z.literal('message').optional(),
@@ -57,6 +60,7 @@ export const messageItemSchema = z.strictObject({
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, outputText, inputImage, inputFile]))]),
   phase: z.enum(['commentary', 'final_answer']).nullable().optional(),
+  compacted_by: compactedBy,
 });
 export const functionCallItemSchema = z.strictObject({
   type: z.literal('function_call'),
@@ -65,6 +69,7 @@ export const functionCallItemSchema = z.strictObject({
   call_id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.string(),
+  compacted_by: compactedBy,
 });
 export const functionCallOutputItemSchema = z.strictObject({
   type: z.literal('function_call_output'),
@@ -72,12 +77,33 @@ export const functionCallOutputItemSchema = z.strictObject({
   status: status.nullable(),
   call_id: z.string().min(1),
   output: z.union([z.string(), z.array(inputText)]),
+  compacted_by: compactedBy,
 });
+/** A compaction item (POST /v1/responses/compact); `encrypted_content` of anyone but Parley makes it an uninterpreted item. */
+export const compactionItemSchema = z.strictObject({
+  type: z.literal('compaction'),
+  id: z.string().nullable().optional(),
+  encrypted_content: z.string().min(1),
+  created_by: z.string().optional(),
+  compacted_by: compactedBy,
+});
+
+/**
+ * Items of a type Parley does not interpret are stored and returned unchanged (never sent to a
+ * provider), within these bounds: a type name like the specification's, at most this many
+ * characters of JSON and this depth of nesting (docs/openai-conversations.md).
+ */
+export const MAX_OTHER_ITEM_CHARS = 262_144;
+export const MAX_OTHER_ITEM_DEPTH = 16;
+const ITEM_TYPE = /^[a-z][a-z0-9_.]{0,63}$/;
 
 export type MessageItemInput = z.output<typeof messageItemSchema>;
 export type FunctionCallInput = z.output<typeof functionCallItemSchema>;
 export type FunctionCallOutputInput = z.output<typeof functionCallOutputItemSchema>;
-export type InputItem = MessageItemInput | FunctionCallInput | FunctionCallOutputInput;
+export type CompactionInput = { type: 'compaction'; summary: string };
+/** An item Parley does not interpret: its fields as given, without `id` (Parley gives it its own). */
+export type OtherItemInput = { type: 'other'; item: Record<string, unknown> };
+export type InputItem = MessageItemInput | FunctionCallInput | FunctionCallOutputInput | CompactionInput | OtherItemInput;
 
 const SCHEMA_BY_TYPE: Record<string, z.ZodType> = {
   message: messageItemSchema,
@@ -123,11 +149,36 @@ export function parseInputItem(raw: unknown, prefix: PropertyKey[]): InputItem {
   const type = typeof raw === 'object' && raw !== null ? ((raw as { type?: unknown }).type ?? 'message') : undefined;
   // Own keys only: a type named like an Object.prototype member ("toString") is not a schema.
   const schema = typeof type === 'string' && Object.hasOwn(SCHEMA_BY_TYPE, type) ? SCHEMA_BY_TYPE[type] : undefined;
-  if (!schema) {
+  if (schema) return parseOpenAI(schema, raw, prefix) as InputItem;
+  if (typeof type !== 'string' || !ITEM_TYPE.test(type) || Array.isArray(raw)) {
     const param = paramOf([...prefix, 'type']);
-    throw openaiError(400, `Item type ${JSON.stringify(type)} is not supported here (Parley stores message, function_call and function_call_output items)`, { param, code: 'invalid_value' });
+    throw openaiError(400, `Invalid item type ${JSON.stringify(type)}: expected a type name such as "message"`, { param, code: 'invalid_value' });
   }
-  return parseOpenAI(schema, raw, prefix) as InputItem;
+  if (type === 'compaction') {
+    const item = parseOpenAI(compactionItemSchema, raw, prefix);
+    const summary = summaryOf(item.encrypted_content);
+    if (summary !== undefined) return { type: 'compaction', summary };
+  }
+  return { type: 'other', item: boundedItem(raw as Record<string, unknown>, prefix) };
+}
+
+/** An uninterpreted item within its bounds, without the fields Parley sets (`id`, `compacted_by`). */
+function boundedItem(raw: Record<string, unknown>, prefix: PropertyKey[]): Record<string, unknown> {
+  const { id: _id, compacted_by: _compactedBy, ...item } = raw;
+  const param = paramOf(prefix);
+  if (depthOf(item) > MAX_OTHER_ITEM_DEPTH) throw openaiError(400, `Invalid value for '${param}': nested deeper than ${MAX_OTHER_ITEM_DEPTH} levels`, { param, code: 'invalid_value' });
+  if (JSON.stringify(item).length > MAX_OTHER_ITEM_CHARS) throw openaiError(400, `Invalid value for '${param}': more than ${MAX_OTHER_ITEM_CHARS} characters of JSON`, { param, code: 'invalid_value' });
+  return item;
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (typeof value !== 'object' || value === null) return depth;
+  let deepest = depth + 1;
+  for (const inner of Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(inner, depth + 1));
+    if (deepest > MAX_OTHER_ITEM_DEPTH) break;
+  }
+  return deepest;
 }
 
 export function parseInputItems(raw: unknown, param = 'items'): InputItem[] {

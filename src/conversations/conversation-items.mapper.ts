@@ -1,3 +1,4 @@
+import { encryptedContentOf, isCompactionMessage, isStoredItem } from '../common/chat';
 import { itemPosition } from '../messages/deleted-items';
 import { ThreadMessageEntity } from '../messages/thread-message.entity';
 import { itemId } from './item-ids';
@@ -31,7 +32,16 @@ export interface FunctionCallOutputItem {
   call_id: string;
   output: string | ContentPart[];
 }
-export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem;
+/** POST /v1/responses/compact's summary (docs/openai-conversations.md, "Compaction"). */
+export interface CompactionItem {
+  id: string;
+  type: 'compaction';
+  encrypted_content: string;
+}
+/** An item of a type Parley does not interpret: its fields as given, with Parley's `id`. */
+export type OtherItem = Record<string, unknown> & { id: string; type: string };
+/** `compacted_by`: the id of the compaction item that summarizes this item for the model (Parley's). */
+export type ConversationItem = (MessageItem | FunctionCallItem | FunctionCallOutputItem | CompactionItem | OtherItem) & { compacted_by?: string };
 
 /** An item with its position in its thread message (for cursors and deletes). */
 export interface PlacedItem {
@@ -66,6 +76,14 @@ const hasText = (content: unknown) => (typeof content === 'string' ? content.len
 /** The items of one chat message (index `i` of its thread message), in order. */
 function itemsOfChatMessage(messageId: string, i: number, message: Chat): PlacedItem[] {
   const role = String(message.role);
+  if (isCompactionMessage(message)) {
+    const item: CompactionItem = { id: itemId('compaction', messageId, i, 0), type: 'compaction', encrypted_content: encryptedContentOf(String(message.content)) };
+    return [{ item, index: i, part: 0 }];
+  }
+  if (isStoredItem(message)) {
+    const given = message.item as Record<string, unknown>;
+    return [{ item: { ...given, id: itemId('other', messageId, i, 0), type: String(given.type) }, index: i, part: 0 }];
+  }
   if (role === 'tool' || role === 'function') {
     const callId = String((role === 'tool' ? message.tool_call_id : message.name) ?? '');
     const output = typeof message.content === 'string' ? message.content : partsOf(message.content, 'user');
@@ -96,7 +114,9 @@ function itemsOfChatMessage(messageId: string, i: number, message: Chat): Placed
 /** Every live item of a thread message, oldest first; items deleted one by one are left out. */
 export function itemsOfTurn(row: ThreadMessageEntity): PlacedItem[] {
   const deleted = new Set(row.deletedItems ?? []);
+  const compactedBy = row.compactedBy ? itemId('compaction', row.compactedBy, 0, 0) : undefined;
   return row.content
     .flatMap((message, i) => itemsOfChatMessage(row.id, i, message))
-    .filter((placed) => !deleted.has(itemPosition(placed.index, placed.part)));
+    .filter((placed) => !deleted.has(itemPosition(placed.index, placed.part)))
+    .map((placed) => (compactedBy ? { ...placed, item: { ...placed.item, compacted_by: compactedBy } } : placed));
 }

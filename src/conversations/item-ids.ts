@@ -11,10 +11,11 @@ import { isUuid } from '../common/ids';
  * call `k` (a `function_call` item). Prefixes follow OpenAI's (`msg`, `fc`, `fco`). Ids are stable:
  * nothing ever renumbers a stored turn (deleted items are only marked, see deleted-items.ts).
  */
-export type ItemType = 'message' | 'function_call' | 'function_call_output';
+export type ItemType = 'message' | 'function_call' | 'function_call_output' | 'compaction' | 'other';
 
-const PREFIX: Record<ItemType, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco' };
-const ITEM_ID = /^(msg|fc|fco)_([0-9a-f]{32})_(\d{1,4})_(\d{1,4})$/;
+/** `cmp`: a compaction; `itm`: an item of a type Parley does not interpret (stored as given). */
+const PREFIX: Record<ItemType, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', compaction: 'cmp', other: 'itm' };
+const ITEM_ID = /^(msg|fc|fco|cmp|itm)_([0-9a-f]{32})_(\d{1,4})_(\d{1,4})$/;
 
 export interface ItemAddress {
   messageId: string;

@@ -1,3 +1,4 @@
+import { compactionMessage, ITEM_ROLE } from '../common/chat';
 import { openaiError } from '../common/errors';
 import { InputItem, MessageItemInput } from './conversation-inputs';
 
@@ -36,6 +37,10 @@ export function itemsToChatMessages(items: InputItem[]): Chat[] {
       } else {
         out.push({ role: 'assistant', content: null, tool_calls: [call] });
       }
+    } else if (item.type === 'compaction') {
+      out.push(compactionMessage(item.summary));
+    } else if (item.type === 'other') {
+      out.push({ role: ITEM_ROLE, item: item.item });
     } else if (item.type === 'function_call_output') {
       const content = typeof item.output === 'string' ? item.output : item.output.map((part) => ({ type: 'text', text: part.text }));
       out.push({ role: 'tool', tool_call_id: item.call_id, content });

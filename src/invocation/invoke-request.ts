@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../common/chat';
+import { forModel, type ChatMessage } from '../common/chat';
 import { withoutReasoning } from '../providers';
 import type { ChatCompletion, ProviderRequest, ReasoningFields } from '../providers';
 import type { ResolvedTarget, RequestOverrides } from './invocation.types';
@@ -31,7 +31,8 @@ export function buildProviderRequest(input: {
   const { target, overrides } = input;
   const request: ProviderRequest = {
     model: overrides.model ?? target.model,
-    messages: [...input.templateMessages, ...input.history, ...input.messages] as ProviderRequest['messages'],
+    // Compactions become their system message; items Parley does not interpret never leave (common/chat/stored-items.ts).
+    messages: forModel([...input.templateMessages, ...input.history, ...input.messages]) as ProviderRequest['messages'],
   };
   const { tool_choice: toolChoice, ...settings } = input.parameters;
   Object.assign(request, settings);

@@ -1,3 +1,4 @@
+import { forView } from '../common/chat';
 import { withoutReasoning } from '../providers';
 import { visibleContent } from './deleted-items';
 import { RequestLogSummaryDto } from '../request-logs/dto/request-log-summary.dto';
@@ -9,7 +10,7 @@ export const toMessageListItemDto = (m: ThreadMessageEntity): MessageListItemDto
   createdAt: m.createdAt.toISOString(),
   threadId: m.threadId,
   // Parley's reasoning fields (providers/reasoning.ts) are no part of the spec's message object.
-  content: visibleContent(m.content, m.deletedItems).map(withoutReasoning),
+  content: forView(visibleContent(m.content, m.deletedItems)).map(withoutReasoning),
   requestLogId: m.requestLogId,
   metadata: m.metadata,
 });

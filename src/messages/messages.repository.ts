@@ -40,7 +40,8 @@ export class MessagesRepository {
 
   /**
    * The history of a live thread: the content of its live turns in sequence order, or null when
-   * the thread is missing or deleted (what the invoke path needs before it calls the model). Up to
+   * the thread is missing or deleted (what the invoke path needs before it calls the model); turns
+   * a live compaction covers are left out (its own turn stands for them). Up to
    * HISTORY_PAGE turns, the common case, cost one round trip (liveness and history in one query);
    * a longer thread is read in keyset pages of that size, so that parsing a huge result never holds
    * the event loop on one long stretch (a 10,000-message conversation: docs/openai-conversations.md).
@@ -53,6 +54,8 @@ export class MessagesRepository {
         `SELECT m.seq, m.content, m.deleted_items
            FROM threads t
            LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.seq > $3
+                AND (m.compacted_by IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM thread_messages c WHERE c.project_id = m.project_id AND c.id = m.compacted_by AND c.deleted_at IS NULL))
           WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
           ORDER BY m.seq
           LIMIT ${HISTORY_PAGE}`,
@@ -85,6 +88,14 @@ export class MessagesRepository {
       where: { projectId, threadId, id, deletedAt: IsNull() },
       lock: { mode: 'pessimistic_write' },
     });
+  }
+
+  /** Turns up to `throughSeq` not covered yet now name the compaction turn `compactionId`. */
+  async markCompacted(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, compactionId: string): Promise<void> {
+    await manager.query(
+      'UPDATE thread_messages SET compacted_by = $4 WHERE project_id = $1 AND thread_id = $2 AND seq <= $3 AND compacted_by IS NULL AND id <> $4',
+      [projectId, threadId, throughSeq, compactionId],
+    );
   }
 
   async setDeletedItems(manager: EntityManager, projectId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {

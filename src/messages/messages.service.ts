@@ -62,6 +62,7 @@ export class MessagesService {
         metadata: turn.metadata ?? {},
         requestLogId: turn.requestLogId ?? null,
         deletedItems: null,
+        compactedBy: null,
         createdAt: turn.createdAt ?? createdAt,
         deletedAt: null,
       }),
@@ -86,6 +87,28 @@ export class MessagesService {
     if (!turns) return null;
     const seqs = turns.some((turn) => turn.partial) ? [] : turns.map((turn) => turn.seq);
     return { seqs, messages: turns.flatMap((turn) => turn.content) };
+  }
+
+  /**
+   * What a compaction of the thread summarizes: the messages of its live turns no compaction covers
+   * yet (the model's history) and the last of their sequence numbers; null when the thread is
+   * missing or deleted.
+   */
+  async compactableOf(projectId: string, threadId: string): Promise<{ throughSeq: number | null; messages: Record<string, unknown>[] } | null> {
+    if (!isUuid(threadId)) return null;
+    const turns = await this.messages.liveHistory(projectId, threadId);
+    if (!turns) return null;
+    return { throughSeq: turns.length > 0 ? turns[turns.length - 1].seq : null, messages: turns.flatMap((turn) => turn.content) };
+  }
+
+  /**
+   * Appends a compaction's turn and marks the turns it covers (every one up to `throughSeq` that no
+   * compaction covers yet) in the caller's transaction: one statement, rows kept.
+   */
+  async appendCompaction(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, turn: ThreadTurn): Promise<ThreadMessageEntity> {
+    const [created] = await this.appendTurns(manager, projectId, threadId, [turn]);
+    await this.messages.markCompacted(manager, projectId, threadId, throughSeq, created.id);
+    return created;
   }
 
   async list(caller: ProjectPrincipal, threadId: string, query: OrderedPageQuery): Promise<MessageListDto> {

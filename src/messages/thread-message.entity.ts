@@ -32,6 +32,13 @@ export class ThreadMessageEntity {
   @Column({ name: 'deleted_items', type: 'jsonb', nullable: true })
   deletedItems: string[] | null;
 
+  /**
+   * The turn of the compaction that summarizes this one (docs/openai-conversations.md,
+   * "Compaction"): the row stays listed, the model's history leaves it out.
+   */
+  @Column({ name: 'compacted_by', type: 'uuid', nullable: true })
+  compactedBy: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

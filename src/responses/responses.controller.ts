@@ -11,6 +11,8 @@ import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
 import { abortOnClose } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { BackgroundResponsesService } from './background-responses.service';
+import { compactBodySchema } from './compaction-transcript';
+import { CompactedResponse, CompactionService } from './compaction.service';
 import { InputTokenCountAnswer, InputTokensService } from './input-tokens.service';
 import { parseRetrieveQuery } from './response-retrieve-query';
 import { responsesBodySchema } from './responses.schema';
@@ -31,6 +33,7 @@ export class ResponsesController {
     private readonly stored: StoredResponsesService,
     private readonly background: BackgroundResponsesService,
     private readonly inputTokens: InputTokensService,
+    private readonly compaction: CompactionService,
   ) {}
 
   @RequireScope('invoke')
@@ -44,6 +47,20 @@ export class ResponsesController {
   @ApiOkResponse({ schema: { type: 'object', required: ['object', 'input_tokens'], properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } } } })
   countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request): Promise<InputTokenCountAnswer> {
     return this.inputTokens.count(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
+  }
+
+  @RequireScope('invoke')
+  @Post('compact')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Compact a conversation',
+    description:
+      "Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.",
+  })
+  @ApiBody({ schema: openApiSchemaOf(compactBodySchema) })
+  @ApiOkResponse({ description: "OpenAI's CompactedResponse: `{id, object: \"response.compaction\", created_at, output: [compaction item], usage}`" })
+  compact(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request): Promise<CompactedResponse> {
+    return this.compaction.compact(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
   }
 
   @RequireScope('invoke')

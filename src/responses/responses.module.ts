@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
+import { MessagesModule } from '../messages/messages.module';
 import { BackgroundResponsesService } from './background-responses.service';
+import { CompactionService } from './compaction.service';
 import { InputTokensService } from './input-tokens.service';
 import { ResponseEventRetention } from './response-event-retention';
 import { ResponseEventStore } from './response-event-store';
@@ -21,13 +23,14 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** /v1/responses: OpenAI's Responses API over the invocation core, every provider; background jobs and resumable streams. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ResponseEntity]), InvocationCoreModule, ConversationsModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([ResponseEntity]), InvocationCoreModule, ConversationsModule, MessagesModule, WebhooksModule],
   controllers: [ResponsesController],
   providers: [
     ResponsesRepository,
     ResponsesService,
     StoredResponsesService,
     InputTokensService,
+    CompactionService,
     ResponseSignals,
     ResponseEventStore,
     ResponseJobsRepository,

@@ -29,6 +29,22 @@ const textFormat = z.discriminatedUnion('type', [
   }),
 ]);
 
+/**
+ * `include` values of the specification (and the `openai` SDK's ResponseIncludable): all accepted;
+ * `reasoning.encrypted_content` adds the reasoning's signature, the others have nothing to add in
+ * Parley (no log probabilities, built-in tools or stored files). Another value is a 400.
+ */
+export const INCLUDABLE = [
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+] as const;
+
 export const responsesBodySchema = z.strictObject({
   model: z.string().min(1).optional(),
   prompt: z
@@ -55,7 +71,7 @@ export const responsesBodySchema = z.strictObject({
   text: z.strictObject({ format: textFormat.optional() }).optional(),
   truncation: z.enum(['auto', 'disabled']).nullable().optional(),
   user: z.string().optional(),
-  include: z.array(z.string()).nullable().optional(),
+  include: z.array(z.enum(INCLUDABLE)).max(INCLUDABLE.length * 2).nullable().optional(),
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
   /** Parley returns no log probabilities: 0 (the default) is the only value it can honour. */

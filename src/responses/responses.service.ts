@@ -165,7 +165,7 @@ export class ResponsesService {
   }
 
   /** The chat messages of a previous_response_id chain, oldest first; 404 when it names no stored response. */
-  private async chainOf(projectId: string, responseId: string): Promise<ChatMessage[]> {
+  async chainOf(projectId: string, responseId: string): Promise<ChatMessage[]> {
     const uuid = uuidOfResponseId(responseId);
     const chain = uuid ? await this.responses.chain(projectId, uuid, MAX_CHAIN) : [];
     if (chain.length === 0) throw openaiError(404, `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id', code: 'not_found' });

@@ -859,6 +859,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation
+         * @description Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.
+         */
+        post: operations["ResponsesController_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses": {
         parameters: {
             query?: never;
@@ -7845,6 +7865,7 @@ export interface operations {
                         })[];
                         /** @enum {string|null} */
                         phase?: "commentary" | "final_answer" | null;
+                        compacted_by?: string | null;
                     } | {
                         /** @enum {string} */
                         type: "function_call";
@@ -7854,6 +7875,7 @@ export interface operations {
                         call_id: string;
                         name: string;
                         arguments: string;
+                        compacted_by?: string | null;
                     } | {
                         /** @enum {string} */
                         type: "function_call_output";
@@ -7866,6 +7888,7 @@ export interface operations {
                             type: "input_text";
                             text: string;
                         }[];
+                        compacted_by?: string | null;
                     })[] | null;
                     metadata?: {
                         [key: string]: string;
@@ -8037,6 +8060,7 @@ export interface operations {
                         })[];
                         /** @enum {string|null} */
                         phase?: "commentary" | "final_answer" | null;
+                        compacted_by?: string | null;
                     } | {
                         /** @enum {string} */
                         type: "function_call";
@@ -8046,6 +8070,7 @@ export interface operations {
                         call_id: string;
                         name: string;
                         arguments: string;
+                        compacted_by?: string | null;
                     } | {
                         /** @enum {string} */
                         type: "function_call_output";
@@ -8058,6 +8083,7 @@ export interface operations {
                             type: "input_text";
                             text: string;
                         }[];
+                        compacted_by?: string | null;
                     })[];
                 };
             };
@@ -8537,7 +8563,7 @@ export interface operations {
                     /** @enum {string|null} */
                     truncation?: "auto" | "disabled" | null;
                     user?: string;
-                    include?: string[] | null;
+                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
                     presence_penalty?: number | null;
                     frequency_penalty?: number | null;
                     top_logprobs?: number | null;
@@ -8571,6 +8597,36 @@ export interface operations {
                         input_tokens: number;
                     };
                 };
+            };
+        };
+    };
+    ResponsesController_compact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model?: string | null;
+                    input?: (string | unknown[]) | null;
+                    instructions?: string | null;
+                    previous_response_id?: string | null;
+                    conversation?: (string | {
+                        id: string;
+                    }) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OpenAI's CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8647,7 +8703,7 @@ export interface operations {
                     /** @enum {string|null} */
                     truncation?: "auto" | "disabled" | null;
                     user?: string;
-                    include?: string[] | null;
+                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
                     presence_penalty?: number | null;
                     frequency_penalty?: number | null;
                     top_logprobs?: number | null;

@@ -2,3 +2,4 @@ export * from './chat-message.schema';
 export * from './model-settings.schema';
 export * from './thread-message-input.schema';
 export * from './zod-issues';
+export * from './stored-items';
