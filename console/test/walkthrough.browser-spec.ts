@@ -161,12 +161,44 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/\/console\/logs\?slug=demo-prompt$/);
     await page.getByRole('table').waitFor();
+    // Version, model, provider and key: kept in the URL, one API request for the filtered page.
+    await page.getByLabel('Version', { exact: true }).fill('2');
+    await page.getByLabel('Model', { exact: true }).fill('echo');
+    await page.getByLabel('Provider', { exact: true }).fill('local');
+    const apiCalls: string[] = [];
+    const onRequest = (req: { url(): string }) => void (new URL(req.url()).pathname.startsWith('/v2/') && apiCalls.push(req.url()));
+    page.on('request', onRequest);
+    const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/v2/logs');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/\/console\/logs\?slug=demo-prompt&version=2&model=echo&provider=local$/);
+    await answered;
+    // The previous page stays shown until the filtered one arrives: wait for its v1 rows to go.
+    await page.getByRole('table').getByRole('cell', { name: 'v1', exact: true }).first().waitFor({ state: 'detached' });
+    await page.getByRole('table').getByRole('cell', { name: 'v2', exact: true }).first().waitFor();
+    page.off('request', onRequest);
+    expect(apiCalls.map((url) => new URL(url).pathname)).toEqual(['/v2/logs']);
+    expect(await page.getByRole('table').getByRole('cell', { name: 'v1', exact: true }).count()).toBe(0);
+    const filtered = await api('GET', '/v2/logs?slug=demo-prompt&version=2&model=echo&provider=local', { cookie: projectCookie });
+    expect(await page.getByRole('table').getByRole('row').count()).toBe(filtered.body.data.length + 1);
+    await accessible('logs-filtered');
+    await page.goBack();
+    await page.waitForURL(/\/console\/logs\?slug=demo-prompt$/);
+    await page.getByRole('table').getByRole('cell', { name: 'v1', exact: true }).first().waitFor();
     await accessible('logs');
     await page.getByRole('table').getByRole('link').first().click();
     await page.getByRole('list', { name: 'Rendered request' }).getByText('Greet Ada warmly, in one short sentence.').waitFor();
     await page.getByRole('list', { name: 'Rendered request' }).getByText(COUNTED).waitFor();
     await page.getByRole('list', { name: 'Response' }).getByText(COUNTED).waitFor();
     await accessible('log');
+    // The newest log's key: the project key signed in here; its logs are one click away.
+    await page.getByRole('link', { name: /^Logs of this key/ }).click();
+    await page.waitForURL(/\/console\/logs\?keyId=[0-9a-f-]{36}$/);
+    const keyId = new URL(page.url()).searchParams.get('keyId')!;
+    await page.getByRole('table').waitFor();
+    const ofKey = await api('GET', `/v2/logs?keyId=${keyId}&limit=50`, { cookie: projectCookie });
+    expect(ofKey.body.data.length).toBeGreaterThan(0);
+    expect(await page.getByRole('table').getByRole('row').count()).toBe(ofKey.body.data.length + 1);
+    await page.goBack();
     await page.getByRole('link', { name: 'Open in playground' }).click();
     await page.getByRole('textbox', { name: 'Template message 1 (system)' }).waitFor();
     expect(await page.getByLabel('Variable name').inputValue()).toBe('Ada');

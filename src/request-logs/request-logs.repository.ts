@@ -8,6 +8,10 @@ import { withRollups } from './usage-rollups';
 export interface LogFilters {
   slug?: string;
   environment?: string;
+  version?: number;
+  model?: string;
+  provider?: string;
+  keyId?: string;
   threadId?: string;
   requestId?: string;
   status?: { exact: number } | { success: boolean };
@@ -57,6 +61,10 @@ export class RequestLogsRepository {
     const qb = this.logs.createQueryBuilder('l').select(this.listColumns()).where('l.project_id = :projectId', { projectId });
     if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
     if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
+    if (filters.version !== undefined) qb.andWhere('l.version = :version', { version: filters.version });
+    if (filters.model !== undefined) qb.andWhere('l.model = :model', { model: filters.model });
+    if (filters.provider !== undefined) qb.andWhere('l.provider_name = :provider', { provider: filters.provider });
+    if (filters.keyId !== undefined) qb.andWhere('l.api_key_id = :keyId', { keyId: filters.keyId });
     if (filters.threadId !== undefined) qb.andWhere('l.thread_id = :threadId', { threadId: filters.threadId });
     if (filters.requestId !== undefined) qb.andWhere('l.request_id = :requestId', { requestId: filters.requestId });
     if (filters.status && 'exact' in filters.status) qb.andWhere('l.status = :status', { status: filters.status.exact });

@@ -36,6 +36,8 @@ export class RequestLogsService {
 
   async list(caller: ProjectPrincipal, query: RequestLogQuery): Promise<RequestLogListDto> {
     if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a log id']);
+    // A version is a prompt's: without the slug it would match across prompts, and no index serves it.
+    if (query.version !== undefined && query.slug === undefined) throw badRequest('Invalid request parameters', ['version: needs slug']);
     if (!this.canMatch(query)) return { object: 'list', ...toPage([], 1) };
     const limit = pageLimit(query);
     const rows = await this.logs.list(caller.projectId, this.filtersOf(query), query.order ?? 'desc', query.after, limit + 1);
@@ -71,7 +73,7 @@ export class RequestLogsService {
    * gets here: the validation pipe refuses it, docs/security.md "Bounded inputs".)
    */
   private canMatch(query: RequestLogQuery): boolean {
-    if (query.threadId !== undefined && !isUuid(query.threadId)) return false;
+    if ([query.threadId, query.keyId].some((id) => id !== undefined && !isUuid(id))) return false;
     return ![query.slug, query.environment].some((filter) => filter !== undefined && !isSlugLike(filter));
   }
 
@@ -81,6 +83,10 @@ export class RequestLogsService {
     return {
       slug: query.slug,
       environment: query.environment,
+      version: query.version !== undefined ? Number(query.version) : undefined,
+      model: query.model,
+      provider: query.provider,
+      keyId: query.keyId,
       threadId: query.threadId,
       requestId: query.requestId,
       status,

@@ -7074,6 +7074,14 @@ export interface operations {
                 /** @description prompt or assistant slug */
                 slug?: string;
                 environment?: string;
+                /** @description the version number invoked; needs `slug` (a version is a prompt's) */
+                version?: string;
+                /** @description the model the provider was asked for */
+                model?: string;
+                /** @description the provider (credential) name the call went to */
+                provider?: string;
+                /** @description the id of the project API key that made the call (`projectAPIKeyId`) */
+                keyId?: string;
                 threadId?: string;
                 /** @description the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer) */
                 requestId?: string;

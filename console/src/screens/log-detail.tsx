@@ -29,8 +29,11 @@ export function LogDetailScreen() {
         <dd>{l.environment || '—'}</dd>
         <dt>Provider and model</dt>
         <dd>
-          {l.provider}/{l.model}
+          {l.provider ? <Link to={`/logs?provider=${encodeURIComponent(l.provider)}`} aria-label={`Logs of provider ${l.provider}`}>{l.provider}</Link> : '—'}/
+          {l.model ? <Link to={`/logs?model=${encodeURIComponent(l.model)}`} aria-label={`Logs of model ${l.model}`}>{l.model}</Link> : '—'}
         </dd>
+        <dt>Key</dt>
+        <dd>{l.projectAPIKeyId ? <Link to={`/logs?keyId=${l.projectAPIKeyId}`}>Logs of this key ({l.projectAPIKeyId.slice(0, 8)}…)</Link> : '—'}</dd>
         <dt>Status</dt>
         <dd>
           {l.status}

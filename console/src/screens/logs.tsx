@@ -7,13 +7,15 @@ import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { usePrompts } from './prompts';
 
 /** The list's filters, all kept in the URL (a link to a filtered page opens it). */
-export const LOG_FILTERS = ['slug', 'environment', 'status', 'threadId', 'metadata', 'from', 'to'] as const;
+export const LOG_FILTERS = ['slug', 'version', 'environment', 'status', 'model', 'provider', 'keyId', 'threadId', 'metadata', 'from', 'to'] as const;
 type Filters = Partial<Record<(typeof LOG_FILTERS)[number], string>>;
 
 /** Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached). */
 export function LogsScreen() {
   const [params, setParams] = useSearchParams();
   const filters: Filters = Object.fromEntries(LOG_FILTERS.flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])));
+  // A version is a prompt's: the API needs the slug with it (the form says so before sending).
+  if (!filters.slug) delete filters.version;
   const after = params.get('after') ?? undefined;
   const logs = useQuery({
     queryKey: ['logs', filters, after],
@@ -91,13 +93,14 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
   const [filters, setFilters] = useState<Filters>(initial);
   const prompts = usePrompts();
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
+  const versionWithoutPrompt = Boolean(filters.version) && !filters.slug;
   return (
     <Form
       className="filters"
       aria-label="Filters"
       onSubmit={(event) => {
         event.preventDefault();
-        onApply(filters);
+        if (!versionWithoutPrompt) onApply(filters);
       }}
     >
       <Select selectedKey={filters.slug || 'any'} onSelectionChange={(key) => set('slug')(key === 'any' ? '' : String(key))} className="field">
@@ -118,8 +121,12 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
       </Select>
       {(
         [
+          ['version', 'Version', '2'],
           ['environment', 'Environment', 'production'],
           ['status', 'Status', 'success, error or 502'],
+          ['model', 'Model', 'gpt-4o-mini'],
+          ['provider', 'Provider', 'openai'],
+          ['keyId', 'Key id', ''],
           ['metadata', 'Metadata', 'customer:c_42'],
           ['threadId', 'Thread id', ''],
           ['from', 'From', '2026-01-01T00:00:00Z'],
@@ -134,6 +141,11 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
       <Button type="submit" className="button">
         Filter
       </Button>
+      {versionWithoutPrompt ? (
+        <p className="error-text" role="alert">
+          Pick a prompt to filter by its version.
+        </p>
+      ) : null}
     </Form>
   );
 }

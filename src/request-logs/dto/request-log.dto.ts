@@ -62,6 +62,22 @@ export class RequestLogQuery extends PageQuery {
   @IsOptional() @IsString()
   environment?: string;
 
+  @ApiProperty({ required: false, example: '2', description: 'the version number invoked; needs `slug` (a version is a prompt\'s)' })
+  @IsOptional() @Matches(/^[1-9][0-9]{0,8}$/, { message: 'version must be a version number' })
+  version?: string;
+
+  @ApiProperty({ required: false, example: 'gpt-4o-mini', description: 'the model the provider was asked for' })
+  @IsOptional() @IsString() @MaxLength(200)
+  model?: string;
+
+  @ApiProperty({ required: false, example: 'openai', description: 'the provider (credential) name the call went to' })
+  @IsOptional() @IsString() @MaxLength(200)
+  provider?: string;
+
+  @ApiProperty({ required: false, format: 'uuid', description: 'the id of the project API key that made the call (`projectAPIKeyId`)' })
+  @IsOptional() @IsString()
+  keyId?: string;
+
   @ApiProperty({ required: false, format: 'uuid' })
   @IsOptional() @IsString()
   threadId?: string;
