@@ -90,7 +90,7 @@ describe('audit trail (GET /v2/audit)', () => {
       expect.objectContaining({ action: 'api_key.access_changed', before: expect.objectContaining({ scopes: expect.arrayContaining(['logs:read']) }), after: expect.objectContaining({ scopes: ['invoke', 'threads:read', 'threads:write'] }) }),
     ]);
     expect(byRequest('revoke')).toEqual([expect.objectContaining({ action: 'api_key.revoked', resourceId: key.id, after: null })]);
-    expect(byRequest('limits')).toEqual([expect.objectContaining({ action: 'limits.updated', resourceId: 'project', before: null, after: { requestsPerMinute: 600, concurrentInvokes: null, tokensPerDay: null } })]);
+    expect(byRequest('limits')).toEqual([expect.objectContaining({ action: 'limits.updated', resourceId: 'project', before: null, after: { requestsPerMinute: 600, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null } })]);
     expect(byRequest('apply').map((e) => e.action).sort()).toEqual(['deployment.created', 'prompt.created', 'version.created']);
     expect(byRequest('apply').every((e) => e.actor.keyId === p.keyId)).toBe(true);
     // Newest first.

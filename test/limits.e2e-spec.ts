@@ -38,18 +38,18 @@ describe('limits', () => {
       expect(put.body).toEqual({
         object: 'api_key.limits',
         keyId: p.keyId,
-        limits: { requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null },
-        effective: { requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null },
+        limits: { requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null },
+        effective: { requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null },
       });
       await t.http().put(projectLimits(p)).set(admin).send({ project: { tokensPerDay: 1000 }, keys: { requestsPerMinute: 5, concurrentInvokes: 2 } }).expect(200);
       const key = await t.http().get(keyLimits(p, p.keyId)).set(admin).expect(200);
-      expect(key.body.effective).toEqual({ requestsPerMinute: 10, concurrentInvokes: 2, tokensPerDay: null });
+      expect(key.body.effective).toEqual({ requestsPerMinute: 10, concurrentInvokes: 2, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null });
       const project = await t.http().get(projectLimits(p)).set(admin).expect(200);
       expect(project.body).toEqual({
         object: 'project.limits',
-        project: { requestsPerMinute: null, concurrentInvokes: null, tokensPerDay: 1000 },
-        keys: { requestsPerMinute: 5, concurrentInvokes: 2, tokensPerDay: null },
-        perKey: [{ keyId: p.keyId, requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null }],
+        project: { requestsPerMinute: null, concurrentInvokes: null, tokensPerDay: 1000, budgetUsdPerDay: null, budgetUsdPerMonth: null },
+        keys: { requestsPerMinute: 5, concurrentInvokes: 2, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null },
+        perKey: [{ keyId: p.keyId, requestsPerMinute: 10, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null }],
       });
       await t.http().put(keyLimits(p, p.keyId)).set(admin).send({}).expect(200);
       const rows = await t.dataSource.query('SELECT subject FROM limit_settings WHERE project_id = $1 ORDER BY subject', [p.projectId]);
@@ -175,8 +175,8 @@ describe('limits', () => {
       const applied = await t.http().post('/v2/apply').set(admin).send({ yaml: file(p) });
       expect(applied.status).toBe(200);
       const limits = await t.http().get(projectLimits(p)).set(admin).expect(200);
-      expect(limits.body.project).toEqual({ requestsPerMinute: 100, concurrentInvokes: null, tokensPerDay: null });
-      expect(limits.body.keys).toEqual({ requestsPerMinute: null, concurrentInvokes: 4, tokensPerDay: 50000 });
+      expect(limits.body.project).toEqual({ requestsPerMinute: 100, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null });
+      expect(limits.body.keys).toEqual({ requestsPerMinute: null, concurrentInvokes: 4, tokensPerDay: 50000, budgetUsdPerDay: null, budgetUsdPerMonth: null });
       const exported = await t.http().get(`/v2/export?workspace=${p.workspace}&project=${p.project}`).set(admin).expect(200);
       expect(exported.text).toContain('limits:');
       expect(exported.text).toContain('requestsPerMinute: 100');

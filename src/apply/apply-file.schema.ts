@@ -10,6 +10,7 @@ import {
 } from '../registry/content/version-content.schema';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
+import { MAX_BUDGET_USD } from '../limits/limits.types';
 import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
 
 /**
@@ -54,8 +55,15 @@ export const promptSchema = z.strictObject({
 });
 
 const limitValue = z.number().int().min(1).max(1_000_000_000).nullable().optional();
-/** docs/security.md, "Limits"; applied only with the admin key. */
-export const limitValuesSchema = z.strictObject({ requestsPerMinute: limitValue, concurrentInvokes: limitValue, tokensPerDay: limitValue });
+const budgetValue = z.number().min(0).max(MAX_BUDGET_USD).nullable().optional();
+/** docs/security.md, "Limits", and docs/usage.md, "Budgets"; applied only with the admin key. */
+export const limitValuesSchema = z.strictObject({
+  requestsPerMinute: limitValue,
+  concurrentInvokes: limitValue,
+  tokensPerDay: limitValue,
+  budgetUsdPerDay: budgetValue,
+  budgetUsdPerMonth: budgetValue,
+});
 
 /** The top level; `prompts` items are validated separately with promptSchema. */
 export const applyFileSchema = z.strictObject({

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason, notFound } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitsService } from '../limits/limits.service';
+import { fromLimitValuesDto } from '../limits/limits.mapper';
 import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
 import { PricesService } from '../usage/pricing/prices.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
@@ -196,8 +197,7 @@ export class ApplyService {
     const warnings = this.unsetApiKeyEnvs(file);
     if (warnings.length > 0) summary.warnings = warnings;
     if (file.limits) {
-      const values = (v: typeof file.limits.project) => ({ requestsPerMinute: v?.requestsPerMinute ?? null, concurrentInvokes: v?.concurrentInvokes ?? null, tokensPerDay: v?.tokensPerDay ?? null });
-      await this.limitSettings.setForProject(projectId, { project: values(file.limits.project), keys: values(file.limits.keys) }, manager);
+      await this.limitSettings.setForProject(projectId, { project: fromLimitValuesDto(file.limits.project), keys: fromLimitValuesDto(file.limits.keys) }, manager);
     }
     if (file.prices) await this.prices.replaceOverrides(projectId, toOverrideValues(file.prices), manager);
     summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(

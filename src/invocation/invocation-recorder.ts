@@ -4,6 +4,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { redactUrl } from '../common/http/redact-url';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { LimitsService } from '../limits/limits.service';
 import { MessagesService, ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { completionTokensOf, promptTokensOf, tokensFromOpenAI, type ChatCompletion, type CompletionUsage, type TokenCounts } from '../providers';
@@ -50,6 +51,7 @@ export class InvocationRecorder {
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
     private readonly prices: PricesService,
+    private readonly limits: LimitsService,
   ) {}
 
   /**
@@ -137,8 +139,16 @@ export class InvocationRecorder {
     return this.prices.costOf(caller.projectId, prepared.input.target.provider, prepared.request.model, this.tokensOf(outcome));
   }
 
-  /** Provider metrics (GET /metrics) from the log's fields; never throws. */
+  /**
+   * Once per log written: its cost charged to the budgets (docs/usage.md, "Budgets"), and provider
+   * metrics (GET /metrics) from its fields; never throws.
+   */
   private observe(log: RequestLogEntity, caller: ProjectPrincipal): void {
+    try {
+      this.limits.charge(caller, log.costUsd);
+    } catch (err) {
+      this.logger.warn(`could not charge a call's cost: ${(err as Error).message}`);
+    }
     try {
       this.metrics.observeProvider({
         project: `${caller.workspaceSlug}/${caller.projectSlug}`,

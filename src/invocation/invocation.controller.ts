@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { invokeBodyJsonSchema } from './dto';
 import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
@@ -20,9 +21,11 @@ const ApiInvoke = () =>
     ApiOkResponse({
       schema: COMPLETION_SCHEMA,
       description: 'chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id (and x-langtail-thread-id)',
+      headers: BUDGET_RESPONSE_HEADERS,
     }),
     ApiResponse({ status: 400, schema: INVOKE_ERROR_SCHEMA, description: 'Invalid request body' }),
     ApiResponse({ status: 404, description: '{error: "Prompt deployment not found"} or {error: "Thread not found"}' }),
+    ApiResponse({ status: 429, description: '{error: "Too Many Requests", message}: a limit or budget of the key or project (Retry-After; docs/security.md, docs/usage.md)' }),
     ApiResponse({ status: 502, description: '{error, message}: the provider failed (429 rate limited, 504 timed out)' }),
   );
 

@@ -1,4 +1,9 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, ValueTransformer } from 'typeorm';
+
+const USD: ValueTransformer = {
+  to: (value: number | null | undefined) => (value === null || value === undefined ? value : String(value)),
+  from: (value: string | null) => (value === null ? null : Number(value)),
+};
 
 /**
  * Limits of one subject of a project: `project` (all its keys together), `keys` (the default for
@@ -20,6 +25,13 @@ export class LimitSettingEntity {
 
   @Column({ name: 'tokens_per_day', type: 'integer', nullable: true })
   tokensPerDay: number | null;
+
+  /** USD per UTC day / calendar month (docs/usage.md, "Budgets"); numeric, read as a number. */
+  @Column({ name: 'budget_usd_per_day', type: 'numeric', nullable: true, transformer: USD })
+  budgetUsdPerDay: number | null;
+
+  @Column({ name: 'budget_usd_per_month', type: 'numeric', nullable: true, transformer: USD })
+  budgetUsdPerMonth: number | null;
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;

@@ -6,7 +6,8 @@ import { notFound } from '../common/errors';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingEntity } from './limit-setting.entity';
-import { fromLimitValuesDto, toLimitsDto, toLimitValues } from './limits.mapper';
+import { fromLimitValuesDto, toBudgetStateDto, toLimitsDto, toLimitValues } from './limits.mapper';
+import { ApiKeyBudgetDto, ProjectBudgetsDto } from './dto/budgets.dto';
 import { LimitsRepository } from './limits.repository';
 import { LimitsService } from './limits.service';
 import { hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, PROJECT_SUBJECT } from './limits.types';
@@ -77,6 +78,20 @@ export class LimitSettingsService {
     return this.describeKey(await this.requireKey(workspace, project, keyId), keyId);
   }
 
+  /** The budgets and spend of the project and of each of its keys that is not revoked (docs/usage.md, "Budgets"). */
+  async getProjectBudgets(workspace: string, project: string): Promise<ProjectBudgetsDto> {
+    const { project: found } = await this.workspaces.requireProject(workspace, project);
+    const keyIds = (await this.workspaces.listApiKeys(workspace, project)).filter((key) => key.revokedAt === null).map((key) => key.id);
+    const state = await this.limits.budgetStateOf(found.id, keyIds);
+    return { object: 'project.budgets', project: toBudgetStateDto(state.project), keys: keyIds.map((keyId, i) => ({ keyId, ...toBudgetStateDto(state.keys[i]) })) };
+  }
+
+  async getKeyBudget(workspace: string, project: string, keyId: string): Promise<ApiKeyBudgetDto> {
+    const projectId = await this.requireKey(workspace, project, keyId);
+    const state = await this.limits.budgetStateOf(projectId, [keyId]);
+    return { object: 'api_key.budget', keyId, ...toBudgetStateDto(state.keys[0]) };
+  }
+
   private async requireKey(workspace: string, project: string, keyId: string): Promise<string> {
     const { project: found } = await this.workspaces.requireProject(workspace, project);
     const keys = await this.workspaces.listApiKeys(workspace, project);
@@ -88,7 +103,7 @@ export class LimitSettingsService {
   private async save(projectId: string, subject: string, values: LimitValues, manager: EntityManager): Promise<void> {
     const stored = await this.repo.settingOf(projectId, subject, manager);
     const before = stored ? { ...toLimitValues(stored) } : null;
-    const after = hasAnyLimit(values) ? { requestsPerMinute: values.requestsPerMinute, concurrentInvokes: values.concurrentInvokes, tokensPerDay: values.tokensPerDay } : null;
+    const after = hasAnyLimit(values) ? { ...(toLimitsDto(values) as unknown as Record<string, number | null>) } : null;
     if (after) await this.repo.saveSetting(Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }), manager);
     else await this.repo.deleteSetting(projectId, subject, manager);
     if (JSON.stringify(before) !== JSON.stringify(after)) {

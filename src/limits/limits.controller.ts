@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { InstanceAdminOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
+import { ApiKeyBudgetDto, ProjectBudgetsDto } from './dto/budgets.dto';
 import { LimitSettingsService } from './limit-settings.service';
 
 @ApiTags('Admin: limits')
@@ -44,5 +45,22 @@ export class LimitsController {
   @ApiErrors(400)
   setKeyLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string, @Body() dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
     return this.settings.setKeyLimits(workspace, project, keyId, dto);
+  }
+
+  @Get('budgets')
+  @ApiOperation({
+    summary: 'Budgets and spend of the project and of each key, today and this month (UTC)',
+    description: 'Spend is counted whether or not a budget is set; amounts are exact USD decimal strings (docs/usage.md, "Budgets").',
+  })
+  @ApiOkResponse({ type: ProjectBudgetsDto })
+  getProjectBudgets(@Param('workspace') workspace: string, @Param('project') project: string): Promise<ProjectBudgetsDto> {
+    return this.settings.getProjectBudgets(workspace, project);
+  }
+
+  @Get('api-keys/:keyId/budget')
+  @ApiOperation({ summary: 'Budgets and spend of one key, today and this month (UTC)' })
+  @ApiOkResponse({ type: ApiKeyBudgetDto })
+  getKeyBudget(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string): Promise<ApiKeyBudgetDto> {
+    return this.settings.getKeyBudget(workspace, project, keyId);
   }
 }

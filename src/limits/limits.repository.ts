@@ -72,6 +72,15 @@ export class LimitsRepository {
     return rows.length > 0 ? Number(rows[0].count) : null;
   }
 
+  /** The totals of some scopes' windows (a budget's day and month), as the database has them. */
+  async countersOf(projectId: string, scopes: string[], windowStarts: number[]): Promise<Map<string, number>> {
+    const rows: { scope: string; window_start: string; count: string }[] = await this.settings.query(
+      `SELECT scope, window_start, count FROM limit_counters WHERE project_id = $1 AND scope = ANY($2::varchar[]) AND window_start = ANY($3::bigint[])`,
+      [projectId, scopes, windowStarts],
+    );
+    return new Map(rows.map((row) => [`${row.scope}|${row.window_start}`, Number(row.count)]));
+  }
+
   /**
    * Takes one concurrency slot of a scope for `instanceId` if the slots of every live instance
    * (reported within `staleSeconds`) stay within `limit`. The advisory lock of the scope makes the
@@ -124,9 +133,15 @@ export class LimitsRepository {
     return Number(rows[0]?.others ?? 0);
   }
 
-  /** Windows that ended more than two days ago, and in-flight rows of instances gone for a minute. */
+  /**
+   * Windows that ended more than two days ago (a month's budget window started at most 31 days
+   * before it ended), and in-flight rows of instances gone for a minute.
+   */
   async deleteExpired(): Promise<void> {
-    await this.settings.query(`DELETE FROM limit_counters WHERE window_start < extract(epoch from now())::bigint - 172800`);
+    await this.settings.query(
+      `DELETE FROM limit_counters WHERE window_start < extract(epoch from now())::bigint - 172800
+          AND (scope NOT LIKE '%:usd-month' OR window_start < extract(epoch from now())::bigint - 33 * 86400)`,
+    );
     await this.settings.query(`DELETE FROM limit_inflight WHERE updated_at < now() - interval '60 seconds'`);
   }
 }

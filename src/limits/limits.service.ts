@@ -7,7 +7,9 @@ import { ChangeNotifier } from '../database/changes';
 import { ConcurrencyLeases } from './concurrency-leases';
 import { ProjectGate } from './project-gate';
 import { LimitsRepository } from './limits.repository';
-import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
+import { BudgetPeriodState, Budgets } from './budgets';
+import { toLimitValues } from './limits.mapper';
+import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LIMIT_FIELDS, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
 import { SharedCounters } from './shared-counters';
 
 const MINUTE = 60;
@@ -34,11 +36,7 @@ function tooMany(message: string, retryAfterSeconds: number, headers: Record<str
 
 function merged(base: LimitValues, override: LimitValues | undefined): LimitValues {
   if (!override) return base;
-  return {
-    requestsPerMinute: override.requestsPerMinute ?? base.requestsPerMinute,
-    concurrentInvokes: override.concurrentInvokes ?? base.concurrentInvokes,
-    tokensPerDay: override.tokensPerDay ?? base.tokensPerDay,
-  };
+  return Object.fromEntries(LIMIT_FIELDS.map((field) => [field, override[field] ?? base[field]])) as unknown as LimitValues;
 }
 
 /**
@@ -52,6 +50,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   private readonly settings = new TtlCache<string, Map<string, LimitValues>>(SETTINGS_TTL_MS);
   private readonly leases: ConcurrencyLeases;
   private readonly counters: SharedCounters;
+  private readonly budgets: Budgets;
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   /** When a call last met a limit: instances report in-flight counts only while limits are in use. */
@@ -67,6 +66,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   ) {
     this.leases = new ConcurrencyLeases(repo);
     this.counters = new SharedCounters(repo, () => this.leases.liveInstances());
+    this.budgets = new Budgets(this.counters, repo);
     this.databaseGate = new ProjectGate(Math.max(1, Math.floor(config.dbPoolSize / 2)));
     changes.subscribe({
       onChange: (change) => {
@@ -96,7 +96,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       (await this.settings.getOrLoad(projectId, () =>
         this.databaseGate.run(projectId, async () => {
           const rows = await this.repo.settingsOf(projectId);
-          return new Map(rows.map((r) => [r.subject, { requestsPerMinute: r.requestsPerMinute, concurrentInvokes: r.concurrentInvokes, tokensPerDay: r.tokensPerDay }]));
+          return new Map(rows.map((r) => [r.subject, toLimitValues(r)]));
         }),
       ))!;
     return {
@@ -127,6 +127,31 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       if (used >= values.tokensPerDay) throw tooMany(`Token limit reached: ${values.tokensPerDay} tokens per day for ${who}`, resetSeconds);
     }
 
+    // Budgets reserve the call's expected cost first (docs/usage.md, "Budgets"); given back if another limit refuses.
+    const budget = await this.budgets.reserve(projectId, caller.keyId, scopes);
+    let rate: { headers: Record<string, string>; entered: string[] };
+    try {
+      rate = await this.admitRate(projectId, scopes);
+    } catch (err) {
+      budget.release();
+      throw err;
+    }
+
+    let released = false;
+    return {
+      headers: { ...rate.headers, ...budget.headers },
+      release: (tokens = 0) => {
+        if (released) return;
+        released = true;
+        budget.release();
+        for (const s of rate.entered) this.leases.leave(projectId, s);
+        for (const { scope } of scopes) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
+      },
+    };
+  }
+
+  /** Requests per minute, then concurrency: the x-ratelimit-* headers and the concurrency slots entered. */
+  private async admitRate(projectId: string, scopes: Array<{ scope: string; values: LimitValues; who: string }>): Promise<{ headers: Record<string, string>; entered: string[] }> {
     const taken: string[] = [];
     let headers: Record<string, string> = {};
     let tightest = Infinity;
@@ -158,17 +183,24 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       }
       entered.push(scope);
     }
+    return { headers, entered };
+  }
 
-    let released = false;
-    return {
-      headers,
-      release: (tokens = 0) => {
-        if (released) return;
-        released = true;
-        for (const s of entered) this.leases.leave(projectId, s);
-        for (const { scope } of scopes) this.counters.add(projectId, `${scope}:tpd`, DAY, tokens);
-      },
-    };
+  /**
+   * A call's cost, as its request log stores it, charged to its key's and project's budgets
+   * (counted whether or not a budget is set, like tokens); an unpriced call (null) is not charged.
+   */
+  charge(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>, costUsd: string | null): void {
+    this.budgets.charge(caller.projectId, caller.keyId, costUsd);
+  }
+
+  /** Budgets and spend of the project and of some of its keys (their effective budgets), for the admin API. */
+  async budgetStateOf(projectId: string, keyIds: string[]): Promise<{ project: Record<'day' | 'month', BudgetPeriodState>; keys: Array<Record<'day' | 'month', BudgetPeriodState>> }> {
+    // The project's limits do not depend on the key asked with.
+    const subjects = [{ scope: 'project', values: (await this.limitsOf({ projectId, keyId: '' })).project }];
+    for (const keyId of keyIds) subjects.push({ scope: `key:${keyId}`, values: (await this.limitsOf({ projectId, keyId })).key });
+    const [project, ...keys] = await this.budgets.stateOf(projectId, subjects);
+    return { project, keys };
   }
 
   /** A call of a project without limits: counted (requests now, tokens when it ends), never refused. */

@@ -1,5 +1,5 @@
 import { CounterIncrement, LimitsRepository } from './limits.repository';
-import { SharedCounters } from './shared-counters';
+import { SharedCounters, windowOf } from './shared-counters';
 
 /** The database side of the counters, in memory: what several instances share. */
 class FakeCounterStore {
@@ -76,5 +76,41 @@ describe('SharedCounters', () => {
     expect((await counters.used('p', 'tpd', 86_400, now)).used).toBe(40);
     await counters.sync(now);
     expect([...store.totals.values()]).toEqual([40]);
+  });
+
+  it('reserves amounts while the total is below the limit, and gives them back even once they were sent', async () => {
+    const store = new FakeCounterStore();
+    const counters = new SharedCounters(store.asRepository(), () => 1);
+    const first = await counters.reserve('p', 'key:k:usd-day', 86_400, 1000, 400, now);
+    const second = await counters.reserve('p', 'key:k:usd-day', 86_400, 1000, 400, now);
+    // 800 < 1000: admitted, and it may carry the total past the limit (a budget's last call).
+    const third = await counters.reserve('p', 'key:k:usd-day', 86_400, 1000, 400, now);
+    expect([first.ok, second.ok, third.ok]).toEqual([true, true, true]);
+    expect((await counters.reserve('p', 'key:k:usd-day', 86_400, 1000, 400, now)).ok).toBe(false);
+    await counters.sync(now);
+    expect([...store.totals.values()]).toEqual([1200]);
+    // The three calls end: reservations back, their real cost (100 each) charged.
+    for (const taken of [first, second, third]) counters.giveBack('p', 'key:k:usd-day', 86_400, taken.windowStart, 400, now);
+    counters.add('p', 'key:k:usd-day', 86_400, 300, now);
+    await counters.sync(now);
+    expect([...store.totals.values()]).toEqual([300]);
+    expect((await counters.reserve('p', 'key:k:usd-day', 86_400, 1000, 100, now)).ok).toBe(true);
+  });
+
+  it('gives a reservation back to the window it was taken from, after that window ended', async () => {
+    const store = new FakeCounterStore();
+    const counters = new SharedCounters(store.asRepository(), () => 1);
+    const lateInDay = Math.floor(now / 86_400_000) * 86_400_000 + 86_399_000;
+    const taken = await counters.reserve('p', 's:usd-day', 86_400, 1000, 50, lateInDay);
+    counters.giveBack('p', 's:usd-day', 86_400, taken.windowStart, 50, lateInDay + 5000);
+    counters.add('p', 's:usd-day', 86_400, 40, lateInDay + 5000);
+    await counters.sync(lateInDay + 5000);
+    expect(Object.fromEntries(store.totals)).toEqual({ [`p|s:usd-day|${taken.windowStart}`]: 0, [`p|s:usd-day|${taken.windowStart + 86_400}`]: 40 });
+  });
+
+  it('keeps calendar-month windows: from the first of the month, UTC, as long as the month', async () => {
+    expect(windowOf('month', Date.UTC(2026, 1, 14, 12))).toEqual({ start: Date.UTC(2026, 1, 1) / 1000, seconds: 28 * 86_400 });
+    expect(windowOf('month', Date.UTC(2026, 11, 31, 23, 59, 59))).toEqual({ start: Date.UTC(2026, 11, 1) / 1000, seconds: 31 * 86_400 });
+    expect(windowOf(86_400, Date.UTC(2026, 10, 26, 5))).toEqual({ start: Date.UTC(2026, 10, 26) / 1000, seconds: 86_400 });
   });
 });

@@ -1,6 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { LimitsRepository } from './limits.repository';
 
+/** A window's length in seconds (aligned on the Unix epoch, so a day is the UTC day), or the UTC calendar month. */
+export type Period = number | 'month';
+
+/** The window of `period` that `nowMs` falls in: its start (epoch seconds) and length. */
+export function windowOf(period: Period, nowMs: number): { start: number; seconds: number } {
+  if (period === 'month') {
+    const now = new Date(nowMs);
+    const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+    const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    return { start: start / 1000, seconds: (end - start) / 1000 };
+  }
+  return { start: Math.floor(nowMs / 1000 / period) * period, seconds: period };
+}
+
 interface WindowState {
   projectId: string;
   scope: string;
@@ -25,6 +39,8 @@ export interface TakeResult {
   used: number;
   /** Seconds until the window ends. */
   resetSeconds: number;
+  /** The window taken from (epoch seconds), for giveBack. */
+  windowStart: number;
 }
 
 /**
@@ -39,6 +55,8 @@ export class SharedCounters {
   private readonly logger = new Logger('Limits');
   private readonly windows = new Map<string, WindowState>();
   private syncing = false;
+  /** The sync under way, if any. */
+  private exchange: Promise<void> | undefined;
 
   constructor(
     private readonly repo: LimitsRepository,
@@ -46,40 +64,63 @@ export class SharedCounters {
   ) {}
 
   /** Takes one unit of `limit` in the current window of `windowSeconds`. */
-  async take(projectId: string, scope: string, windowSeconds: number, limit: number, nowMs = Date.now()): Promise<TakeResult> {
-    const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
+  take(projectId: string, scope: string, windowSeconds: Period, limit: number, nowMs = Date.now()): Promise<TakeResult> {
+    return this.reserve(projectId, scope, windowSeconds, limit, 1, nowMs);
+  }
+
+  /**
+   * Takes `amount` if the window's total is still below `limit` (a budget's reservation may carry
+   * it past: docs/usage.md, "Budgets"); for an amount of 1 that is "total + 1 <= limit".
+   */
+  async reserve(projectId: string, scope: string, period: Period, limit: number, amount: number, nowMs = Date.now()): Promise<TakeResult> {
+    const state = this.stateOf(projectId, scope, period, nowMs);
     state.limit = limit;
     state.lastUsedMs = nowMs;
-    const resetSeconds = Math.max(1, Math.ceil(state.windowStart + windowSeconds - nowMs / 1000));
+    const { windowStart } = state;
+    const resetSeconds = Math.max(1, Math.ceil(state.windowStart + state.windowSeconds - nowMs / 1000));
     const used = state.base + state.pending + state.flushing;
-    if (state.synced && used + 1 > limit) return { ok: false, used, resetSeconds };
-    if (state.budget >= 1) {
-      state.budget -= 1;
-      state.pending += 1;
-      return { ok: true, used: used + 1, resetSeconds };
+    if (state.synced && used >= limit) return { ok: false, used, resetSeconds, windowStart };
+    if (state.synced && state.budget >= amount) {
+      state.budget -= amount;
+      state.pending += amount;
+      return { ok: true, used: used + amount, resetSeconds, windowStart };
     }
-    // Our unsent admissions count against the limit too: the database checks total + 1 <= limit - unsent.
+    // What is being sent may or may not be in the database's total yet: wait for that exchange
+    // rather than count it twice (a budget's amounts are whole calls' costs).
+    if (state.flushing !== 0 && this.exchange) {
+      await this.exchange;
+      return this.reserve(projectId, scope, period, limit, amount, nowMs);
+    }
+    // Our unsent admissions count against the limit too: the database checks total + unsent < limit.
     const unsent = state.pending + state.flushing;
-    const total = await this.repo.addWithin({ projectId, scope, windowStart: state.windowStart, amount: 1 }, limit - unsent);
+    const total = await this.repo.addWithin({ projectId, scope, windowStart: state.windowStart, amount }, limit - unsent - 1 + amount);
     state.synced = true;
     if (total === null) {
       state.base = Math.max(state.base, limit - unsent);
       state.budget = 0;
-      return { ok: false, used: limit, resetSeconds };
+      return { ok: false, used: limit, resetSeconds, windowStart };
     }
     state.base = Math.max(state.base, total);
     state.budget = this.budgetFor(state);
-    return { ok: true, used: state.base + state.pending + state.flushing, resetSeconds };
+    return { ok: true, used: state.base + state.pending + state.flushing, resetSeconds, windowStart };
+  }
+
+  /** Gives back `amount` reserved in the window starting at `windowStart`, even once it was sent. */
+  giveBack(projectId: string, scope: string, period: Period, windowStart: number, amount: number, nowMs = Date.now()): void {
+    if (amount <= 0) return;
+    const state = this.stateOf(projectId, scope, period, windowStart * 1000);
+    state.pending -= amount;
+    state.lastUsedMs = nowMs;
   }
 
   /** Gives back a unit taken by `take` that was not used after all (another limit refused the call). */
-  untake(projectId: string, scope: string, windowSeconds: number, nowMs = Date.now()): void {
+  untake(projectId: string, scope: string, windowSeconds: Period, nowMs = Date.now()): void {
     const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
     if (state.pending > 0) state.pending -= 1;
   }
 
   /** The window's total as far as this instance knows; asks the database the first time. */
-  async used(projectId: string, scope: string, windowSeconds: number, nowMs = Date.now()): Promise<{ used: number; resetSeconds: number }> {
+  async used(projectId: string, scope: string, windowSeconds: Period, nowMs = Date.now()): Promise<{ used: number; resetSeconds: number }> {
     const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
     state.lastUsedMs = nowMs;
     if (!state.synced) {
@@ -87,11 +128,17 @@ export class SharedCounters {
       state.base = Math.max(state.base, total);
       state.synced = true;
     }
-    return { used: state.base + state.pending + state.flushing, resetSeconds: Math.max(1, Math.ceil(state.windowStart + windowSeconds - nowMs / 1000)) };
+    return { used: state.base + state.pending + state.flushing, resetSeconds: Math.max(1, Math.ceil(state.windowStart + state.windowSeconds - nowMs / 1000)) };
+  }
+
+  /** What this instance counted in a window and has not yet sent (the database does not have it yet). */
+  unsent(projectId: string, scope: string, windowStart: number): number {
+    const state = this.windows.get(`${projectId}|${scope}|${windowStart}`);
+    return state ? state.pending + state.flushing : 0;
   }
 
   /** Adds to the current window without a check (tokens, known only once a call has ended). */
-  add(projectId: string, scope: string, windowSeconds: number, amount: number, nowMs = Date.now()): void {
+  add(projectId: string, scope: string, windowSeconds: Period, amount: number, nowMs = Date.now()): void {
     if (amount <= 0) return;
     const state = this.stateOf(projectId, scope, windowSeconds, nowMs);
     state.pending += amount;
@@ -101,7 +148,16 @@ export class SharedCounters {
   /** Sends what was admitted and refreshes every window in use; one statement. */
   async sync(nowMs = Date.now()): Promise<void> {
     if (this.syncing) return;
-    const batch = [...this.windows.values()].filter((s) => s.pending > 0 || nowMs - s.lastUsedMs < 2000);
+    const run = this.exchangeAll(nowMs);
+    this.exchange = run;
+    void run.finally(() => {
+      if (this.exchange === run) this.exchange = undefined;
+    });
+    return run;
+  }
+
+  private async exchangeAll(nowMs: number): Promise<void> {
+    const batch = [...this.windows.values()].filter((s) => s.pending !== 0 || nowMs - s.lastUsedMs < 2000);
     if (batch.length === 0) return this.dropEnded(nowMs);
     this.syncing = true;
     for (const state of batch) {
@@ -111,7 +167,8 @@ export class SharedCounters {
     try {
       const totals = await this.repo.addToCounters(batch.map((s) => ({ projectId: s.projectId, scope: s.scope, windowStart: s.windowStart, amount: s.flushing })));
       batch.forEach((state, i) => {
-        state.base = Math.max(state.base, totals[i]);
+        // Assigned, not the larger of the two: a budget's reservations given back lower the total.
+        state.base = totals[i];
         state.flushing = 0;
         state.synced = true;
         state.budget = this.budgetFor(state);
@@ -136,8 +193,8 @@ export class SharedCounters {
     return Math.max(0, Math.floor(left / (10 * Math.max(1, this.liveInstances()))));
   }
 
-  private stateOf(projectId: string, scope: string, windowSeconds: number, nowMs: number): WindowState {
-    const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
+  private stateOf(projectId: string, scope: string, period: Period, nowMs: number): WindowState {
+    const { start: windowStart, seconds: windowSeconds } = windowOf(period, nowMs);
     const key = `${projectId}|${scope}|${windowStart}`;
     let state = this.windows.get(key);
     if (!state) {

@@ -1,5 +1,6 @@
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
@@ -24,11 +25,11 @@ export class ChatCompletionsController {
   })
   @ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' })
   @ApiBody({ schema: CHAT_COMPLETIONS_BODY_SCHEMA })
-  @ApiOkResponse({ schema: CHAT_COMPLETION_SCHEMA, description: 'chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id' })
+  @ApiOkResponse({ schema: CHAT_COMPLETION_SCHEMA, description: 'chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id', headers: BUDGET_RESPONSE_HEADERS })
   @ApiResponse({ status: 400, schema: OPENAI_ERROR_SCHEMA, description: 'invalid or unsupported field, named in error.param' })
   @ApiResponse({ status: 401, schema: OPENAI_ERROR_SCHEMA, description: 'invalid API key' })
   @ApiResponse({ status: 404, schema: OPENAI_ERROR_SCHEMA, description: 'unknown model (code model_not_found) or thread' })
-  @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After)' })
+  @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota: the SDKs\' RateLimitError)' })
   @ApiResponse({ status: 502, schema: OPENAI_ERROR_SCHEMA, description: 'the provider failed (504: timed out)' })
   create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
     return this.transport.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, res);

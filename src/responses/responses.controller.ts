@@ -1,6 +1,8 @@
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
+import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
 import type { Request, Response } from 'express';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
@@ -67,7 +69,8 @@ export class ResponsesController {
   @Post()
   @ApiOperation({ summary: 'Create a model response', description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.' })
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
-  @ApiOkResponse({ description: "OpenAI's Response object" })
+  @ApiOkResponse({ description: "OpenAI's Response object", headers: BUDGET_RESPONSE_HEADERS })
+  @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota)' })
   async create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
     const request = { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip };
     const signal = abortOnClose(res);

@@ -256,6 +256,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/projects/{project}/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Budgets and spend of the project and of each key, today and this month (UTC)
+         * @description Spend is counted whether or not a budget is set; amounts are exact USD decimal strings (docs/usage.md, "Budgets").
+         */
+        get: operations["LimitsController_getProjectBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Budgets and spend of one key, today and this month (UTC) */
+        get: operations["LimitsController_getKeyBudget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/apply": {
         parameters: {
             query?: never;
@@ -1364,11 +1401,19 @@ export interface components {
             requestsPerMinute: number | null;
             concurrentInvokes: number | null;
             tokensPerDay: number | null;
+            /** @description USD per UTC day */
+            budgetUsdPerDay: number | null;
+            /** @description USD per UTC calendar month */
+            budgetUsdPerMonth: number | null;
         };
         KeyLimitsDto: {
             requestsPerMinute: number | null;
             concurrentInvokes: number | null;
             tokensPerDay: number | null;
+            /** @description USD per UTC day */
+            budgetUsdPerDay: number | null;
+            /** @description USD per UTC calendar month */
+            budgetUsdPerMonth: number | null;
             /** Format: uuid */
             keyId: string;
         };
@@ -1396,6 +1441,16 @@ export interface components {
              * @example 2000000
              */
             tokensPerDay?: number | null;
+            /**
+             * @description budget in USD per UTC day, charged with the cost of each call (docs/usage.md, "Budgets")
+             * @example 25
+             */
+            budgetUsdPerDay?: number | null;
+            /**
+             * @description budget in USD per UTC calendar month (docs/usage.md, "Budgets")
+             * @example 500
+             */
+            budgetUsdPerMonth?: number | null;
         };
         SetProjectLimitsDto: {
             /** @description limits of the whole project (all keys together); null or absent removes them */
@@ -1412,6 +1467,60 @@ export interface components {
             limits: components["schemas"]["LimitsDto"];
             /** @description what applies to the key: its own limits, else the default for keys */
             effective: components["schemas"]["LimitsDto"];
+        };
+        BudgetPeriodDto: {
+            /**
+             * @description the budget in USD (null: none is set; the spend is counted anyway)
+             * @example 25
+             */
+            limitUsd: string | null;
+            /**
+             * @description USD charged in this period (exact decimal), plus what the calls running now reserved
+             * @example 3.0412
+             */
+            spentUsd: string;
+            /**
+             * @description limitUsd - spentUsd, at least 0; null without a budget
+             * @example 21.9588
+             */
+            remainingUsd: string | null;
+            /**
+             * Format: date-time
+             * @description when the period ends and the spend starts again from 0 (the next UTC midnight, or the first of the next month)
+             */
+            resetsAt: string;
+        };
+        BudgetStateDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+        };
+        KeyBudgetStateDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+            /** Format: uuid */
+            keyId: string;
+        };
+        ProjectBudgetsDto: {
+            /** @enum {string} */
+            object: "project.budgets";
+            /** @description the project (all its keys together) */
+            project: components["schemas"]["BudgetStateDto"];
+            /** @description every key of the project that is not revoked, with the budgets that apply to it (its own, else the default for keys) */
+            keys: components["schemas"]["KeyBudgetStateDto"][];
+        };
+        ApiKeyBudgetDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+            /** @enum {string} */
+            object: "api_key.budget";
+            /** Format: uuid */
+            keyId: string;
         };
         SlugAction: {
             /** @example acme */
@@ -4583,6 +4692,175 @@ export interface operations {
             };
         };
     };
+    LimitsController_getProjectBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectBudgetsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_getKeyBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyBudgetDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     ApplyController_apply: {
         parameters: {
             query?: never;
@@ -4712,11 +4990,15 @@ export interface operations {
                             requestsPerMinute?: number | null;
                             concurrentInvokes?: number | null;
                             tokensPerDay?: number | null;
+                            budgetUsdPerDay?: number | null;
+                            budgetUsdPerMonth?: number | null;
                         };
                         keys?: {
                             requestsPerMinute?: number | null;
                             concurrentInvokes?: number | null;
                             tokensPerDay?: number | null;
+                            budgetUsdPerDay?: number | null;
+                            budgetUsdPerMonth?: number | null;
                         };
                     };
                     prices?: {
@@ -8737,9 +9019,32 @@ export interface operations {
             /** @description OpenAI's Response object */
             200: {
                 headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
             };
         };
     };
@@ -9250,6 +9555,10 @@ export interface operations {
             /** @description chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id */
             200: {
                 headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9348,7 +9657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rate limited (Retry-After) */
+            /** @description rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota: the SDKs' RateLimitError) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9766,6 +10075,10 @@ export interface operations {
             /** @description chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id (and x-langtail-thread-id) */
             200: {
                 headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9876,23 +10189,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The provider rate-limited the call (after retries); `Retry-After` is passed on when the provider sent one */
+            /** @description {error: "Too Many Requests", message}: a limit or budget of the key or project (Retry-After; docs/security.md, docs/usage.md) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Too Many Requests",
-                     *       "message": "Provider rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
+                content?: never;
             };
             /** @description {error, message}: the provider failed (429 rate limited, 504 timed out) */
             502: {
@@ -10209,6 +10511,10 @@ export interface operations {
             /** @description chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id (and x-langtail-thread-id) */
             200: {
                 headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10319,23 +10625,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The provider rate-limited the call (after retries); `Retry-After` is passed on when the provider sent one */
+            /** @description {error: "Too Many Requests", message}: a limit or budget of the key or project (Retry-After; docs/security.md, docs/usage.md) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Too Many Requests",
-                     *       "message": "Provider rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
+                content?: never;
             };
             /** @description {error, message}: the provider failed (429 rate limited, 504 timed out) */
             502: {

@@ -48,13 +48,29 @@ function messageOf(body: Record<string, unknown>): string {
 
 const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 403: 'permission_denied', 404: 'not_found', 429: 'rate_limit_exceeded' };
 
+/**
+ * A spec-shaped error that OpenAI names otherwise than by its status: an exhausted budget is a 429
+ * whose `type` and `code` are `insufficient_quota` (the SDKs' RateLimitError with that code).
+ */
+export class OpenAIFieldsException extends ApiException {
+  constructor(
+    status: number,
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+    readonly openai: { type: string; code: string },
+  ) {
+    super(status, body, headers);
+  }
+}
+
 /** An error built for the spec's surfaces (the guard's 401, a 503, a 413), re-shaped for `/v1`; status and headers kept. */
 export function asOpenAIError(err: ApiException): OpenAIApiException {
   if (err instanceof OpenAIApiException) return err;
   const status = err.getStatus();
   // A failure that names the request field at fault (a provider's 400) keeps it as `param`.
   const param = (err as { param?: unknown }).param;
-  return openaiError(status, messageOf(err.body), { code: CODE_BY_STATUS[status] ?? null, param: typeof param === 'string' ? param : null }, err.headers);
+  const named = err instanceof OpenAIFieldsException ? err.openai : { code: CODE_BY_STATUS[status] ?? null };
+  return openaiError(status, messageOf(err.body), { ...named, param: typeof param === 'string' ? param : null }, err.headers);
 }
 
 /** Requests of the OpenAI-shaped surface, whose errors take OpenAI's shape. */

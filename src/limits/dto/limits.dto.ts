@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, Max, Min } from 'class-validator';
 import { Nested, Optional } from '../../common/validation';
+import { MAX_BUDGET_USD } from '../limits.types';
 
 /** null (or absent) = no limit of that kind here; a positive whole number otherwise. */
 const LimitField = (description: string, example: number): PropertyDecorator =>
@@ -13,6 +14,16 @@ const LimitField = (description: string, example: number): PropertyDecorator =>
     Max(1_000_000_000)(target, property as string);
   };
 
+/** null (or absent) = no budget; USD, 0 (nothing may be spent) to 1,000,000. */
+const BudgetField = (description: string, example: number): PropertyDecorator =>
+  function (target: object, property: string | symbol) {
+    ApiProperty({ type: Number, minimum: 0, maximum: MAX_BUDGET_USD, example, description })(target, property);
+    Optional({ nullable: true })(target, property);
+    IsNumber({ allowNaN: false, allowInfinity: false })(target, property as string);
+    Min(0)(target, property as string);
+    Max(MAX_BUDGET_USD)(target, property as string);
+  };
+
 export class LimitValuesDto {
   @LimitField('invokes per minute (fixed one-minute windows)', 600)
   requestsPerMinute?: number | null;
@@ -22,6 +33,12 @@ export class LimitValuesDto {
 
   @LimitField('prompt + completion tokens per UTC day, from the usage providers report', 2_000_000)
   tokensPerDay?: number | null;
+
+  @BudgetField('budget in USD per UTC day, charged with the cost of each call (docs/usage.md, "Budgets")', 25)
+  budgetUsdPerDay?: number | null;
+
+  @BudgetField('budget in USD per UTC calendar month (docs/usage.md, "Budgets")', 500)
+  budgetUsdPerMonth?: number | null;
 }
 
 export class SetProjectLimitsDto {
@@ -38,6 +55,8 @@ export class LimitsDto {
   @ApiProperty({ type: Number, nullable: true }) requestsPerMinute: number | null;
   @ApiProperty({ type: Number, nullable: true }) concurrentInvokes: number | null;
   @ApiProperty({ type: Number, nullable: true }) tokensPerDay: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'USD per UTC day' }) budgetUsdPerDay: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'USD per UTC calendar month' }) budgetUsdPerMonth: number | null;
 }
 
 export class KeyLimitsDto extends LimitsDto {
