@@ -18,7 +18,7 @@ describe('idempotency across a crash', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAIUpstream();
-    fresh = await freshDatabase();
+    fresh = await freshDatabase({ migrated: true });
   }, 120_000);
   afterAll(async () => {
     server?.child.kill('SIGKILL');

@@ -22,7 +22,7 @@ describe('exactly-once creates across kill -9', () => {
   let server: ServerProcess | undefined;
 
   beforeAll(async () => {
-    fresh = await freshDatabase();
+    fresh = await freshDatabase({ migrated: true });
   }, 120_000);
   afterAll(async () => {
     server?.child.kill('SIGKILL');

@@ -40,7 +40,7 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
 
   beforeAll(async () => {
     fake = await startFakeOpenAIUpstream();
-    fresh = await freshDatabase();
+    fresh = await freshDatabase({ migrated: true });
     a = await startServer(env());
     b = await startServer(env());
     const remote = { http: () => request(a.url) } as unknown as TestApp;

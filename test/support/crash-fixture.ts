@@ -26,7 +26,7 @@ export function useCrashFixture(): CrashFixture {
   let after: TestApp | undefined;
 
   beforeAll(async () => {
-    fresh = await freshDatabase();
+    fresh = await freshDatabase({ migrated: true });
     server = await startServer(fresh.env as Record<string, string>);
   }, 180_000);
   afterAll(async () => {
