@@ -5,7 +5,7 @@ import { FakeUpstream, openaiChunks, openaiCompletion, openaiJson, openaiStream,
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
-import { rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
+import { LATENCY_BUCKET_STARTS, LATENCY_BUCKETS, latencyBucketBoundMs, rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
 import { UsageRetentionService } from '../src/usage/usage-retention.service';
 import { newId } from '../src/common/ids';
 
@@ -151,6 +151,20 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const models = report.body.data.map((row: { model: string }) => row.model).sort();
     expect(models).toEqual(expect.arrayContaining([GPT, CLAUDE]));
     expect(report.body.totals.latencyMs.p50).toBeGreaterThan(0);
+  });
+
+  it('buckets latencies in SQL as the definition does (ceil(2 · log2 ms) − 8, clamped): every latency to 5 s and around every bound', async () => {
+    const bounds = Array.from({ length: LATENCY_BUCKETS - 1 }, (_, i) => latencyBucketBoundMs(i));
+    const around = bounds.flatMap((bound) => [-1, 0, 1, 2].map((d) => Math.floor(bound) + d));
+    const latencies = [...Array.from({ length: 5003 }, (_, i) => i - 2), ...around, 10_000_000];
+    const [row] = await t.dataSource.query(
+      `SELECT count(*) FILTER (WHERE by_search <> by_log)::int AS mismatches, count(*)::int AS checked
+         FROM (SELECT width_bucket(ms, $1::int[]) AS by_search,
+                      least(${LATENCY_BUCKETS - 1}, greatest(0, ceil(2 * log(2::numeric, greatest(ms, 1)::numeric)) - 8))::int AS by_log
+                 FROM unnest($2::int[]) AS ms) AS b`,
+      [`{${LATENCY_BUCKET_STARTS.join(',')}}`, `{${latencies.join(',')}}`],
+    );
+    expect(row).toEqual({ mismatches: 0, checked: latencies.length });
   });
 
   it('exports tokens by kind and cost per project and model to Prometheus', async () => {
