@@ -138,6 +138,20 @@ describe('responses: Open Responses conformance', () => {
     });
   });
 
+  it("tool calling on local/echo (the suite's requests, tool_choice auto): echo calls the tool the user's text mentions, JSON and streamed", async () => {
+    const input = [{ type: 'message', role: 'user', content: "What's the weather like in San Francisco?" }];
+    const { response } = await create({ model: 'local/echo', input, tools: [weather] });
+    expect(response.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'get_weather', arguments: JSON.stringify({ input: "What's the weather like in San Francisco?" }), status: 'completed' })]);
+    const { events, final } = await stream({ model: 'local/echo', input, tools: [weather] });
+    expect(events.filter((e) => e.type.startsWith('response.output_item') || e.type.startsWith('response.function_call')).map((e) => [e.type, (e as { item?: { type: string } }).item?.type ?? null])).toEqual([
+      ['response.output_item.added', 'function_call'],
+      ...Array.from({ length: 7 }, () => ['response.function_call_arguments.delta', null]),
+      ['response.function_call_arguments.done', null],
+      ['response.output_item.done', 'function_call'],
+    ]);
+    expect(final.status).toBe('completed');
+  });
+
   it('tool calling through the upstream: function_call output, and its streamed events', async () => {
     fake.setNext(openaiJson(openaiCompletion({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' }] })));
     const { response } = await create({ model: 'upstream/gpt-x', input: [{ type: 'message', role: 'user', content: "What's the weather like in San Francisco?" }], tools: [weather] });

@@ -125,6 +125,27 @@ describe('LocalProvider (echo, not a language model)', () => {
     expect([noTools.completion.choices[0].message.content, auto.completion.choices[0].message.content]).toEqual(['go', 'go']);
   });
 
+  it("with 'auto' (or no tool_choice), calls the first tool the user's text mentions (its name, or a part of four letters or more)", async () => {
+    const weatherTools = [
+      { type: 'function' as const, function: { name: 'getStockPrice' } },
+      { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } },
+    ];
+    const ask = (content: string, extra: Record<string, unknown> = {}) => local.complete(echo([{ role: 'user', content }], { tools: weatherTools, ...extra }), creds);
+    const called = async (content: string, extra?: Record<string, unknown>) => ((await ask(content, extra)).completion.choices[0].message.tool_calls?.[0] as { function?: { name: string } } | undefined)?.function?.name ?? null;
+    expect(await called("What's the weather like in San Francisco?")).toBe('get_weather');
+    expect(await called('Weather?', { tool_choice: 'auto' })).toBe('get_weather');
+    expect(await called('call get_weather please')).toBe('get_weather');
+    expect(await called('the stock price of ACME and the weather')).toBe('getStockPrice');
+    // "get" is too short to count, "weathered" is another word, 'none' never calls, a tool result is answered in text.
+    expect(await called('get me a coffee')).toBeNull();
+    expect(await called('a weathered door')).toBeNull();
+    expect(await called('the weather', { tool_choice: 'none' })).toBeNull();
+    const afterResult = await local.complete(echo([{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'sunny' }], { tools: weatherTools }), creds);
+    expect(afterResult.completion.choices[0].message.content).toBe('sunny');
+    const args = ((await ask('weather in Oslo')).completion.choices[0].message.tool_calls![0] as { function: { arguments: string } }).function.arguments;
+    expect(JSON.parse(args)).toEqual({ input: 'weather in Oslo' });
+  });
+
   it('answers a tool result with its text, so a tool round trip completes', async () => {
     const first = await local.complete(echo([{ role: 'user', content: 'weather in Oslo' }], { tools, tool_choice: 'required' }), creds);
     const call = first.completion.choices[0].message.tool_calls![0];

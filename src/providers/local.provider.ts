@@ -9,6 +9,10 @@
  *   so a tool round trip completes;
  * - otherwise, when `tool_choice` names a function, or is `required` and tools are given (the
  *   first tool is used), answers with one call of that tool, arguments `{"input": <last user text>}`;
+ * - with `tool_choice` `auto` (or none) and function tools, when the last message is the user's and
+ *   its text mentions a tool — its whole name, or a part of it of four letters or more (split at
+ *   `_`, `-`, `.` and lower-to-upper case changes), as a word, ignoring case — answers with one
+ *   call of the first such tool, arguments as above ("What's the weather?" calls `get_weather`);
  * - `stop`: the answer ends before the first occurrence of any stop sequence (`finish_reason` stop);
  * - `max_completion_tokens` (else `max_tokens`) counts words: the answer is cut after that many
  *   whitespace-separated words and `finish_reason` is `length`;
@@ -140,7 +144,7 @@ export class LocalProvider implements ProviderAdapter {
     }
     const last = req.messages[req.messages.length - 1];
     const userText = contentText([...req.messages].reverse().find((m) => m.role === 'user')?.content);
-    const tool = last?.role === 'tool' ? undefined : forcedTool(req);
+    const tool = last?.role === 'tool' ? undefined : (forcedTool(req) ?? (last?.role === 'user' ? mentionedTool(req, userText) : undefined));
     if (tool) {
       const args = JSON.stringify({ input: userText });
       const digest = createHash('sha256').update(JSON.stringify([tool, args, req.messages.length])).digest('hex');
@@ -179,6 +183,22 @@ function forcedTool(req: ProviderRequest): string | undefined {
   if (choice === 'required' && first) return first.type === 'function' ? first.function.name : first.custom.name;
   return undefined;
 }
+
+/** With `auto` (or no tool choice): the first function tool the user's text mentions, if any. */
+function mentionedTool(req: ProviderRequest, userText: string): string | undefined {
+  if (req.tool_choice !== undefined && req.tool_choice !== 'auto') return undefined;
+  const text = userText.toLowerCase();
+  const words = new Set(text.match(/[a-z0-9]+/g) ?? []);
+  for (const tool of req.tools ?? []) {
+    if (tool.type !== 'function') continue;
+    const name = tool.function.name;
+    const parts = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((part) => part.length >= 4);
+    if (new RegExp(`(^|[^a-z0-9_])${escapeRegExp(name.toLowerCase())}($|[^a-z0-9_])`).test(text) || parts.some((part) => words.has(part))) return name;
+  }
+  return undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new ProviderError('aborted', 'local request cancelled by the caller', { provider: 'local' });
