@@ -98,7 +98,9 @@ describe('budgets', () => {
         { keyId: p.otherKeyId, day: { limitUsd: null, spentUsd: '0.01', remainingUsd: null, resetsAt: nextUtcMidnight() }, month: expect.objectContaining({ spentUsd: '0.01' }) },
       ]),
     );
-    // The admin's only: a project key reads neither limits nor budgets.
+    // A project key reads its own project's budgets at /v2/usage/budgets; the admin API's routes stay the admin's.
+    const own = await t.http().get('/v2/usage/budgets').set('X-API-Key', p.key).expect(200);
+    expect(own.body).toEqual(projectState.body);
     await t.http().get(`${base(p)}/budgets`).set('X-API-Key', p.key).expect(403);
 
     // A raised budget lets the key call again at once (the change notification, as for limits).

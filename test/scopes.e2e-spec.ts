@@ -37,6 +37,7 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/v2\/import$/, ['threads:write']],
   [/^GET \/v2\/logs/, ['logs:read']],
   [/^GET \/v2\/usage$/, ['usage:read']],
+  [/^GET \/v2\/usage\/budgets$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
   [/^GET \/v1\/organization\//, ['usage:read']],
   [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/, ['registry:read']],
