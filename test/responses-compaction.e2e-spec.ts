@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
-import { expectResponseResource } from './support/open-responses-schema';
+import { expectCompactResource, expectResponseResource, itemFieldSchema } from './support/open-responses-schema';
 import { createTestApp, TestApp } from './support/test-app';
 
 const CMP_ID = /^cmp_[0-9a-f]{32}_0_0$/;
@@ -52,6 +52,7 @@ describe('responses: compaction', () => {
       output: [{ id: expect.stringMatching(CMP_ID), type: 'compaction', encrypted_content: expect.stringMatching(/^parley\.compaction\.v1\./) }],
       usage: { input_tokens: 700, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 709 },
     });
+    expectCompactResource(compacted);
     const [item] = compacted.output as unknown as { id: string; encrypted_content: string }[];
     const summaryText = 'Summary of the earlier part of this conversation:\n\nThe user asked questions 1 to 50.';
     expect(decode(item.encrypted_content)).toBe(summaryText);
@@ -77,6 +78,7 @@ describe('responses: compaction', () => {
       expect(listed[i]).toMatchObject({ type: 'message', role: i % 2 === 0 ? 'user' : 'assistant', content: [{ text: `question ${n}` }], compacted_by: item.id });
     }
     expect(listed[100]).toEqual({ id: item.id, type: 'compaction', encrypted_content: item.encrypted_content });
+    for (const listedItem of listed) itemFieldSchema.parse(listedItem);
     expect(listed.slice(101).map((x) => [x.role, x.compacted_by])).toEqual([['user', undefined], ['assistant', undefined]]);
     expect(await openai.conversations.items.retrieve(item.id, { conversation_id: conv.id })).toEqual(listed[100]);
     expect(await openai.conversations.items.retrieve(listed[0].id as string, { conversation_id: conv.id })).toEqual(listed[0]);
@@ -100,6 +102,7 @@ describe('responses: compaction', () => {
     await deploy(t, p, { slug: 'compaction', provider: 'upstream', model: 'gpt-summarizer', template: [{ role: 'system', content: 'Summarize tersely.' }] });
     fake.setNext(openaiJson(openaiCompletion({ content: 'Questions 1 to 51.' })));
     const second = await compact({ conversation: { id: conv.id } });
+    expectCompactResource(second);
     const secondItem = second.output[0] as unknown as { id: string; encrypted_content: string };
     const sent = fake.requests.at(-1)!.body;
     expect(sent.model).toBe('gpt-summarizer');
@@ -129,7 +132,7 @@ describe('responses: compaction', () => {
     fake.setNext(openaiJson(openaiCompletion({ content: 'The user is Ada.' })));
     const compacted = await client.responses.compact({ model: 'upstream/gpt-chat', previous_response_id: first.id, input: [{ role: 'user', content: 'remember it' }] });
     expect(fake.requests.at(-1)!.body.messages[1]).toEqual({ role: 'user', content: 'user: my name is Ada\nassistant: my name is Ada\nuser: remember it' });
-    expect(compacted.output).toEqual([{ id: expect.stringMatching(CMP_ID), type: 'compaction', encrypted_content: expect.any(String) }]);
+    expect(expectCompactResource(compacted).output).toEqual([{ id: expect.stringMatching(CMP_ID), type: 'compaction', encrypted_content: expect.any(String) }]);
 
     const answer = await client.responses.create({ model: 'upstream/gpt-chat', input: [...(compacted.output as never[]), { role: 'user', content: 'who am I?' }] });
     expectResponseResource(answer);

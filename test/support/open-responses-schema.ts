@@ -3,7 +3,8 @@
  * `components.schemas`: ResponseResource, ItemField, Usage, ... and the *StreamingEvent schemas),
  * written here as zod schemas from that document: every field it lists as required, with its
  * type. Extra fields are allowed, as the specification allows them. Tests parse every Response
- * and every event Parley sends with these (`expectResponseResource`, `expectStreamingEvent`).
+ * and every event Parley sends with these (`expectResponseResource`, `expectStreamingEvent`), and
+ * the answers of POST /v1/responses/compact (`expectCompactResource`).
  */
 import { z } from 'zod';
 
@@ -103,6 +104,15 @@ export const responseResourceSchema = z.object({
   conversation: nullable(z.object({ id: z.string() })).optional(),
 });
 
+/** The answer of POST /responses/compact (the specification's CompactResource). */
+export const compactResourceSchema = z.object({
+  id: z.string(),
+  object: z.literal('response.compaction'),
+  created_at: int,
+  output: z.array(itemFieldSchema),
+  usage,
+});
+
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.object({ type: z.literal(type), sequence_number: int, ...shape });
 const withResponse = { response: responseResourceSchema };
 const atItem = { item_id: z.string(), output_index: int };
@@ -142,6 +152,13 @@ const issuesOf = (error: z.ZodError) => error.issues.map((issue) => `${issue.pat
 export function expectResponseResource(value: unknown): z.infer<typeof responseResourceSchema> {
   const parsed = responseResourceSchema.safeParse(value);
   if (!parsed.success) throw new Error(`not an Open Responses ResponseResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
+  return parsed.data;
+}
+
+/** Fails with every deviation from the specification's CompactResource. */
+export function expectCompactResource(value: unknown): z.infer<typeof compactResourceSchema> {
+  const parsed = compactResourceSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`not an Open Responses CompactResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
   return parsed.data;
 }
 
