@@ -8,6 +8,9 @@ const FIELDS = [
   ['requestsPerMinute', 'Invokes per minute'],
   ['concurrentInvokes', 'Concurrent invokes'],
   ['tokensPerDay', 'Tokens per day'],
+  // Budgets in USD (docs/usage.md, "Budgets"): on the same form, so saving it keeps them.
+  ['budgetUsdPerDay', 'Budget USD per UTC day'],
+  ['budgetUsdPerMonth', 'Budget USD per UTC month'],
 ] as const;
 type Values = Record<(typeof FIELDS)[number][0], string>;
 
@@ -19,7 +22,7 @@ function toLimits(values: Values): Schemas['LimitValuesDto'] | null {
   return entries.every(([, v]) => v === null) ? null : Object.fromEntries(entries);
 }
 
-/** The project's limits and the default of each key (docs/security.md, "Limits"); empty means no limit. */
+/** The project's limits and budgets, and the default of each key (docs/security.md, "Limits"); empty means no limit. */
 export function LimitsPanel({ workspace, project }: { workspace: string; project: string }) {
   const path = { workspace, project };
   const queryKey = ['limits', workspace, project];
@@ -55,7 +58,7 @@ function LimitsForm({ path, queryKey, current }: { path: { workspace: string; pr
           <fieldset key={title} className="row">
             <legend>{title}</legend>
             {FIELDS.map(([name, label]) => (
-              <TextField key={name} value={values[name]} onChange={(v) => set({ ...values, [name]: v })} className="field" inputMode="numeric">
+              <TextField key={name} value={values[name]} onChange={(v) => set({ ...values, [name]: v })} className="field" inputMode="decimal">
                 <Label>{`${label} (${title.toLowerCase()})`}</Label>
                 <Input placeholder="no limit" />
               </TextField>
