@@ -45,11 +45,12 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       .setTitle('Parley')
       .setDescription(
         'Prompt and assistant registry, invocation in the chat-completion format, and conversation threads. ' +
-          'Project endpoints take a project key in `X-API-Key` (or `Authorization: Bearer`); admin endpoints take the admin key.',
+          'Project endpoints take a project key in `X-API-Key` (or `Authorization: Bearer`); admin endpoints take the admin key. ' +
+          'An admin key reaches a project endpoint by naming the project in `X-Parley-Project: <workspace>/<project>` (404 when it does not exist or is outside a workspace admin key\'s workspace; its own scopes apply; audited as the admin key).',
       )
       .setVersion('1.0.0')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key' }, 'admin-key');
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key; on a project endpoint, with `X-Parley-Project: <workspace>/<project>`' }, 'admin-key');
   for (const [tag, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(tag, description);
   return enrichDocument(SwaggerModule.createDocument(app, builder.build()));
 }

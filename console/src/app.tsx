@@ -1,15 +1,17 @@
-import { lazy, Suspense } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { ErrorNote, Loading } from './components/ui';
-import { KeysScreen } from './screens/keys';
+import { api, unwrap } from './api/client';
+import { EmptyState, ErrorNote, Loading } from './components/ui';
+import { KeysScreen, Picker } from './screens/keys';
 import { LogDetailScreen } from './screens/log-detail';
 import { LogsScreen } from './screens/logs';
 import { PromptDetailScreen } from './screens/prompt-detail';
 import { PromptsScreen } from './screens/prompts';
 import { SignInScreen } from './screens/sign-in';
 import { ThreadScreen, ThreadsScreen } from './screens/threads';
-import { useSession, useSignOut } from './session';
+import { useProject, useSession, useSignOut, useSwitchProject } from './session';
 
 // CodeMirror is loaded only by the screens that edit or compare text, keeping the first load small.
 const PlaygroundScreen = lazy(() => import('./screens/playground'));
@@ -19,6 +21,7 @@ const UsageScreen = lazy(() => import('./screens/usage'));
 
 export function App() {
   const session = useSession();
+  const scope = useProject();
   const location = useLocation();
   if (session.isPending) return <Loading />;
   if (session.error) return <ErrorNote error={session.error} />;
@@ -30,52 +33,84 @@ export function App() {
       </Routes>
     );
   }
-  if (session.data.kind === 'admin') {
-    // The admin key manages workspaces, projects, keys and limits; prompts, logs and threads are a project key's.
-    return (
-      <div className="shell">
-        <Header />
-        <nav className="sidebar" aria-label="Console">
-          <NavLink to="/keys">Keys and limits</NavLink>
-        </nav>
-        <main className="content">
-          <Routes>
-            <Route path="/keys" element={<KeysScreen />} />
-            <Route path="*" element={<Navigate to="/keys" replace />} />
-          </Routes>
-        </main>
-      </div>
-    );
-  }
+  const admin = session.data.kind === 'admin';
   return (
     <div className="shell">
       <Header />
       <nav className="sidebar" aria-label="Console">
-        <NavLink to="/prompts">Prompts</NavLink>
-        <NavLink to="/logs">Logs</NavLink>
-        <NavLink to="/threads">Threads</NavLink>
-        <NavLink to="/usage">Usage</NavLink>
-        <NavLink to="/keys">Keys and providers</NavLink>
+        {!admin || scope ? (
+          <>
+            <NavLink to="/prompts">Prompts</NavLink>
+            <NavLink to="/logs">Logs</NavLink>
+            <NavLink to="/threads">Threads</NavLink>
+            <NavLink to="/usage">Usage</NavLink>
+          </>
+        ) : null}
+        <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>
       </nav>
       <main className="content">
         <Suspense fallback={<Loading />}>
-          <Routes>
-            <Route path="/" element={<Navigate to="/prompts" replace />} />
-            <Route path="/sign-in" element={<Navigate to="/prompts" replace />} />
-            <Route path="/prompts" element={<PromptsScreen />} />
-            <Route path="/prompts/:slug" element={<PromptDetailScreen />} />
-            <Route path="/prompts/:slug/diff" element={<DiffScreen />} />
-            <Route path="/prompts/:slug/playground" element={<PlaygroundScreen />} />
-            <Route path="/logs" element={<LogsScreen />} />
-            <Route path="/logs/:id" element={<LogDetailScreen />} />
-            <Route path="/threads" element={<ThreadsScreen />} />
-            <Route path="/threads/:id" element={<ThreadScreen />} />
-            <Route path="/usage" element={<UsageScreen />} />
-            <Route path="/keys" element={<KeysScreen />} />
-            <Route path="*" element={<p>No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.</p>} />
-          </Routes>
+          {admin && !scope ? (
+            // The admin key manages keys and limits as itself; the project screens need a project picked above.
+            <Routes>
+              <Route path="/keys" element={<KeysScreen />} />
+              <Route path="*" element={<PickAProject />} />
+            </Routes>
+          ) : (
+            <Routes>
+              <Route path="/" element={<Navigate to="/prompts" replace />} />
+              <Route path="/sign-in" element={<Navigate to={admin ? '/keys' : '/prompts'} replace />} />
+              <Route path="/prompts" element={<PromptsScreen />} />
+              <Route path="/prompts/:slug" element={<PromptDetailScreen />} />
+              <Route path="/prompts/:slug/diff" element={<DiffScreen />} />
+              <Route path="/prompts/:slug/playground" element={<PlaygroundScreen />} />
+              <Route path="/logs" element={<LogsScreen />} />
+              <Route path="/logs/:id" element={<LogDetailScreen />} />
+              <Route path="/threads" element={<ThreadsScreen />} />
+              <Route path="/threads/:id" element={<ThreadScreen />} />
+              <Route path="/usage" element={<UsageScreen />} />
+              <Route path="/keys" element={<KeysScreen />} />
+              <Route path="*" element={<p>No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.</p>} />
+            </Routes>
+          )}
         </Suspense>
       </main>
+    </div>
+  );
+}
+
+function PickAProject() {
+  const location = useLocation();
+  if (location.pathname === '/' || location.pathname === '/sign-in') return <Navigate to="/keys" replace />;
+  return (
+    <EmptyState title="Pick a project">
+      <p>Signed in with the admin key: choose a workspace and a project at the top to see its prompts, logs, threads and usage.</p>
+    </EmptyState>
+  );
+}
+
+/** An admin session's workspace and project, for the prompt, log, thread and usage screens. */
+function ProjectSwitcher() {
+  const scope = useProject();
+  const switchTo = useSwitchProject();
+  const [workspace, setWorkspace] = useState(scope?.workspace ?? '');
+  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: () => unwrap(api.GET('/v2/workspaces')) });
+  const projects = useQuery({
+    queryKey: ['projects', workspace],
+    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects', { params: { path: { workspace } } })),
+    enabled: workspace !== '',
+  });
+  return (
+    <div className="row switcher" role="group" aria-label="Project switcher">
+      <Picker label="Workspace" items={workspaces.data?.data.map((w) => w.slug) ?? []} value={workspace} onChange={setWorkspace} />
+      {workspace ? (
+        <Picker
+          label="Project"
+          items={projects.data?.data.map((p) => p.slug) ?? []}
+          value={scope?.workspace === workspace ? scope.project : ''}
+          onChange={(project) => switchTo({ workspace, project })}
+        />
+      ) : null}
     </div>
   );
 }
@@ -87,9 +122,16 @@ function Header() {
   return (
     <header className="topbar">
       <span className="brand">Parley</span>
-      <span className="muted">
-        {session.kind === 'project' ? `${session.workspace} / ${session.project}` : 'admin'}
-      </span>
+      {session.kind === 'project' ? (
+        <span className="muted">
+          {session.workspace} / {session.project}
+        </span>
+      ) : (
+        <>
+          <span className="muted">admin</span>
+          <ProjectSwitcher />
+        </>
+      )}
       <Button className="button secondary" onPress={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
         Sign out
       </Button>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from './api/client';
+import { useSyncExternalStore } from 'react';
+import { api, ApiError, getActingProject, type ProjectRef, setActingProject, subscribeActingProject, unwrap } from './api/client';
 
 export type Session = Awaited<ReturnType<typeof fetchSession>>;
 
@@ -23,11 +24,29 @@ export function useSession() {
   });
 }
 
+/** The project the screens work in: a project session's own, or the one an admin session picked. */
+export function useProject(): ProjectRef | null {
+  const session = useSession().data;
+  const acting = useSyncExternalStore(subscribeActingProject, getActingProject);
+  if (session?.kind === 'project') return { workspace: session.workspace!, project: session.project! };
+  return session?.kind === 'admin' ? acting : null;
+}
+
+/** Switches an admin session to another project: every cached answer was the previous project's. */
+export function useSwitchProject() {
+  const client = useQueryClient();
+  return (next: ProjectRef | null) => {
+    setActingProject(next);
+    client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'workspaces' && query.queryKey[0] !== 'projects' });
+  };
+}
+
 export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (key: string) => unwrap(api.POST('/v2/console/session', { body: { key } })),
     onSuccess: (session) => {
+      setActingProject(null);
       client.clear();
       client.setQueryData(['session'], session);
     },
@@ -39,6 +58,7 @@ export function useSignOut() {
   return useMutation({
     mutationFn: () => unwrap(api.DELETE('/v2/console/session')),
     onSettled: () => {
+      setActingProject(null);
       client.clear();
       client.setQueryData(['session'], null);
     },

@@ -21,6 +21,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   let projectKey: string;
   let adminKey: string;
   let projectCookie: string;
+  let otherWorkspace: string;
 
   const api = async (method: string, path: string, options: { key?: string; cookie?: string; csrf?: boolean; body?: unknown } = {}) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -44,8 +45,8 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await screenshot(page, name);
     expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
   };
-  const choose = async (label: string, option: string) => {
-    await page.locator('.field').filter({ has: page.getByText(label, { exact: true }) }).getByRole('button').click();
+  const choose = async (label: string, option: string, within = page.getByRole('main')) => {
+    await within.locator('.field').filter({ has: page.getByText(label, { exact: true }) }).getByRole('button').click();
     await page.getByRole('option', { name: option, exact: true }).click();
   };
   const noScriptRan = async () => {
@@ -242,7 +243,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   });
 
   it("a project-key session finds another project's prompts, logs, threads and keys not found, its usage out of reach", async () => {
-    const ws = `other-${Date.now()}`;
+    const ws = (otherWorkspace = `other-${Date.now()}`);
     expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);
     expect((await api('POST', `/v2/workspaces/${ws}/projects`, { key: adminKey, body: { slug: 'p' } })).status).toBe(200);
     const otherKey = (await api('POST', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey, body: { name: 'other' } })).body.key as string;
@@ -297,7 +298,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     );
   });
 
-  it('with the admin key: picks a workspace and project and sees their keys and limits', async () => {
+  it('with the admin key: picks a project on the keys screen, and switches to it for its prompts, logs and threads', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
     await page.getByLabel('API key').fill(adminKey);
@@ -308,6 +309,30 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('button', { name: 'Revoke default' }).waitFor();
     await page.getByText(/^revoked /).first().waitFor();
     await accessible('admin-keys');
+
+    // No project picked yet: the project screens say what to do.
+    await page.goto(`${server.url}/console/logs`);
+    await page.getByRole('heading', { name: 'Pick a project' }).waitFor();
+    const switcher = page.getByRole('group', { name: 'Project switcher' });
+    await choose('Workspace', 'default', switcher);
+    await choose('Project', 'default', switcher);
+    await page.getByRole('link', { name: 'Prompts', exact: true }).click();
+    await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
+    await accessible('admin-prompts');
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('table').getByRole('link').first().waitFor();
+    const own = await api('GET', '/v2/logs?limit=50', { key: projectKey });
+    expect(await page.getByRole('table').getByRole('row').count()).toBe(own.body.data.length + 1);
+    await page.getByRole('link', { name: 'Threads', exact: true }).click();
+    await page.getByRole('table').getByRole('link').first().click();
+    await page.getByRole('list', { name: 'Transcript' }).getByText('Second turn from the playground').first().waitFor();
+    // The other workspace's project: its own prompt, and none of default's.
+    await choose('Workspace', otherWorkspace, switcher);
+    await choose('Project', 'p', switcher);
+    await page.getByRole('link', { name: 'Prompts', exact: true }).click();
+    await page.getByRole('link', { name: 'secret-prompt' }).waitFor();
+    expect(await page.getByRole('link', { name: 'demo-prompt' }).count()).toBe(0);
+    await accessible('admin-switched');
   });
 
   it('signs out: the session cookie is refused afterwards', async () => {

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** The parts of a request the audit trail reads: the caller (set by the global guard) and the request id. */
 export interface AuditedRequest {
   id?: string;
-  principal?: { kind: string; keyId: string | null; keyName?: string | null };
+  principal?: { kind: string; keyId: string | null; keyName?: string | null; actingAdmin?: true };
 }
 
 const storage = new AsyncLocalStorage<AuditedRequest>();

@@ -38,7 +38,8 @@ export class AuditLog {
       projectId: change.projectId,
       id: newId(),
       createdAt: new Date(),
-      actorKind: principal?.kind ?? 'operator',
+      // An admin key acting in a project (X-Parley-Project) is still the admin key.
+      actorKind: principal?.actingAdmin ? 'admin' : (principal?.kind ?? 'operator'),
       actorKeyId: principal?.keyId ?? null,
       actorKeyName: principal ? (principal.keyName ?? null) : 'cli',
       action: change.action,

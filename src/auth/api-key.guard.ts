@@ -9,6 +9,9 @@ import { CSRF_HEADER, SessionPrincipals, sessionTokenOf } from './session-cookie
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** `X-Parley-Project: <workspace>/<project>`: an admin key acting in that project on the project routes. */
+export const PROJECT_HEADER = 'x-parley-project';
+
 /** `X-API-Key: <key>`, or `Authorization: Bearer <key>` as sent by existing SDKs. */
 export function extractApiKey(headers: RequestWithPrincipal['headers']): string | null {
   const header = headers['x-api-key'];
@@ -54,8 +57,14 @@ export class ApiKeyGuard implements CanActivate {
     const rule = this.ruleOf(context);
     if (rule.access === 'public') return true;
     const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
-    const principal = await this.principalOf(request);
+    let principal = await this.principalOf(request);
     if (!principal) throw invalidApiKey();
+    // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
+    const target = request.headers[PROJECT_HEADER];
+    if (rule.access === 'project' && principal.kind === 'admin' && typeof target === 'string') {
+      principal = await this.keys.actingIn(principal, target);
+      if (!principal) throw notFound('Project not found');
+    }
     if (rule.access === 'instance-admin') {
       if (principal.kind !== 'admin' || principal.workspaceId !== null) throw forbidden("This endpoint needs the instance's admin API key");
     } else if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {

@@ -15,6 +15,13 @@ export interface ActiveKeyRow {
   environments: string[] | null;
 }
 
+export interface ProjectRef {
+  project_id: string;
+  project_slug: string;
+  workspace_id: string;
+  workspace_slug: string;
+}
+
 @Injectable()
 export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
@@ -37,6 +44,17 @@ export class ApiKeysRepository {
          LEFT JOIN workspaces w ON w.id = COALESCE(p.workspace_id, k.workspace_id)
         WHERE ${condition} AND k.revoked_at IS NULL`,
       [value],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A project and its workspace by their slugs: one indexed lookup (the X-Parley-Project header of an admin key). */
+  async findProject(workspaceSlug: string, projectSlug: string): Promise<ProjectRef | null> {
+    const rows: ProjectRef[] = await this.keys.query(
+      `SELECT p.id AS project_id, p.slug AS project_slug, w.id AS workspace_id, w.slug AS workspace_slug
+         FROM projects p JOIN workspaces w ON w.id = p.workspace_id
+        WHERE w.slug = $1 AND p.slug = $2`,
+      [workspaceSlug, projectSlug],
     );
     return rows[0] ?? null;
   }

@@ -4,12 +4,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { newId } from '../common/ids';
+import { isSlugLike } from '../common/validation';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
 import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
-import { INSTANCE_ADMIN, Principal } from './principal';
+import { AdminPrincipal, INSTANCE_ADMIN, Principal, ProjectPrincipal } from './principal';
 import type { Scope } from './scopes';
 
 /** A key as the audit trail shows it: never its secret or hash. */
@@ -76,6 +77,31 @@ export class ApiKeysService {
    */
   async resolveKeyId(keyId: string): Promise<Principal | null> {
     return this.principalOf(await this.keys.findActiveById(keyId));
+  }
+
+  /**
+   * The admin key `admin` acting in the project `<workspace>/<project>` (the X-Parley-Project
+   * header): a project principal with the admin key's identity, scopes and environments. Null when
+   * there is no such project, or it is in a workspace this admin key does not reach.
+   */
+  async actingIn(admin: AdminPrincipal, target: string): Promise<ProjectPrincipal | null> {
+    const [workspaceSlug, projectSlug, ...rest] = target.split('/');
+    if (rest.length > 0 || !isSlugLike(workspaceSlug) || !isSlugLike(projectSlug ?? '')) return null;
+    if (admin.workspaceSlug !== null && admin.workspaceSlug !== workspaceSlug) return null;
+    const project = await this.keys.findProject(workspaceSlug, projectSlug);
+    if (!project) return null;
+    return {
+      kind: 'project',
+      actingAdmin: true,
+      keyId: admin.keyId,
+      keyName: admin.keyName,
+      scopes: admin.scopes,
+      environments: admin.environments,
+      projectId: project.project_id,
+      projectSlug: project.project_slug,
+      workspaceId: project.workspace_id,
+      workspaceSlug: project.workspace_slug,
+    };
   }
 
   private async load(hash: string): Promise<Principal | null> {

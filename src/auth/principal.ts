@@ -16,7 +16,10 @@ interface PrincipalAccess {
 
 export interface ProjectPrincipal extends PrincipalAccess {
   kind: 'project';
-  keyId: string;
+  /** The project key's id; an admin key's (null: the one from the environment) when `actingAdmin`. */
+  keyId: string | null;
+  /** An admin key acting in this project by naming it (X-Parley-Project: docs/console.md, "The admin key in a project"). */
+  actingAdmin?: true;
   projectId: string;
   projectSlug: string;
   workspaceId: string;

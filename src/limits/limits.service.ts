@@ -100,7 +100,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
         }),
       ))!;
     return {
-      key: merged(bySubject.get(KEY_DEFAULT_SUBJECT) ?? NO_LIMITS, bySubject.get(caller.keyId)),
+      key: merged(bySubject.get(KEY_DEFAULT_SUBJECT) ?? NO_LIMITS, bySubject.get(caller.keyId ?? KEY_DEFAULT_SUBJECT)),
       project: bySubject.get(PROJECT_SUBJECT) ?? NO_LIMITS,
     };
   }
@@ -114,7 +114,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   async admit(caller: ProjectPrincipal): Promise<Admission> {
     const limits = await this.limitsOf(caller);
     const scopes = [
-      { scope: `key:${caller.keyId}`, values: limits.key, who: 'this API key' },
+      { scope: `key:${caller.keyId ?? 'PARLEY_ADMIN_KEY'}`, values: limits.key, who: 'this API key' },
       { scope: 'project', values: limits.project, who: 'this project' },
     ];
     const { projectId } = caller;

@@ -12,16 +12,52 @@ export type ChatMessage = Version['template'][number];
 /** The header the server requires on every state-changing request made with the session cookie. */
 export const CSRF_HEADER = 'X-Parley-CSRF';
 
-const csrf: Middleware = {
+/**
+ * The project an admin session works in (docs/console.md, "The admin key in a project"): sent as
+ * `X-Parley-Project` on every request, so the project routes answer for it. Only the project's
+ * name is kept (in this tab's sessionStorage, so a reload keeps it); never a key.
+ */
+export const PROJECT_HEADER = 'X-Parley-Project';
+const PROJECT_STORAGE = 'parley.project';
+export interface ProjectRef {
+  workspace: string;
+  project: string;
+}
+let actingProject: ProjectRef | null = (() => {
+  const [workspace, project] = (sessionStorage.getItem(PROJECT_STORAGE) ?? '').split('/');
+  return workspace && project ? { workspace, project } : null;
+})();
+const listeners = new Set<() => void>();
+
+export function setActingProject(next: ProjectRef | null): void {
+  actingProject = next;
+  if (next) sessionStorage.setItem(PROJECT_STORAGE, `${next.workspace}/${next.project}`);
+  else sessionStorage.removeItem(PROJECT_STORAGE);
+  listeners.forEach((listener) => listener());
+}
+export const getActingProject = (): ProjectRef | null => actingProject;
+export function subscribeActingProject(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+/** The headers every API request of the page carries beyond the cookie. */
+export function consoleHeaders(method: string): Record<string, string> {
+  return {
+    ...(method !== 'GET' && method !== 'HEAD' ? { [CSRF_HEADER]: '1' } : {}),
+    ...(actingProject ? { [PROJECT_HEADER]: `${actingProject.workspace}/${actingProject.project}` } : {}),
+  };
+}
+
+const consoleRequest: Middleware = {
   onRequest({ request }) {
-    if (request.method !== 'GET' && request.method !== 'HEAD') request.headers.set(CSRF_HEADER, '1');
+    for (const [name, value] of Object.entries(consoleHeaders(request.method))) request.headers.set(name, value);
     return request;
   },
 };
 
 /** Same origin as the console: the session cookie goes along, no key is ever held by the page. */
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
-api.use(csrf);
+api.use(consoleRequest);
 
 export class ApiError extends Error {
   constructor(

@@ -1,4 +1,4 @@
-import { ApiError, CSRF_HEADER, errorMessageOf } from './client';
+import { ApiError, consoleHeaders, errorMessageOf } from './client';
 
 export interface StreamEvents {
   onText(delta: string): void;
@@ -22,7 +22,7 @@ export async function invokeStream(url: string, body: object, events: StreamEven
   const response = await fetch(url, {
     method: 'POST',
     credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json', [CSRF_HEADER]: '1' },
+    headers: { 'Content-Type': 'application/json', ...consoleHeaders('POST') },
     body: JSON.stringify({ ...body, stream: true }),
     signal,
   });

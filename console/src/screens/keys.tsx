@@ -73,7 +73,7 @@ function Providers() {
   );
 }
 
-function Picker({ label, items, value, onChange }: { label: string; items: string[]; value: string; onChange: (v: string) => void }) {
+export function Picker({ label, items, value, onChange }: { label: string; items: string[]; value: string; onChange: (v: string) => void }) {
   return (
     <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
       <Label>{label}</Label>

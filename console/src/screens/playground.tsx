@@ -6,7 +6,7 @@ import { api, unwrap } from '../api/client';
 import { invokeStream } from '../api/stream';
 import { CodeEditor } from '../components/code-editor';
 import { ErrorNote, Loading } from '../components/ui';
-import { useSession } from '../session';
+import { useProject } from '../session';
 import { draftOf, declaredVariables, EMPTY_DRAFT, inputFromLog, runBody, versionBody, type Draft } from './playground-draft';
 import { promptKey, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { TemplateEditor } from './template-editor';
@@ -28,7 +28,7 @@ const IDLE: Output = { text: '', tools: [], error: null, running: false, threadI
 export default function PlaygroundScreen() {
   const slug = useParams().slug!;
   const [params, setParams] = useSearchParams();
-  const session = useSession().data!;
+  const scope = useProject()!;
   const prompt = usePrompt(slug);
   const versions = useVersions(slug);
   const environments = useEnvironments();
@@ -82,7 +82,7 @@ export default function PlaygroundScreen() {
   if (prompt.error || versions.error || log.error) return <ErrorNote error={prompt.error ?? versions.error ?? log.error} />;
   const assistant = prompt.data.kind === 'assistant';
   const declared = declaredVariables(draft);
-  const invokeUrl = (version: number) => `/${session.workspace}/${session.project}/${encodeURIComponent(slug)}/${encodeURIComponent(environment)}?v=${version}`;
+  const invokeUrl = (version: number) => `/${scope.workspace}/${scope.project}/${encodeURIComponent(slug)}/${encodeURIComponent(environment)}?v=${version}`;
 
   const stream = async (url: string, body: object, set: (update: (o: Output) => Output) => void) => {
     set(() => ({ ...IDLE, running: true }));

@@ -4,7 +4,7 @@ import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Tab,
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap, type Version } from '../api/client';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
-import { useSession } from '../session';
+import { useProject } from '../session';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { snippetsFor } from './snippets';
 
@@ -211,13 +211,13 @@ function DeployButton(props: { version: Version; environments: string[]; live: {
 }
 
 function UseIt({ slug, kind, environments, variables }: { slug: string; kind: string; environments: string[]; variables: string[] }) {
-  const session = useSession().data;
+  const scope = useProject();
   const [environment, setEnvironment] = useState(environments.includes('production') ? 'production' : environments[0]);
-  if (!session || session.kind !== 'project') return null;
+  if (!scope) return null;
   const snippets = snippetsFor({
     origin: window.location.origin,
-    workspace: session.workspace!,
-    project: session.project!,
+    workspace: scope.workspace,
+    project: scope.project,
     slug,
     environment,
     variables,

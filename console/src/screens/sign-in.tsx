@@ -21,7 +21,10 @@ export function SignInScreen() {
       <Form
         onSubmit={(event) => {
           event.preventDefault();
-          signIn.mutate(key.trim(), { onSuccess: () => navigate(next && next.startsWith('/') && next !== '/sign-in' ? next : '/prompts', { replace: true }) });
+          signIn.mutate(key.trim(), {
+            // An admin session starts on the keys screen: the project screens wait for a project to be picked.
+            onSuccess: (session) => navigate(next && next.startsWith('/') && next !== '/sign-in' ? next : session.kind === 'admin' ? '/keys' : '/prompts', { replace: true }),
+          });
         }}
       >
         <TextField value={key} onChange={setKey} isRequired autoFocus className="field">

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 import { api, unwrap, type Schemas } from '../api/client';
+import { useProject, useSession } from '../session';
 import { UsageChart } from '../components/usage-chart';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 
@@ -50,12 +51,16 @@ export default function UsageScreen() {
   // The range ends at the next full hour, so the query (and its cache key) stays the same for an hour.
   const to = useMemo(() => new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000), []);
   const from = new Date(to.getTime() - (RANGES[range] ?? 7) * 86_400_000);
+  // The usage API takes the admin key as itself (every project), so an admin session names its project.
+  const admin = useSession().data?.kind === 'admin';
+  const scope = useProject();
+  const only = admin && scope ? { workspace: scope.workspace, project: scope.project } : {};
   const usage = useQuery({
     queryKey: ['usage', range, bucket, group],
     queryFn: () =>
       unwrap(
         api.GET('/v2/usage', {
-          params: { query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}) } },
+          params: { query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}), ...only } },
         }),
       ),
   });
