@@ -45,6 +45,9 @@ function merged(base: LimitValues, override: LimitValues | undefined): LimitValu
  * without limits costs one cached lookup per call and its calls are still counted (in memory, sent
  * with the next sync), so a limit set later finds the window's calls already counted.
  */
+/** What a caller's key counters are kept under: its key id; `PARLEY_ADMIN_KEY` acting in a project (X-Parley-Project) has none. */
+const keyCounterOf = (caller: Pick<ProjectPrincipal, 'keyId'>): string => caller.keyId ?? 'PARLEY_ADMIN_KEY';
+
 @Injectable()
 export class LimitsService implements OnModuleInit, OnModuleDestroy {
   private readonly settings = new TtlCache<string, Map<string, LimitValues>>(SETTINGS_TTL_MS);
@@ -114,7 +117,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   async admit(caller: ProjectPrincipal): Promise<Admission> {
     const limits = await this.limitsOf(caller);
     const scopes = [
-      { scope: `key:${caller.keyId ?? 'PARLEY_ADMIN_KEY'}`, values: limits.key, who: 'this API key' },
+      { scope: `key:${keyCounterOf(caller)}`, values: limits.key, who: 'this API key' },
       { scope: 'project', values: limits.project, who: 'this project' },
     ];
     const { projectId } = caller;
@@ -128,7 +131,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
     }
 
     // Budgets reserve the call's expected cost first (docs/usage.md, "Budgets"); given back if another limit refuses.
-    const budget = await this.budgets.reserve(projectId, caller.keyId, scopes);
+    const budget = await this.budgets.reserve(projectId, keyCounterOf(caller), scopes);
     let rate: { headers: Record<string, string>; entered: string[] };
     try {
       rate = await this.admitRate(projectId, scopes);
@@ -191,7 +194,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
    * (counted whether or not a budget is set, like tokens); an unpriced call (null) is not charged.
    */
   charge(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>, costUsd: string | null): void {
-    this.budgets.charge(caller.projectId, caller.keyId, costUsd);
+    this.budgets.charge(caller.projectId, keyCounterOf(caller), costUsd);
   }
 
   /** Budgets and spend of the project and of some of its keys (their effective budgets), for the admin API. */
