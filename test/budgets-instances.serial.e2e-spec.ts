@@ -40,7 +40,7 @@ const BUDGET_USD = 1;
     await db.connect();
   }, 180_000);
   afterAll(async () => {
-    for (const server of servers) server.child.kill('SIGTERM');
+    for (const server of servers) server.child.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.exited));
     servers = [];
     await db?.end();
@@ -106,5 +106,14 @@ const BUDGET_USD = 1;
       expect(state.body.day.limitUsd).toBe('1');
       expect(Number(state.body.day.remainingUsd)).toBeCloseTo(Math.max(0, BUDGET_USD - spentUsd), 9);
     }
+
+    // The spend is durable (limit_counters): kill -9 both instances, start one afresh on the database.
+    for (const server of servers) server.child.kill('SIGKILL');
+    await Promise.all(servers.map((server) => server.exited));
+    servers = [await startServer(fresh.env as Record<string, string>)];
+    const after = await remote(0).http().get(`${base}/api-keys/${p.keyId}/budget`).set(admin).expect(200);
+    expect(Number(after.body.day.spentUsd)).toBeCloseTo(spentUsd, 9);
+    if (spentUsd >= BUDGET_USD) expect((await call(0, p.key)).status).toBe(429);
+    expect((await call(0, other.body.key)).status).toBe(200);
   }, 180_000);
 });

@@ -123,6 +123,10 @@ describe('budgets', () => {
     expect((error as RateLimitError).code).toBe('insufficient_quota');
     expect((error as RateLimitError).type).toBe('insufficient_quota');
     expect((error as RateLimitError).message).toContain('Budget exhausted: 0.02 USD per month for this project');
+    // /v1/responses alike.
+    const viaResponses = await client.responses.create({ model: 'oai/budget-model', input: 'hi' }).catch((err: unknown) => err);
+    expect(viaResponses).toBeInstanceOf(RateLimitError);
+    expect((viaResponses as RateLimitError).code).toBe('insufficient_quota');
     // The SDK's default retries give up at once: x-should-retry: false.
     const retrying = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.otherKey });
     const started = Date.now();
