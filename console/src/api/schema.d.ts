@@ -2885,10 +2885,10 @@ export interface components {
             data: {
                 /** @example msg_0192f0c1a2b37c4d8e9f00112233aabb_0_0 */
                 id: string;
+                /** @example message */
+                type: string;
                 /** @enum {string} */
-                type: "message" | "function_call" | "function_call_output";
-                /** @enum {string} */
-                status: "completed";
+                status?: "completed";
                 /** @enum {string} */
                 role?: "user" | "assistant" | "system" | "developer";
                 content?: {
@@ -2916,6 +2916,10 @@ export interface components {
                     file_data?: string;
                     file_url?: string;
                 }[];
+                /** @description `compaction`: `parley.compaction.v1.` and the base64 of the summary the model gets */
+                encrypted_content?: string;
+                /** @description Parley's: the id of the compaction item that stands for this item in the model's history */
+                compacted_by?: string;
             }[];
             first_id: string | null;
             last_id: string | null;
@@ -8264,7 +8268,18 @@ export interface operations {
                             text: string;
                         }[];
                         compacted_by?: string | null;
-                    })[] | null;
+                    } | {
+                        /** @enum {string} */
+                        type: "compaction";
+                        id?: string | null;
+                        encrypted_content: string;
+                        created_by?: string;
+                        compacted_by?: string | null;
+                    } | ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    }))[] | null;
                     metadata?: {
                         [key: string]: string;
                     } | null;
@@ -8459,7 +8474,18 @@ export interface operations {
                             text: string;
                         }[];
                         compacted_by?: string | null;
-                    })[];
+                    } | {
+                        /** @enum {string} */
+                        type: "compaction";
+                        id?: string | null;
+                        encrypted_content: string;
+                        created_by?: string;
+                        compacted_by?: string | null;
+                    } | ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    }))[];
                 };
             };
         };
@@ -8494,10 +8520,10 @@ export interface operations {
                     "application/json": {
                         /** @example msg_0192f0c1a2b37c4d8e9f00112233aabb_0_0 */
                         id: string;
+                        /** @example message */
+                        type: string;
                         /** @enum {string} */
-                        type: "message" | "function_call" | "function_call_output";
-                        /** @enum {string} */
-                        status: "completed";
+                        status?: "completed";
                         /** @enum {string} */
                         role?: "user" | "assistant" | "system" | "developer";
                         content?: {
@@ -8525,6 +8551,10 @@ export interface operations {
                             file_data?: string;
                             file_url?: string;
                         }[];
+                        /** @description `compaction`: `parley.compaction.v1.` and the base64 of the summary the model gets */
+                        encrypted_content?: string;
+                        /** @description Parley's: the id of the compaction item that stands for this item in the model's history */
+                        compacted_by?: string;
                     };
                 };
             };
