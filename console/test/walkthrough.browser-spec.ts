@@ -242,6 +242,40 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await accessible('usage');
   });
 
+  it("runs a draft's own provider and tools without saving them, then saves them as a new version", async () => {
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+    await page.goto(`${server.url}/console/prompts/demo-prompt/playground?from=1`);
+    const replace = async (name: string, text: string) => {
+      await page.getByRole('textbox', { name }).click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(text);
+    };
+    await replace('Tools (JSON)', JSON.stringify([weather]));
+    await replace('Messages (JSON)', JSON.stringify([{ role: 'user', content: 'What is the weather in Oslo?' }]));
+    await page.getByLabel('Variable name').fill('Ada');
+    // The draft's provider is what the run uses: one the project lacks is refused by name.
+    await page.getByLabel('Provider', { exact: true }).fill('no-such-provider');
+    await page.getByRole('button', { name: 'Run without saving' }).click();
+    await page.getByText(/Unknown provider "no-such-provider"/).waitFor();
+    await page.getByLabel('Provider', { exact: true }).fill('local');
+    await page.getByRole('button', { name: 'Run without saving' }).click();
+    const output = page.getByRole('region', { name: 'Draft output' });
+    await output.locator('.tool-call').getByText('get_weather', { exact: true }).waitFor();
+    // Run, not saved: the latest version is still 2, without tools.
+    const versions = await api('GET', '/v2/prompts/demo-prompt/versions', { cookie: projectCookie });
+    expect(versions.body.data.map((v: { version: number; tools: unknown[] }) => [v.version, v.tools])).toEqual(expect.arrayContaining([[2, []], [1, []]]));
+    expect(versions.body.data.some((v: { version: number }) => v.version === 3)).toBe(false);
+    const ran = await api('GET', '/v2/logs?slug=demo-prompt&limit=1', { cookie: projectCookie });
+    expect([ran.body.data[0].provider, JSON.parse(ran.body.data[0].requestData).tools]).toEqual(['local', [weather]]);
+    await accessible('playground-tools');
+
+    await page.getByLabel('What changed (optional)').fill('weather tool');
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByRole('status').getByText('Saved as v3.').waitFor();
+    const saved = await api('GET', '/v2/prompts/demo-prompt/versions/3', { cookie: projectCookie });
+    expect([saved.body.provider, saved.body.tools]).toEqual(['local', [weather]]);
+  });
+
   it("a project-key session finds another project's prompts, logs, threads and keys not found, its usage out of reach", async () => {
     const ws = (otherWorkspace = `other-${Date.now()}`);
     expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);

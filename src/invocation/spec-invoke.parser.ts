@@ -9,7 +9,7 @@ import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../temp
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
 import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 import { InvocationService } from './invocation.service';
-import { InvocationInput, RequestOverrides } from './invocation.types';
+import { InvocationInput, RequestOverrides, ResolvedTarget } from './invocation.types';
 
 /** An invoke as the spec's endpoints receive it. */
 export interface SpecInvokeRequest {
@@ -30,7 +30,7 @@ const issue = (path: string[], message: string): SpecIssue => ({ code: 'invalid_
 const deploymentNotFound = () => new ApiException(404, { error: 'Prompt deployment not found' });
 
 /** The body fields that override a version's stored model settings, one for one (with `model` and `user`). */
-const OVERRIDES = ['model', 'temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'response_format', 'user'] as const;
+const OVERRIDES = ['model', 'temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'response_format', 'user', 'tools'] as const;
 
 /**
  * The spec's invoke endpoints as an invocation core input: the path names the deployment, the zod
@@ -46,9 +46,9 @@ export class SpecInvokeParser {
       throw forbidden('API key does not belong to this project');
     }
     const version = this.versionOf(input.versionParam);
-    const target = await this.invocation.resolve(caller, { type: 'deployment', slug: input.slug, environment: input.environment, version });
-    const resolved = target?.deployment;
-    if (!target || !resolved) throw deploymentNotFound();
+    const deployed = await this.invocation.resolve(caller, { type: 'deployment', slug: input.slug, environment: input.environment, version });
+    const resolved = deployed?.deployment;
+    if (!deployed || !resolved) throw deploymentNotFound();
 
     if (input.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(input.body)}`)]);
     if (isMalformedJsonBody(input.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
@@ -65,6 +65,7 @@ export class SpecInvokeParser {
     const metadata = invokeMetadataOf(headers.metadata, body.metadata);
     if (metadata.problems.length > 0) throw invalidBody(metadata.problems.map((problem) => issue(['metadata'], problem)));
     const idempotencyKey = idempotencyKeyOf(input.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
+    const target = await this.withProvider(caller, deployed, body.provider);
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
       if (body[key] !== undefined) (overrides as Record<string, unknown>)[key] = body[key];
@@ -83,6 +84,19 @@ export class SpecInvokeParser {
       ...(idempotencyKey ? { idempotencyKey } : {}),
       log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip, requestId: requestIdHeader(input.headers) },
     };
+  }
+
+  /**
+   * The body's `provider` in place of the version's (the console's playground runs a draft's
+   * provider without saving it). A key limited to some environments may not: with a template of
+   * its own, that would be the direct provider call such a key is refused on /v1.
+   */
+  private async withProvider(caller: ProjectPrincipal, target: ResolvedTarget, name: string | undefined): Promise<ResolvedTarget> {
+    if (name === undefined || name === target.provider.name) return target;
+    if (caller.environments !== null) throw forbidden('This API key may only invoke deployments as they are: it cannot name another provider');
+    const direct = await this.invocation.resolve(caller, { type: 'provider', provider: name, model: target.model });
+    if (!direct) throw invalidBody([issue(['provider'], `Unknown provider "${name.slice(0, 64)}": use "local" or a provider of this project`)]);
+    return { ...target, provider: direct.provider };
   }
 
   /** `?v=N` pins a version; an empty `v` (SDKs send `?v=`) means the deployed one. */

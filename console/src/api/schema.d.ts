@@ -10163,6 +10163,21 @@ export interface operations {
                         };
                         tool_call_id?: string;
                     }[];
+                    /** @description Overrides the version's provider: `local` or a provider of the project (not for a key limited to some environments) */
+                    provider?: string;
+                    /** @description Replaces the version's tools (an empty list: none) */
+                    tools?: {
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            description?: string;
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                        };
+                    }[];
                     tool_choice?: ("auto" | "required" | "none") | {
                         /** @enum {string} */
                         type: "function";
@@ -10598,6 +10613,21 @@ export interface operations {
                             };
                         };
                         tool_call_id?: string;
+                    }[];
+                    /** @description Overrides the version's provider: `local` or a provider of the project (not for a key limited to some environments) */
+                    provider?: string;
+                    /** @description Replaces the version's tools (an empty list: none) */
+                    tools?: {
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            description?: string;
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                        };
                     }[];
                     tool_choice?: ("auto" | "required" | "none") | {
                         /** @enum {string} */

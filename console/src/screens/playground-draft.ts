@@ -64,9 +64,18 @@ export function versionBody(draft: Draft): Schemas['CreateVersionDto'] {
 /** The invoke body's fields that override a version's settings one for one. */
 const OVERRIDES = ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice'] as const;
 
-/** An invoke body that runs the draft without saving it: its template and model over the base version. */
-export function runBody(draft: Draft, variables: Record<string, string>, messagesJson: string) {
+/**
+ * An invoke body that runs the draft without saving it over the base version: its template, model
+ * and parameters, and its provider and tools when they differ from the base's (a key limited to some
+ * environments may not name another provider, so an unchanged one is not sent).
+ */
+export function runBody(draft: Draft, variables: Record<string, string>, messagesJson: string, base?: Version | null) {
   const parameters = parseField<Record<string, unknown>>(draft.parameters, 'Parameters', isObject);
+  const tools = parseField<NonNullable<Schemas['CreateVersionDto']['tools']>>(draft.tools, 'Tools', Array.isArray);
+  const changed = {
+    ...(draft.provider.trim() !== (base?.provider ?? '') ? { provider: draft.provider.trim() } : {}),
+    ...(JSON.stringify(tools) !== JSON.stringify(base?.tools ?? []) ? { tools } : {}),
+  };
   const overrides: Record<string, unknown> = {};
   for (const key of OVERRIDES) if (parameters[key] !== undefined) overrides[key] = parameters[key];
   const format = parameters.response_format as { type?: string } | undefined;
@@ -80,6 +89,7 @@ export function runBody(draft: Draft, variables: Record<string, string>, message
     messages: parseField<ChatMessage[]>(messagesJson, 'Messages', Array.isArray),
     metadata: { source: 'console-playground' },
     ...overrides,
+    ...changed,
   };
 }
 

@@ -103,7 +103,7 @@ export default function PlaygroundScreen() {
     if (!base) return;
     let body: ReturnType<typeof runBody>;
     try {
-      body = runBody(draft, variables, messages);
+      body = runBody(draft, variables, messages, base);
     } catch (error) {
       setOutput({ ...IDLE, error });
       return;
@@ -115,7 +115,8 @@ export default function PlaygroundScreen() {
       }),
     ];
     if (compareWith) {
-      const { template: _template, model: _model, ...sameInput } = body;
+      // The same input, on the saved version as it is: none of the draft's settings.
+      const { template: _template, model: _model, provider: _provider, tools: _tools, ...sameInput } = body as typeof body & { provider?: string; tools?: unknown[] };
       runs.push(stream(invokeUrl(Number(compareWith)), sameInput, setCompared));
     } else {
       setCompared(IDLE);
@@ -167,7 +168,7 @@ export default function PlaygroundScreen() {
             </Select>
           </div>
           <p className="muted small">
-            A run uses the draft's template, model and parameters with the provider and tools of v{base?.version ?? '—'}; it is logged like any call (metadata source=console-playground).
+            A run uses everything the draft holds (template, provider, model, parameters, tools) over v{base?.version ?? '—'}, without saving it; it is logged like any call (metadata source=console-playground).
           </p>
           <div className="row">
             <Button className="button" onPress={() => void run()} isDisabled={!base || !environment || output.running}>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isPlainObject } from '../../common/errors/request-body';
 import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_STRING_LENGTH, metadataProblems } from '../../common/validation/metadata';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
+import { toolsSchema } from '../../registry/content/version-content.schema';
 import { chatMessageSchema, expects, MODEL_NAME_MAX_LENGTH, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
 
 const responseFormatSchema = z.strictObject({ type: z.literal('json_object') });
@@ -22,6 +23,12 @@ const promptInvokeShape = {
     .describe('Overrides the deployed model'),
   ...samplingSettingsShape,
   template: z.array(chatMessageSchema).optional().describe('Replaces the stored template messages'),
+  provider: z
+    .string()
+    .max(MODEL_NAME_MAX_LENGTH, expects(`provider name of at most ${MODEL_NAME_MAX_LENGTH} characters`))
+    .optional()
+    .describe("Overrides the version's provider: `local` or a provider of the project (not for a key limited to some environments)"),
+  tools: toolsSchema.optional().describe("Replaces the version's tools (an empty list: none)"),
   tool_choice: toolChoiceSchema.optional(),
   response_format: responseFormatSchema.optional(),
   user: z.string().optional().describe('Identifier of the end-user'),
