@@ -16,14 +16,15 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
   Usage:
     'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
-    'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any.',
+    'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any. ' +
+    "GET /v2/usage/budgets: the project's budgets and spend, for a project key.",
   'OpenAI: usage and costs':
     "OpenAI's organization usage (`/v1/organization/usage/completions`) and costs (`/v1/organization/costs`) shapes over Parley's rollups, for dashboards written for OpenAI (docs/usage.md). Admin key.",
   'Admin: prices':
     "A project's price overrides per provider and model (USD per million tokens); every other model is priced from the @pydantic/genai-prices table (docs/usage.md). Admin key.",
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
   'Admin: limits':
-    'Requests per minute, concurrent invokes and tokens per day, per project and per key; over a limit an invoke is 429 with Retry-After (docs/security.md). Admin key.',
+    'Requests per minute, concurrent invokes, tokens per day and budgets in USD per UTC day and month, per project and per key; over a limit or an exhausted budget an invoke is 429 with Retry-After (docs/security.md, docs/usage.md). The budgets\' state: limit, spent, remaining, reset. Admin key.',
   'langtail SDK': 'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
   Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
   'OpenAI: Conversations': "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
