@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { anthropicJson, anthropicMessage, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
@@ -143,6 +144,30 @@ describe('responses: compaction', () => {
     // local/echo summarizes too (its "summary" is the transcript): works with no provider account.
     const local = await client.responses.compact({ model: 'local/echo', input: 'hello there' });
     expect(decode((local.output[0] as unknown as { encrypted_content: string }).encrypted_content)).toBe('Summary of the earlier part of this conversation:\n\nuser: hello there');
+  });
+
+  it('Anthropic: summarized by Claude, and the next turn gets the summary in its system prompt, not the covered turns', async () => {
+    const claude = await startFakeAnthropicUpstream();
+    try {
+      const q = await createProject(t);
+      const client = new OpenAI({ baseURL: openai.baseURL, apiKey: q.key, maxRetries: 0 });
+      await addProviderCredential(t, q, { name: 'claude', type: 'anthropic', baseUrl: claude.url, apiKey: 'sk-ant' });
+      const conv = await client.conversations.create();
+      for (const text of ['plan a trip to Rome', 'in May']) await client.responses.create({ model: 'claude/claude-x', conversation: conv.id, input: text });
+      claude.setNext(anthropicJson(anthropicMessage({ text: 'Trip to Rome in May.' })));
+      await client.responses.compact({ model: 'claude/claude-x', conversation: conv.id } as never);
+      expect(claude.requests.at(-1)!.body).toMatchObject({
+        system: expect.stringContaining('You compact conversations.'),
+        messages: [{ role: 'user', content: 'user: plan a trip to Rome\nassistant: plan a trip to Rome\nuser: in May\nassistant: in May' }],
+      });
+      await client.responses.create({ model: 'claude/claude-x', conversation: conv.id, input: 'hotels?' });
+      expect(claude.requests.at(-1)!.body).toMatchObject({
+        system: 'Summary of the earlier part of this conversation:\n\nTrip to Rome in May.',
+        messages: [{ role: 'user', content: 'hotels?' }],
+      });
+    } finally {
+      await claude.close();
+    }
   });
 
   it('refuses what it cannot do with a 400 naming the field; another project\'s conversation is not found', async () => {
