@@ -1,4 +1,5 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { runStatement } from './prepared-statements';
 
 /** SQL text by table and shape (which values each row gives); bounded, a handful in practice. */
 const statements = new Map<string, string>();
@@ -46,29 +47,6 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
     }
   }
   return { sql, parameters };
-}
-
-/** One statement: on the pool outside a transaction on PostgreSQL, else through the manager. */
-export async function runStatement(manager: EntityManager, sql: string, parameters: unknown[]): Promise<void> {
-  const pool = outsideTransactionPool(manager);
-  if (pool) await pool.query(sql, parameters);
-  else await manager.query(sql, parameters);
-}
-
-interface PgPool {
-  query(text: string, values: unknown[]): Promise<unknown>;
-}
-
-/**
- * Outside a transaction on PostgreSQL, the `pg` Pool TypeORM opened, whose own `query` takes a
- * connection and gives it back: TypeORM's QueryRunner around a one-statement autocommit INSERT
- * cost about 5 % of a prompt call's CPU. In a transaction (the statement must use its
- * connection), and on PGlite (a driver of its own), TypeORM runs it.
- */
-function outsideTransactionPool(manager: EntityManager): PgPool | null {
-  if (manager.queryRunner || (manager.connection.options as { driver?: unknown }).driver !== undefined) return null;
-  const pool = (manager.connection.driver as unknown as { master?: Partial<PgPool> }).master;
-  return typeof pool?.query === 'function' ? (pool as PgPool) : null;
 }
 
 function insertStatement(table: string, columns: readonly { databaseName: string; propertyName: string }[], rows: readonly ObjectLiteral[]): string {

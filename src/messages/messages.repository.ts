@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreThanOrEqual, Repository } from 'typeorm';
 import { fastInsert } from '../database/fast-insert';
+import { queryRows } from '../database/prepared-statements';
 import { visibleContent } from './deleted-items';
 import { ThreadMessageEntity } from './thread-message.entity';
 
@@ -50,7 +51,8 @@ export class MessagesRepository {
     const turns: { seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] = [];
     let afterSeq = 0;
     for (;;) {
-      const rows: { seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }[] = await this.messages.query(
+      const rows = await queryRows<{ seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }>(
+        this.messages.manager,
         `SELECT m.seq, m.content, m.deleted_items
            FROM threads t
            LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.seq > $3

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { insertOf, runStatement } from '../database/fast-insert';
+import { insertOf } from '../database/fast-insert';
+import { runStatement } from '../database/prepared-statements';
 import { RequestLogEntity } from './request-log.entity';
 import { withRollups } from './usage-rollups';
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository, SelectQueryBuilder } from 'typeorm';
 import { fastInsert } from '../database/fast-insert';
+import { queryRows } from '../database/prepared-statements';
 import { ThreadEntity } from './thread.entity';
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
@@ -86,8 +87,8 @@ export class ThreadsRepository {
    * and each lands as one contiguous block. Returns the first number, or null if no live thread.
    */
   async reserveSequence(manager: EntityManager, projectId: string, id: string, count: number): Promise<number | null> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount].
-    const [rows]: [{ last_seq: number }[], number] = await manager.query(
+    const rows = await queryRows<{ last_seq: number }>(
+      manager,
       `UPDATE threads SET last_seq = last_seq + $3
         WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL
         RETURNING last_seq`,
