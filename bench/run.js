@@ -15,6 +15,9 @@
  *   d   an assistant through Parley, appending to threads: per connection, conversations of 10
  *       calls (the first creates the thread, the next 9 continue it)
  *   e   d streamed; its figure is the time to the first byte of the stream
+ *   f   the assistant through OpenAI's /v1/responses on a /v1/conversations conversation: per
+ *       connection, one request creates the conversation, then 10 responses continue it
+ *   g   the deployed prompt through OpenAI's /v1/chat/completions (model "bench-prompt@production")
  * then a 200-turn thread, to measure request log bytes per turn.
  *
  * First every scenario gets BENCH_PREWARM (10; quick: 2) s of load at each connection count. Then
@@ -282,5 +285,6 @@ main()
   .catch(async (err) => {
     console.error(`bench failed: ${err.stack || err.message}`);
     await cleanUp();
-    process.exitCode = 1;
+    // The database monitor's connection may still be open: exit rather than wait on it.
+    process.exit(1);
   });

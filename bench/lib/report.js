@@ -64,14 +64,16 @@ function printReport(report) {
     console.log(`\nLog storage, one ${ls.turns}-turn thread: ${at}; the thread's ${ls.turns} logs hold ${ls.totalStoredBytes} B stored (${ls.totalLogicalBytes} B as text)`);
   }
 
-  console.log('\nTargets (issue 8):');
-  for (const t of report.targets) {
+  for (const issue of [...new Set(report.targets.map((t) => t.issue))]) {
+  console.log(`\nTargets (issue ${issue}):`);
+  for (const t of report.targets.filter((x) => x.issue === issue)) {
     const verdict = t.met === null ? 'N/A' : t.met ? 'MET' : 'MISSED';
     const value = t.value === null ? '-' : t.unit === 'ms' ? `${signed(t.value)} ms` : t.unit === 'MB' ? `${t.value.toFixed(0)} MB` : `${t.value.toFixed(2)}×`;
-    const limit = t.unit === 'ms' ? `≤ ${t.limit} ms` : t.unit === 'MB' ? `≤ ${t.limit} MB` : `${t.id.startsWith('c64-vs') ? '≥' : '≤'} ${t.limit}×`;
+    const limit = `${t.kind === 'min' ? '≥' : '≤'} ${t.limit}${t.unit === 'ms' ? ' ms' : t.unit === 'MB' ? ' MB' : '×'}`;
     const why = t.notMeasured ? ` — ${t.notMeasured}` : '';
     const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile` : '';
     console.log(`  ${verdict.padEnd(6)} ${t.description}: ${value} (target ${limit})${why}${disturbed}`);
+  }
   }
   if (report.databaseProbe) {
     const { selectRoundTripMs: rt, insertCommitMs: ic } = report.databaseProbe;

@@ -37,12 +37,29 @@ function conversation(pathname, stream, turns = 10) {
 }
 
 /**
+ * Per connection: a `/v1/conversations` conversation of `turns` `/v1/responses` calls on the
+ * deployed assistant (the request creating the conversation comes first, one in turns + 1).
+ */
+function responsesConversation(turns = 10) {
+  const body = (conversation) =>
+    JSON.stringify({ prompt: { id: 'bench-assistant', variables: VARIABLES }, input: USER_MESSAGE.content, conversation });
+  const remember = (status, text, context) => {
+    if (status === 200) context.conversation = JSON.parse(text).id;
+  };
+  return [
+    { method: 'POST', path: '/v1/conversations', body: '{}', onResponse: remember },
+    ...Array.from({ length: turns }, () => ({ method: 'POST', path: '/v1/responses', setupRequest: (req, context) => ({ ...req, body: body(context.conversation) }) })),
+  ];
+}
+
+/**
  * Every scenario of a run, in the order they take turns. `servers`: { upstream, rawProxy, bare,
  * portkey? ({proc, url, headers} or {skipped}), parley }, `setup`: what setUpParley returned.
  */
 function scenariosOf(servers, setup) {
   const { upstream, rawProxy, bare, bareFetch, portkey, parley } = servers;
   const key = { 'x-api-key': setup.key };
+  const bearer = { authorization: `Bearer ${setup.key}` };
   const list = [
     { id: 'a', name: 'upstream direct', serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) } },
     { id: 'a~', name: 'upstream direct, streamed', stream: true, serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) } },
@@ -58,6 +75,14 @@ function scenariosOf(servers, setup) {
     { id: 'c', name: 'Parley deployed prompt', usesDb: true, serverPid: () => parley.pid, target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke } },
     { id: 'd', name: 'Parley assistant + thread', usesDb: true, thread: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, false) } },
     { id: 'e', name: 'Parley assistant streamed', usesDb: true, thread: true, stream: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, true) } },
+    {
+      id: 'g',
+      name: 'Parley /v1/chat/completions, deployment',
+      usesDb: true,
+      serverPid: () => parley.pid,
+      target: { url: `${parley.url}/v1/chat/completions`, headers: bearer, body: JSON.stringify({ model: 'bench-prompt@production', messages: [USER_MESSAGE], variables: VARIABLES }) },
+    },
+    { id: 'f', name: 'Parley /v1/responses, conversation', usesDb: true, serverPid: () => parley.pid, target: { url: parley.url, headers: bearer, requests: responsesConversation() } },
   );
   return list;
 }
@@ -65,6 +90,7 @@ function scenariosOf(servers, setup) {
 /** One request outside the load, to fail early and clearly when a scenario does not work. */
 async function sanityCheck(scenario) {
   const t = scenario.target;
+  if (scenario.id === 'f') return sanityCheckResponses(scenario);
   const first = t.requests ? t.requests[0] : { path: '', body: t.body };
   const url = t.requests ? new URL(first.path, t.url).href : t.url;
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(t.headers || {}) }, body: first.body });
@@ -77,6 +103,20 @@ async function sanityCheck(scenario) {
     throw problem('the reply does not echo the user message');
   }
   if (scenario.thread && !threadIdOf(res.headers)) throw problem('no thread-id header');
+}
+
+/** Scenario f: a conversation is created, and a response on it echoes the input. */
+async function sanityCheckResponses(scenario) {
+  const t = scenario.target;
+  const post = (path, body) => fetch(new URL(path, t.url).href, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
+  const created = await post('/v1/conversations', '{}');
+  const conversation = created.status === 200 ? (await created.json()).id : null;
+  if (!conversation) throw new Error(`scenario f: POST /v1/conversations answered ${created.status}`);
+  const context = { conversation };
+  const res = await post('/v1/responses', t.requests[1].setupRequest({}, context).body);
+  const text = await res.text();
+  const output = res.status === 200 ? JSON.parse(text).output?.[0]?.content?.[0]?.text : undefined;
+  if (output !== USER_MESSAGE.content) throw new Error(`scenario f (${scenario.name}): the response does not echo the input\n${res.status} ${text.slice(0, 600)}`);
 }
 
 module.exports = { scenariosOf, sanityCheck, threadIdOf, USER_MESSAGE, VARIABLES };

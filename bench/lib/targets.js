@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The targets of issue 8 (docs/performance.md), each computed from figures of the same run, and
+ * The targets of issues 8 and 21 (docs/performance.md), each computed from figures of the same run, and
  * the overhead table. A figure taken while other processes used more than `quietPct` % of the
  * machine is flagged "disturbed".
  */
@@ -10,9 +10,11 @@ const RSS_LIMIT_MB = 250;
 function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
   const find = (id, c) => runs.find((r) => r.scenario === id && r.connections === c) ?? null;
   const targets = [];
-  const add = ({ id, description, value, limit, kind, unit, from = [], why = null }) =>
+  const add = ({ issue = 8, id, description, value, limit, kind, unit, from = [], why = null }) =>
     targets.push({
+      issue,
       id,
+      kind,
       description,
       value: value === null || value === undefined ? null : Math.round(value * 1000) / 1000,
       limit,
@@ -55,6 +57,17 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     unit: '×',
     why: logStorage?.error ? `log storage not measured: ${logStorage.error}` : logStorage ? null : 'the log storage phase was not run',
   });
+  // Issue 21: a conversation turn almost as cheap as a stateless call (docs/performance.md).
+  const [p1, d64, f64, g64] = [find('p', 1), find('d', 64), find('f', 64), find('g', 64)];
+  const noPortkey = portkeySkipped ? `Portkey not measured: ${portkeySkipped}` : null;
+  const cOverPortkey1 = dp50(c1, a1) !== null && dp50(p1, a1) !== null ? dp50(c1, a1) - dp50(p1, a1) : null;
+  add({ issue: 21, id: 'd64-vs-portkey', description: '(d) assistant on a thread, 64 conns: req/s ÷ (p) Portkey', value: ratio(d64, p64), limit: 1.5, kind: 'min', unit: '×', from: [d64, p64], why: noPortkey });
+  add({ issue: 21, id: 'd64-vs-c64', description: '(d) ÷ (c) deployed prompt, 64 conns, req/s', value: ratio(d64, c64), limit: 0.75, kind: 'min', unit: '×', from: [d64, c64] });
+  add({ issue: 21, id: 'd1-p50', description: '(d) added p50 over (a), 1 conn', value: dp50(d1, a1), limit: 1.5, kind: 'max', unit: 'ms', from: [d1, a1] });
+  add({ issue: 21, id: 'c1-p50-vs-portkey', description: "(c) added p50, 1 conn, minus (p) Portkey's added p50", value: cOverPortkey1, limit: 0, kind: 'max', unit: 'ms', from: [c1, p1, a1], why: noPortkey });
+  add({ issue: 21, id: 'c64-vs-portkey-21', description: '(c) 64 conns: req/s ÷ (p) Portkey', value: ratio(c64, p64), limit: 2.5, kind: 'min', unit: '×', from: [c64, p64], why: noPortkey });
+  add({ issue: 21, id: 'f64-vs-d64', description: '(f) /v1/responses with a conversation, 64 conns: req/s ÷ (d)', value: ratio(f64, d64), limit: 0.9, kind: 'min', unit: '×', from: [f64, d64] });
+  add({ issue: 21, id: 'g64-vs-c64', description: '(g) /v1/chat/completions on a deployment, 64 conns: req/s ÷ (c)', value: ratio(g64, c64), limit: 0.95, kind: 'min', unit: '×', from: [g64, c64] });
   return targets;
 }
 
