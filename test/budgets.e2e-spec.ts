@@ -127,11 +127,15 @@ describe('budgets', () => {
     const viaResponses = await client.responses.create({ model: 'oai/budget-model', input: 'hi' }).catch((err: unknown) => err);
     expect(viaResponses).toBeInstanceOf(RateLimitError);
     expect((viaResponses as RateLimitError).code).toBe('insufficient_quota');
+    // A streamed (stored) response is refused before its stream starts, the same way.
+    const streamed = await client.responses.create({ model: 'oai/budget-model', input: 'hi', stream: true }).catch((err: unknown) => err);
+    expect(streamed).toBeInstanceOf(RateLimitError);
+    expect((streamed as RateLimitError).code).toBe('insufficient_quota');
     // The SDK's default retries give up at once: x-should-retry: false.
     const retrying = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.otherKey });
-    const started = Date.now();
     await expect(retrying.chat.completions.create({ model: 'oai/budget-model', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
-    expect(Date.now() - started).toBeLessThan(400);
+    // One request reached Parley (each refusal is logged), not three.
+    expect((await requestLogRows(t, p.projectId)).filter((l) => l.api_key_id === p.otherKeyId && l.status === 429)).toHaveLength(1);
 
     // The spec's endpoints answer their own 429 shape.
     await t.http().post('/v2/prompts').set('X-API-Key', p.key).send({ slug: 'capped', kind: 'prompt' }).expect(200);
