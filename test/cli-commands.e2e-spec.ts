@@ -62,8 +62,12 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     const after = JSON.parse((await parley('keys', 'list', ...where)).stdout) as { id: string; revokedAt: string | null }[];
     expect(after.find((k) => k.id === created.id)!.revokedAt).not.toBeNull();
 
-    const refused = await parley('keys', 'list', '--workspace', p.workspace, '--project', p.project, '--url', url, '--key', p.key);
-    expect(String((refused.error as Error).message)).toMatch(/Forbidden|admin/i);
+    // A project key (keys:manage) lists its own project's keys; another project's are not found.
+    const own = JSON.parse((await parley('keys', 'list', '--workspace', p.workspace, '--project', p.project, '--url', url, '--key', p.key, '--json')).stdout) as { id: string }[];
+    expect(own.map((k) => k.id)).toEqual(listed.map((k) => k.id));
+    const other = await createProject(t);
+    const refused = await parley('keys', 'list', '--workspace', other.workspace, '--project', other.project, '--url', url, '--key', p.key);
+    expect(String((refused.error as Error).message)).toMatch(/not found/i);
   });
 
   it('keys create --preset app makes a key that invokes and keeps threads but cannot read logs', async () => {
