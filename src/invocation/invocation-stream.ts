@@ -30,6 +30,8 @@ export class InvocationStreamRun {
     private readonly recorder: Pick<InvocationRecorder, 'recordSuccess'>,
     private readonly admission: Admission,
     private readonly failed: Failed,
+    /** The project's share of streaming work (docs/operations.md, "Fairness between projects"): awaited before each chunk when it returns a promise. */
+    private readonly pace: () => Promise<void> | undefined = () => undefined,
   ) {}
 
   /** `open` starts the provider call; anything it throws before the first chunk is the call's failure. */
@@ -57,6 +59,8 @@ export class InvocationStreamRun {
   private async *iterate(stream: ProviderStream, chunks: AsyncIterator<ChatCompletionChunk>, first: IteratorResult<ChatCompletionChunk>, ttftMs: number): AsyncGenerator<ChatCompletionChunk> {
     try {
       for (let next = first; !next.done; next = await chunks.next()) {
+        const wait = this.pace();
+        if (wait) await wait;
         this.assembler.push(next.value);
         yield next.value;
       }

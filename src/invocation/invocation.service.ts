@@ -125,7 +125,8 @@ export class InvocationService {
         if (key) await this.idempotency.release(caller.projectId, key);
         return failure;
       };
-      const run = new InvocationStreamRun(caller, prepared, startedAt, this.gatedRecorder(caller), admission, failed);
+      const shares = this.limits.streamShares;
+      const run = new InvocationStreamRun(caller, prepared, startedAt, this.gatedRecorder(caller), admission, failed, () => shares.turn(caller.projectId));
       const streamed = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.

@@ -11,6 +11,7 @@ import { BudgetPeriodState, Budgets } from './budgets';
 import { toLimitValues } from './limits.mapper';
 import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LIMIT_FIELDS, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
 import { SharedCounters } from './shared-counters';
+import { StreamShares } from './stream-shares';
 
 const MINUTE = 60;
 const DAY = 86_400;
@@ -21,6 +22,13 @@ const SYNC_MS = 100;
  * a change notification (docs/scaling.md); this is only the bound when a notification is lost.
  */
 const SETTINGS_TTL_MS = 5000;
+/**
+ * A project's turn at streaming work before the event loop serves everything else (stream-shares.ts):
+ * another project's request waits at most this long per turn of the loop it needs.
+ */
+const STREAM_SLICE_MS = 2;
+/** How many of a project's waiting streams one slice lets go on (fewer, larger socket writes). */
+const STREAM_SLICE_STREAMS = 8;
 
 /** A call let through: give it back when the call has ended. */
 export interface Admission {
@@ -61,6 +69,8 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
 
   /** Invokes' database work, at most half the pool per project (project-gate.ts). */
   readonly databaseGate: ProjectGate;
+  /** Streaming work, one project's slice per turn of the event loop (stream-shares.ts). */
+  readonly streamShares = new StreamShares(STREAM_SLICE_MS, STREAM_SLICE_STREAMS);
 
   constructor(
     private readonly repo: LimitsRepository,
