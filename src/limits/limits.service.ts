@@ -47,14 +47,16 @@ function merged(base: LimitValues, override: LimitValues | undefined): LimitValu
   return Object.fromEntries(LIMIT_FIELDS.map((field) => [field, override[field] ?? base[field]])) as unknown as LimitValues;
 }
 
-/**
- * Requests per minute, concurrent invokes and tokens per day, per key and per project, held across
- * instances through shared counters and concurrency slots (docs/security.md, "Limits"). A project
- * without limits costs one cached lookup per call and its calls are still counted (in memory, sent
- * with the next sync), so a limit set later finds the window's calls already counted.
- */
 /** What a caller's key counters are kept under: its key id; `PARLEY_ADMIN_KEY` acting in a project (X-Parley-Project) has none. */
 const keyCounterOf = (caller: Pick<ProjectPrincipal, 'keyId'>): string => caller.keyId ?? 'PARLEY_ADMIN_KEY';
+
+/**
+ * Requests per minute, concurrent invokes, tokens per day and budgets in USD, per key and per
+ * project, held across instances through shared counters and concurrency slots (docs/security.md,
+ * "Limits"; docs/usage.md, "Budgets"). A project without limits costs one cached lookup per call
+ * and its calls are still counted (in memory, sent with the next sync), so a limit set later finds
+ * the window's calls already counted.
+ */
 
 @Injectable()
 export class LimitsService implements OnModuleInit, OnModuleDestroy {
