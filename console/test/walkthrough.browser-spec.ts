@@ -49,6 +49,18 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await within.locator('.field').filter({ has: page.getByText(label, { exact: true }) }).getByRole('button').click();
     await page.getByRole('option', { name: option, exact: true }).click();
   };
+  /** Picks a workspace, then a project; the project picker is reopened until its list has loaded (one opened before shows nothing). */
+  const chooseProject = async (workspace: string, project: string, within = page.getByRole('main')) => {
+    await choose('Workspace', workspace, within);
+    const picker = within.locator('.field').filter({ has: page.getByText('Project', { exact: true }) }).getByRole('button');
+    const option = page.getByRole('option', { name: project, exact: true });
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await picker.click();
+      if (await option.waitFor({ timeout: 1000 }).then(() => true, () => false)) return option.click();
+      await page.keyboard.press('Escape');
+    }
+    throw new Error(`no project ${project} in ${workspace}`);
+  };
   const noScriptRan = async () => {
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await page.locator('img[src="x"]').count()).toBe(0);
@@ -230,6 +242,17 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('link', { name: /^Thread / }).click();
     await page.getByRole('list', { name: 'Transcript' }).getByText('Second turn from the playground').first().waitFor();
     expect(await page.getByRole('list', { name: 'Transcript' }).getByText(XSS_MESSAGE).count()).toBeGreaterThan(0);
+
+    // The thread list filtered by metadata, the filter kept in the URL.
+    const tagged = await api('POST', '/v2/threads', { key: projectKey, body: { metadata: { team: 'browser-test' } } });
+    expect(tagged.status).toBe(200);
+    await page.getByRole('link', { name: 'Threads', exact: true }).click();
+    await page.getByLabel('Metadata', { exact: true }).fill('team:browser-test');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/\/console\/threads\?metadata=team%3Abrowser-test$/);
+    await page.getByRole('table').getByRole('link', { name: tagged.body.id }).waitFor();
+    expect(await page.getByRole('table').getByRole('row').count()).toBe(2);
+    await accessible('threads-filtered');
   });
 
   it('shows usage from the rollups: the calls made above, split by prompt', async () => {
@@ -338,8 +361,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByLabel('API key').fill(adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
-    await choose('Workspace', 'default');
-    await choose('Project', 'default');
+    await chooseProject('default', 'default');
     await page.getByRole('button', { name: 'Revoke default' }).waitFor();
     await page.getByText(/^revoked /).first().waitFor();
     await accessible('admin-keys');
@@ -348,8 +370,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.goto(`${server.url}/console/logs`);
     await page.getByRole('heading', { name: 'Pick a project' }).waitFor();
     const switcher = page.getByRole('group', { name: 'Project switcher' });
-    await choose('Workspace', 'default', switcher);
-    await choose('Project', 'default', switcher);
+    await chooseProject('default', 'default', switcher);
     await page.getByRole('link', { name: 'Prompts', exact: true }).click();
     await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
     await accessible('admin-prompts');
@@ -358,11 +379,11 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const own = await api('GET', '/v2/logs?limit=50', { key: projectKey });
     expect(await page.getByRole('table').getByRole('row').count()).toBe(own.body.data.length + 1);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
-    await page.getByRole('table').getByRole('link').first().click();
+    // The newest thread is the one made with metadata above; the assistant's is next.
+    await page.getByRole('table').getByRole('link').nth(1).click();
     await page.getByRole('list', { name: 'Transcript' }).getByText('Second turn from the playground').first().waitFor();
     // The other workspace's project: its own prompt, and none of default's.
-    await choose('Workspace', otherWorkspace, switcher);
-    await choose('Project', 'p', switcher);
+    await chooseProject(otherWorkspace, 'p', switcher);
     await page.getByRole('link', { name: 'Prompts', exact: true }).click();
     await page.getByRole('link', { name: 'secret-prompt' }).waitFor();
     expect(await page.getByRole('link', { name: 'demo-prompt' }).count()).toBe(0);

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
-import { PageQuery } from '../common/pagination';
+import { ThreadListQuery } from './dto/thread-list.query';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
@@ -34,12 +34,15 @@ export class ThreadsController {
 
   @RequireScope('threads:read')
   @Get()
-  @ApiOperation({ summary: 'List Threads', description: 'Newest first. Next page: `after` = the last id of this page.' })
+  @ApiOperation({
+    summary: 'List Threads',
+    description: 'Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).',
+  })
   @ApiOkResponse({ type: ThreadListDto })
   @ApiErrors(400)
   list(
     @CurrentProject() caller: ProjectPrincipal,
-    @Query() query: PageQuery,
+    @Query() query: ThreadListQuery,
   ): Promise<ThreadListDto> {
     return this.threads.list(caller, query);
   }

@@ -3,7 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
-import { pageLimit, PageQuery, toPage } from '../common/pagination';
+import { pageLimit, toPage } from '../common/pagination';
+import { ThreadListQuery } from './dto/thread-list.query';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadEntity } from './thread.entity';
@@ -48,12 +49,14 @@ export class ThreadsService {
     return this.threads.insert(thread, manager);
   }
 
-  async list(caller: ProjectPrincipal, query: PageQuery): Promise<ThreadListDto> {
+  async list(caller: ProjectPrincipal, query: ThreadListQuery): Promise<ThreadListDto> {
     const limit = pageLimit(query);
     if (query.after !== undefined && !(isUuid(query.after) && (await this.threads.existsInProject(caller.projectId, query.after)))) {
       throw badRequest('Invalid request parameters', ['after: no such thread']);
     }
-    const rows = await this.threads.listLive(caller.projectId, query.after, limit + 1);
+    const separator = query.metadata?.indexOf(':') ?? -1;
+    const metadata = query.metadata ? { [query.metadata.slice(0, separator)]: query.metadata.slice(separator + 1) } : {};
+    const rows = await this.listLiveEntities(caller.projectId, query.after, limit + 1, metadata);
     const page = toPage(rows.map(toThreadListItemDto), limit);
     return { object: 'list', ...page };
   }

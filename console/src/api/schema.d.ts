@@ -536,7 +536,7 @@ export interface paths {
         };
         /**
          * List Threads
-         * @description Newest first. Next page: `after` = the last id of this page.
+         * @description Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).
          */
         get: operations["ThreadsController_list"];
         put?: never;
@@ -6496,6 +6496,8 @@ export interface operations {
                 limit?: number;
                 /** @description id of the last item of the previous page */
                 after?: string;
+                /** @description metadata filter "key:value" (value compared as text, so a stored number matches its digits); applied while walking the newest-first index */
+                metadata?: string;
             };
             header?: never;
             path?: never;

@@ -1,20 +1,41 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 
-/** Threads, newest first, keyset-paged (`after` in the URL). */
+/** Threads, newest first, keyset-paged (`after` in the URL), filtered by a metadata value (`metadata=key:value`, in the URL too). */
 export function ThreadsScreen() {
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const after = params.get('after') ?? undefined;
+  const metadata = params.get('metadata') ?? undefined;
+  const [filter, setFilter] = useState(metadata ?? '');
   const threads = useQuery({
-    queryKey: ['threads', after],
-    queryFn: () => unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(after ? { after } : {}) } } })),
+    queryKey: ['threads', metadata, after],
+    queryFn: () => unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(metadata ? { metadata } : {}), ...(after ? { after } : {}) } } })),
   });
+  const more = (last: string) => `?${new URLSearchParams({ ...(metadata ? { metadata } : {}), after: last }).toString()}`;
   return (
     <>
       <h1>Threads</h1>
+      <Form
+        className="filters"
+        aria-label="Filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setParams(filter.trim() ? { metadata: filter.trim() } : {});
+        }}
+      >
+        <TextField value={filter} onChange={setFilter} className="field">
+          <Label>Metadata</Label>
+          <Input placeholder="customer:c_42" />
+        </TextField>
+        <Button type="submit" className="button">
+          Filter
+        </Button>
+      </Form>
       <ErrorNote error={threads.error} />
       {threads.isPending ? (
         <Loading />
@@ -43,12 +64,18 @@ export function ThreadsScreen() {
               ))}
             </tbody>
           </table>
-          {threads.data.has_more && threads.data.last_id ? <Link to={`?after=${threads.data.last_id}`}>Older</Link> : null}
+          {threads.data.has_more && threads.data.last_id ? <Link to={more(threads.data.last_id)}>Older</Link> : null}
         </>
       ) : (
-        <EmptyState title="No threads yet">
-          <p>An assistant keeps each conversation in a thread. Call an assistant (for example from its playground) and its thread appears here.</p>
-        </EmptyState>
+        metadata ? (
+          <EmptyState title="No threads match this filter">
+            <p>No live thread has that metadata value: check the key and value (key:value), or clear the filter.</p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="No threads yet">
+            <p>An assistant keeps each conversation in a thread. Call an assistant (for example from its playground) and its thread appears here.</p>
+          </EmptyState>
+        )
       )}
     </>
   );
