@@ -131,6 +131,14 @@ describe('budgets', () => {
     const streamed = await client.responses.create({ model: 'oai/budget-model', input: 'hi', stream: true }).catch((err: unknown) => err);
     expect(streamed).toBeInstanceOf(RateLimitError);
     expect((streamed as RateLimitError).code).toBe('insufficient_quota');
+    // A background response is accepted, then fails with the code.
+    const queued = await client.responses.create({ model: 'oai/budget-model', input: 'hi', background: true });
+    let settled = queued;
+    for (let i = 0; i < 100 && (settled.status === 'queued' || settled.status === 'in_progress'); i++) {
+      await sleep(50);
+      settled = await client.responses.retrieve(queued.id);
+    }
+    expect([settled.status, settled.error?.code]).toEqual(['failed', 'insufficient_quota']);
     // The SDK's default retries give up at once: x-should-retry: false.
     const retrying = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.otherKey });
     await expect(retrying.chat.completions.create({ model: 'oai/budget-model', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
