@@ -63,11 +63,15 @@ async function main() {
     const first = await timeCalls(`${server.url}/v2/logs?limit=50`, cookie);
     const filtered = await timeCalls(`${server.url}/v2/logs?limit=50&${filter}`, cookie);
     const next = await timeCalls(`${server.url}/v2/logs?limit=50&${filter}&after=${filtered.lastId}`, cookie);
+    // The filters by version, model, provider and key (their own keyset indexes).
+    const keyId = (await (await fetch(`${server.url}/v2/logs?limit=1&order=asc`, { headers: { Cookie: cookie } })).json()).data[0]?.projectAPIKeyId;
+    const more = [`slug=${slug}&version=2`, 'model=echo-mini', 'provider=local', ...(keyId ? [`keyId=${keyId}`] : [])];
     const rows = [
       ['GET /v2/logs?limit=50 (first page)', first],
       [`GET /v2/logs?limit=50&${filter}`, filtered],
       [`the same, next page (after=)`, next],
     ];
+    for (const query of more) rows.push([`GET /v2/logs?limit=50&${query.replace(keyId, '<key id>')}`, await timeCalls(`${server.url}/v2/logs?limit=50&${query}`, cookie)]);
     console.log('| API call | rows | p50 ms | p95 ms |\n|---|---|---|---|');
     for (const [name, r] of rows) console.log(`| ${name} | ${r.rows} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} |`);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Seeds request logs straight into PostgreSQL for the console's speed check (docs/console.md, "Speed on
 // a large logs table"): `DATABASE_URL=... node scripts/seed-logs.js [count] [workspace/project] [days]`.
-// Defaults: 1,000,000 logs in default/default, spread over the last 7 days (UUIDv7 ids made from their
+// Defaults: 1,000,000 logs in default/default (three versions, models echo and echo-mini, half of them
+// made with the project's first key), spread over the last 7 days (UUIDv7 ids made from their
 // start time, as the server makes them), in batches of 50,000 rows, one INSERT ... SELECT each.
 // The project must exist (start Parley once on the database: it seeds default/default).
 const { Client } = require('pg');
@@ -26,6 +27,9 @@ async function main() {
     );
     if (!found.rows[0]) throw new Error(`no project ${workspace}/${project}: start Parley once on this database first`);
     const projectId = found.rows[0].id;
+    // Every other call made with the project's first key (the key filter's half), the rest with none.
+    const key = await client.query('SELECT id FROM api_keys WHERE project_id = $1 ORDER BY id LIMIT 1', [projectId]);
+    const keyId = key.rows[0]?.id ?? null;
     const end = Date.now();
     const start = end - days * 86_400_000;
     const step = (end - start) / count;
@@ -35,13 +39,14 @@ async function main() {
       // Row g starts at start + g * step ms; its id is a UUIDv7 of that time (48 time bits, version 7,
       // variant 8, the rest from md5). Every 33rd call failed (502), every 97th was rate limited (429).
       await client.query(
-        `INSERT INTO request_logs (project_id, id, prompt_slug, kind, environment, version, provider_name, provider_type, model, url,
+        `INSERT INTO request_logs (project_id, id, api_key_id, prompt_slug, kind, environment, version, provider_name, provider_type, model, url,
                                    stream, do_not_record, metadata, variables, parameters, request_data, provider_request, provider_response,
                                    status, error, latency_ms, ttft_ms, prompt_tokens, completion_tokens, total_tokens, started_at)
          SELECT $1::uuid,
                 (lpad(to_hex(s.ms), 12, '0') || '7' || substr(h, 1, 3) || '8' || substr(h, 4, 15))::uuid,
+                CASE WHEN g % 2 = 0 THEN $8::uuid END,
                 s.slug, CASE WHEN s.slug = 'demo-assistant' THEN 'assistant' ELSE 'prompt' END,
-                CASE WHEN g % 5 = 0 THEN 'staging' ELSE 'production' END, 1 + g % 3, 'local', 'local', 'echo',
+                CASE WHEN g % 5 = 0 THEN 'staging' ELSE 'production' END, 1 + g % 3, 'local', 'local', CASE WHEN g % 4 = 1 THEN 'echo-mini' ELSE 'echo' END,
                 '/default/default/' || s.slug || '/production', g % 4 = 0, false,
                 jsonb_build_object('customer', 'c_' || (g % 1000)), jsonb_build_object('name', 'user ' || (g % 100)), '{}'::jsonb,
                 jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'question number ' || g))),
@@ -54,7 +59,7 @@ async function main() {
                 to_timestamp(s.ms / 1000.0)
            FROM (SELECT g, ($2::float8 + g * $3::float8)::bigint AS ms, ($4::text[])[1 + g % $5] AS slug, md5(g::text || ':' || $2) AS h
                    FROM generate_series($6::bigint, $7::bigint) AS g) AS s`,
-        [projectId, start, step, SLUGS, SLUGS.length, from, to],
+        [projectId, start, step, SLUGS, SLUGS.length, from, to, keyId],
       );
       process.stderr.write(`\r${to + 1} / ${count} logs (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     }
