@@ -2,7 +2,7 @@ import { createProject, TestProject } from './support/factories';
 import { deployedPrompt } from './support/registry-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
-/** GET /metrics behind METRICS_TOKEN, the time-to-first-token histogram and the PostgreSQL pool gauges. */
+/** GET /metrics behind METRICS_TOKEN, the time-to-first-token histogram, the limits and streaming gauges and the PostgreSQL pool gauges. */
 describe('metrics: token, time to first token, database pool', () => {
   const token = 'metrics-token-0123456789abcdef';
   let t: TestApp;
@@ -36,6 +36,18 @@ describe('metrics: token, time to first token, database pool', () => {
     await t.http().post(path).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'streamed' }] }).expect(200);
     const after = /parley_time_to_first_token_seconds_count\{provider="local",model="echo"\} (\d+)/.exec((await scrape()).text);
     expect(Number(after?.[1])).toBe(1);
+  });
+
+  it('reports limit settings reads (one per project and cache miss) and projects waiting for streaming work', async () => {
+    const q = await createProject(t);
+    await deployedPrompt(t, q, 'reads');
+    const reads = async () => Number(/^parley_limits_settings_reads (\d+)$/m.exec((await scrape()).text)?.[1]);
+    const before = await reads();
+    const path = `/${q.workspace}/${q.project}/reads/production`;
+    await Promise.all(Array.from({ length: 10 }, () => t.http().post(path).set('X-API-Key', q.key).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200)));
+    // Ten calls of a new project missed together: one read.
+    expect((await reads()) - before).toBe(1);
+    expect((await scrape()).text).toMatch(/^parley_stream_projects_waiting 0$/m);
   });
 
   (process.env.DATABASE_URL ? it : it.skip)('reports the PostgreSQL pool: connections in use and idle, queries waiting', async () => {

@@ -1,9 +1,10 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, serviceError } from '../common/errors';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
+import { MetricsService } from '../metrics/metrics.service';
 import { ConcurrencyLeases } from './concurrency-leases';
 import { ProjectGate } from './project-gate';
 import { LimitsRepository } from './limits.repository';
@@ -74,10 +75,15 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   /** Streaming work, one project's slice per turn of the event loop (stream-shares.ts). */
   readonly streamShares = new StreamShares(STREAM_SLICE_MS, STREAM_SLICE_STREAMS);
 
+  /** Settings read from the database since start: one per project and cache miss, however many calls missed together. */
+  private settingsReads = 0;
+
   constructor(
     private readonly repo: LimitsRepository,
     config: AppConfig,
     changes: ChangeNotifier,
+    // Absent in the CLI, which serves no calls.
+    @Optional() metrics?: MetricsService,
   ) {
     this.leases = new ConcurrencyLeases(repo);
     this.counters = new SharedCounters(repo, () => this.leases.liveInstances());
@@ -89,6 +95,8 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       },
       onFlush: () => this.settings.clear(),
     });
+    metrics?.gauge('parley_limits_settings_reads', 'Limit settings read from the database by this instance since it started (one read per project and cache miss, shared by the calls that missed together)', [], (gauge) => gauge.set(this.settingsReads));
+    metrics?.gauge('parley_stream_projects_waiting', 'Projects whose streams wait for their slice of streaming work on this instance', [], (gauge) => gauge.set(this.streamShares.waitingProjects));
   }
 
   onModuleInit(): void {
@@ -110,6 +118,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       this.settings.get(projectId) ??
       (await this.settings.getOrLoad(projectId, () =>
         this.databaseGate.run(projectId, async () => {
+          this.settingsReads++;
           const rows = await this.repo.settingsOf(projectId);
           return new Map(rows.map((r) => [r.subject, toLimitValues(r)]));
         }),
