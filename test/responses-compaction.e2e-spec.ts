@@ -204,5 +204,26 @@ describe('responses: compaction', () => {
     await openai.conversations.items.delete(first.output[0].id as string, { conversation_id: conv.id });
     await openai.responses.create({ model: 'upstream/gpt-chat', conversation: conv.id, input: 'four' });
     expect(fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)).toEqual(['one', 'two', 'three', 'three', 'four']);
+    const listed: Record<string, unknown>[] = [];
+    for await (const it of openai.conversations.items.list(conv.id, { order: 'asc' })) listed.push(it as unknown as Record<string, unknown>);
+    expect(listed.map((it) => [it.type, it.compacted_by])).toEqual(Array.from({ length: 6 }, () => ['message', undefined]));
+    const covered = await t.dataSource.query('SELECT count(*)::int AS n FROM thread_messages WHERE thread_id = $1 AND compacted_by IS NOT NULL', [conv.id]);
+    expect(covered[0].n).toBe(0);
+  });
+
+  it('a compaction covered by a later one, deleted: its items pass to the later one; deleting that on /v2 gives them back to the model', async () => {
+    const conv = await openai.conversations.create({ items: [{ role: 'user', content: 'alpha' }] });
+    const c1 = await compact({ model: 'upstream/gpt-chat', conversation: conv.id });
+    await openai.responses.create({ model: 'upstream/gpt-chat', conversation: conv.id, input: 'beta' });
+    const c2 = await compact({ model: 'upstream/gpt-chat', conversation: conv.id });
+    const c2Turn = uuidOfItem(c2.output[0].id as string);
+    await openai.conversations.items.delete(c1.output[0].id as string, { conversation_id: conv.id });
+    const [alpha] = await t.dataSource.query("SELECT compacted_by FROM thread_messages WHERE thread_id = $1 AND seq = 1", [conv.id]);
+    expect(alpha.compacted_by).toBe(c2Turn);
+    await openai.responses.create({ model: 'upstream/gpt-chat', conversation: conv.id, input: 'gamma' });
+    expect(fake.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+    await t.http().delete(`/v2/threads/${conv.id}/messages/${c2Turn}`).set('X-API-Key', p.key).expect(200);
+    await openai.responses.create({ model: 'upstream/gpt-chat', conversation: conv.id, input: 'delta' });
+    expect(fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)).toEqual(['alpha', 'beta', 'beta', 'gamma', 'gamma', 'delta']);
   });
 });

@@ -42,7 +42,7 @@ export class MessagesRepository {
   /**
    * The history of a live thread: the content of its live turns in sequence order, or null when
    * the thread is missing or deleted (what the invoke path needs before it calls the model); turns
-   * a live compaction covers are left out (its own turn stands for them). Up to
+   * a compaction covers are left out (its own turn stands for them). Up to
    * HISTORY_PAGE turns, the common case, cost one round trip (liveness and history in one query);
    * a longer thread is read in keyset pages of that size, so that parsing a huge result never holds
    * the event loop on one long stretch (a 10,000-message conversation: docs/openai-conversations.md).
@@ -55,9 +55,7 @@ export class MessagesRepository {
         this.messages.manager,
         `SELECT m.seq, m.content, m.deleted_items
            FROM threads t
-           LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.seq > $3
-                AND (m.compacted_by IS NULL OR NOT EXISTS (
-                  SELECT 1 FROM thread_messages c WHERE c.project_id = m.project_id AND c.id = m.compacted_by AND c.deleted_at IS NULL))
+           LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL AND m.seq > $3
           WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
           ORDER BY m.seq
           LIMIT ${HISTORY_PAGE}`,
@@ -100,6 +98,19 @@ export class MessagesRepository {
     );
   }
 
+  /**
+   * A compaction's turn deleted: the turns it covered pass to the compaction that covers it (whose
+   * summary includes its summary), or are the model's again (a plain column test keeps the history
+   * query linear, see liveHistory). A no-op for any other turn.
+   */
+  async uncompact(manager: EntityManager, projectId: string, threadId: string, compactionId: string): Promise<void> {
+    await manager.query(
+      `UPDATE thread_messages SET compacted_by = (SELECT c.compacted_by FROM thread_messages c WHERE c.project_id = $1 AND c.id = $3)
+        WHERE project_id = $1 AND thread_id = $2 AND compacted_by = $3`,
+      [projectId, threadId, compactionId],
+    );
+  }
+
   async setDeletedItems(manager: EntityManager, projectId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
     await manager.update(ThreadMessageEntity, { projectId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
   }
@@ -133,8 +144,8 @@ export class MessagesRepository {
     return (result.affected ?? 0) > 0 ? this.messages.findOne({ where: { projectId, threadId, id } }) : null;
   }
 
-  async softDelete(projectId: string, threadId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.messages.update({ projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
+  async softDelete(manager: EntityManager, projectId: string, threadId: string, id: string, at: Date): Promise<boolean> {
+    const result = await manager.update(ThreadMessageEntity, { projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
     return (result.affected ?? 0) > 0;
   }
 }

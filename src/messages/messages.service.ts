@@ -141,7 +141,15 @@ export class MessagesService {
   }
 
   async delete(caller: ProjectPrincipal, threadId: string, messageId: string): Promise<MessageDeletedDto> {
-    const deleted = isUuid(threadId) && isUuid(messageId) && (await this.messages.softDelete(caller.projectId, threadId, messageId, new Date()));
+    const deleted =
+      isUuid(threadId) &&
+      isUuid(messageId) &&
+      (await this.dataSource.transaction(async (manager) => {
+        if (!(await this.messages.softDelete(manager, caller.projectId, threadId, messageId, new Date()))) return false;
+        // A compaction's turn deleted undoes it (docs/openai-conversations.md, "Compaction").
+        await this.messages.uncompact(manager, caller.projectId, threadId, messageId);
+        return true;
+      }));
     if (!deleted) throw notFound(DELETE_NOT_FOUND);
     return { id: messageId, object: 'thread.message.deleted', deleted: true };
   }
@@ -179,7 +187,10 @@ export class MessagesService {
       const live = remaining(row);
       if (!live.includes(position)) return null;
       const deletedItems = [...(row.deletedItems ?? []), position];
-      await this.messages.setDeletedItems(manager, projectId, id, deletedItems, live.length === 1 ? new Date() : null);
+      const rowDeleted = live.length === 1;
+      await this.messages.setDeletedItems(manager, projectId, id, deletedItems, rowDeleted ? new Date() : null);
+      // A compaction's turn deleted undoes it (docs/openai-conversations.md, "Compaction").
+      if (rowDeleted) await this.messages.uncompact(manager, projectId, threadId, id);
       return row;
     });
   }
