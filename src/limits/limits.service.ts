@@ -27,9 +27,9 @@ const SETTINGS_TTL_MS = 5000;
  * A project's turn at streaming work before the event loop serves everything else (stream-shares.ts):
  * another project's request waits at most this long per turn of the loop it needs.
  */
-const STREAM_SLICE_MS = 2;
+const STREAM_SLICE_MS = 1;
 /** How many of a project's waiting streams one slice lets go on (fewer, larger socket writes). */
-const STREAM_SLICE_STREAMS = 8;
+const STREAM_SLICE_STREAMS = 4;
 
 /** A call let through: give it back when the call has ended. */
 export interface Admission {

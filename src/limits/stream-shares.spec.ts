@@ -26,7 +26,7 @@ describe('StreamShares', () => {
     await Promise.all(streams);
     clearInterval(timer);
     expect(done.a).toBe(10_000);
-    // About 200 ms of chunk work in 2 ms slices: the 1 ms timer ran between them (without slices
+    // About 200 ms of chunk work in 1 ms slices: the 1 ms timer ran between them (without slices
     // it would not run at all until every stream had ended). Counted, not timed: the machine is shared.
     expect(ticks).toBeGreaterThanOrEqual(20);
   });
