@@ -3,8 +3,9 @@
 // "Speed"): `DATABASE_URL=... node scripts/seed-usage.js [calls] [workspace/project] [days]`.
 // Defaults: 10,000,000 calls' worth in default/default over the last 30 days: every hour, 80
 // combinations (8 prompts x 2 environments, each prompt on one of 4 models, x 5 keys), the calls
-// spread evenly over them; one INSERT ... SELECT per day. The project must exist (start Parley once
-// on the database: it seeds default/default). The /v2/usage query reads these rows only.
+// spread evenly over them; one INSERT ... SELECT per day, then the daily rollups of those rows (the
+// server keeps both). The project must exist (start Parley once on the database: it seeds
+// default/default). The /v2/usage query reads these rows only.
 const { Client } = require('pg');
 const { randomUUID } = require('node:crypto');
 
@@ -55,8 +56,32 @@ async function main() {
       );
       rows += result.rowCount;
     }
+    // The daily rollups of the same hours, as the server keeps them beside the hourly ones (docs/usage.md, "Rollups").
+    const daily = await client.query(
+      `INSERT INTO usage_rollups_daily (project_id, id, day, prompt_slug, version, environment, model, provider_name, api_key_id,
+                                        calls, errors, partial_calls, unpriced_calls, uncached_input_tokens, cache_read_tokens, cache_write_tokens,
+                                        reasoning_tokens, output_tokens, cost_usd, latency_buckets)
+       SELECT project_id, gen_random_uuid(), date_trunc('day', hour, 'UTC'), prompt_slug, version, environment, model, provider_name, api_key_id,
+              sum(calls), sum(errors), sum(partial_calls), sum(unpriced_calls), sum(uncached_input_tokens), sum(cache_read_tokens), sum(cache_write_tokens),
+              sum(reasoning_tokens), sum(output_tokens), sum(cost_usd),
+              ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(latency_buckets[${i + 1}])`).join(', ')}]::int[]
+         FROM usage_rollups WHERE project_id = $1 AND api_key_id = ANY ($2::uuid[])
+        GROUP BY project_id, date_trunc('day', hour, 'UTC'), prompt_slug, version, environment, model, provider_name, api_key_id
+       ON CONFLICT (project_id, day, prompt_slug, environment, version, model, provider_name, api_key_id) DO UPDATE SET
+              calls = usage_rollups_daily.calls + EXCLUDED.calls, errors = usage_rollups_daily.errors + EXCLUDED.errors,
+              partial_calls = usage_rollups_daily.partial_calls + EXCLUDED.partial_calls,
+              unpriced_calls = usage_rollups_daily.unpriced_calls + EXCLUDED.unpriced_calls,
+              uncached_input_tokens = usage_rollups_daily.uncached_input_tokens + EXCLUDED.uncached_input_tokens,
+              cache_read_tokens = usage_rollups_daily.cache_read_tokens + EXCLUDED.cache_read_tokens,
+              cache_write_tokens = usage_rollups_daily.cache_write_tokens + EXCLUDED.cache_write_tokens,
+              reasoning_tokens = usage_rollups_daily.reasoning_tokens + EXCLUDED.reasoning_tokens,
+              output_tokens = usage_rollups_daily.output_tokens + EXCLUDED.output_tokens, cost_usd = usage_rollups_daily.cost_usd + EXCLUDED.cost_usd,
+              latency_buckets = (SELECT array_agg(a + b ORDER BY i) FROM unnest(usage_rollups_daily.latency_buckets, EXCLUDED.latency_buckets) WITH ORDINALITY AS t (a, b, i))`,
+      [projectId, keys],
+    );
     await client.query('ANALYZE usage_rollups');
-    console.log(`seeded ${rows} rollup rows (${perRow} calls each: ${rows * perRow} calls) in ${workspace}/${project} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await client.query('ANALYZE usage_rollups_daily');
+    console.log(`seeded ${rows} hourly and ${daily.rowCount} daily rollup rows (${perRow} calls each: ${rows * perRow} calls) in ${workspace}/${project} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await client.end();
   }

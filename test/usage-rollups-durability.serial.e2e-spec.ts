@@ -79,6 +79,12 @@ describe('usage rollups survive kill -9 equal to the logs', () => {
       [p.projectId],
     );
     expect(rollups.map(normalise)).toEqual(fromLogs.map(normalise));
+    const dailyFromLogs: Array<Record<string, unknown>> = await after.dataSource.query(`${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const daily: Array<Record<string, unknown>> = await after.dataSource.query(
+      `SELECT ${Object.keys(dailyFromLogs[0]).join(', ')} FROM usage_rollups_daily WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
+    expect(daily.map(normalise)).toEqual(dailyFromLogs.map(normalise));
     // Both keys and both slugs were summed, and every answered call is among the calls counted.
     expect(new Set(rollups.map((r) => `${r.api_key_id}/${r.prompt_slug}`)).size).toBe(4);
     expect(rollups.reduce((sum, r) => sum + Number(r.calls), 0)).toBeGreaterThanOrEqual(answered);

@@ -129,6 +129,12 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
       [p.projectId],
     );
     expect(rollups.map(normalise)).toEqual(expected.map(normalise));
+    const expectedDaily: Array<Record<string, unknown>> = await t.dataSource.query(`${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const daily: Array<Record<string, unknown>> = await t.dataSource.query(
+      `SELECT ${Object.keys(expectedDaily[0]).join(', ')} FROM usage_rollups_daily WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
+    expect(daily.map(normalise)).toEqual(expectedDaily.map(normalise));
 
     const report = await t.http().get('/v2/usage').query({ from, bucket: 'hour', group_by: 'model' }).set('X-API-Key', p.key).expect(200);
     const sum = (pick: (log: Record<string, any>) => number | null) => logs.reduce((acc, log) => acc + (pick(log) ?? 0), 0);
@@ -151,6 +157,13 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const models = report.body.data.map((row: { model: string }) => row.model).sort();
     expect(models).toEqual(expect.arrayContaining([GPT, CLAUDE]));
     expect(report.body.totals.latencyMs.p50).toBeGreaterThan(0);
+
+    // Whole days are read from the daily rollups: the same sums as the hours of those days.
+    const dayReport = await t.http().get('/v2/usage').query({ from, bucket: 'day', group_by: 'model' }).set('X-API-Key', p.key).expect(200);
+    expect(dayReport.body.totals).toEqual(report.body.totals);
+    const perModel = (rows: Array<{ model: string; calls: number; tokens: { total: number } }>) =>
+      Object.fromEntries(models.map((m: string) => [m, rows.filter((r) => r.model === m).reduce((acc, r) => [acc[0] + r.calls, acc[1] + r.tokens.total], [0, 0])]));
+    expect(perModel(dayReport.body.data)).toEqual(perModel(report.body.data));
   });
 
   it('buckets latencies in SQL as the definition does (ceil(2 · log2 ms) − 8, clamped): every latency to 5 s and around every bound', async () => {
@@ -268,9 +281,18 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
          FROM usage_rollups WHERE project_id = $1 LIMIT 1`,
       [p.projectId, newId()],
     );
-    expect(await t.app.get(UsageRetentionService).deleteExpired()).toBeGreaterThanOrEqual(1);
+    const currentDaily = Number((await t.dataSource.query('SELECT count(*) AS n FROM usage_rollups_daily WHERE project_id = $1', [p.projectId]))[0].n);
+    await t.dataSource.query(
+      `INSERT INTO usage_rollups_daily SELECT project_id, $2::uuid, day - interval '401 days', prompt_slug, version, environment, model, provider_name, api_key_id,
+         calls, errors, partial_calls, unpriced_calls, uncached_input_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, output_tokens, cost_usd, latency_buckets
+         FROM usage_rollups_daily WHERE project_id = $1 LIMIT 1`,
+      [p.projectId, newId()],
+    );
+    expect(await t.app.get(UsageRetentionService).deleteExpired()).toBeGreaterThanOrEqual(2);
     const left = await t.dataSource.query('SELECT hour FROM usage_rollups WHERE project_id = $1', [p.projectId]);
     expect(left.length).toBe(current);
+    const leftDaily = await t.dataSource.query('SELECT day FROM usage_rollups_daily WHERE project_id = $1', [p.projectId]);
+    expect(leftDaily.length).toBe(currentDaily);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
  * Hourly usage rollups (docs/usage.md, "Rollups"): one row per hour × project × prompt × version ×
  * environment × model × provider × key, with calls, errors, tokens by kind, cost and a latency
- * histogram. They are written by the very statement that inserts the request logs: the logs' INSERT
- * is a data-modifying CTE whose RETURNING rows the rollup upsert sums, so a commit holds both or
- * neither, and no round trip is added to a call.
+ * histogram; and the same per UTC day (usage_rollups_daily), which whole-day reports read. They are
+ * written by the very statement that inserts the request logs: the logs' INSERT is a data-modifying
+ * CTE whose RETURNING rows the rollup upserts sum, so a commit holds all or none, and no round trip
+ * is added to a call.
  */
 import { newId } from '../common/ids';
 
@@ -47,15 +48,17 @@ export const ROLLUP_SUMS: Record<string, string> = {
 
 const HOUR = `date_trunc('hour', started_at, 'UTC')`;
 const KEY = ['project_id', 'hour', 'prompt_slug', 'environment', 'version', 'model', 'provider_name', 'api_key_id'];
+const DAY = `date_trunc('day', hour, 'UTC')`;
+const DAY_KEY = ['project_id', 'day', ...KEY.slice(2)];
 
 /** The statement text by the logs' INSERT text: built once per shape, not on every call. */
 const statements = new Map<string, string>();
 
 /**
- * `logsInsert` (the request logs' INSERT, parameters $1..$n) followed by the rollup upsert of the
- * rows it inserted, as one statement. `ids` adds the ids of new rollup rows (one per log is always
- * enough) as the last parameter. Groups are upserted in key order, so two concurrent flushes
- * lock shared rollup rows in the same order and never deadlock.
+ * `logsInsert` (the request logs' INSERT, parameters $1..$n) followed by the hourly and daily rollup
+ * upserts of the rows it inserted, as one statement. `ids` adds the ids of new rollup rows (one per
+ * log is always enough, for either table) as the last parameter. Groups are upserted in key order, so
+ * two concurrent flushes lock shared rollup rows in the same order and never deadlock.
  */
 export function withRollups(logsInsert: { sql: string; parameters: unknown[] }, logCount: number): { sql: string; parameters: unknown[] } {
   const ids = Array.from({ length: logCount }, () => newId());
@@ -73,24 +76,40 @@ export function withRollups(logsInsert: { sql: string; parameters: unknown[] }, 
 function statementFor(logsSql: string, idsIndex: number): string {
   const idsParam = `$${idsIndex}::uuid[]`;
   const sums = Object.entries(ROLLUP_SUMS);
-  const merge = sums.map(([column]) =>
+  const columns = sums.map(([column]) => column);
+  const merge = columns.map((column) =>
     column === 'latency_buckets'
       ? `latency_buckets = (SELECT array_agg(a + b ORDER BY i) FROM unnest(r.latency_buckets, EXCLUDED.latency_buckets) WITH ORDINALITY AS t (a, b, i))`
       : `${column} = r.${column} + EXCLUDED.${column}`,
   );
-  return `WITH l AS (${logsSql} RETURNING ${RETURNED.join(', ')})
-INSERT INTO usage_rollups AS r (project_id, id, hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column]) => column).join(', ')})
-SELECT project_id, (${idsParam})[row_number() OVER ()], ${HOUR}, ${DIMENSIONS.join(', ')}, ${sums.map(([, sum]) => sum).join(', ')}
-  FROM l
- GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}
- ORDER BY project_id, ${HOUR}, prompt_slug, environment, version, model, provider_name, api_key_id
+  // The day's sums from the hour's (a flush rarely spans two hours, so h has about one row per group).
+  const daySums = columns.map((column) =>
+    column === 'latency_buckets' ? `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(latency_buckets[${i + 1}])`).join(', ')}]::int[]` : `sum(${column})`,
+  );
+  const order = `prompt_slug, environment, version, model, provider_name, api_key_id`;
+  // The daily upsert is not read by the main query, so PostgreSQL runs it after it: every statement
+  // locks its hourly rows, then its daily rows, each in key order; two flushes cannot deadlock.
+  return `WITH l AS (${logsSql} RETURNING ${RETURNED.join(', ')}),
+h AS (SELECT project_id, ${HOUR} AS hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column, sum]) => `${sum} AS ${column}`).join(', ')}
+        FROM l GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}),
+d AS (INSERT INTO usage_rollups_daily AS r (project_id, id, day, ${DIMENSIONS.join(', ')}, ${columns.join(', ')})
+      SELECT project_id, (${idsParam})[row_number() OVER ()], ${DAY}, ${DIMENSIONS.join(', ')}, ${daySums.join(', ')}
+        FROM h
+       GROUP BY project_id, ${DAY}, ${DIMENSIONS.join(', ')}
+       ORDER BY project_id, ${DAY}, ${order}
+      ON CONFLICT (${DAY_KEY.join(', ')}) DO UPDATE SET ${merge.join(', ')})
+INSERT INTO usage_rollups AS r (project_id, id, hour, ${DIMENSIONS.join(', ')}, ${columns.join(', ')})
+SELECT project_id, (${idsParam})[row_number() OVER ()], hour, ${DIMENSIONS.join(', ')}, ${columns.join(', ')}
+  FROM h
+ ORDER BY project_id, hour, ${order}
 ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${merge.join(', ')}`;
 }
 
 /** The rollups recomputed from request logs: what they must equal (tests, and docs/usage.md's check query). */
-export function rollupsFromLogsQuery(where: string): string {
+export function rollupsFromLogsQuery(where: string, unit: 'hour' | 'day' = 'hour'): string {
   const sums = Object.entries(ROLLUP_SUMS);
-  return `SELECT project_id, ${HOUR} AS hour, ${DIMENSIONS.join(', ')}, ${sums.map(([column, sum]) => `${sum} AS ${column}`).join(', ')}
+  const time = `date_trunc('${unit}', started_at, 'UTC')`;
+  return `SELECT project_id, ${time} AS ${unit}, ${DIMENSIONS.join(', ')}, ${sums.map(([column, sum]) => `${sum} AS ${column}`).join(', ')}
   FROM request_logs WHERE ${where}
- GROUP BY project_id, ${HOUR}, ${DIMENSIONS.join(', ')}`;
+ GROUP BY project_id, ${time}, ${DIMENSIONS.join(', ')}`;
 }

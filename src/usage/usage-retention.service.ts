@@ -31,17 +31,24 @@ export class UsageRetentionService implements OnApplicationBootstrap, OnModuleDe
     clearInterval(this.timer);
   }
 
-  /** Per project, through the (project_id, hour, ...) index; `now` is a parameter for tests. */
+  /**
+   * Per project, through the (project_id, hour or day, ...) indexes; `now` is a parameter for tests.
+   * The horizon is the start of a UTC day, so the hourly and daily rollups kept cover the same hours.
+   */
   async deleteExpired(now = Date.now()): Promise<number> {
     const days = this.config.usageRetentionDays;
     if (days === undefined) return 0;
-    const horizon = new Date(now - days * 86_400_000);
-    const result: [unknown, number] = await this.dataSource.query(
-      `DELETE FROM usage_rollups WHERE project_id = ANY (ARRAY(SELECT id FROM projects)) AND hour < $1`,
-      [horizon],
-    );
-    const deleted = Array.isArray(result) ? Number(result[1] ?? 0) : 0;
-    if (deleted > 0) this.logger.log(`deleted ${deleted} usage rollups older than ${days} days`);
+    const horizon = new Date(Math.floor((now - days * 86_400_000) / 86_400_000) * 86_400_000);
+    const [hourly, daily] = await this.dataSource.transaction(async (m) => [
+      await m.query(`DELETE FROM usage_rollups WHERE project_id = ANY (ARRAY(SELECT id FROM projects)) AND hour < $1`, [horizon]),
+      await m.query(`DELETE FROM usage_rollups_daily WHERE project_id = ANY (ARRAY(SELECT id FROM projects)) AND day < $1`, [horizon]),
+    ]);
+    const deleted = countOf(hourly) + countOf(daily);
+    if (deleted > 0) this.logger.log(`deleted ${deleted} hourly and daily usage rollups older than ${days} days`);
     return deleted;
   }
+}
+
+function countOf(result: unknown): number {
+  return Array.isArray(result) ? Number(result[1] ?? 0) : 0;
 }

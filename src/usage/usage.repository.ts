@@ -39,9 +39,21 @@ const SUMS = `sum(r.calls) AS calls, sum(r.errors) AS errors, sum(r.partial_call
 
 type SumsRow = Record<string, unknown> & { latency: Array<string | number> };
 
+const DAY_MS = 86_400_000;
+
 /**
- * Reads usage_rollups only, never request_logs (docs/usage.md, "Usage API"): every query is scoped
- * to the caller's project ids and answered from the (project_id, hour, ...) index.
+ * The rollups a range is read from: the daily ones when it is whole UTC days (24 times fewer rows,
+ * the same sums), else the hourly ones. Either is aliased `r` with its time column as `r.hour`.
+ */
+function rollupsOf(from: Date, to: Date): string {
+  return from.getTime() % DAY_MS === 0 && to.getTime() % DAY_MS === 0
+    ? `(SELECT *, day AS hour FROM usage_rollups_daily) r`
+    : 'usage_rollups r';
+}
+
+/**
+ * Reads the rollups only, never request_logs (docs/usage.md, "Usage API"): every query is scoped
+ * to the caller's project ids and answered from the (project_id, hour or day, ...) index.
  */
 @Injectable()
 export class UsageRepository {
@@ -65,7 +77,7 @@ export class UsageRepository {
     const groupBy = columns.map((c) => `, ${c}`).join('');
     const rows: SumsRow[] = await this.dataSource.query(
       `SELECT date_trunc($4, r.hour, 'UTC') AS start${select}, ${SUMS}
-         FROM usage_rollups r ${join}
+         FROM ${rollupsOf(from, to)} ${join}
         WHERE r.project_id = ANY ($1::uuid[]) AND r.hour >= $2 AND r.hour < $3
         GROUP BY 1${groupBy}
         ORDER BY 1${groupBy}`,
@@ -82,7 +94,7 @@ export class UsageRepository {
   async perWorkspace(projectIds: string[], from: Date, to: Date): Promise<Array<UsageSums & { workspaceId: string }>> {
     const rows: SumsRow[] = await this.dataSource.query(
       `SELECT p.workspace_id, ${SUMS}
-         FROM usage_rollups r JOIN projects p ON p.id = r.project_id
+         FROM ${rollupsOf(from, to)} JOIN projects p ON p.id = r.project_id
         WHERE r.project_id = ANY ($1::uuid[]) AND r.hour >= $2 AND r.hour < $3
         GROUP BY p.workspace_id ORDER BY p.workspace_id`,
       [projectIds, from, to],
@@ -94,7 +106,7 @@ export class UsageRepository {
   async unpriced(projectIds: string[], from: Date, to: Date): Promise<Array<{ provider: string | null; model: string | null; calls: number }>> {
     const rows: Array<{ provider: string | null; model: string | null; calls: string }> = await this.dataSource.query(
       `SELECT r.provider_name AS provider, r.model, sum(r.unpriced_calls) AS calls
-         FROM usage_rollups r
+         FROM ${rollupsOf(from, to)}
         WHERE r.project_id = ANY ($1::uuid[]) AND r.hour >= $2 AND r.hour < $3 AND r.unpriced_calls > 0
         GROUP BY 1, 2 ORDER BY 1, 2`,
       [projectIds, from, to],
