@@ -190,7 +190,7 @@ describe('limits', () => {
       const own = await t.http().post('/v2/apply').set('X-API-Key', p.key).send({ yaml: file(p) });
       expect(own.status).toBe(403);
       expect(own.body).toEqual({ error: 'Forbidden', message: 'Limits in parley.yaml can only be applied with the admin key' });
-      const bad = await t.http().post('/v2/apply').set(admin).send({ yaml: file(p).replace('100', '0') });
+      const bad = await t.http().post('/v2/apply').set(admin).send({ yaml: file(p).replace('requestsPerMinute: 100', 'requestsPerMinute: 0') });
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.body)).toContain('limits.project.requestsPerMinute');
       expect(await t.dataSource.query('SELECT * FROM limit_settings WHERE project_id = $1', [p.projectId])).toEqual([]);
