@@ -379,7 +379,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const own = await api('GET', '/v2/logs?limit=50', { key: projectKey });
     // The first rows can be a page the console still held while the project's list loads: wait for the list.
     const rows = own.body.data.length + 1;
-    await page.waitForFunction((n) => document.querySelectorAll('table tr').length === n, rows, { timeout: 10_000 }).catch(() => undefined);
+    await page.waitForFunction(`document.querySelectorAll('table tr').length === ${rows}`, undefined, { timeout: 10_000 }).catch(() => undefined);
     expect(await page.getByRole('table').getByRole('row').count()).toBe(rows);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
     // The newest thread is the one made with metadata above; the assistant's is next.
