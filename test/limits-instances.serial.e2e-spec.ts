@@ -1,4 +1,5 @@
 import { LimitsRepository } from '../src/limits/limits.repository';
+import { LimitsService } from '../src/limits/limits.service';
 import { createProject, TestProject } from './support/factories';
 import { deploy, INVOKE_APP_ENV, invokePath, sleep } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
@@ -39,8 +40,13 @@ describe('limits across instances', () => {
     const q = await createProject(a);
     await deploy(a, q, { slug: 'shared' });
     await a.http().put(`/v2/workspaces/${q.workspace}/projects/${q.project}/limits`).set(admin).send({ project: { requestsPerMinute: 50 } }).expect(200);
-    // Let both instances see each other's heartbeat before the burst.
-    await sleep(300);
+    // Both instances count each other (their heartbeats) before the burst.
+    const liveOf = (t: TestApp) => (t.app.get(LimitsService) as unknown as { leases: { liveInstances(): number } }).leases.liveInstances();
+    const deadline = Date.now() + 10_000;
+    while (liveOf(a) < 2 || liveOf(b!) < 2) {
+      if (Date.now() > deadline) throw new Error(`instances counted: ${liveOf(a)} and ${liveOf(b!)}`);
+      await sleep(50);
+    }
     const instances = [a, b!];
     let accepted = 0;
     let refused = 0;

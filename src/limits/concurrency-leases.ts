@@ -6,6 +6,12 @@ import { LimitsRepository } from './limits.repository';
 const STALE_SECONDS = 5;
 /** A slot a finished call leaves is kept this long for this instance's next call, then given back. */
 const SPARE_MS = 200;
+/**
+ * An instance that serves no limited call still reports that it is alive this often, so the others
+ * count it from its start: the rate limits' local budgets are split by the live instances, and an
+ * instance that others did not count could admit twice its share before its first report.
+ */
+const IDLE_HEARTBEAT_MS = 1000;
 
 interface ScopeSlots {
   projectId: string;
@@ -33,6 +39,7 @@ export class ConcurrencyLeases {
   private readonly logger = new Logger('Limits');
   private readonly slots = new Map<string, ScopeSlots>();
   private instances = 1;
+  private lastHeartbeatMs = 0;
 
   constructor(private readonly repo: LimitsRepository) {}
 
@@ -92,7 +99,10 @@ export class ConcurrencyLeases {
     }
     try {
       if (returns.length > 0) await this.repo.giveBackSlots(this.instanceId, returns);
-      if (active || this.holdsSlots()) this.instances = 1 + (await this.repo.heartbeat(this.instanceId, STALE_SECONDS));
+      if (active || this.holdsSlots() || now - this.lastHeartbeatMs >= IDLE_HEARTBEAT_MS) {
+        this.lastHeartbeatMs = now;
+        this.instances = 1 + (await this.repo.heartbeat(this.instanceId, STALE_SECONDS));
+      }
     } catch (err) {
       // Not given back: the rows stay until this instance reports again or is gone for STALE_SECONDS.
       this.logger.warn(`could not share concurrency slots: ${(err as Error).message}`);
