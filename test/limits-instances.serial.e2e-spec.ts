@@ -32,7 +32,9 @@ describe('limits across instances', () => {
     await a.http().put(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys/${p.keyId}/limits`).set(admin).send({ requestsPerMinute: 1000 }).expect(200);
     const conditional = jest.spyOn(a.app.get(LimitsRepository), 'addWithin');
     for (let i = 0; i < 45; i++) expect((await a.http().post(invokePath(p, 'shared')).set('X-API-Key', p.key).send(hello)).status).toBe(200);
-    expect(conditional.mock.calls.length).toBeLessThanOrEqual(2);
+    // The local budget is a tenth of what is left split by the live instances (two on PostgreSQL):
+    // a handful of conditional increments for 45 calls, not one per call.
+    expect(conditional.mock.calls.length).toBeLessThanOrEqual(5);
     conditional.mockRestore();
   });
 
