@@ -13,8 +13,9 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
 }
 
 /**
- * startServer, retried while a killed predecessor's DATA_DIR lock is not yet stale (PGlite: the
- * lock of a process that died is taken over once it has not been refreshed for 15 s).
+ * startServer, retried while a killed predecessor's DATA_DIR lock is still held. On Linux a lock
+ * whose owner is known dead is taken over at once, so the first try starts; elsewhere (no /proc) it
+ * is taken over once it has not been refreshed for 15 s (docs/architecture.md, "The DATA_DIR lock").
  */
 export async function restartServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   const deadline = Date.now() + timeoutMs;
