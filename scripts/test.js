@@ -5,7 +5,8 @@
  * `*.serial.e2e-spec.ts` (kill -9, several server processes, timing, EXPLAIN), one at a time.
  * With arguments (paths, patterns, jest flags) it runs just those, in parallel: `npm test -- test/foo`.
  * Builds dist/ first when stale (server processes and CLI tests run it). Prints each group's wall
- * time and a closing `N passed, N failed` line.
+ * time and a closing `N passed, N failed` line. PARLEY_TEST_RECORD_DURATIONS=1 rewrites the
+ * parallel group's durations that test/harness/sequencer.js orders a clean clone's run by.
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -30,12 +31,21 @@ function runJest(label, args) {
   try {
     const r = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     counts = { passed: r.numPassedTests, failed: r.numFailedTests + r.numRuntimeErrorTestSuites, skipped: r.numPendingTests + r.numTodoTests };
+    if (process.env.PARLEY_TEST_RECORD_DURATIONS && label === 'parallel group') recordDurations(r.testResults);
   } catch {
     counts.failed = run.status === 0 ? 0 : 1; // jest ended before writing its results
   }
   fs.rmSync(dir, { recursive: true, force: true });
   console.log(`\n== ${label}: ${seconds} s, ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped ==\n`);
   return { ok: run.status === 0, ...counts };
+}
+
+/** What test/harness/sequencer.js orders a clean clone's parallel group by: each file's milliseconds. */
+function recordDurations(testResults) {
+  const root = path.join(__dirname, '..');
+  const entries = testResults.map((t) => [path.relative(root, t.name).split(path.sep).join('/'), Math.round(t.endTime - t.startTime)]);
+  entries.sort((a, b) => b[1] - a[1]);
+  fs.writeFileSync(path.join(root, 'test', 'harness', 'durations.json'), `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`);
 }
 
 const args = process.argv.slice(2);

@@ -7,8 +7,11 @@ import { TestApp } from './support/test-app';
 
 const MESSAGES = 400;
 const CONCURRENCY = 40;
-/** A short claim lease (PROVIDER_TIMEOUT_MS × attempts + 30 s): keys whose create died uncommitted free up within the test. */
-const SERVER_ENV = { PROVIDER_TIMEOUT_MS: '1000', PROVIDER_MAX_RETRIES: '0' };
+/**
+ * A short claim lease (PROVIDER_TIMEOUT_MS × attempts + IDEMPOTENCY_LEASE_MARGIN_S: 1 + 10 s): keys
+ * whose create died uncommitted free up within the test; still far longer than a create takes.
+ */
+const SERVER_ENV = { PROVIDER_TIMEOUT_MS: '1000', PROVIDER_MAX_RETRIES: '0', IDEMPOTENCY_LEASE_MARGIN_S: '10' };
 
 /**
  * Issue 24: creates with an Idempotency-Key are exactly once across `kill -9`. 400 message creates

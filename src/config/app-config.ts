@@ -7,7 +7,7 @@ import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'DATA_DIR_TEMPLATE', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
   'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
-  'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S',
+  'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S', 'IDEMPOTENCY_LEASE_MARGIN_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
   'LOG_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
@@ -87,6 +87,9 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   PROVIDER_MAX_RETRY_AFTER_S?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3600)
+  IDEMPOTENCY_LEASE_MARGIN_S?: number;
 
   @IsOptional() @Transform(emptyToUndefined) @IsIn(SCHEMA_MODES)
   SCHEMA_MODE?: SchemaMode;
@@ -176,6 +179,11 @@ export class AppConfig {
   /** A longer Retry-After from an upstream is not waited out: the call fails at once as 429. */
   readonly providerMaxRetryAfterSeconds: number;
   /**
+   * An Idempotency-Key's claim lasts every provider attempt at its timeout plus this margin, for the
+   * rest of the request (docs/security.md, "Idempotency keys").
+   */
+  readonly idempotencyLeaseMarginSeconds: number;
+  /**
    * `partitioned`: every project-scoped table hash-partitioned by project_id after the migrations,
    * proving the schema distributable (docs/scaling.md); `plain` (default): plain tables.
    */
@@ -242,6 +250,7 @@ export class AppConfig {
     this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
+    this.idempotencyLeaseMarginSeconds = env.IDEMPOTENCY_LEASE_MARGIN_S ?? 30;
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';
     this.providerApiKeyEnvPrefix = env.PROVIDER_API_KEY_ENV_PREFIX ?? 'PARLEY_PROVIDER_';
     this.logRetentionDays = env.LOG_RETENTION_DAYS;

@@ -31,7 +31,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     private readonly repo: IdempotencyRepository,
     config: AppConfig,
   ) {
-    this.leaseSeconds = Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + 30;
+    this.leaseSeconds = Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + config.idempotencyLeaseMarginSeconds;
   }
 
   onModuleInit(): void {

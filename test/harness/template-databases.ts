@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { loadAppConfig } from '../../src/config/app-config';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
+import { databaseUrlNamed } from './database-url';
 
 /**
  * The databases a test run starts from, migrated once per run instead of once per test file
@@ -46,11 +47,6 @@ export async function pgliteTemplate(): Promise<string> {
   return file;
 }
 
-export const databaseUrlNamed = (base: string, name: string): string => {
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
 
 export const databaseNameOf = (url: string): string => decodeURIComponent(new URL(url).pathname.slice(1));
 

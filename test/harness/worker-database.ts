@@ -1,10 +1,9 @@
-import { databaseUrlNamed } from './template-databases';
+import { databaseUrlNamed } from './database-url';
 
 /**
  * Runs before every test file, in its worker: on PostgreSQL, DATABASE_URL becomes this worker's own
  * database (a copy of the run's migrated template), so files running at the same time never share
- * rows. PGlite test apps are in memory and separate anyway; they start from the run's dump
- * (test/support/test-app.ts).
+ * rows. On PGlite the worker's one database is test/harness/environment.js's.
  */
 const names = process.env.PARLEY_TEST_WORKER_DATABASES?.split(',');
 if (process.env.DATABASE_URL && names && !process.env.PARLEY_TEST_BASE_DATABASE_URL) {
