@@ -29,9 +29,9 @@ export class RequestLogsRepository {
     return this.insertWithRollups(manager ?? this.logs.manager, [log]).then(() => log);
   }
 
-  /** One multi-row INSERT: one statement, one commit (the group commit's flush). */
-  insertMany(logs: RequestLogEntity[]): Promise<void> {
-    return this.insertWithRollups(this.logs.manager, logs);
+  /** One multi-row INSERT, in the caller's transaction when `manager` is given (a group commit's flush). */
+  insertMany(logs: RequestLogEntity[], manager: EntityManager = this.logs.manager): Promise<void> {
+    return this.insertWithRollups(manager, logs);
   }
 
   /**

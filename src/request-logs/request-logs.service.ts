@@ -34,6 +34,11 @@ export class RequestLogsService {
     return log;
   }
 
+  /** Several logs in the caller's transaction, one statement (a group-committed batch of turns). */
+  recordMany(logs: RequestLogEntity[], manager: EntityManager): Promise<void> {
+    return this.logs.insertMany(logs, manager);
+  }
+
   async list(caller: ProjectPrincipal, query: RequestLogQuery): Promise<RequestLogListDto> {
     if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a log id']);
     // A version is a prompt's: without the slug it would match across prompts, and no index serves it.
