@@ -155,17 +155,17 @@ describe('invoke: assistants and their threads', () => {
     expect(rows.map((r) => r.content)).toEqual([[{ role: 'user', content: 'stored', tool_choice: 'auto' }], sent, [reply('go')]]);
   });
 
-  it('appends 50 concurrent calls on one thread as 100 contiguous messages, each request turn followed by its reply', async () => {
+  it('appends 64 concurrent calls on one thread as 128 contiguous messages, each request turn followed by its reply', async () => {
     const thread = await createThread(t, p);
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => api.post(path, { threadId: thread.id, messages: [user(`message ${i}`)] })),
+      Array.from({ length: 64 }, (_, i) => api.post(path, { threadId: thread.id, messages: [user(`message ${i}`)] })),
     );
-    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(responses.map((r) => r.status)).toEqual(Array(64).fill(200));
     expect(new Set(responses.map((r) => r.headers['x-parley-thread-id']))).toEqual(new Set([thread.id]));
     const rows = await threadMessageRows(t, p.projectId, thread.id);
-    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 128 }, (_, i) => i + 1));
     const seen = new Set<string>();
-    for (let i = 0; i < 100; i += 2) {
+    for (let i = 0; i < 128; i += 2) {
       const [request, answer] = [rows[i], rows[i + 1]];
       expect(request.request_log_id).not.toBeNull();
       expect(answer.request_log_id).toBe(request.request_log_id);
@@ -173,9 +173,9 @@ describe('invoke: assistants and their threads', () => {
       expect(answer.content).toEqual([reply(request.content[0].content)]);
       seen.add(request.content[0].content);
     }
-    expect(seen.size).toBe(50);
+    expect(seen.size).toBe(64);
     const logs = (await requestLogRows(t, p.projectId)).filter((l) => l.thread_id === thread.id);
-    expect(logs).toHaveLength(50);
+    expect(logs).toHaveLength(64);
     expect(new Set(rows.map((r) => r.request_log_id))).toEqual(new Set(logs.map((l) => l.id)));
   });
 

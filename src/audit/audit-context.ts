@@ -8,13 +8,36 @@ export interface AuditedRequest {
 }
 
 const storage = new AsyncLocalStorage<AuditedRequest>();
+/** Management requests being served; the storage is switched off when none is. */
+let served = 0;
+/** How long a management request may go on after its client left (longer than any statement runs). */
+const ABANDONED_REQUEST_GRACE_MS = 10 * 60_000;
 
 /**
  * Middleware for the management routes (`/v2`): makes the request reachable from the services that
  * write audit events, without threading it through every call. Not on the invoke routes, whose
- * changes are not audited (AsyncLocalStorage has a cost per request: docs/performance.md).
+ * changes are not audited.
+ *
+ * On Node 20 an AsyncLocalStorage in use installs promise hooks that every promise of the process
+ * pays for, invokes included (docs/performance.md, "Issue 21"); once used it stays on until
+ * `disable()`. So it is on only while a management request is being served: the last one to
+ * finish switches it off (its audit events are written before it answers).
  */
-export function auditContext(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
+export function auditContext(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  served++;
+  let done = false;
+  const finished = () => {
+    if (done) return;
+    done = true;
+    if (--served === 0) storage.disable();
+  };
+  res.once('finish', finished);
+  // A client that left does not end the work it asked for: its audit events still need the
+  // request, so the storage stays on for that request a while longer (switching it off is only
+  // a saving).
+  res.once('close', () => {
+    if (!res.writableFinished) setTimeout(finished, ABANDONED_REQUEST_GRACE_MS).unref();
+  });
   storage.run(req as AuditedRequest, next);
 }
 

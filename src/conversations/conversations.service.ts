@@ -26,11 +26,12 @@ export class ConversationsService {
     private readonly messages: MessagesService,
   ) {}
 
-  /** The thread and its initial items (one turn) in one transaction. */
+  /** The thread and its initial items (one turn) in one transaction (or one statement without items). */
   async create(caller: ProjectPrincipal, body: unknown, tx: CreateTransaction): Promise<ConversationView> {
     const input = parseOpenAI(createConversationSchema, body ?? {});
     const chat = itemsToChatMessages(parseInputItems(input.items ?? []));
-    return tx.run(async (manager) => {
+    // Without items the conversation is one row: one statement.
+    return (chat.length > 0 ? tx.run.bind(tx) : tx.runSingle.bind(tx))(async (manager) => {
       const created = await this.threads.insert(caller.projectId, input.metadata ?? {}, {}, manager);
       if (chat.length > 0) await this.messages.appendTurns(manager, caller.projectId, created.id, [{ content: chat }]);
       return toConversation(created);

@@ -90,17 +90,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         // A create stores its outcome in its own transaction (CreateTransaction); an update, after it.
         let stored = false;
-        slot[CREATE_TRANSACTION] = {
-          run: async (work) => {
-            const body = await this.dataSource.transaction(async (manager) => {
-              const answer = await work(manager);
-              await this.idempotency.complete(scope, key, { kind: 'response', status, body: answer ?? null }, manager);
-              return answer;
-            });
-            stored = true;
-            return body;
-          },
+        const run: CreateTransaction['run'] = async (work) => {
+          const body = await this.dataSource.transaction(async (manager) => {
+            const answer = await work(manager);
+            await this.idempotency.complete(scope, key, { kind: 'response', status, body: answer ?? null }, manager);
+            return answer;
+          });
+          stored = true;
+          return body;
         };
+        // The outcome is a statement of its own beside the work: a transaction either way.
+        slot[CREATE_TRANSACTION] = { run, runSingle: run };
         return next.handle().pipe(
           mergeMap((body) => (stored ? of(body) : from(this.idempotency.complete(scope, key, { kind: 'response', status, body: body ?? null }).then(() => body)))),
           catchError((err) => from(this.idempotency.settleFailure(scope, key, err)).pipe(mergeMap(() => throwError(() => err)))),

@@ -9,6 +9,7 @@ import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationRecorder } from './invocation-recorder';
+import { TurnWriter } from './turn-writer';
 import { InvocationService } from './invocation.service';
 
 /**
@@ -36,7 +37,7 @@ import { InvocationService } from './invocation.service';
       }),
     }),
   ],
-  providers: [InvocationService, InvocationRecorder],
+  providers: [InvocationService, InvocationRecorder, TurnWriter],
   exports: [InvocationService, ProvidersModule],
 })
 export class InvocationCoreModule {}

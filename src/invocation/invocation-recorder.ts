@@ -1,22 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { redactUrl } from '../common/http/redact-url';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LimitsService } from '../limits/limits.service';
-import { MessagesService, ThreadTurn } from '../messages/messages.service';
+import { ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { completionTokensOf, promptTokensOf, tokensFromOpenAI, type ChatCompletion, type CompletionUsage, type TokenCounts } from '../providers';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { elideHistory } from '../request-logs/thread-range';
-import { ThreadsService } from '../threads/threads.service';
 import { CallCost, PricesService } from '../usage/pricing/prices.service';
 import { PreparedInvocation } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
 import { replyMessage } from './invoke-request';
+import { TurnRecord, TurnWriter } from './turn-writer';
 
 export interface InvokeOutcome {
   /** The HTTP status Parley answered with. */
@@ -36,18 +36,16 @@ export interface InvokeOutcome {
 
 /**
  * Writes what an invoke leaves behind: its request log, and for an assistant that succeeded the
- * new thread (if any) and the two turns, all in one transaction. A failed call writes only its log,
- * so the thread stays as it was.
+ * new thread (if any) and the two turns, all in one transaction (group-committed with concurrent
+ * calls', turn-writer.ts). A failed call writes only its log, so the thread stays as it was.
  */
 @Injectable()
 export class InvocationRecorder {
   private readonly logger = new Logger('Invocation');
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly requestLogs: RequestLogsService,
-    private readonly threads: ThreadsService,
-    private readonly messages: MessagesService,
+    private readonly turns: TurnWriter,
     private readonly metrics: MetricsService,
     private readonly idempotency: IdempotencyService,
     private readonly prices: PricesService,
@@ -60,27 +58,18 @@ export class InvocationRecorder {
    */
   async recordSuccess(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
     const log = this.buildLog(caller, prepared, outcome, prepared.threadId, await this.costOf(caller, prepared, outcome));
-    const recordWith = prepared.input.recordWith;
-    if (!prepared.threadId && recordWith && outcome.completion) {
-      const completion = outcome.completion;
-      await this.dataSource.transaction(async (manager) => {
-        await this.requestLogs.record(log, manager);
-        await this.storeOutcome(caller, prepared, completion, manager);
-        await recordWith(manager, completion);
-      });
-      this.observe(log, caller);
-      return;
-    }
-    if (!prepared.threadId || !outcome.completion) {
+    const completion = outcome.completion;
+    const also = completion ? this.alsoOf(caller, prepared, completion) : null;
+    const rows = completion && prepared.input.recordRows ? prepared.input.recordRows(completion) : null;
+    if (!completion || (!prepared.threadId && !also && !rows)) {
       this.observe(log, caller);
       await this.requestLogs.record(log);
-      await this.storeOutcome(caller, prepared, outcome.completion);
       return;
     }
     try {
-      await this.appendToThread(caller, prepared, prepared.threadId, log, outcome.completion);
+      await this.turns.write({ log, thread: prepared.threadId ? this.threadOf(caller, prepared, prepared.threadId, log, completion) : null, also, rows });
     } catch (err) {
-      // appendTurns' "Thread not found": the thread was deleted after the history was read.
+      // The thread was deleted after the history was read: nothing was written for this call.
       if (!(err instanceof ApiException && err.getStatus() === 404)) throw err;
       const gone = threadNotFound();
       await this.recordFailure(caller, prepared, { ...outcome, status: gone.getStatus(), error: 'Thread not found' });
@@ -89,30 +78,34 @@ export class InvocationRecorder {
     this.observe(log, caller);
   }
 
-  /** The new thread (if any), the log and the two turns, in one transaction. */
-  private async appendToThread(caller: ProjectPrincipal, prepared: PreparedInvocation, threadId: string, log: RequestLogEntity, completion: ChatCompletion): Promise<void> {
+  /** The thread a successful call appends to: opened by it or continued, and its two turns. */
+  private threadOf(caller: ProjectPrincipal, prepared: PreparedInvocation, threadId: string, log: RequestLogEntity, completion: ChatCompletion): TurnRecord['thread'] {
     const turns: ThreadTurn[] = [];
     if (prepared.input.messages.length > 0) {
       turns.push({ content: prepared.input.messages as ThreadTurn['content'], requestLogId: log.id });
     }
     const reply = completion.choices[0]?.message;
     if (reply) turns.push({ content: [replyMessage(reply) as ThreadTurn['content'][number]], requestLogId: log.id });
-    await this.dataSource.transaction(async (manager) => {
-      if (prepared.newThread) {
-        await this.threads.insert(caller.projectId, {}, { ...toRequestLogObject(log, caller) }, manager, threadId);
-      }
-      await this.requestLogs.record(log, manager);
-      if (turns.length > 0) await this.messages.appendTurns(manager, caller.projectId, threadId, turns);
-      // In the same transaction as the turns: a retry after a crash replays them, never appends them twice.
+    return { id: threadId, createLog: prepared.newThread ? { ...toRequestLogObject(log, caller) } : null, turns };
+  }
+
+  /**
+   * The call's writes beside its log and turns, in their transaction: its Idempotency-Key outcome
+   * (so a retry after a crash replays the turns, never appends them twice) and the transport's own.
+   */
+  private alsoOf(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion): TurnRecord['also'] {
+    const recordWith = prepared.input.recordWith;
+    if (!prepared.input.idempotencyKey && !recordWith) return null;
+    return async (manager) => {
       await this.storeOutcome(caller, prepared, completion, manager);
-      await prepared.input.recordWith?.(manager, completion);
-    });
+      await recordWith?.(manager, completion);
+    };
   }
 
   /** The outcome an Idempotency-Key replays (docs/security.md, "Idempotency keys"). */
-  private async storeOutcome(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion | undefined, manager?: EntityManager): Promise<void> {
+  private async storeOutcome(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion, manager: EntityManager): Promise<void> {
     const key = prepared.input.idempotencyKey;
-    if (!key || !completion) return;
+    if (!key) return;
     const objectId = prepared.input.objectId;
     await this.idempotency.complete(caller.projectId, key, { kind: 'invocation', threadId: prepared.threadId, completion, ...(objectId ? { objectId } : {}) }, manager);
   }

@@ -76,8 +76,9 @@ export class InvocationService {
     if (input.thread && 'continue' in input.thread) {
       const continued = input.thread.continue;
       threadId = continued;
-      // Liveness and history in one query: a database round trip less on every continued thread.
-      const turns = await this.limits.databaseGate.run(caller.projectId, () => this.messages.liveTurnsOf(caller.projectId, continued));
+      // Liveness and history in one query, read together with concurrent calls' (history-reader.ts):
+      // like the writes after the call, it takes no connection of its own (docs/security.md, "Database fairness").
+      const turns = await this.messages.liveTurnsOf(caller.projectId, continued);
       if (!turns) throw threadNotFound();
       sent = { threadId: continued, ...turns };
     } else if (input.thread) {
@@ -126,7 +127,7 @@ export class InvocationService {
         return failure;
       };
       const shares = this.limits.streamShares;
-      const run = new InvocationStreamRun(caller, prepared, startedAt, this.gatedRecorder(caller), admission, failed, () => shares.turn(caller.projectId));
+      const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () => shares.turn(caller.projectId));
       const streamed = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.
@@ -144,7 +145,7 @@ export class InvocationService {
       throw await this.failed(caller, prepared, err, startedAt, null);
     }
     try {
-      await this.gatedRecorder(caller).recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
+      await this.recorder.recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
     } finally {
       admission.release(result.completion.usage?.total_tokens ?? 0);
     }
@@ -158,7 +159,7 @@ export class InvocationService {
     } catch (err) {
       if (err instanceof ApiException && err.getStatus() === 429) {
         const message = (err.body as { message?: string }).message ?? 'Too Many Requests';
-        await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: 429, error: message, startedAt, ttftMs: null });
+        await this.recorder.recordFailure(caller, prepared, { status: 429, error: message, startedAt, ttftMs: null });
       }
       throw err;
     }
@@ -167,17 +168,8 @@ export class InvocationService {
   /** A call refused before the provider (prepared.refusal): logged with its status, then thrown. */
   private async refuse(caller: ProjectPrincipal, prepared: PreparedInvocation, refusal: ApiException, startedAt: Date): Promise<never> {
     const error = refusal instanceof TemplateTooLarge ? refusal.detail : 'Refused';
-    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: refusal.getStatus(), error, startedAt, ttftMs: null });
+    await this.recorder.recordFailure(caller, prepared, { status: refusal.getStatus(), error, startedAt, ttftMs: null });
     throw refusal;
-  }
-
-  /** The recorder behind the project's share of the database pool. */
-  private gatedRecorder(caller: ProjectPrincipal): Pick<InvocationRecorder, 'recordSuccess' | 'recordFailure'> {
-    const gate = this.limits.databaseGate;
-    return {
-      recordSuccess: (...args) => gate.run(caller.projectId, () => this.recorder.recordSuccess(...args)),
-      recordFailure: (...args) => gate.run(caller.projectId, () => this.recorder.recordFailure(...args)),
-    };
   }
 
   /** prepare, then run. */
@@ -204,7 +196,7 @@ export class InvocationService {
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
     const error = prepared.input.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
     const usage = partial ? { ...(partial.tokens ? { tokens: partial.tokens } : {}), usagePartial: true } : {};
-    await this.gatedRecorder(caller).recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs, ...usage });
+    await this.recorder.recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs, ...usage });
     return failure;
   }
 

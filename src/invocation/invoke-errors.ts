@@ -11,7 +11,14 @@ const ERROR_NAMES: Record<number, string> = {
 };
 
 /** The invoke endpoints' 404 body for a thread that is unknown, deleted or of another project. */
-export const threadNotFound = () => new ApiException(404, { error: 'Thread not found' });
+/** The spec's 404 for a thread to continue that is missing or deleted; other surfaces re-shape it. */
+export class ThreadNotFound extends ApiException {
+  constructor() {
+    super(404, { error: 'Thread not found' });
+  }
+}
+
+export const threadNotFound = () => new ThreadNotFound();
 
 /**
  * A provider failure as the spec's invoke endpoints answer it, `{error, message}` with the mapped

@@ -70,8 +70,11 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   /** When a call last met a limit: instances report in-flight counts only while limits are in use. */
   private lastLimitedMs = 0;
 
-  /** Invokes' database work, at most half the pool per project (project-gate.ts). */
-  readonly databaseGate: ProjectGate;
+  /**
+   * Limit settings reads, at most half the pool per project (project-gate.ts). An invoke's other
+   * database work is batched across calls and needs no share (docs/security.md, "Database fairness").
+   */
+  private readonly databaseGate: ProjectGate;
   /** Streaming work, one project's slice per turn of the event loop (stream-shares.ts). */
   readonly streamShares = new StreamShares(STREAM_SLICE_MS, STREAM_SLICE_STREAMS);
 

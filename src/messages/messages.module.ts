@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadMessagesSource } from '../request-logs/thread-messages.source';
 import { ThreadsModule } from '../threads/threads.module';
+import { HistoryReader } from './history-reader';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
@@ -14,7 +15,7 @@ import { ThreadMessagesSourceImpl } from './thread-messages-source';
 @Module({
   imports: [TypeOrmModule.forFeature([ThreadMessageEntity]), ThreadsModule, RequestLogsModule],
   controllers: [MessagesController],
-  providers: [MessagesRepository, MessagesService, { provide: ThreadMessagesSource, useClass: ThreadMessagesSourceImpl }],
+  providers: [MessagesRepository, HistoryReader, MessagesService, { provide: ThreadMessagesSource, useClass: ThreadMessagesSourceImpl }],
   exports: [MessagesService, ThreadMessagesSource],
 })
 export class MessagesModule {}

@@ -8,6 +8,32 @@ import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Turns of history read per query (see liveHistory). */
 const HISTORY_PAGE = 500;
+/** The least of each thread's first page in a batched read (liveHistories): a short history in one go. */
+const MIN_BATCHED_PAGE = 32;
+
+/** One turn of a thread's history, as the model is sent it. */
+export interface HistoryTurn {
+  seq: number;
+  content: ThreadMessageEntity['content'];
+  /** Some of the turn's items were deleted one by one (/v1 conversations): what is sent is not its whole content. */
+  partial: boolean;
+}
+
+interface HistoryRow {
+  seq: number | null;
+  content: ThreadMessageEntity['content'] | null;
+  deleted_items: string[] | null;
+}
+
+/** The rows of a history query as turns (a thread without turns reads as one row of nulls). */
+function toTurns(rows: HistoryRow[]): HistoryTurn[] {
+  const turns: HistoryTurn[] = [];
+  for (const row of rows) {
+    if (row.content === null) continue;
+    turns.push({ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 });
+  }
+  return turns;
+}
 
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
 @Injectable()
@@ -47,11 +73,51 @@ export class MessagesRepository {
    * a longer thread is read in keyset pages of that size, so that parsing a huge result never holds
    * the event loop on one long stretch (a 10,000-message conversation: docs/openai-conversations.md).
    */
-  async liveHistory(projectId: string, threadId: string): Promise<{ seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] | null> {
-    const turns: { seq: number; content: ThreadMessageEntity['content']; partial: boolean }[] = [];
-    let afterSeq = 0;
+  async liveHistory(projectId: string, threadId: string): Promise<HistoryTurn[] | null> {
+    return this.liveHistoryAfter(projectId, threadId, 0, []);
+  }
+
+  /**
+   * liveHistory of several threads in one query (concurrent invokes' history reads, grouped by
+   * HistoryReader): the first turns of each in one statement (HISTORY_PAGE shared out between the
+   * threads, at least MIN_BATCHED_PAGE each), the rest of a longer thread read as liveHistory
+   * reads it, so that no result is much longer than a page. One entry per request, in order (a thread asked for twice
+   * is answered twice); null for a thread missing or deleted.
+   */
+  async liveHistories(threads: readonly { projectId: string; threadId: string }[]): Promise<(HistoryTurn[] | null)[]> {
+    // Each thread's first page shrinks as the batch grows: one result stays about a page long.
+    const firstPage = Math.max(MIN_BATCHED_PAGE, Math.floor(HISTORY_PAGE / threads.length));
+    const rows = await queryRows<HistoryRow & { i: string | number }>(
+      this.messages.manager,
+      `SELECT v.i, m.seq, m.content, m.deleted_items
+         FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS v(project_id, thread_id, i)
+         JOIN threads t ON t.project_id = v.project_id AND t.id = v.thread_id AND t.deleted_at IS NULL
+         LEFT JOIN LATERAL (
+           SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
+            WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL
+            ORDER BY m.seq
+            LIMIT $3
+         ) m ON true
+        ORDER BY v.i, m.seq`,
+      [threads.map((t) => t.projectId), threads.map((t) => t.threadId), firstPage],
+    );
+    const found: (HistoryRow[] | null)[] = threads.map(() => null);
+    for (const row of rows) (found[Number(row.i) - 1] ??= []).push(row);
+    return Promise.all(
+      found.map(async (page, i) => {
+        if (!page) return null;
+        const turns = toTurns(page);
+        const last = page[page.length - 1].seq;
+        // A thread longer than one page: the rest as liveHistory reads it.
+        return page.length < firstPage || last === null ? turns : this.liveHistoryAfter(threads[i].projectId, threads[i].threadId, Number(last), turns);
+      }),
+    );
+  }
+
+  /** The turns after `afterSeq`, appended to `turns`, in keyset pages (see liveHistory). */
+  private async liveHistoryAfter(projectId: string, threadId: string, afterSeq: number, turns: HistoryTurn[]): Promise<HistoryTurn[] | null> {
     for (;;) {
-      const rows = await queryRows<{ seq: number | null; content: ThreadMessageEntity['content'] | null; deleted_items: string[] | null }>(
+      const rows = await queryRows<HistoryRow>(
         this.messages.manager,
         `SELECT m.seq, m.content, m.deleted_items
            FROM threads t
@@ -62,11 +128,7 @@ export class MessagesRepository {
         [projectId, threadId, afterSeq],
       );
       if (rows.length === 0) return null;
-      for (const row of rows) {
-        if (row.content === null) continue;
-        // `partial`: some of the turn's items were deleted one by one (/v1 conversations), so what is sent is not its whole content.
-        turns.push({ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 });
-      }
+      turns.push(...toTurns(rows));
       if (rows.length < HISTORY_PAGE || rows[rows.length - 1].seq === null) return turns;
       afterSeq = Number(rows[rows.length - 1].seq);
     }

@@ -10,6 +10,7 @@ import { ThreadsService } from '../threads/threads.service';
 import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
+import { HistoryReader } from './history-reader';
 import { MessagesRepository } from './messages.repository';
 import { toMessageDto, toMessageListItemDto, toMessageUpdatedDto } from './messages.mapper';
 import { ThreadMessageEntity } from './thread-message.entity';
@@ -32,6 +33,7 @@ export class MessagesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
+    private readonly histories: HistoryReader,
     private readonly threads: ThreadsService,
     private readonly requestLogs: RequestLogsService,
   ) {}
@@ -51,22 +53,14 @@ export class MessagesService {
    */
   async appendTurns(manager: EntityManager, projectId: string, threadId: string, turns: ThreadTurn[]): Promise<ThreadMessageEntity[]> {
     const first = await this.threads.reserveSequence(manager, projectId, threadId, turns.length);
-    const createdAt = new Date();
-    const rows = turns.map((turn, i) =>
-      Object.assign(new ThreadMessageEntity(), {
-        projectId,
-        id: turn.id ?? newId(),
-        threadId,
-        seq: first + i,
-        content: turn.content,
-        metadata: turn.metadata ?? {},
-        requestLogId: turn.requestLogId ?? null,
-        deletedItems: null,
-        compactedBy: null,
-        createdAt: turn.createdAt ?? createdAt,
-        deletedAt: null,
-      }),
-    );
+    return this.messages.insertMany(manager, turnRows(projectId, threadId, first, turns));
+  }
+
+  /**
+   * Rows of turns whose sequence numbers a group-committed batch reserved already
+   * (ThreadsService.reserveSequences), in the batch's transaction: one INSERT for every thread of it.
+   */
+  insertReserved(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<ThreadMessageEntity[]> {
     return this.messages.insertMany(manager, rows);
   }
 
@@ -83,7 +77,7 @@ export class MessagesService {
    */
   async liveTurnsOf(projectId: string, threadId: string): Promise<{ seqs: number[]; messages: Record<string, unknown>[] } | null> {
     if (!isUuid(threadId)) return null;
-    const turns = await this.messages.liveHistory(projectId, threadId);
+    const turns = await this.histories.read(projectId, threadId);
     if (!turns) return null;
     const seqs = turns.some((turn) => turn.partial) ? [] : turns.map((turn) => turn.seq);
     return { seqs, messages: turns.flatMap((turn) => turn.content) };
@@ -198,4 +192,24 @@ export class MessagesService {
   existingIds(manager: EntityManager, projectId: string, ids: string[]): Promise<Set<string>> {
     return this.messages.existingIds(manager, projectId, ids);
   }
+}
+
+/** The rows of turns appended from sequence number `first` on, one per turn, in order. */
+export function turnRows(projectId: string, threadId: string, first: number, turns: ThreadTurn[]): ThreadMessageEntity[] {
+  const createdAt = new Date();
+  return turns.map((turn, i) =>
+    Object.assign(new ThreadMessageEntity(), {
+      projectId,
+      id: turn.id ?? newId(),
+      threadId,
+      seq: first + i,
+      content: turn.content,
+      metadata: turn.metadata ?? {},
+      requestLogId: turn.requestLogId ?? null,
+      deletedItems: null,
+      compactedBy: null,
+      createdAt: turn.createdAt ?? createdAt,
+      deletedAt: null,
+    }),
+  );
 }

@@ -15,6 +15,11 @@ export class ThreadsRepository {
     return fastInsert(manager ?? this.threads.manager, ThreadEntity, [thread]).then(() => thread);
   }
 
+  /** Several new threads in one INSERT (a group-committed batch of turns). */
+  insertMany(threads: ThreadEntity[], manager: EntityManager): Promise<void> {
+    return fastInsert(manager, ThreadEntity, threads);
+  }
+
   findLive(projectId: string, id: string): Promise<ThreadEntity | null> {
     return this.threads.findOne({ where: { projectId, id, deletedAt: IsNull() } });
   }
@@ -95,6 +100,23 @@ export class ThreadsRepository {
       [projectId, id, count],
     );
     return rows.length > 0 ? Number(rows[0].last_seq) - count + 1 : null;
+  }
+
+  /**
+   * reserveSequence for several threads in one statement (a group-committed batch of turns): each
+   * (project, thread) takes its count; the rows come back for the live ones only. The same row locks
+   * as reserveSequence, taken in the order given (sort it, so two batches cannot deadlock).
+   */
+  async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<{ projectId: string; id: string; lastSeq: number }[]> {
+    const rows = await queryRows<{ project_id: string; id: string; last_seq: number }>(
+      manager,
+      `UPDATE threads t SET last_seq = t.last_seq + v.count
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS v(project_id, id, count)
+        WHERE t.project_id = v.project_id AND t.id = v.id AND t.deleted_at IS NULL
+        RETURNING t.project_id, t.id, t.last_seq`,
+      [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)],
+    );
+    return rows.map((row) => ({ projectId: row.project_id, id: row.id, lastSeq: Number(row.last_seq) }));
   }
 
   private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {

@@ -22,7 +22,7 @@ export class ThreadsService {
   ) {}
 
   async create(caller: ProjectPrincipal, dto: CreateThreadDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ThreadCreatedDto> {
-    return tx.run(async (manager) => toThreadCreatedDto(await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) }, manager)));
+    return tx.runSingle(async (manager) => toThreadCreatedDto(await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) }, manager)));
   }
 
   /**
@@ -37,7 +37,25 @@ export class ThreadsService {
     id: string = newId(),
     createdAt: Date = new Date(),
   ): Promise<ThreadEntity> {
-    const thread = Object.assign(new ThreadEntity(), {
+    return this.threads.insert(this.newThread(projectId, metadata, createLog, id, createdAt), manager);
+  }
+
+  /** Threads opened by a group-committed batch of invokes, in its transaction. */
+  insertMany(manager: EntityManager, threads: { projectId: string; id: string; createLog: ThreadEntity['createLog'] }[]): Promise<void> {
+    const createdAt = new Date();
+    return this.threads.insertMany(threads.map((t) => this.newThread(t.projectId, {}, t.createLog, t.id, createdAt)), manager);
+  }
+
+  /** See ThreadsRepository.reserveSequences: the first number of each live thread's block, by `projectId/id`. */
+  async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<Map<string, number>> {
+    const sorted = [...demands].sort((a, b) => (a.projectId === b.projectId ? compare(a.id, b.id) : compare(a.projectId, b.projectId)));
+    const counts = new Map(demands.map((d) => [`${d.projectId}/${d.id}`, d.count]));
+    const rows = await this.threads.reserveSequences(manager, sorted);
+    return new Map(rows.map((row) => [`${row.projectId}/${row.id}`, row.lastSeq - counts.get(`${row.projectId}/${row.id}`)! + 1]));
+  }
+
+  private newThread(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], id: string, createdAt: Date): ThreadEntity {
+    return Object.assign(new ThreadEntity(), {
       projectId,
       id,
       metadata,
@@ -46,7 +64,6 @@ export class ThreadsService {
       createdAt,
       deletedAt: null,
     });
-    return this.threads.insert(thread, manager);
   }
 
   async list(caller: ProjectPrincipal, query: ThreadListQuery): Promise<ThreadListDto> {
@@ -130,4 +147,8 @@ export class ThreadsService {
     if ((await this.threads.reserveSequence(manager, projectId, id, 0)) !== null) return 'live';
     return (await this.threads.existsWithin(manager, projectId, id)) ? 'deleted' : 'missing';
   }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,0 +1,113 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { fastInsert } from '../database/fast-insert';
+import { GroupCommit, ItemOutcome } from '../database/group-commit';
+import { MessagesService, ThreadTurn, turnRows } from '../messages/messages.service';
+import { RequestLogEntity } from '../request-logs/request-log.entity';
+import { RequestLogsService } from '../request-logs/request-logs.service';
+import { ThreadsService } from '../threads/threads.service';
+import { RowsToInsert } from './invocation.types';
+import { threadNotFound } from './invoke-errors';
+
+/** What one successful invoke leaves behind beyond a lone log row. */
+export interface TurnRecord {
+  log: RequestLogEntity;
+  /** The thread it appends to: opened by this call (`createLog` given) or continued. */
+  thread: { id: string; createLog: Record<string, unknown> | null; turns: ThreadTurn[] } | null;
+  /**
+   * More writes of the same call in the same transaction (its Idempotency-Key outcome, a
+   * response's end). May run more than once when its batch is retried: no side effect outside
+   * the transaction.
+   */
+  also: ((manager: EntityManager) => Promise<void>) | null;
+  /** The surface's own rows (InvocationInput.recordRows), inserted with the batch's rows of the same table. */
+  rows: RowsToInsert | null;
+}
+
+/** Most calls in one transaction: every one with `also` adds its own statements to it. */
+const MAX_BATCH = 64;
+
+/**
+ * Group commit of invokes' turns (docs/decisions.md, "Writes are group-committed"). Concurrent
+ * calls' records go in one transaction: the threads they open in one INSERT, the sequence numbers
+ * of every thread they append to in one UPDATE, their logs (with the usage rollups) in one INSERT,
+ * their turns in one INSERT, the surfaces' own rows in one INSERT per table, then each call's
+ * `also`; one commit. `write` resolves once that
+ * committed, and rejects with the invoke's 404 "Thread not found" when the thread was deleted
+ * while the provider worked (nothing of that call is written; the rest of the batch is).
+ */
+@Injectable()
+export class TurnWriter implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('TurnWriter');
+  private readonly batches: GroupCommit<TurnRecord>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly threads: ThreadsService,
+    private readonly messages: MessagesService,
+    private readonly requestLogs: RequestLogsService,
+    config: AppConfig,
+  ) {
+    this.batches = new GroupCommit<TurnRecord>({
+      maxInFlight: config.embedded ? 1 : Math.max(1, Math.floor(config.dbPoolSize / 4)),
+      maxBatch: MAX_BATCH,
+      flush: (records) => this.dataSource.transaction((manager) => this.writeBatch(manager, records)),
+      onBatchFailed: (size, err) => this.logger.warn(`batch of ${size} turns failed (${(err as Error).message}); writing them one by one`),
+    });
+  }
+
+  /** Flushes and calls written, for tests. */
+  get stats(): { flushes: number; items: number } {
+    return this.batches.stats;
+  }
+
+  write(record: TurnRecord): Promise<void> {
+    return this.batches.submit(record.log.projectId, record);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.batches.drain();
+  }
+
+  private async writeBatch(manager: EntityManager, records: TurnRecord[]): Promise<ItemOutcome[]> {
+    const opened = records.filter((r) => r.thread?.createLog).map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
+    if (opened.length > 0) await this.threads.insertMany(manager, opened);
+    const demand = new Map<string, { projectId: string; id: string; count: number }>();
+    for (const { log, thread } of records) {
+      if (!thread || thread.turns.length === 0) continue;
+      const key = `${log.projectId}/${thread.id}`;
+      const entry = demand.get(key) ?? { projectId: log.projectId, id: thread.id, count: 0 };
+      entry.count += thread.turns.length;
+      demand.set(key, entry);
+    }
+    const firsts = demand.size > 0 ? await this.threads.reserveSequences(manager, [...demand.values()]) : new Map<string, number>();
+    // Blocks handed out in arrival order: two calls on one thread get consecutive blocks.
+    const next = new Map(firsts);
+    const outcomes: ItemOutcome[] = [];
+    const written: TurnRecord[] = [];
+    const rows = [];
+    for (const record of records) {
+      const { log, thread } = record;
+      if (thread && thread.turns.length > 0) {
+        const key = `${log.projectId}/${thread.id}`;
+        const first = next.get(key);
+        if (first === undefined) {
+          outcomes.push({ ok: false, error: threadNotFound() });
+          continue;
+        }
+        next.set(key, first + thread.turns.length);
+        rows.push(...turnRows(log.projectId, thread.id, first, thread.turns));
+      }
+      outcomes.push({ ok: true });
+      written.push(record);
+    }
+    if (written.length > 0) await this.requestLogs.recordMany(written.map((r) => r.log), manager);
+    if (rows.length > 0) await this.messages.insertReserved(manager, rows);
+    const others = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
+    for (const { rows: own } of written) if (own) others.set(own.target, [...(others.get(own.target) ?? []), ...own.rows]);
+    for (const [target, batch] of others) await fastInsert(manager, target, batch);
+    for (const record of written) await record.also?.(manager);
+    return outcomes;
+  }
+}

@@ -1,0 +1,77 @@
+import { ProjectPrincipal } from '../../src/auth/principal';
+import { newId } from '../../src/common/ids';
+import { HistoryReader } from '../../src/messages/history-reader';
+import { MessagesService } from '../../src/messages/messages.service';
+import { ThreadsService } from '../../src/threads/threads.service';
+import { createServiceContext, projectCaller, ServiceContext } from './service-context';
+
+/** Concurrent invokes' history reads, batched (src/messages/history-reader.ts). */
+describe('HistoryReader (medium tier)', () => {
+  let ctx: ServiceContext;
+  let caller: ProjectPrincipal;
+  let other: ProjectPrincipal;
+  let reader: HistoryReader;
+  let threads: ThreadsService;
+  let messages: MessagesService;
+
+  beforeAll(async () => {
+    ctx = await createServiceContext();
+    reader = ctx.get(HistoryReader);
+    threads = ctx.get(ThreadsService);
+    messages = ctx.get(MessagesService);
+  });
+  afterAll(() => ctx.close());
+  beforeEach(async () => {
+    caller = await projectCaller(ctx);
+    other = await projectCaller(ctx);
+  });
+
+  const threadWith = async (owner: ProjectPrincipal, texts: string[]): Promise<string> => {
+    const thread = await threads.create(owner, {});
+    if (texts.length > 0) {
+      await ctx.dataSource.transaction((manager) =>
+        messages.appendTurns(manager, owner.projectId, thread.id, texts.map((text) => ({ content: [{ role: 'user', content: text }] }))),
+      );
+    }
+    return thread.id;
+  };
+  const textsOf = (turns: { content: Record<string, unknown>[] }[] | null) => turns && turns.map((turn) => turn.content[0].content);
+
+  it('reads concurrent calls\' histories in a few queries, each thread its own turns in order', async () => {
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => threadWith(caller, Array.from({ length: i }, (_, j) => `t${i}-${j}`))));
+    const empty = await threadWith(other, []);
+    const deleted = await threadWith(caller, ['gone']);
+    await threads.delete(caller, deleted);
+    const before = reader.stats.flushes;
+    const asked = [
+      ...ids.map((id) => ({ projectId: caller.projectId, id })),
+      { projectId: caller.projectId, id: ids[3] }, // the same thread twice
+      { projectId: other.projectId, id: empty },
+      { projectId: caller.projectId, id: deleted },
+      { projectId: caller.projectId, id: newId() },
+      { projectId: other.projectId, id: ids[5] }, // another project's thread
+    ];
+    const read = await Promise.all(asked.map((a) => reader.read(a.projectId, a.id)));
+    expect(reader.stats.flushes - before).toBeLessThan(asked.length / 2);
+    ids.forEach((_, i) => expect(textsOf(read[i])).toEqual(Array.from({ length: i }, (_, j) => `t${i}-${j}`)));
+    expect(read[2]!.map((turn) => turn.seq)).toEqual([1, 2]);
+    expect(textsOf(read[12])).toEqual(textsOf(read[3]));
+    expect(read[13]).toEqual([]);
+    expect(read.slice(14)).toEqual([null, null, null]);
+  });
+
+  it('reads to their ends histories longer than a batch\'s share of a page (each read on from its first turns)', async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => threadWith(caller, Array.from({ length: 40 }, (_, j) => `t${i}-${j}`))));
+    const read = await Promise.all(ids.map((id) => reader.read(caller.projectId, id)));
+    ids.forEach((_, i) => expect(textsOf(read[i])).toEqual(Array.from({ length: 40 }, (_, j) => `t${i}-${j}`)));
+  });
+
+  it('reads a thread longer than one query\'s page to its end', async () => {
+    const long = await threadWith(caller, Array.from({ length: 1203 }, (_, i) => `m${i}`));
+    const short = await threadWith(caller, ['only']);
+    const [longTurns, shortTurns] = await Promise.all([reader.read(caller.projectId, long), reader.read(caller.projectId, short)]);
+    expect(longTurns).toHaveLength(1203);
+    expect(longTurns!.map((turn) => turn.seq)).toEqual(Array.from({ length: 1203 }, (_, i) => i + 1));
+    expect(textsOf(shortTurns)).toEqual(['only']);
+  });
+});
