@@ -76,10 +76,13 @@ export class ResponseEventWriter {
    * lease checked; throws LeaseLostError when the job is no longer this run's. Hand the answer to
    * `delivered` once the transaction committed.
    */
+  private sealed: ResponseEvent[] | null = null;
+
   async flushIn(manager: EntityManager, final: ResponseEvent[]): Promise<ResponseEvent[]> {
     this.close();
     if (this.flushing) throw new Error('flushIn() while a batch is being stored: drain() first');
-    const batch = [...this.pending.splice(0), ...final.map((event) => ({ ...event, sequence_number: this.next++ }))];
+    // Numbered once: a transaction tried again (its group commit's batch failed) stores the same events.
+    const batch = (this.sealed ??= [...this.pending.splice(0), ...final.map((event) => ({ ...event, sequence_number: this.next++ }))]);
     if (!(await this.jobs.renew(manager, this.target.projectId, this.target.responseId, this.target.owner, this.target.leaseMs))) throw new LeaseLostError();
     await this.store.append(manager, this.target.projectId, this.target.responseId, batch);
     return batch;

@@ -126,8 +126,10 @@ export class ResponseRunner implements OnModuleDestroy {
     const translator = new ResponseEventTranslator(plan.base, plan.outputOptions);
     let delivered: ResponseEvent[] = [];
     let settled = false;
+    let ending: ReturnType<typeof completedEnd> | undefined;
+    // May run twice (its group-committed batch retried): the end is made once.
     plan.prepared.input.recordWith = async (manager, completion) => {
-      const end = plan.prepared.input.stream ? translator.finish(completion.usage) : completedEnd(plan, completion);
+      const end = (ending ??= plan.prepared.input.stream ? translator.finish(completion.usage) : completedEnd(plan, completion));
       const batch = await writer.flushIn(manager, end.events);
       if (!(await this.states.finish(manager, caller.projectId, plan.uuid, 'in_progress', end.response.status, end.response as unknown as Record<string, unknown>, replyMessages(completion)))) throw new NotRunningError();
       await this.jobs.remove(manager, caller.projectId, plan.uuid);

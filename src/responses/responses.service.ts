@@ -7,11 +7,12 @@ import type { ChatMessage } from '../common/chat';
 import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { parseOpenAI } from '../conversations/conversation-inputs';
-import { ConversationsService } from '../conversations/conversations.service';
+import { conversationNotFound } from '../conversations/conversations.service';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { ThreadNotFound } from '../invocation/invoke-errors';
 import type { ChatCompletion } from '../providers';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { responseBaseOf, withRequiredFields } from './response-base';
@@ -62,7 +63,6 @@ const MAX_CHAIN = 1000;
 export class ResponsesService {
   constructor(
     private readonly invocation: InvocationService,
-    private readonly conversations: ConversationsService,
     private readonly responses: ResponsesRepository,
     private readonly config: AppConfig,
     private readonly runner: ResponseRunner,
@@ -77,6 +77,15 @@ export class ResponsesService {
     if (body.stream === true && plan.base.store && !prepared.input.idempotencyKey) {
       return { kind: 'events', events: await this.runner.runStreamed(caller, plan, signal), headers: {} };
     }
+    // A stored, non-streamed Response is written with the call's log and conversation turns, in
+    // their (group-committed) transaction: no write and commit of its own after the call.
+    let recorded: ResponseObject | undefined;
+    if (plan.base.store && body.stream !== true) {
+      prepared.input.recordRows = (completion) => {
+        recorded = responseOf(plan.base, completion, plan.outputOptions);
+        return { target: ResponseEntity, rows: [this.rowOf(caller.projectId, uuid, body, conversationId, input, completion, recorded)] };
+      };
+    }
     const result = await this.invocation.run(caller, prepared, signal);
     const answerHeaders = result.headers ?? {};
     // An Idempotency-Key replay answers with the id (and, when stored, the Response) of the first answer.
@@ -90,6 +99,7 @@ export class ResponsesService {
       base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
     if (result.type === 'completion') {
       if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
+      if (recorded) return { kind: 'response', response: recorded, headers: answerHeaders };
       const response = responseOf(base, result.completion, plan.outputOptions);
       await store(response, result.completion);
       return { kind: 'response', response, headers: answerHeaders };
@@ -114,7 +124,6 @@ export class ResponsesService {
     const { target: named, name } = targetOf(body);
     const input = inputMessagesOf(body);
     const history = body.previous_response_id ? await this.chainOf(caller.projectId, body.previous_response_id) : [];
-    if (conversationId) await this.conversations.requireLive(caller.projectId, conversationId);
     const target = await this.invocation.resolve(caller, named);
     if (!target) throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, { param: body.prompt ? 'prompt' : 'model', code: 'model_not_found' });
     if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId) throw badParam('input', "'input' must not be empty on a direct provider call");
@@ -142,7 +151,10 @@ export class ResponsesService {
       objectId: responseIdOf(uuid),
       log: { requestData: request.body, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
     };
-    const prepared = await this.invocation.prepare(caller, invocation);
+    // The conversation's liveness comes with its history, in the same read (its 404 re-shaped here).
+    const prepared = await this.invocation.prepare(caller, invocation).catch((err: unknown) => {
+      throw conversationId && err instanceof ThreadNotFound ? conversationNotFound(conversationId) : err;
+    });
     if (body.truncation === 'auto') await this.truncate(prepared, input.length);
     const base = responseBaseOf(body, { uuid, model: name, conversationId, parameters: prepared.parameters, createdAt });
     const outputOptions = { encryptedReasoning: (body.include ?? []).includes('reasoning.encrypted_content') };
@@ -182,7 +194,11 @@ export class ResponsesService {
   }
 
   private async store(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): Promise<void> {
-    const row = Object.assign(new ResponseEntity(), {
+    await this.responses.insert(this.rowOf(projectId, uuid, body, conversationId, input, completion, response));
+  }
+
+  private rowOf(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): ResponseEntity {
+    return Object.assign(new ResponseEntity(), {
       projectId,
       id: uuid,
       previousResponseId: body.previous_response_id ? uuidOfResponseId(body.previous_response_id) : null,
@@ -193,6 +209,5 @@ export class ResponsesService {
       createdAt: new Date(),
       deletedAt: null,
     });
-    await this.responses.insert(row);
   }
 }
