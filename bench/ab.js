@@ -5,8 +5,9 @@
  * the machine is doing weighs on both alike. Prints server CPU per request and latency of each.
  * A tool for profiling work, not part of `npm run bench`.
  *
- *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e] [connections] [rounds] [burst s]
+ *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g] [connections] [rounds] [burst s]
  *   e.g. cp -r dist /tmp/dist-before; (change, nest build); node bench/ab.js /tmp/dist-before dist c 16
+ *   AB_NODE_OPTIONS_A / AB_NODE_OPTIONS_B: NODE_OPTIONS for one server only (V8 flags: same build, two settings)
  */
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -14,29 +15,20 @@ const { createDatabase, dropDatabase } = require('./lib/database');
 const { runLoad } = require('./lib/load');
 const { cpuMicros, killAllNow, startNode, stopAll } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
+const { scenariosOf } = require('./lib/scenarios');
 
 const [distA, distB, scenario = 'c', connArg = '16', roundsArg = '6', burstArg = '2'] = process.argv.slice(2);
 if (!distA || !distB) {
-  console.error('usage: node bench/ab.js <dist dir A> <dist dir B> [c|d|e] [connections] [rounds] [burst seconds]');
+  console.error('usage: node bench/ab.js <dist dir A> <dist dir B> [c|d|e|f|g] [connections] [rounds] [burst seconds]');
   process.exit(2);
 }
 const dbName = `parley_bench_ab_${Date.now()}_${process.pid}`;
-const USER_MESSAGE = { role: 'user', content: 'Summarize the release notes in two short sentences please.' };
 
+/** The bench's own definition of the scenario (bench/lib/scenarios.js), aimed at one server. */
 function target(server, setup) {
-  const stream = scenario === 'e';
-  const headers = { 'x-api-key': setup.key };
-  if (scenario === 'c') return { url: `${server.url}${setup.promptPath}`, headers, body: JSON.stringify({ variables: { language: 'English' }, messages: [USER_MESSAGE] }) };
-  const body = (threadId) => JSON.stringify({ variables: { language: 'English' }, messages: [USER_MESSAGE], ...(stream ? { stream: true } : {}), ...(threadId ? { threadId } : {}) });
-  const remember = (status, _b, context, h) => {
-    if (status === 200 && h['x-parley-thread-id']) context.threadId = h['x-parley-thread-id'];
-  };
-  const requests = Array.from({ length: 10 }, (_, i) =>
-    i === 0
-      ? { method: 'POST', path: setup.assistantPath, body: body(), onResponse: remember }
-      : { method: 'POST', path: setup.assistantPath, setupRequest: (req, ctx) => ({ ...req, body: body(ctx.threadId) }), onResponse: remember },
-  );
-  return { url: server.url, headers, requests };
+  const found = scenariosOf({ upstream: { url: 'http://unused' }, parley: { url: server.url } }, setup).find((s) => s.id === scenario);
+  if (!found || !found.usesDb) throw new Error(`scenario ${scenario}: not a Parley scenario (c, d, e, f or g)`);
+  return found.target;
 }
 
 async function main() {
@@ -47,7 +39,8 @@ async function main() {
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const servers = {};
   for (const [name, dir] of [['A', distA], ['B', distB]]) {
-    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: common, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
+    const nodeOptions = process.env[`AB_NODE_OPTIONS_${name}`];
+    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: nodeOptions ? { ...common, NODE_OPTIONS: nodeOptions } : common, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
   }
   const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
   const totals = { A: { cpu: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, req: 0, p50: [], rps: [] } };
