@@ -1,7 +1,7 @@
 import { openaiChunks, openaiStream } from './fakes/fake-openai-upstream';
 import { FakeUpstream, startFakeUpstream } from './fakes/fake-upstream';
 import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, sleep } from './support/invoke-factories';
+import { addProviderCredential, awayFromMinuteBoundary, deploy, INVOKE_APP_ENV, invokePath, sleep } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 /**
@@ -45,11 +45,6 @@ describe('limits across instances: changes and concurrency', () => {
   }
 
   /** Not within 3 s of a minute boundary: the calls of one check stay in one requests-per-minute window. */
-  async function awayFromMinuteBoundary(): Promise<void> {
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await sleep(60_000 - intoMinute + 200);
-  }
-
   it('a limit set on A is enforced by B within 1 s, and B\'s calls made before it count', async () => {
     const p = await project();
     await awayFromMinuteBoundary();

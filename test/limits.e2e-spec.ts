@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
+import { addProviderCredential, awayFromMinuteBoundary, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 /** Issue 13 item 4: per-key and per-project limits on invokes (docs/security.md, "Limits"). */
@@ -80,6 +80,7 @@ describe('limits', () => {
   it('answers 429 with Retry-After and x-ratelimit-* past a key\'s requests per minute, and logs the refusal', async () => {
     const p = await projectWithPrompt();
     await t.http().put(keyLimits(p, p.keyId)).set(admin).send({ requestsPerMinute: 3 }).expect(200);
+    await awayFromMinuteBoundary();
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
       const ok = await invoke(p, 'limited');
@@ -107,6 +108,7 @@ describe('limits', () => {
   it('holds a project\'s requests per minute across its keys', async () => {
     const p = await projectWithPrompt();
     await t.http().put(projectLimits(p)).set(admin).send({ project: { requestsPerMinute: 2 } }).expect(200);
+    await awayFromMinuteBoundary();
     const second = await t.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set(admin).send({ name: 'second' }).expect(200);
     expect((await invoke(p, 'limited')).status).toBe(200);
     expect((await invoke(p, 'limited', hello, second.body.key)).status).toBe(200);
@@ -148,6 +150,7 @@ describe('limits', () => {
   it('answers the official SDK on /v1 with a RateLimitError carrying Retry-After', async () => {
     const p = await projectWithPrompt();
     await t.http().put(keyLimits(p, p.keyId)).set(admin).send({ requestsPerMinute: 1 }).expect(200);
+    await awayFromMinuteBoundary();
     const client = new OpenAI({ baseURL: `${await listen(t)}/v1`, apiKey: p.key, maxRetries: 0 });
     const ok = await client.chat.completions.create({ model: 'limited', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.choices[0].message.content).toBe('hi');

@@ -131,3 +131,12 @@ export async function requestLogRows(t: TestApp, projectId: string): Promise<Arr
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Requests per minute count in windows aligned on the minute: a test that counts admissions within
+ * one window starts at least `needMs` before the next one (else it waits for it to begin).
+ */
+export async function awayFromMinuteBoundary(needMs = 5_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await sleep(left + 200);
+}
