@@ -119,18 +119,28 @@ export class MessagesRepository {
     for (;;) {
       const rows = await queryRows<HistoryRow>(
         this.messages.manager,
+        // The page inside a LATERAL: its ORDER BY and LIMIT walk the (project, thread, seq) index
+        // and stop after a page. As a plain LEFT JOIN ordered outside, the planner sorted every
+        // remaining turn for each page (10,000 turns: 20 pages of a 10,000-row sort).
         `SELECT m.seq, m.content, m.deleted_items
            FROM threads t
-           LEFT JOIN thread_messages m ON m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL AND m.seq > $3
+           LEFT JOIN LATERAL (
+             SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
+              WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL AND m.seq > $3
+              ORDER BY m.seq
+              LIMIT ${HISTORY_PAGE}
+           ) m ON true
           WHERE t.project_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
-          ORDER BY m.seq
-          LIMIT ${HISTORY_PAGE}`,
+          ORDER BY m.seq`,
         [projectId, threadId, afterSeq],
       );
       if (rows.length === 0) return null;
       turns.push(...toTurns(rows));
       if (rows.length < HISTORY_PAGE || rows[rows.length - 1].seq === null) return turns;
       afterSeq = Number(rows[rows.length - 1].seq);
+      // PGlite answers within this event loop, its promises resolving as microtasks: without a
+      // yield the pages of a long thread would be read back to back, I/O waiting (220 ms for 10,000).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
