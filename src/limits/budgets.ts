@@ -148,7 +148,7 @@ export class Budgets {
       const entries = PERIODS.map((p, i) => {
         const counter = `${scope}:${p.suffix}`;
         const { start, seconds } = windows[i];
-        const spentNano = (shared.get(`${counter}|${start}`) ?? 0) + this.counters.unsent(projectId, counter, start);
+        const spentNano = this.counters.totalWith(projectId, counter, start, shared.get(`${counter}|${start}`) ?? 0);
         const budget = values[p.field];
         return [p.name, { limitNano: budget === null ? null : nanoUsd(budget, 'down'), spentNano: Math.max(0, spentNano), resetsAt: new Date((start + seconds) * 1000) }];
       });

@@ -113,4 +113,38 @@ describe('SharedCounters', () => {
     expect(windowOf('month', Date.UTC(2026, 11, 31, 23, 59, 59))).toEqual({ start: Date.UTC(2026, 11, 1) / 1000, seconds: 31 * 86_400 });
     expect(windowOf(86_400, Date.UTC(2026, 10, 26, 5))).toEqual({ start: Date.UTC(2026, 10, 26) / 1000, seconds: 86_400 });
   });
+
+  it('reports a window\'s total once while its amounts are being sent, whether or not the database has them yet', async () => {
+    const store = new FakeCounterStore();
+    const repo = store.asRepository();
+    // Once armed, an exchange's statement commits at once but its answer comes back only when released.
+    let release!: () => void;
+    let answered: Promise<void> | undefined;
+    const addToCounters = repo.addToCounters.bind(repo);
+    (repo as { addToCounters: LimitsRepository['addToCounters'] }).addToCounters = async (increments) => {
+      const totals = await addToCounters(increments);
+      await answered;
+      return totals;
+    };
+    const counters = new SharedCounters(repo, () => 1);
+    const { start } = windowOf(86_400, now);
+    counters.add('p', 'project:usd-day', 86_400, 5, now);
+    await counters.sync(now);
+    counters.add('p', 'project:usd-day', 86_400, 1, now);
+    answered = new Promise<void>((resolve) => (release = resolve));
+    const exchanging = counters.sync(now);
+    await new Promise((resolve) => setImmediate(resolve));
+    const shared = () => store.totals.get(`p|project:usd-day|${start}`) ?? 0;
+    // Committed, not yet answered: the database has the 1 and so does "being sent".
+    expect(shared()).toBe(6);
+    expect(counters.totalWith('p', 'project:usd-day', start, shared())).toBe(6);
+    // Read before the commit: the database does not have it yet.
+    expect(counters.totalWith('p', 'project:usd-day', start, 5)).toBe(6);
+    release();
+    await exchanging;
+    counters.add('p', 'project:usd-day', 86_400, 2, now);
+    expect(counters.totalWith('p', 'project:usd-day', start, shared())).toBe(8);
+    // Another instance's amounts in the database count too.
+    expect(counters.totalWith('p', 'project:usd-day', start, shared() + 3)).toBe(11);
+  });
 });

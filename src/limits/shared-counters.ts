@@ -22,6 +22,8 @@ interface WindowState {
   windowSeconds: number;
   /** The database's total at the last exchange (this instance's flushed amounts included). */
   base: number;
+  /** Like base, but only ever a total the database returned (a refusal sets base to an estimate). */
+  known: number;
   /** Admitted or added here, not yet sent. */
   pending: number;
   /** Being sent right now. */
@@ -101,6 +103,7 @@ export class SharedCounters {
       return { ok: false, used: limit, resetSeconds, windowStart };
     }
     state.base = Math.max(state.base, total);
+    state.known = Math.max(state.known, total);
     state.budget = this.budgetFor(state);
     return { ok: true, used: state.base + state.pending + state.flushing, resetSeconds, windowStart };
   }
@@ -126,15 +129,24 @@ export class SharedCounters {
     if (!state.synced) {
       const [total] = await this.repo.addToCounters([{ projectId, scope, windowStart: state.windowStart, amount: 0 }]);
       state.base = Math.max(state.base, total);
+      state.known = Math.max(state.known, total);
       state.synced = true;
     }
     return { used: state.base + state.pending + state.flushing, resetSeconds: Math.max(1, Math.ceil(state.windowStart + state.windowSeconds - nowMs / 1000)) };
   }
 
-  /** What this instance counted in a window and has not yet sent (the database does not have it yet). */
-  unsent(projectId: string, scope: string, windowStart: number): number {
+  /**
+   * A window's total from the database's `shared` count read just now and what this instance holds.
+   * An amount being sent may already be in `shared` (committed, its exchange not yet resolved) or
+   * not: adding it to `shared` counted it twice in the first case (an admin read of a budget showed
+   * one call too many), leaving it out missed it in the second. The larger of `shared` plus what is
+   * unsent and this instance's own view (its last exchange's total plus everything since) is exact
+   * in both cases, short only of other instances' amounts not yet in `shared`.
+   */
+  totalWith(projectId: string, scope: string, windowStart: number, shared: number): number {
     const state = this.windows.get(`${projectId}|${scope}|${windowStart}`);
-    return state ? state.pending + state.flushing : 0;
+    if (!state) return shared;
+    return Math.max(shared + state.pending, state.known + state.pending + state.flushing);
   }
 
   /** Adds to the current window without a check (tokens, known only once a call has ended). */
@@ -169,6 +181,7 @@ export class SharedCounters {
       batch.forEach((state, i) => {
         // Assigned, not the larger of the two: a budget's reservations given back lower the total.
         state.base = totals[i];
+        state.known = totals[i];
         state.flushing = 0;
         state.synced = true;
         state.budget = this.budgetFor(state);
@@ -198,7 +211,7 @@ export class SharedCounters {
     const key = `${projectId}|${scope}|${windowStart}`;
     let state = this.windows.get(key);
     if (!state) {
-      state = { projectId, scope, windowStart, windowSeconds, base: 0, pending: 0, flushing: 0, budget: 0, limit: 0, synced: false, lastUsedMs: nowMs };
+      state = { projectId, scope, windowStart, windowSeconds, base: 0, known: 0, pending: 0, flushing: 0, budget: 0, limit: 0, synced: false, lastUsedMs: nowMs };
       this.windows.set(key, state);
     }
     return state;
