@@ -155,5 +155,29 @@ describe('idempotency keys', () => {
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
     });
+
+    it('replays a created API key and admin key with the same secret, which the database holds only sealed', async () => {
+      const admin = { 'X-API-Key': TEST_ADMIN_KEY };
+      const creates = [
+        { path: `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`, body: { name: 'idempotent' }, key: `apikey-${p.projectId}` },
+        { path: `/v2/workspaces/${p.workspace}/admin-keys`, body: { name: 'idempotent' }, key: `adminkey-${p.projectId}` },
+      ];
+      for (const create of creates) {
+        const first = await t.http().post(create.path).set({ ...admin, 'Idempotency-Key': create.key }).send(create.body).expect(200);
+        expect(first.body.key).toEqual(expect.any(String));
+        const again = await t.http().post(create.path).set({ ...admin, 'Idempotency-Key': create.key }).send(create.body).expect(200);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body).toEqual(first.body);
+        const [row] = await t.dataSource.query('SELECT outcome::text AS outcome FROM idempotency_keys WHERE key = $1', [create.key]);
+        expect(JSON.parse(row.outcome)).toEqual({ kind: 'sealed', sealed: expect.stringMatching(/^v1\./) });
+        expect(row.outcome).not.toContain(first.body.key);
+        expect(row.outcome).not.toContain(first.body.id);
+      }
+      const keys = await t.http().get(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set(admin).expect(200);
+      // One key was created, and the secret replayed is its secret: it authenticates.
+      const replayed = (await t.http().post(creates[0].path).set({ ...admin, 'Idempotency-Key': creates[0].key }).send(creates[0].body).expect(200)).body.key;
+      await t.http().get('/v2/threads').set('X-API-Key', replayed).expect(200);
+      expect(keys.body.data.filter((k: { name: string }) => k.name === 'idempotent')).toHaveLength(1);
+    });
   });
 });

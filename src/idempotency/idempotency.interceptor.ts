@@ -76,11 +76,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
       inFlight: () => resourceError(409, 'A request with this Idempotency-Key is still being processed'),
       mismatch: () => resourceError(422, 'This Idempotency-Key was already used with a different request'),
     };
+    const holdsSecret = this.reflector.get<boolean | undefined>(IDEMPOTENT_SECRET_ANSWER, context.getHandler()) === true;
+    const outcomeOf = (body: unknown) => this.idempotency.outcomeOf(scope, key, status, body ?? null, holdsSecret);
     return from(this.idempotency.claim(scope, key, hash, errors)).pipe(
       mergeMap((claim) => {
         if (claim.type === 'replay') {
           res.setHeader(REPLAYED_HEADER, 'true');
-          const outcome = claim.outcome;
+          const outcome = this.idempotency.opened(scope, key, claim.outcome);
           if (outcome.kind === 'error') return throwError(() => new ApiException(outcome.status, outcome.body, outcome.headers));
           if (outcome.kind === 'response') {
             res.status(outcome.status);
@@ -93,7 +95,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         const run: CreateTransaction['run'] = async (work) => {
           const body = await this.dataSource.transaction(async (manager) => {
             const answer = await work(manager);
-            await this.idempotency.complete(scope, key, { kind: 'response', status, body: answer ?? null }, manager);
+            await this.idempotency.complete(scope, key, outcomeOf(answer), manager);
             return answer;
           });
           stored = true;
@@ -102,13 +104,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
         // The outcome is a statement of its own beside the work: a transaction either way.
         slot[CREATE_TRANSACTION] = { run, runSingle: run };
         return next.handle().pipe(
-          mergeMap((body) => (stored ? of(body) : from(this.idempotency.complete(scope, key, { kind: 'response', status, body: body ?? null }).then(() => body)))),
+          mergeMap((body) => (stored ? of(body) : from(this.idempotency.complete(scope, key, outcomeOf(body)).then(() => body)))),
           catchError((err) => from(this.idempotency.settleFailure(scope, key, err)).pipe(mergeMap(() => throwError(() => err)))),
         );
       }),
     );
   }
 }
+
+/** Metadata: the route's answer holds a secret shown once (a created key): stored sealed (see Idempotent). */
+export const IDEMPOTENT_SECRET_ANSWER = 'parley:idempotent-secret-answer';
 
 /** Metadata: the route's outcome needs no transaction of its create (see Idempotent). */
 export const IDEMPOTENT_WITHOUT_CREATE = 'parley:idempotent-without-create';
@@ -119,6 +124,12 @@ export const IDEMPOTENT_WITHOUT_CREATE = 'parley:idempotent-without-create';
  * commits with them. The others store it right after the handler: `'repeatable'`, a route that
  * leaves the same state when it runs twice (an update replacing fields, an import with derived
  * ids); `'unscoped'`, a public route whose key has no project to be stored under.
+ * `answerHoldsSecret`: the answer shows a secret once (a created key); its stored outcome is
+ * encrypted with PARLEY_SECRET_KEY, never kept in plaintext (docs/security.md, "Idempotency keys").
  */
-export const Idempotent = (kind: 'create' | 'repeatable' | 'unscoped' = 'create') =>
-  applyDecorators(UseInterceptors(IdempotencyInterceptor), ...(kind === 'create' ? [] : [SetMetadata(IDEMPOTENT_WITHOUT_CREATE, kind)]));
+export const Idempotent = (kind: 'create' | 'repeatable' | 'unscoped' = 'create', options: { answerHoldsSecret?: boolean } = {}) =>
+  applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ...(kind === 'create' ? [] : [SetMetadata(IDEMPOTENT_WITHOUT_CREATE, kind)]),
+    ...(options.answerHoldsSecret ? [SetMetadata(IDEMPOTENT_SECRET_ANSWER, true)] : []),
+  );

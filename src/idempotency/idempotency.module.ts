@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { CryptoModule } from '../common/crypto/crypto.module';
 import { IdempotencyCoverage } from './idempotency-coverage';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -8,7 +9,7 @@ import { IdempotencyService } from './idempotency.service';
 /** Global: `@Idempotent()` routes of every feature module instantiate the interceptor in their own module. */
 @Global()
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, CryptoModule],
   providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyCoverage],
   exports: [IdempotencyService, IdempotencyInterceptor],
 })

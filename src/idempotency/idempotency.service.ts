@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { ApiException } from '../common/errors';
+import { SecretBox } from '../common/crypto/secret-box';
+import { ApiException, resourceError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyRepository } from './idempotency.repository';
 import { Claim, StoredOutcome } from './idempotency.types';
@@ -30,6 +31,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repo: IdempotencyRepository,
     config: AppConfig,
+    private readonly box: SecretBox,
   ) {
     this.leaseSeconds = Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + config.idempotencyLeaseMarginSeconds;
   }
@@ -46,6 +48,34 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   /** A stable digest of what identifies a request (route and body). */
   hashOf(...parts: unknown[]): string {
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  }
+
+  /**
+   * The outcome to store for an answer; one holding a secret shown once (a created key) is sealed
+   * with PARLEY_SECRET_KEY, bound to this scope and key, or withheld when no key is set to seal it.
+   */
+  outcomeOf(scopeId: string, key: string, status: number, body: unknown, holdsSecret: boolean): StoredOutcome {
+    if (!holdsSecret) return { kind: 'response', status, body };
+    if (!this.box.available) return { kind: 'withheld', status };
+    return { kind: 'sealed', sealed: this.box.encrypt(JSON.stringify({ status, body }), sealContext(scopeId, key)) };
+  }
+
+  /** A stored answer as it is replayed: a sealed one opened, a withheld one a 409 that says why. */
+  opened(scopeId: string, key: string, outcome: StoredOutcome): StoredOutcome {
+    const notKept = (why: string) =>
+      resourceError(409, `This Idempotency-Key's request created a secret that is shown only once and ${why}: revoke the key it created and create another`);
+    if (outcome.kind === 'sealed') {
+      let opened: string;
+      try {
+        opened = this.box.decrypt(outcome.sealed, sealContext(scopeId, key));
+      } catch {
+        throw notKept('cannot be opened with this PARLEY_SECRET_KEY');
+      }
+      const { status, body } = JSON.parse(opened) as { status: number; body: unknown };
+      return { kind: 'response', status, body };
+    }
+    if (outcome.kind === 'withheld') throw notKept('was not kept (PARLEY_SECRET_KEY is not set)');
+    return outcome;
   }
 
   async claim(scopeId: string, key: string, requestHash: string, errors: IdempotencyErrors): Promise<Claim> {
@@ -79,3 +109,5 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     await this.release(scopeId, key);
   }
 }
+
+const sealContext = (scopeId: string, key: string) => `idempotency|${scopeId}|${key}`;

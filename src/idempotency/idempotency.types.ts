@@ -10,7 +10,14 @@ export type StoredOutcome =
   /** Any other creating POST's answer, as it was sent. */
   | { kind: 'response'; status: number; body: unknown }
   /** A refusal that a retry would get again (4xx), with its headers. */
-  | { kind: 'error'; status: number; body: Record<string, unknown>; headers: Record<string, string> };
+  | { kind: 'error'; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+  /**
+   * An answer holding a secret shown once (a created key), encrypted with PARLEY_SECRET_KEY and
+   * bound to its idempotency key: the plaintext is never stored (docs/security.md).
+   */
+  | { kind: 'sealed'; sealed: string }
+  /** Such an answer where no PARLEY_SECRET_KEY is set to seal it: not kept, a replay says so. */
+  | { kind: 'withheld'; status: number };
 
 export type Claim = { type: 'new' } | { type: 'replay'; outcome: StoredOutcome };
 

@@ -23,10 +23,10 @@ const WHO =
 export class ProjectApiKeysController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
-  @Idempotent()
+  @Idempotent('create', { answerHoldsSecret: true })
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a project API key', description: `The key is in this response only; Parley stores its SHA-256 hash. ${WHO}` })
+  @ApiOperation({ summary: 'Create a project API key', description: `The key is in this response only; Parley stores its SHA-256 hash (with an Idempotency-Key, a retry within 24 h gets the same key again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). ${WHO}` })
   @ApiOkResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400, 404)
   create(

@@ -17,14 +17,14 @@ import { WorkspaceAdminKeysService } from './workspace-admin-keys.service';
 export class WorkspaceAdminKeysController {
   constructor(private readonly adminKeys: WorkspaceAdminKeysService) {}
 
-  @Idempotent()
+  @Idempotent('create', { answerHoldsSecret: true })
   @Post()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create a workspace admin key',
     description:
       'An admin key for this workspace only: it manages its projects, keys and limits, applies and exports its projects, and gets 404 for every other workspace. ' +
-      'It cannot create workspaces, nor grant scopes it does not hold. The key is in this response only. See docs/security.md, "Workspace admin keys".',
+      'It cannot create workspaces, nor grant scopes it does not hold. The key is in this response only (with an Idempotency-Key, a retry within 24 h gets it again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). See docs/security.md, "Workspace admin keys".',
   })
   @ApiOkResponse({ type: CreatedWorkspaceAdminKeyDto })
   @ApiErrors(400, 404)

@@ -109,7 +109,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project API key
-         * @description The key is in this response only; Parley stores its SHA-256 hash. The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
+         * @description The key is in this response only; Parley stores its SHA-256 hash (with an Idempotency-Key, a retry within 24 h gets the same key again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
          */
         post: operations["ProjectApiKeysController_create"];
         delete?: never;
@@ -170,7 +170,7 @@ export interface paths {
         put?: never;
         /**
          * Create a workspace admin key
-         * @description An admin key for this workspace only: it manages its projects, keys and limits, applies and exports its projects, and gets 404 for every other workspace. It cannot create workspaces, nor grant scopes it does not hold. The key is in this response only. See docs/security.md, "Workspace admin keys".
+         * @description An admin key for this workspace only: it manages its projects, keys and limits, applies and exports its projects, and gets 404 for every other workspace. It cannot create workspaces, nor grant scopes it does not hold. The key is in this response only (with an Idempotency-Key, a retry within 24 h gets it again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). See docs/security.md, "Workspace admin keys".
          */
         post: operations["WorkspaceAdminKeysController_create"];
         delete?: never;
