@@ -8,10 +8,12 @@ import { TestApp } from './support/test-app';
 const MESSAGES = 400;
 const CONCURRENCY = 40;
 /**
- * A short claim lease (PROVIDER_TIMEOUT_MS × attempts + IDEMPOTENCY_LEASE_MARGIN_S: 1 + 10 s): keys
- * whose create died uncommitted free up within the test; still far longer than a create takes.
+ * A short claim lease (PROVIDER_TIMEOUT_MS × attempts + IDEMPOTENCY_LEASE_MARGIN_S: 1 + 2 s): keys
+ * whose create died uncommitted free up within the test. Still longer than a create takes, and a
+ * key is sent again only once its request has answered or lost its connection, so no live claim
+ * is ever taken over.
  */
-const SERVER_ENV = { PROVIDER_TIMEOUT_MS: '1000', PROVIDER_MAX_RETRIES: '0', IDEMPOTENCY_LEASE_MARGIN_S: '10' };
+const SERVER_ENV = { PROVIDER_TIMEOUT_MS: '1000', PROVIDER_MAX_RETRIES: '0', IDEMPOTENCY_LEASE_MARGIN_S: '2' };
 
 /**
  * Issue 24: creates with an Idempotency-Key are exactly once across `kill -9`. 400 message creates
