@@ -278,6 +278,15 @@ export class AppConfig {
   get inMemory(): boolean {
     return this.embedded && this.dataDir.startsWith('memory://');
   }
+
+  /**
+   * How many batches each group-committed writer or reader (GroupCommit) may run at once: a
+   * quarter of the pool, so the writers together leave connections for everything else; one on
+   * PGlite, which is one session (a second batch would only queue behind the first).
+   */
+  get groupCommitInFlight(): number {
+    return this.embedded ? 1 : Math.max(1, Math.floor(this.dbPoolSize / 4));
+  }
 }
 
 export class ConfigError extends Error {}

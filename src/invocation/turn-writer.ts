@@ -50,7 +50,7 @@ export class TurnWriter implements BeforeApplicationShutdown {
     config: AppConfig,
   ) {
     this.batches = new GroupCommit<TurnRecord>({
-      maxInFlight: config.embedded ? 1 : Math.max(1, Math.floor(config.dbPoolSize / 4)),
+      maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,
       flush: (records) => this.dataSource.transaction((manager) => this.writeBatch(manager, records)),
       onBatchFailed: (size, err) => this.logger.warn(`batch of ${size} turns failed (${(err as Error).message}); writing them one by one`),
@@ -105,7 +105,12 @@ export class TurnWriter implements BeforeApplicationShutdown {
     if (written.length > 0) await this.requestLogs.recordMany(written.map((r) => r.log), manager);
     if (rows.length > 0) await this.messages.insertReserved(manager, rows);
     const others = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
-    for (const { rows: own } of written) if (own) others.set(own.target, [...(others.get(own.target) ?? []), ...own.rows]);
+    for (const { rows: own } of written) {
+      if (!own) continue;
+      const same = others.get(own.target);
+      if (same) same.push(...own.rows);
+      else others.set(own.target, [...own.rows]);
+    }
     for (const [target, batch] of others) await fastInsert(manager, target, batch);
     for (const record of written) await record.also?.(manager);
     return outcomes;

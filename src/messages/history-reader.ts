@@ -9,9 +9,9 @@ const MAX_BATCH = 64;
 /**
  * Threads' histories for the invokes that continue them, read together (docs/decisions.md,
  * "Writes are group-committed": the same batching, for the read before the call). Concurrent
- * invokes' reads go in one query: one round trip for the batch instead of one per call. A lone
- * read is sent at the end of its event-loop turn; at most `DB_POOL_SIZE / 4` queries run at a
- * time (one on PGlite), and a batch takes the waiting projects in turn.
+ * invokes' reads go in one query: one round trip for the batch instead of one per call. A read
+ * that finds no query running goes at once; at most `DB_POOL_SIZE / 4` queries run at a time (one
+ * on PGlite), and a batch takes the waiting projects in turn.
  */
 @Injectable()
 export class HistoryReader {
@@ -19,7 +19,7 @@ export class HistoryReader {
 
   constructor(messages: MessagesRepository, config: AppConfig) {
     this.batches = new GroupCommit({
-      maxInFlight: config.embedded ? 1 : Math.max(1, Math.floor(config.dbPoolSize / 4)),
+      maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,
       flush: async (threads) => (await messages.liveHistories(threads)).map((value) => ({ ok: true as const, value })),
     });

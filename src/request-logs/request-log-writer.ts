@@ -20,8 +20,7 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
 
   constructor(logs: RequestLogsRepository, config: AppConfig) {
     this.batches = new GroupCommit<RequestLogEntity>({
-      // PGlite is one session: a second flush would only queue behind the first.
-      maxInFlight: config.embedded ? 1 : Math.max(1, Math.floor(config.dbPoolSize / 4)),
+      maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,
       flush: async (rows) => {
         await logs.insertMany(rows);
