@@ -3,13 +3,16 @@
  * database) under test/medium/, end-to-end specs under test/. `npm test` (scripts/test.js) runs the
  * files in parallel workers, then the `*.serial.e2e-spec.ts` files one at a time (docs/testing.md).
  */
+const { TEST_TIMEOUT_MS } = require('./test/harness/test-timeout');
+
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: {
-    // Type checking is `npm run typecheck`; jest only transpiles, with swc (far faster than
-    // ts-jest). Nest's dependency injection needs the decorators' design-time type metadata.
+    // For what jest itself loads (global setup and teardown); test files are compiled by the
+    // workers' loader. Type checking is `npm run typecheck`. Nest's dependency injection needs the
+    // decorators' design-time type metadata.
     '^.+\\.ts$': [
       '@swc/jest',
       {
@@ -25,10 +28,14 @@ module.exports = {
   // Migrated once per run: a PGlite dump, or a PostgreSQL template copied per worker (test/harness).
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/harness/worker-database.ts'],
-  // jest's node environment, plus one PGlite per worker that the files' test apps share (docs/testing.md).
-  testEnvironment: '<rootDir>/test/harness/environment.js',
+  setupFiles: ['<rootDir>/test/harness/typescript.mjs', '<rootDir>/test/harness/worker-database.ts'],
+  // Test files run in plain Node.js worker threads that share one module cache per worker, so the
+  // application loads once per worker, not once per file (docs/testing.md). TypeScript through
+  // @swc-node/register (test/harness/typescript.mjs); test/harness/test-files.ts gives every file
+  // a clean process.env, no spies left over, its own database leases, and timeouts.
+  runner: 'jest-light-runner',
+  setupFilesAfterEnv: ['<rootDir>/test/harness/test-files.ts'],
   // Longest first, from committed durations on a clean clone (jest has none of its own there).
   testSequencer: '<rootDir>/test/harness/sequencer.js',
-  testTimeout: 60000,
+  testTimeout: TEST_TIMEOUT_MS,
 };

@@ -13,11 +13,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
 
-const JEST = [
-  '--experimental-vm-modules', // PGlite loads its WebAssembly through import(), which jest's sandbox allows only with it
-  '--disable-warning=ExperimentalWarning',
-  path.join(__dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js'),
-];
+const JEST = [path.join(__dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js')];
 const SERIAL = '\\.serial\\.e2e-spec\\.ts$';
 const workers = process.env.TEST_WORKERS ?? String(Math.max(2, os.availableParallelism?.() ?? os.cpus().length) + 1);
 

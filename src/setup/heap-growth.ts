@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
  * for no measurable CPU (docs/performance.md, "Memory"). A `--heap-growing-percent` given by the
  * operator (NODE_OPTIONS or the node command line) wins.
  */
-export function limitHeapGrowth(): void {
+export function limitHeapGrowth(setFlags: (flags: string) => void = setFlagsFromString): void {
   const given = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
   if (/--heap[-_]growing[-_]percent/.test(given)) return;
-  setFlagsFromString('--heap-growing-percent=100');
+  setFlags('--heap-growing-percent=100');
 }

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { ALL_ACCESS, ProjectPrincipal } from '../../src/auth/principal';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
+import { useWorkerPGlite } from '../support/shared-pglite';
 
 /**
  * The medium tier (docs/testing.md): the application's services on a real database (the worker's
@@ -20,7 +21,10 @@ export interface ServiceContext {
 export async function createServiceContext(): Promise<ServiceContext> {
   Object.assign(process.env, { LOG_LEVEL: 'silent' });
   if (!process.env.DATABASE_URL) process.env.DATA_DIR = 'memory://';
-  if (!process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE) process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+  // The jest worker's PGlite when there is one (test/support/shared-pglite.ts), else one of its own from the dump.
+  if (!process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE && !(await useWorkerPGlite())) {
+    process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+  }
   let context: INestApplicationContext;
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
