@@ -1,6 +1,5 @@
 import { revokeLeases } from '../support/shared-pglite';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { TEST_TIMEOUT_MS } = require('./test-timeout') as { TEST_TIMEOUT_MS: number };
+import { Fn, timed } from './timed';
 
 /**
  * jest-light-runner runs a worker's test files one after another in one module cache and one
@@ -15,14 +14,11 @@ const { TEST_TIMEOUT_MS } = require('./test-timeout') as { TEST_TIMEOUT_MS: numb
  * - a timeout on every test and hook (its own third argument, or TEST_TIMEOUT_MS): one that runs
  *   past it fails, as in jest's runner, instead of holding the run until CI's limit.
  */
-type Fn = (...args: unknown[]) => unknown;
 type Register = (name: unknown, fn?: Fn, timeout?: number) => unknown;
 type Hook = (fn: Fn, timeout?: number) => unknown;
 
 const startEnv = { ...process.env };
 const TEST_FILE = /\.(spec|e2e-spec)\.ts$/;
-// The real timers, whatever a test fakes later.
-const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis;
 const circusBeforeAll = globalThis.beforeAll as unknown as Hook;
 
 function beforeNextFile(): void {
@@ -41,26 +37,6 @@ require.extensions['.ts'] = function (module, filename) {
   if (TEST_FILE.test(filename)) beforeNextFile();
   return compileTypeScript.call(this, module, filename);
 };
-
-/**
- * `fn` as a promise that rejects once `timeout` ms pass; a `done` callback is taken as jest takes
- * it. The runner's own arguments are not passed on (it calls a function of no parameters with one).
- */
-function timed(fn: Fn | undefined, timeout: number | undefined, what: string): Fn | undefined {
-  if (typeof fn !== 'function') return fn;
-  const ms = timeout ?? TEST_TIMEOUT_MS;
-  return function (this: unknown) {
-    const run =
-      fn.length > 0
-        ? new Promise((resolve, reject) => fn.call(this, (err?: unknown) => (err ? reject(err) : resolve(undefined))))
-        : Promise.resolve().then(() => fn.call(this));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise((_, reject) => {
-      timer = realSetTimeout(() => reject(new Error(`Exceeded timeout of ${ms} ms for ${what}.`)), ms);
-    });
-    return Promise.race([run, expired]).finally(() => realClearTimeout(timer));
-  };
-}
 
 function timedTests(register: Register & Record<string, unknown>): Register {
   const wrapped = ((name, fn, timeout) => register(name, timed(fn, timeout, 'a test'), timeout)) as Register & Record<string, unknown>;
