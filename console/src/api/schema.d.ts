@@ -58,6 +58,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/input_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a would-be response
+         * @description The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.
+         */
+        post: operations["ResponsesController_countInputTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation
+         * @description Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.
+         */
+        post: operations["ResponsesController_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a model response
+         * @description JSON, or with `stream: true` Server-Sent Events of the typed response events.
+         */
+        post: operations["ResponsesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a stored response
+         * @description With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).
+         */
+        get: operations["ResponsesController_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored response
+         * @description Soft delete: the row stays; the response is then not found.
+         */
+        delete: operations["ResponsesController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background response
+         * @description Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.
+         */
+        post: operations["ResponsesController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{responseId}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a stored response's input items */
+        get: operations["ResponsesController_inputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The limits of a project, of its keys by default, and of keys with their own */
+        get: operations["LimitsController_getProjectLimits"];
+        /** Replace the project's limits and its default limits for keys */
+        put: operations["LimitsController_setProjectLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The limits of one key */
+        get: operations["LimitsController_getKeyLimits"];
+        /** Replace one key's own limits (null or absent: the project's default for keys applies) */
+        put: operations["LimitsController_setKeyLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Budgets and spend of the project and of each key, today and this month (UTC)
+         * @description Spend is counted whether or not a budget is set; amounts are exact USD decimal strings (docs/usage.md, "Budgets").
+         */
+        get: operations["LimitsController_getProjectBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Budgets and spend of one key, today and this month (UTC) */
+        get: operations["LimitsController_getKeyBudget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/usage/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Budgets and spend of the key's project and of each of its keys, today and this month (UTC)
+         * @description The answer of the admin API's GET /v2/workspaces/{workspace}/projects/{project}/budgets, for the calling key's project (docs/usage.md, "Budgets").
+         */
+        get: operations["BudgetsController_budgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspaces": {
         parameters: {
             query?: never;
@@ -214,139 +428,6 @@ export interface paths {
          * @description Every project starts with preview, staging and production.
          */
         post: operations["EnvironmentsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspaces/{workspace}/projects/{project}/limits": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The limits of a project, of its keys by default, and of keys with their own */
-        get: operations["LimitsController_getProjectLimits"];
-        /** Replace the project's limits and its default limits for keys */
-        put: operations["LimitsController_setProjectLimits"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/limits": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The limits of one key */
-        get: operations["LimitsController_getKeyLimits"];
-        /** Replace one key's own limits (null or absent: the project's default for keys applies) */
-        put: operations["LimitsController_setKeyLimits"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspaces/{workspace}/projects/{project}/budgets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Budgets and spend of the project and of each key, today and this month (UTC)
-         * @description Spend is counted whether or not a budget is set; amounts are exact USD decimal strings (docs/usage.md, "Budgets").
-         */
-        get: operations["LimitsController_getProjectBudgets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/budget": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Budgets and spend of one key, today and this month (UTC) */
-        get: operations["LimitsController_getKeyBudget"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/usage/budgets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Budgets and spend of the key's project and of each of its keys, today and this month (UTC)
-         * @description The answer of the admin API's GET /v2/workspaces/{workspace}/projects/{project}/budgets, for the calling key's project (docs/usage.md, "Budgets").
-         */
-        get: operations["BudgetsController_budgets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/apply": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Apply a parley.yaml
-         * @description Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. See docs/apply.md.
-         */
-        post: operations["ApplyController_apply"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Export a project as parley.yaml
-         * @description The prompts and assistants as deployed; applying the result changes nothing.
-         */
-        get: operations["ApplyController_export"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -662,98 +743,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v2/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Calls, tokens by kind, cost and latency per time bucket
-         * @description From the hourly usage rollups (never the request logs), in UTC hour or day buckets, grouped by the dimensions in group_by. A project key reports on its own project; the admin key on any (workspace, project filters) and adds totals per workspace. docs/usage.md
-         */
-        get: operations["UsageController_report"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspaces/{workspace}/projects/{project}/prices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The project's price overrides (every other model is priced from the price table) */
-        get: operations["PricesController_get"];
-        /** Replace the project's price overrides (USD per million tokens, per provider and model); they price calls made from now on */
-        put: operations["PricesController_set"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/organization/usage/completions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** OpenAI's completions usage (tokens, cached tokens, requests) per 1h or 1d bucket, from Parley's rollups (docs/usage.md) */
-        get: operations["OpenAIUsageController_completions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/organization/costs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** OpenAI's costs (USD) per day, by project and line item (the model), from Parley's rollups (docs/usage.md) */
-        get: operations["OpenAIUsageController_costs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the audit trail
-         * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
-         */
-        get: operations["AuditTrailController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/conversations": {
         parameters: {
             query?: never;
@@ -843,175 +832,6 @@ export interface paths {
          * @description Soft delete (rows kept); answers the conversation.
          */
         delete: operations["ConversationItemsController_delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Import Assistants API threads
-         * @description `records` are the lines of an Assistants API export (thread and thread.message objects). Idempotent: ids are derived from the project and the original ids, so importing again creates nothing new. One transaction per thread. See docs/import.md.
-         */
-        post: operations["ImportController_importAssistantsThreads"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/console/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who the console is signed in as
-         * @description With a session cookie, or with a key (then `expiresAt` is null).
-         */
-        get: operations["ConsoleSessionController_current"];
-        put?: never;
-        /**
-         * Sign in to the console
-         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept.
-         */
-        post: operations["ConsoleSessionController_signIn"];
-        /**
-         * Sign out of the console
-         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header.
-         */
-        delete: operations["ConsoleSessionController_signOut"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses/input_tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Count the input tokens of a would-be response
-         * @description The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.
-         */
-        post: operations["ResponsesController_countInputTokens"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses/compact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Compact a conversation
-         * @description Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.
-         */
-        post: operations["ResponsesController_compact"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a model response
-         * @description JSON, or with `stream: true` Server-Sent Events of the typed response events.
-         */
-        post: operations["ResponsesController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses/{responseId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve a stored response
-         * @description With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).
-         */
-        get: operations["ResponsesController_retrieve"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a stored response
-         * @description Soft delete: the row stays; the response is then not found.
-         */
-        delete: operations["ResponsesController_delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses/{responseId}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a background response
-         * @description Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.
-         */
-        post: operations["ResponsesController_cancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/responses/{responseId}/input_items": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List a stored response's input items */
-        get: operations["ResponsesController_inputItems"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1132,6 +952,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a parley.yaml
+         * @description Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. See docs/apply.md.
+         */
+        post: operations["ApplyController_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a project as parley.yaml
+         * @description The prompts and assistants as deployed; applying the result changes nothing.
+         */
+        get: operations["ApplyController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls, tokens by kind, cost and latency per time bucket
+         * @description From the hourly usage rollups (never the request logs), in UTC hour or day buckets, grouped by the dimensions in group_by. A project key reports on its own project; the admin key on any (workspace, project filters) and adds totals per workspace. docs/usage.md
+         */
+        get: operations["UsageController_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's price overrides (every other model is priced from the price table) */
+        get: operations["PricesController_get"];
+        /** Replace the project's price overrides (USD per million tokens, per provider and model); they price calls made from now on */
+        put: operations["PricesController_set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization/usage/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenAI's completions usage (tokens, cached tokens, requests) per 1h or 1d bucket, from Parley's rollups (docs/usage.md) */
+        get: operations["OpenAIUsageController_completions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenAI's costs (USD) per day, by project and line item (the model), from Parley's rollups (docs/usage.md) */
+        get: operations["OpenAIUsageController_costs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit trail
+         * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
+         */
+        get: operations["AuditTrailController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Assistants API threads
+         * @description `records` are the lines of an Assistants API export (thread and thread.message objects). Idempotent: ids are derived from the project and the original ids, so importing again creates nothing new. One transaction per thread. See docs/import.md.
+         */
+        post: operations["ImportController_importAssistantsThreads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the console is signed in as
+         * @description With a session cookie, or with a key (then `expiresAt` is null).
+         */
+        get: operations["ConsoleSessionController_current"];
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept.
+         */
+        post: operations["ConsoleSessionController_signIn"];
+        /**
+         * Sign out of the console
+         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header.
+         */
+        delete: operations["ConsoleSessionController_signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/project-prompt/{slug}/{environment}": {
         parameters: {
             query?: never;
@@ -1195,6 +1195,177 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ConversationItemListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: {
+                /** @example msg_0192f0c1a2b37c4d8e9f00112233aabb_0_0 */
+                id: string;
+                /** @example message */
+                type: string;
+                /** @enum {string} */
+                status?: "completed";
+                /** @enum {string} */
+                role?: "user" | "assistant" | "system" | "developer";
+                content?: {
+                    /** @enum {string} */
+                    type: "input_text" | "output_text" | "input_image" | "input_file";
+                    text?: string;
+                    annotations?: unknown[];
+                    image_url?: string;
+                    detail?: string;
+                    filename?: string;
+                    file_data?: string;
+                    file_url?: string;
+                }[];
+                call_id?: string;
+                name?: string;
+                arguments?: string;
+                output?: string | {
+                    /** @enum {string} */
+                    type: "input_text" | "output_text" | "input_image" | "input_file";
+                    text?: string;
+                    annotations?: unknown[];
+                    image_url?: string;
+                    detail?: string;
+                    filename?: string;
+                    file_data?: string;
+                    file_url?: string;
+                }[];
+                /** @description `compaction`: `parley.compaction.v1.` and the base64 of the summary the model gets */
+                encrypted_content?: string;
+                /** @description Parley's: the id of the compaction item that stands for this item in the model's history */
+                compacted_by?: string;
+            }[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
+        LimitsDto: {
+            requestsPerMinute: number | null;
+            concurrentInvokes: number | null;
+            tokensPerDay: number | null;
+            /** @description USD per UTC day */
+            budgetUsdPerDay: number | null;
+            /** @description USD per UTC calendar month */
+            budgetUsdPerMonth: number | null;
+        };
+        KeyLimitsDto: {
+            requestsPerMinute: number | null;
+            concurrentInvokes: number | null;
+            tokensPerDay: number | null;
+            /** @description USD per UTC day */
+            budgetUsdPerDay: number | null;
+            /** @description USD per UTC calendar month */
+            budgetUsdPerMonth: number | null;
+            /** Format: uuid */
+            keyId: string;
+        };
+        ProjectLimitsDto: {
+            /** @enum {string} */
+            object: "project.limits";
+            project: components["schemas"]["LimitsDto"];
+            keys: components["schemas"]["LimitsDto"];
+            /** @description keys with limits of their own */
+            perKey: components["schemas"]["KeyLimitsDto"][];
+        };
+        LimitValuesDto: {
+            /**
+             * @description invokes per minute (fixed one-minute windows)
+             * @example 600
+             */
+            requestsPerMinute?: number | null;
+            /**
+             * @description invokes running at the same time
+             * @example 32
+             */
+            concurrentInvokes?: number | null;
+            /**
+             * @description prompt + completion tokens per UTC day, from the usage providers report
+             * @example 2000000
+             */
+            tokensPerDay?: number | null;
+            /**
+             * @description budget in USD per UTC day, charged with the cost of each call (docs/usage.md, "Budgets")
+             * @example 25
+             */
+            budgetUsdPerDay?: number | null;
+            /**
+             * @description budget in USD per UTC calendar month (docs/usage.md, "Budgets")
+             * @example 500
+             */
+            budgetUsdPerMonth?: number | null;
+        };
+        SetProjectLimitsDto: {
+            /** @description limits of the whole project (all keys together); null or absent removes them */
+            project?: components["schemas"]["LimitValuesDto"] | null;
+            /** @description the default of each key without limits of its own; null or absent removes them */
+            keys?: components["schemas"]["LimitValuesDto"] | null;
+        };
+        ApiKeyLimitsDto: {
+            /** @enum {string} */
+            object: "api_key.limits";
+            /** Format: uuid */
+            keyId: string;
+            /** @description the key's own limits (null: the project's default for keys applies) */
+            limits: components["schemas"]["LimitsDto"];
+            /** @description what applies to the key: its own limits, else the default for keys */
+            effective: components["schemas"]["LimitsDto"];
+        };
+        BudgetPeriodDto: {
+            /**
+             * @description the budget in USD (null: none is set; the spend is counted anyway)
+             * @example 25
+             */
+            limitUsd: string | null;
+            /**
+             * @description USD charged in this period (exact decimal), plus what the calls running now reserved
+             * @example 3.0412
+             */
+            spentUsd: string;
+            /**
+             * @description limitUsd - spentUsd, at least 0; null without a budget
+             * @example 21.9588
+             */
+            remainingUsd: string | null;
+            /**
+             * Format: date-time
+             * @description when the period ends and the spend starts again from 0 (the next UTC midnight, or the first of the next month)
+             */
+            resetsAt: string;
+        };
+        BudgetStateDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+        };
+        KeyBudgetStateDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+            /** Format: uuid */
+            keyId: string;
+        };
+        ProjectBudgetsDto: {
+            /** @enum {string} */
+            object: "project.budgets";
+            /** @description the project (all its keys together) */
+            project: components["schemas"]["BudgetStateDto"];
+            /** @description every key of the project that is not revoked, with the budgets that apply to it (its own, else the default for keys) */
+            keys: components["schemas"]["KeyBudgetStateDto"][];
+        };
+        ApiKeyBudgetDto: {
+            /** @description the UTC day */
+            day: components["schemas"]["BudgetPeriodDto"];
+            /** @description the UTC calendar month */
+            month: components["schemas"]["BudgetPeriodDto"];
+            /** @enum {string} */
+            object: "api_key.budget";
+            /** Format: uuid */
+            keyId: string;
+        };
         CreateWorkspaceDto: {
             /** @example acme */
             slug: string;
@@ -1416,183 +1587,6 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["EnvironmentDto"][];
-        };
-        LimitsDto: {
-            requestsPerMinute: number | null;
-            concurrentInvokes: number | null;
-            tokensPerDay: number | null;
-            /** @description USD per UTC day */
-            budgetUsdPerDay: number | null;
-            /** @description USD per UTC calendar month */
-            budgetUsdPerMonth: number | null;
-        };
-        KeyLimitsDto: {
-            requestsPerMinute: number | null;
-            concurrentInvokes: number | null;
-            tokensPerDay: number | null;
-            /** @description USD per UTC day */
-            budgetUsdPerDay: number | null;
-            /** @description USD per UTC calendar month */
-            budgetUsdPerMonth: number | null;
-            /** Format: uuid */
-            keyId: string;
-        };
-        ProjectLimitsDto: {
-            /** @enum {string} */
-            object: "project.limits";
-            project: components["schemas"]["LimitsDto"];
-            keys: components["schemas"]["LimitsDto"];
-            /** @description keys with limits of their own */
-            perKey: components["schemas"]["KeyLimitsDto"][];
-        };
-        LimitValuesDto: {
-            /**
-             * @description invokes per minute (fixed one-minute windows)
-             * @example 600
-             */
-            requestsPerMinute?: number | null;
-            /**
-             * @description invokes running at the same time
-             * @example 32
-             */
-            concurrentInvokes?: number | null;
-            /**
-             * @description prompt + completion tokens per UTC day, from the usage providers report
-             * @example 2000000
-             */
-            tokensPerDay?: number | null;
-            /**
-             * @description budget in USD per UTC day, charged with the cost of each call (docs/usage.md, "Budgets")
-             * @example 25
-             */
-            budgetUsdPerDay?: number | null;
-            /**
-             * @description budget in USD per UTC calendar month (docs/usage.md, "Budgets")
-             * @example 500
-             */
-            budgetUsdPerMonth?: number | null;
-        };
-        SetProjectLimitsDto: {
-            /** @description limits of the whole project (all keys together); null or absent removes them */
-            project?: components["schemas"]["LimitValuesDto"] | null;
-            /** @description the default of each key without limits of its own; null or absent removes them */
-            keys?: components["schemas"]["LimitValuesDto"] | null;
-        };
-        ApiKeyLimitsDto: {
-            /** @enum {string} */
-            object: "api_key.limits";
-            /** Format: uuid */
-            keyId: string;
-            /** @description the key's own limits (null: the project's default for keys applies) */
-            limits: components["schemas"]["LimitsDto"];
-            /** @description what applies to the key: its own limits, else the default for keys */
-            effective: components["schemas"]["LimitsDto"];
-        };
-        BudgetPeriodDto: {
-            /**
-             * @description the budget in USD (null: none is set; the spend is counted anyway)
-             * @example 25
-             */
-            limitUsd: string | null;
-            /**
-             * @description USD charged in this period (exact decimal), plus what the calls running now reserved
-             * @example 3.0412
-             */
-            spentUsd: string;
-            /**
-             * @description limitUsd - spentUsd, at least 0; null without a budget
-             * @example 21.9588
-             */
-            remainingUsd: string | null;
-            /**
-             * Format: date-time
-             * @description when the period ends and the spend starts again from 0 (the next UTC midnight, or the first of the next month)
-             */
-            resetsAt: string;
-        };
-        BudgetStateDto: {
-            /** @description the UTC day */
-            day: components["schemas"]["BudgetPeriodDto"];
-            /** @description the UTC calendar month */
-            month: components["schemas"]["BudgetPeriodDto"];
-        };
-        KeyBudgetStateDto: {
-            /** @description the UTC day */
-            day: components["schemas"]["BudgetPeriodDto"];
-            /** @description the UTC calendar month */
-            month: components["schemas"]["BudgetPeriodDto"];
-            /** Format: uuid */
-            keyId: string;
-        };
-        ProjectBudgetsDto: {
-            /** @enum {string} */
-            object: "project.budgets";
-            /** @description the project (all its keys together) */
-            project: components["schemas"]["BudgetStateDto"];
-            /** @description every key of the project that is not revoked, with the budgets that apply to it (its own, else the default for keys) */
-            keys: components["schemas"]["KeyBudgetStateDto"][];
-        };
-        ApiKeyBudgetDto: {
-            /** @description the UTC day */
-            day: components["schemas"]["BudgetPeriodDto"];
-            /** @description the UTC calendar month */
-            month: components["schemas"]["BudgetPeriodDto"];
-            /** @enum {string} */
-            object: "api_key.budget";
-            /** Format: uuid */
-            keyId: string;
-        };
-        SlugAction: {
-            /** @example acme */
-            slug: string;
-            /** @enum {string} */
-            action: "created" | "unchanged";
-        };
-        ProviderAction: {
-            /** @example openai */
-            name: string;
-            /** @enum {string} */
-            action: "created" | "updated" | "unchanged";
-        };
-        PromptAction: {
-            /** @example summarize */
-            slug: string;
-            /** @enum {string} */
-            kind: "prompt" | "assistant";
-            /**
-             * @description versioned: the content changed, so a new version was made
-             * @enum {string}
-             */
-            action: "created" | "versioned" | "unchanged";
-            /**
-             * @description the version whose content matches the file
-             * @example 2
-             */
-            version: number;
-        };
-        DeploymentAction: {
-            /** @example summarize */
-            slug: string;
-            /** @example production */
-            environment: string;
-            /** @example 2 */
-            version: number;
-            /** @example 3 */
-            deploymentVersion: number;
-            /** @enum {string} */
-            action: "deployed" | "unchanged";
-        };
-        ApplySummaryDto: {
-            workspace: components["schemas"]["SlugAction"];
-            project: components["schemas"]["SlugAction"];
-            environments: components["schemas"]["SlugAction"][];
-            providers: components["schemas"]["ProviderAction"][];
-            prompts: components["schemas"]["PromptAction"][];
-            deployments: components["schemas"]["DeploymentAction"][];
-            /** @description false when the database already matched the file */
-            changed: boolean;
-            /** @description things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server */
-            warnings?: string[];
         };
         CreatePromptDto: {
             /** @example summarize */
@@ -2623,6 +2617,134 @@ export interface components {
             /** @description ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls */
             threadMessageIds: string[];
         };
+        ConversationDto: {
+            /**
+             * Format: uuid
+             * @description the id of the thread it is (same on /v2)
+             */
+            id: string;
+            /** @enum {string} */
+            object: "conversation";
+            /** @description Unix seconds */
+            created_at: number;
+            metadata: {
+                [key: string]: string | number;
+            };
+        };
+        ConversationListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ConversationDto"][];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
+        ConversationDeletedDto: {
+            id: string;
+            /** @enum {string} */
+            object: "conversation.deleted";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        CreateWebhookDto: {
+            /**
+             * @description where the events are POSTed; subject to the outbound policy (PROVIDER_ALLOWED_HOSTS)
+             * @example https://example.com/parley-hooks
+             */
+            url: string;
+            /** @description the events to send (default: all four) */
+            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+        };
+        WebhookCreatedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description the Standard Webhooks signing secret: shown once, here; stored encrypted
+             * @example whsec_…
+             */
+            secret: string;
+        };
+        WebhookDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookDto"][];
+        };
+        WebhookDeletedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        SlugAction: {
+            /** @example acme */
+            slug: string;
+            /** @enum {string} */
+            action: "created" | "unchanged";
+        };
+        ProviderAction: {
+            /** @example openai */
+            name: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "unchanged";
+        };
+        PromptAction: {
+            /** @example summarize */
+            slug: string;
+            /** @enum {string} */
+            kind: "prompt" | "assistant";
+            /**
+             * @description versioned: the content changed, so a new version was made
+             * @enum {string}
+             */
+            action: "created" | "versioned" | "unchanged";
+            /**
+             * @description the version whose content matches the file
+             * @example 2
+             */
+            version: number;
+        };
+        DeploymentAction: {
+            /** @example summarize */
+            slug: string;
+            /** @example production */
+            environment: string;
+            /** @example 2 */
+            version: number;
+            /** @example 3 */
+            deploymentVersion: number;
+            /** @enum {string} */
+            action: "deployed" | "unchanged";
+        };
+        ApplySummaryDto: {
+            workspace: components["schemas"]["SlugAction"];
+            project: components["schemas"]["SlugAction"];
+            environments: components["schemas"]["SlugAction"][];
+            providers: components["schemas"]["ProviderAction"][];
+            prompts: components["schemas"]["PromptAction"][];
+            deployments: components["schemas"]["DeploymentAction"][];
+            /** @description false when the database already matched the file */
+            changed: boolean;
+            /** @description things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server */
+            warnings?: string[];
+        };
         UsageTokensDto: {
             /** @description prompt tokens neither read from nor written to a prompt cache */
             uncachedInput: number;
@@ -2850,81 +2972,6 @@ export interface components {
             first_id: string | null;
             last_id: string | null;
         };
-        ConversationDto: {
-            /**
-             * Format: uuid
-             * @description the id of the thread it is (same on /v2)
-             */
-            id: string;
-            /** @enum {string} */
-            object: "conversation";
-            /** @description Unix seconds */
-            created_at: number;
-            metadata: {
-                [key: string]: string | number;
-            };
-        };
-        ConversationListDto: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["ConversationDto"][];
-            first_id: string | null;
-            last_id: string | null;
-            has_more: boolean;
-        };
-        ConversationDeletedDto: {
-            id: string;
-            /** @enum {string} */
-            object: "conversation.deleted";
-            /** @enum {boolean} */
-            deleted: true;
-        };
-        ConversationItemListDto: {
-            /** @enum {string} */
-            object: "list";
-            data: {
-                /** @example msg_0192f0c1a2b37c4d8e9f00112233aabb_0_0 */
-                id: string;
-                /** @example message */
-                type: string;
-                /** @enum {string} */
-                status?: "completed";
-                /** @enum {string} */
-                role?: "user" | "assistant" | "system" | "developer";
-                content?: {
-                    /** @enum {string} */
-                    type: "input_text" | "output_text" | "input_image" | "input_file";
-                    text?: string;
-                    annotations?: unknown[];
-                    image_url?: string;
-                    detail?: string;
-                    filename?: string;
-                    file_data?: string;
-                    file_url?: string;
-                }[];
-                call_id?: string;
-                name?: string;
-                arguments?: string;
-                output?: string | {
-                    /** @enum {string} */
-                    type: "input_text" | "output_text" | "input_image" | "input_file";
-                    text?: string;
-                    annotations?: unknown[];
-                    image_url?: string;
-                    detail?: string;
-                    filename?: string;
-                    file_data?: string;
-                    file_url?: string;
-                }[];
-                /** @description `compaction`: `parley.compaction.v1.` and the base64 of the summary the model gets */
-                encrypted_content?: string;
-                /** @description Parley's: the id of the compaction item that stands for this item in the model's history */
-                compacted_by?: string;
-            }[];
-            first_id: string | null;
-            last_id: string | null;
-            has_more: boolean;
-        };
         CreateConsoleSessionDto: {
             /**
              * @description a project key or the admin key; exchanged for the session cookie and never kept
@@ -2965,53 +3012,6 @@ export interface components {
             object: "console.session.ended";
             /** @description false when the request carried no live session */
             ended: boolean;
-        };
-        CreateWebhookDto: {
-            /**
-             * @description where the events are POSTed; subject to the outbound policy (PROVIDER_ALLOWED_HOSTS)
-             * @example https://example.com/parley-hooks
-             */
-            url: string;
-            /** @description the events to send (default: all four) */
-            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
-        };
-        WebhookCreatedDto: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            object: "webhook";
-            url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * @description the Standard Webhooks signing secret: shown once, here; stored encrypted
-             * @example whsec_…
-             */
-            secret: string;
-        };
-        WebhookDto: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            object: "webhook";
-            url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
-            /** Format: date-time */
-            createdAt: string;
-        };
-        WebhookListDto: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["WebhookDto"][];
-        };
-        WebhookDeletedDto: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            object: "webhook";
-            /** @enum {boolean} */
-            deleted: true;
         };
     };
     responses: never;
@@ -3097,6 +3097,987 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    ResponsesController_countInputTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model?: string;
+                    prompt?: {
+                        id: string;
+                        version?: string | null;
+                        variables?: {
+                            [key: string]: string | {
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            };
+                        } | null;
+                    } | null;
+                    input?: string | unknown[];
+                    instructions?: string | null;
+                    conversation?: (string | {
+                        id: string;
+                    }) | null;
+                    previous_response_id?: string | null;
+                    store?: boolean | null;
+                    stream?: boolean | null;
+                    tools?: {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                        description?: string | null;
+                        parameters?: {
+                            [key: string]: unknown;
+                        } | null;
+                        strict?: boolean | null;
+                    }[];
+                    tool_choice?: ("auto" | "none" | "required") | {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                    };
+                    parallel_tool_calls?: boolean | null;
+                    max_output_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    text?: {
+                        format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            name: string;
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            strict?: boolean | null;
+                        };
+                    };
+                    /** @enum {string|null} */
+                    truncation?: "auto" | "disabled" | null;
+                    user?: string;
+                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
+                    presence_penalty?: number | null;
+                    frequency_penalty?: number | null;
+                    top_logprobs?: number | null;
+                    max_tool_calls?: number | null;
+                    /** @enum {string|null} */
+                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
+                    safety_identifier?: string | null;
+                    prompt_cache_key?: string | null;
+                    background?: boolean | null;
+                    reasoning?: {
+                        /** @enum {string|null} */
+                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+                        /** @enum {string|null} */
+                        summary?: "auto" | "concise" | "detailed" | null;
+                    } | null;
+                    stream_options?: {
+                        include_obfuscation?: boolean;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "response.input_tokens";
+                        input_tokens: number;
+                    };
+                };
+            };
+        };
+    };
+    ResponsesController_compact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model?: string | null;
+                    input?: (string | unknown[]) | null;
+                    instructions?: string | null;
+                    previous_response_id?: string | null;
+                    conversation?: (string | {
+                        id: string;
+                    }) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OpenAI's CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ResponsesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model?: string;
+                    prompt?: {
+                        id: string;
+                        version?: string | null;
+                        variables?: {
+                            [key: string]: string | {
+                                /** @enum {string} */
+                                type: "input_text";
+                                text: string;
+                            };
+                        } | null;
+                    } | null;
+                    input?: string | unknown[];
+                    instructions?: string | null;
+                    conversation?: (string | {
+                        id: string;
+                    }) | null;
+                    previous_response_id?: string | null;
+                    store?: boolean | null;
+                    stream?: boolean | null;
+                    tools?: {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                        description?: string | null;
+                        parameters?: {
+                            [key: string]: unknown;
+                        } | null;
+                        strict?: boolean | null;
+                    }[];
+                    tool_choice?: ("auto" | "none" | "required") | {
+                        /** @enum {string} */
+                        type: "function";
+                        name: string;
+                    };
+                    parallel_tool_calls?: boolean | null;
+                    max_output_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    text?: {
+                        format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            name: string;
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            strict?: boolean | null;
+                        };
+                    };
+                    /** @enum {string|null} */
+                    truncation?: "auto" | "disabled" | null;
+                    user?: string;
+                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
+                    presence_penalty?: number | null;
+                    frequency_penalty?: number | null;
+                    top_logprobs?: number | null;
+                    max_tool_calls?: number | null;
+                    /** @enum {string|null} */
+                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
+                    safety_identifier?: string | null;
+                    prompt_cache_key?: string | null;
+                    background?: boolean | null;
+                    reasoning?: {
+                        /** @enum {string|null} */
+                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+                        /** @enum {string|null} */
+                        summary?: "auto" | "concise" | "detailed" | null;
+                    } | null;
+                    stream_options?: {
+                        include_obfuscation?: boolean;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OpenAI's Response object */
+            200: {
+                headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ResponsesController_retrieve: {
+        parameters: {
+            query?: {
+                starting_after?: number;
+                stream?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAI's Response object, as answered (or as it stands while queued or in progress) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ResponsesController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ResponsesController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAI's Response object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ResponsesController_inputItems: {
+        parameters: {
+            query?: {
+                order?: "asc" | "desc";
+                limit?: number;
+                after?: unknown;
+            };
+            header?: never;
+            path: {
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationItemListDto"];
+                };
+            };
+        };
+    };
+    LimitsController_getProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectLimitsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_setProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetProjectLimitsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectLimitsDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_getKeyLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyLimitsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_setKeyLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LimitValuesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyLimitsDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_getProjectBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectBudgetsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    LimitsController_getKeyBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyBudgetDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    BudgetsController_budgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectBudgetsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
             };
         };
     };
@@ -4303,965 +5284,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_getProjectLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectLimitsDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_setProjectLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SetProjectLimitsDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectLimitsDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_getKeyLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-                keyId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyLimitsDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_setKeyLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-                keyId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LimitValuesDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyLimitsDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_getProjectBudgets: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectBudgetsDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    LimitsController_getKeyBudget: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-                keyId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyBudgetDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    BudgetsController_budgets: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectBudgetsDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ApplyController_apply: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description the text of parley.yaml; errors then carry line numbers */
-                    yaml: string;
-                } | {
-                    workspace: string;
-                    project: string;
-                    /**
-                     * @default [
-                     *       "preview",
-                     *       "staging",
-                     *       "production"
-                     *     ]
-                     */
-                    environments?: string[];
-                    /** @default [] */
-                    providers?: {
-                        name: string;
-                        /** @enum {string} */
-                        type: "openai" | "anthropic";
-                        /** Format: uri */
-                        baseUrl?: string;
-                        apiKeyEnv?: string;
-                    }[];
-                    prompts?: {
-                        slug: string;
-                        /**
-                         * @default prompt
-                         * @enum {string}
-                         */
-                        kind?: "prompt" | "assistant";
-                        /** @default local */
-                        provider?: string;
-                        model: string;
-                        /** @default {} */
-                        parameters?: {
-                            max_tokens?: number;
-                            temperature?: number;
-                            top_p?: number;
-                            presence_penalty?: number;
-                            frequency_penalty?: number;
-                            seed?: number;
-                            stop?: string | string[];
-                            response_format?: {
-                                /** @enum {string} */
-                                type: "json_object" | "text";
-                            };
-                            tool_choice?: ("auto" | "required" | "none") | {
-                                /** @enum {string} */
-                                type: "function";
-                                function: {
-                                    name: string;
-                                };
-                            };
-                        };
-                        /** @default [] */
-                        tools?: {
-                            /** @enum {string} */
-                            type: "function";
-                            function: {
-                                name: string;
-                                description?: string;
-                                parameters?: {
-                                    [key: string]: unknown;
-                                };
-                                strict?: boolean;
-                            };
-                        }[];
-                        variables?: {
-                            [key: string]: string | number | boolean;
-                        };
-                        template: {
-                            /** @enum {string} */
-                            role: "assistant" | "user" | "system" | "function" | "tool";
-                            name?: string;
-                            content: string | ({
-                                /** @enum {string} */
-                                type: "text";
-                                text: string;
-                            } | {
-                                /** @enum {string} */
-                                type: "image_url";
-                                image_url: {
-                                    url: string;
-                                    /**
-                                     * @default auto
-                                     * @enum {string}
-                                     */
-                                    detail?: "auto" | "low" | "high";
-                                };
-                            })[] | (null);
-                            function_call?: {
-                                name: string;
-                                arguments: string;
-                            };
-                            tool_calls?: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "function";
-                                function: {
-                                    name: string;
-                                    arguments: string;
-                                };
-                            }[];
-                            tool_choice?: ("auto" | "none") | {
-                                /** @enum {string} */
-                                type: "function";
-                                function: {
-                                    name: string;
-                                };
-                            };
-                            tool_call_id?: string;
-                        }[];
-                        /** @default [] */
-                        deploy?: string[];
-                    }[];
-                    limits?: {
-                        project?: {
-                            requestsPerMinute?: number | null;
-                            concurrentInvokes?: number | null;
-                            tokensPerDay?: number | null;
-                            budgetUsdPerDay?: number | null;
-                            budgetUsdPerMonth?: number | null;
-                        };
-                        keys?: {
-                            requestsPerMinute?: number | null;
-                            concurrentInvokes?: number | null;
-                            tokensPerDay?: number | null;
-                            budgetUsdPerDay?: number | null;
-                            budgetUsdPerMonth?: number | null;
-                        };
-                    };
-                    prices?: {
-                        provider: string;
-                        model: string;
-                        inputPerMTok: number;
-                        outputPerMTok: number;
-                        cacheReadPerMTok?: number | null;
-                        cacheWritePerMTok?: number | null;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApplySummaryDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ApplyController_export: {
-        parameters: {
-            query?: {
-                /** @description required with the admin key; a project key exports its own project */
-                workspace?: string;
-                project?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description a parley.yaml file */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/yaml": string;
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
@@ -7629,551 +7651,6 @@ export interface operations {
             };
         };
     };
-    UsageController_report: {
-        parameters: {
-            query: {
-                /** @description start of the range (ISO 8601), inclusive; rounded down to the hour */
-                from: string;
-                /** @description end of the range (ISO 8601), exclusive; rounded up to the hour; default now */
-                to?: string;
-                /** @description time bucket (UTC); at most 744 hour or 400 day buckets */
-                bucket?: "hour" | "day";
-                /** @description comma-separated dimensions to group by: prompt, version, environment, model, provider, key, project, workspace (project and workspace with the admin key only) */
-                group_by?: string;
-                /** @description admin key only: the workspace (slug) to report on; default all */
-                workspace?: string;
-                /** @description admin key only, with workspace: the project (slug) to report on */
-                project?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageReportDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    PricesController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PricesDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    PricesController_set: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspace: string;
-                project: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SetPricesDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PricesDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    OpenAIUsageController_completions: {
-        parameters: {
-            query: {
-                /** @description Unix seconds, inclusive */
-                start_time: unknown;
-                /** @description Unix seconds, exclusive; default now */
-                end_time?: unknown;
-                project_ids?: string[];
-                group_by?: string[];
-                /** @description buckets per page */
-                limit?: unknown;
-                /** @description next_page of the previous answer */
-                page?: unknown;
-                bucket_width?: "1h" | "1d";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object?: "page";
-                        data?: Record<string, never>[];
-                        has_more?: boolean;
-                        next_page?: string | null;
-                    };
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    OpenAIUsageController_costs: {
-        parameters: {
-            query: {
-                /** @description Unix seconds, inclusive */
-                start_time: unknown;
-                /** @description Unix seconds, exclusive; default now */
-                end_time?: unknown;
-                project_ids?: string[];
-                group_by?: string[];
-                /** @description buckets per page */
-                limit?: unknown;
-                /** @description next_page of the previous answer */
-                page?: unknown;
-                bucket_width?: "1d";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object?: "page";
-                        data?: Record<string, never>[];
-                        has_more?: boolean;
-                        next_page?: string | null;
-                    };
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    AuditTrailController_list: {
-        parameters: {
-            query?: {
-                limit?: number;
-                /** @description id of the last item of the previous page */
-                after?: string;
-                /** @description `<resource>.<verb>` */
-                action?: string;
-                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
-                /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
-                resourceId?: string;
-                /** @description the key that made the change */
-                actorKeyId?: string;
-                /** @description the X-Request-Id of the request that made the change */
-                requestId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditEventListDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
     ConversationsController_list: {
         parameters: {
             query?: {
@@ -8580,674 +8057,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversationDto"];
-                };
-            };
-        };
-    };
-    ImportController_importAssistantsThreads: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    workspace?: string;
-                    project?: string;
-                    records: unknown[];
-                };
-            };
-        };
-        responses: {
-            /** @description {threads_created, messages_created, threads: [{source_id, thread_id, action, messages_created, messages_existing}]} */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Not found (also: another project's object, or a malformed id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_current: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_signIn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateConsoleSessionDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionEndedDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ResponsesController_countInputTokens: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    model?: string;
-                    prompt?: {
-                        id: string;
-                        version?: string | null;
-                        variables?: {
-                            [key: string]: string | {
-                                /** @enum {string} */
-                                type: "input_text";
-                                text: string;
-                            };
-                        } | null;
-                    } | null;
-                    input?: string | unknown[];
-                    instructions?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                    previous_response_id?: string | null;
-                    store?: boolean | null;
-                    stream?: boolean | null;
-                    tools?: {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                        description?: string | null;
-                        parameters?: {
-                            [key: string]: unknown;
-                        } | null;
-                        strict?: boolean | null;
-                    }[];
-                    tool_choice?: ("auto" | "none" | "required") | {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                    };
-                    parallel_tool_calls?: boolean | null;
-                    max_output_tokens?: number | null;
-                    temperature?: number | null;
-                    top_p?: number | null;
-                    metadata?: {
-                        [key: string]: string;
-                    } | null;
-                    text?: {
-                        format?: {
-                            /** @enum {string} */
-                            type: "text";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_object";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_schema";
-                            name: string;
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            description?: string;
-                            strict?: boolean | null;
-                        };
-                    };
-                    /** @enum {string|null} */
-                    truncation?: "auto" | "disabled" | null;
-                    user?: string;
-                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
-                    presence_penalty?: number | null;
-                    frequency_penalty?: number | null;
-                    top_logprobs?: number | null;
-                    max_tool_calls?: number | null;
-                    /** @enum {string|null} */
-                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
-                    safety_identifier?: string | null;
-                    prompt_cache_key?: string | null;
-                    background?: boolean | null;
-                    reasoning?: {
-                        /** @enum {string|null} */
-                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
-                        /** @enum {string|null} */
-                        summary?: "auto" | "concise" | "detailed" | null;
-                    } | null;
-                    stream_options?: {
-                        include_obfuscation?: boolean;
-                    } | null;
-                };
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "response.input_tokens";
-                        input_tokens: number;
-                    };
-                };
-            };
-        };
-    };
-    ResponsesController_compact: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    model?: string | null;
-                    input?: (string | unknown[]) | null;
-                    instructions?: string | null;
-                    previous_response_id?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                };
-            };
-        };
-        responses: {
-            /** @description OpenAI's CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}` */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ResponsesController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    model?: string;
-                    prompt?: {
-                        id: string;
-                        version?: string | null;
-                        variables?: {
-                            [key: string]: string | {
-                                /** @enum {string} */
-                                type: "input_text";
-                                text: string;
-                            };
-                        } | null;
-                    } | null;
-                    input?: string | unknown[];
-                    instructions?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                    previous_response_id?: string | null;
-                    store?: boolean | null;
-                    stream?: boolean | null;
-                    tools?: {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                        description?: string | null;
-                        parameters?: {
-                            [key: string]: unknown;
-                        } | null;
-                        strict?: boolean | null;
-                    }[];
-                    tool_choice?: ("auto" | "none" | "required") | {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                    };
-                    parallel_tool_calls?: boolean | null;
-                    max_output_tokens?: number | null;
-                    temperature?: number | null;
-                    top_p?: number | null;
-                    metadata?: {
-                        [key: string]: string;
-                    } | null;
-                    text?: {
-                        format?: {
-                            /** @enum {string} */
-                            type: "text";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_object";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_schema";
-                            name: string;
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            description?: string;
-                            strict?: boolean | null;
-                        };
-                    };
-                    /** @enum {string|null} */
-                    truncation?: "auto" | "disabled" | null;
-                    user?: string;
-                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
-                    presence_penalty?: number | null;
-                    frequency_penalty?: number | null;
-                    top_logprobs?: number | null;
-                    max_tool_calls?: number | null;
-                    /** @enum {string|null} */
-                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
-                    safety_identifier?: string | null;
-                    prompt_cache_key?: string | null;
-                    background?: boolean | null;
-                    reasoning?: {
-                        /** @enum {string|null} */
-                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
-                        /** @enum {string|null} */
-                        summary?: "auto" | "concise" | "detailed" | null;
-                    } | null;
-                    stream_options?: {
-                        include_obfuscation?: boolean;
-                    } | null;
-                };
-            };
-        };
-        responses: {
-            /** @description OpenAI's Response object */
-            200: {
-                headers: {
-                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
-                    "x-parley-budget-remaining-usd-day"?: string;
-                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
-                    "x-parley-budget-remaining-usd-month"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            message: string;
-                            /** @example invalid_request_error */
-                            type: string;
-                            /** @example temperature */
-                            param: string | null;
-                            /** @example model_not_found */
-                            code: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    ResponsesController_retrieve: {
-        parameters: {
-            query?: {
-                starting_after?: number;
-                stream?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                responseId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenAI's Response object, as answered (or as it stands while queued or in progress) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ResponsesController_delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                responseId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ResponsesController_cancel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                responseId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenAI's Response object */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ResponsesController_inputItems: {
-        parameters: {
-            query?: {
-                order?: "asc" | "desc";
-                limit?: number;
-                after?: unknown;
-            };
-            header?: never;
-            path: {
-                responseId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConversationItemListDto"];
                 };
             };
         };
@@ -9921,6 +8730,1197 @@ export interface operations {
                         created: number;
                         /** @example default/default */
                         owned_by: string;
+                    };
+                };
+            };
+        };
+    };
+    ApplyController_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the text of parley.yaml; errors then carry line numbers */
+                    yaml: string;
+                } | {
+                    workspace: string;
+                    project: string;
+                    /**
+                     * @default [
+                     *       "preview",
+                     *       "staging",
+                     *       "production"
+                     *     ]
+                     */
+                    environments?: string[];
+                    /** @default [] */
+                    providers?: {
+                        name: string;
+                        /** @enum {string} */
+                        type: "openai" | "anthropic";
+                        /** Format: uri */
+                        baseUrl?: string;
+                        apiKeyEnv?: string;
+                    }[];
+                    prompts?: {
+                        slug: string;
+                        /**
+                         * @default prompt
+                         * @enum {string}
+                         */
+                        kind?: "prompt" | "assistant";
+                        /** @default local */
+                        provider?: string;
+                        model: string;
+                        /** @default {} */
+                        parameters?: {
+                            max_tokens?: number;
+                            temperature?: number;
+                            top_p?: number;
+                            presence_penalty?: number;
+                            frequency_penalty?: number;
+                            seed?: number;
+                            stop?: string | string[];
+                            response_format?: {
+                                /** @enum {string} */
+                                type: "json_object" | "text";
+                            };
+                            tool_choice?: ("auto" | "required" | "none") | {
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                };
+                            };
+                        };
+                        /** @default [] */
+                        tools?: {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                                description?: string;
+                                parameters?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean;
+                            };
+                        }[];
+                        variables?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        template: {
+                            /** @enum {string} */
+                            role: "assistant" | "user" | "system" | "function" | "tool";
+                            name?: string;
+                            content: string | ({
+                                /** @enum {string} */
+                                type: "text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "image_url";
+                                image_url: {
+                                    url: string;
+                                    /**
+                                     * @default auto
+                                     * @enum {string}
+                                     */
+                                    detail?: "auto" | "low" | "high";
+                                };
+                            })[] | (null);
+                            function_call?: {
+                                name: string;
+                                arguments: string;
+                            };
+                            tool_calls?: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                    arguments: string;
+                                };
+                            }[];
+                            tool_choice?: ("auto" | "none") | {
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                };
+                            };
+                            tool_call_id?: string;
+                        }[];
+                        /** @default [] */
+                        deploy?: string[];
+                    }[];
+                    limits?: {
+                        project?: {
+                            requestsPerMinute?: number | null;
+                            concurrentInvokes?: number | null;
+                            tokensPerDay?: number | null;
+                            budgetUsdPerDay?: number | null;
+                            budgetUsdPerMonth?: number | null;
+                        };
+                        keys?: {
+                            requestsPerMinute?: number | null;
+                            concurrentInvokes?: number | null;
+                            tokensPerDay?: number | null;
+                            budgetUsdPerDay?: number | null;
+                            budgetUsdPerMonth?: number | null;
+                        };
+                    };
+                    prices?: {
+                        provider: string;
+                        model: string;
+                        inputPerMTok: number;
+                        outputPerMTok: number;
+                        cacheReadPerMTok?: number | null;
+                        cacheWritePerMTok?: number | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplySummaryDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ApplyController_export: {
+        parameters: {
+            query?: {
+                /** @description required with the admin key; a project key exports its own project */
+                workspace?: string;
+                project?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a parley.yaml file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    UsageController_report: {
+        parameters: {
+            query: {
+                /** @description start of the range (ISO 8601), inclusive; rounded down to the hour */
+                from: string;
+                /** @description end of the range (ISO 8601), exclusive; rounded up to the hour; default now */
+                to?: string;
+                /** @description time bucket (UTC); at most 744 hour or 400 day buckets */
+                bucket?: "hour" | "day";
+                /** @description comma-separated dimensions to group by: prompt, version, environment, model, provider, key, project, workspace (project and workspace with the admin key only) */
+                group_by?: string;
+                /** @description admin key only: the workspace (slug) to report on; default all */
+                workspace?: string;
+                /** @description admin key only, with workspace: the project (slug) to report on */
+                project?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReportDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PricesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PricesController_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPricesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OpenAIUsageController_completions: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, inclusive */
+                start_time: unknown;
+                /** @description Unix seconds, exclusive; default now */
+                end_time?: unknown;
+                project_ids?: string[];
+                group_by?: string[];
+                /** @description buckets per page */
+                limit?: unknown;
+                /** @description next_page of the previous answer */
+                page?: unknown;
+                bucket_width?: "1h" | "1d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object?: "page";
+                        data?: Record<string, never>[];
+                        has_more?: boolean;
+                        next_page?: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OpenAIUsageController_costs: {
+        parameters: {
+            query: {
+                /** @description Unix seconds, inclusive */
+                start_time: unknown;
+                /** @description Unix seconds, exclusive; default now */
+                end_time?: unknown;
+                project_ids?: string[];
+                group_by?: string[];
+                /** @description buckets per page */
+                limit?: unknown;
+                /** @description next_page of the previous answer */
+                page?: unknown;
+                bucket_width?: "1d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object?: "page";
+                        data?: Record<string, never>[];
+                        has_more?: boolean;
+                        next_page?: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    AuditTrailController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description `<resource>.<verb>` */
+                action?: string;
+                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
+                /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
+                resourceId?: string;
+                /** @description the key that made the change */
+                actorKeyId?: string;
+                /** @description the X-Request-Id of the request that made the change */
+                requestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ImportController_importAssistantsThreads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspace?: string;
+                    project?: string;
+                    records: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description {threads_created, messages_created, threads: [{source_id, thread_id, action, messages_created, messages_existing}]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConsoleSessionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionEndedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
                     };
                 };
             };
