@@ -11,9 +11,9 @@
  */
 const crypto = require('node:crypto');
 const path = require('node:path');
-const { createDatabase, dropDatabase } = require('./lib/database');
+const { cleanUpOnExit, createDatabase } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { cpuMicros, killAllNow, startNode, stopAll } = require('./lib/processes');
+const { cpuMicros, startNode, stopAll } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
 const { scenariosOf } = require('./lib/scenarios');
 
@@ -65,15 +65,7 @@ async function main() {
   console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}`);
 }
 
-process.on('exit', () => {
-  killAllNow();
-  try {
-    dropDatabase(dbName);
-  } catch {
-    /* not created */
-  }
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+cleanUpOnExit(() => [dbName]);
 main()
   .catch((err) => {
     console.error(err);

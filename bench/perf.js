@@ -2,7 +2,7 @@
 /**
  * Profiles one Parley scenario with Linux `perf` (V8's --cpu-prof inflates Parley's CPU at these
  * rates; docs/performance.md): Parley runs under `--perf-basic-prof` on a fresh database, gets
- * `warm` seconds of load, then `perf record` samples it for `seconds` under the same load.
+ * 10 s of load to warm up, then `perf record` samples it for `seconds` under the same load.
  * Prints the top self and inclusive frames and the share per package. A tool for profiling work,
  * not part of `npm run bench`.
  *
@@ -16,9 +16,9 @@ const crypto = require('node:crypto');
 const path = require('node:path');
 const fs = require('node:fs');
 const { spawn, execFileSync } = require('node:child_process');
-const { createDatabase, dropDatabase } = require('./lib/database');
+const { cleanUpOnExit, createDatabase } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { cpuMicros, killAllNow, machineJiffies, startNode } = require('./lib/processes');
+const { cpuMicros, machineJiffies, startNode } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
 const { scenariosOf } = require('./lib/scenarios');
 
@@ -30,7 +30,7 @@ const outDir = path.join(__dirname, 'profiles');
 function mainThreadMicros(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime + stime in USER_HZ (1/100 s)
 }
 
 function classify(sym) {
@@ -112,15 +112,7 @@ async function main() {
   console.log(`\n${samples} samples\n--- by package (nearest JS frame) ---\n${top(pkgs, 25)}\n--- self ---\n${top(self, 40)}\n--- inclusive ---\n${top(incl, Number(process.env.PERF_TOP || 80))}`);
 }
 
-process.on('exit', () => {
-  killAllNow();
-  try {
-    dropDatabase(dbName);
-  } catch {
-    /* not created */
-  }
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+cleanUpOnExit(() => [dbName]);
 main().catch((err) => {
   console.error(err);
   process.exitCode = 1;

@@ -11,9 +11,9 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 const { Client } = require('pg');
-const { createDatabase, dropDatabase } = require('./lib/database');
+const { cleanUpOnExit, createDatabase } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { killAllNow, startNode, stopAll } = require('./lib/processes');
+const { startNode, stopAll } = require('./lib/processes');
 const { scenariosOf } = require('./lib/scenarios');
 const { setUpParley } = require('./lib/setup');
 
@@ -71,17 +71,7 @@ async function main() {
   for (const dir of dirs.split(',')) await measure(dir);
 }
 
-process.on('exit', () => {
-  killAllNow();
-  for (const name of created) {
-    try {
-      dropDatabase(name);
-    } catch {
-      /* gone already */
-    }
-  }
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+cleanUpOnExit(() => created);
 main()
   .catch((err) => {
     console.error(err);

@@ -2,7 +2,7 @@
 /** The throwaway PostgreSQL database of one benchmark run, and the CPU time of its backends. */
 const { execFileSync } = require('node:child_process');
 const { Client } = require('pg');
-const { cpuMicros } = require('./processes');
+const { cpuMicros, killAllNow } = require('./processes');
 
 const PG = {
   host: process.env.BENCH_PGHOST || '127.0.0.1',
@@ -19,6 +19,24 @@ function createDatabase(name) {
 function dropDatabase(name) {
   // --force: also ends sessions a crashed server may have left behind.
   execFileSync('dropdb', [...cliArgs, '--if-exists', '--force', name], { stdio: 'pipe' });
+}
+
+/**
+ * For the bench's tools (ab.js, perf.js, reads.js): on exit, Ctrl-C or SIGTERM, stop every child
+ * and drop the databases `names()` lists (those not created yet are skipped).
+ */
+function cleanUpOnExit(names) {
+  process.on('exit', () => {
+    killAllNow();
+    for (const name of names()) {
+      try {
+        dropDatabase(name);
+      } catch {
+        /* not created, or gone already */
+      }
+    }
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 }
 
 /** A monitoring connection (to the `postgres` database, so it is not one of the measured backends). */
@@ -78,4 +96,4 @@ async function probe(databaseUrl, count = 400) {
   }
 }
 
-module.exports = { createDatabase, dropDatabase, monitor, probe };
+module.exports = { cleanUpOnExit, createDatabase, dropDatabase, monitor, probe };
