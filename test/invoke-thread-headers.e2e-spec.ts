@@ -2,7 +2,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
 import { createProject, createThread, TestProject } from './support/factories';
 import { client, Client, UUID } from './support/http';
-import { deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
+import { deploy, failNextTurnWrite, INVOKE_APP_ENV, invokePath, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -50,8 +50,8 @@ describe('invoke: thread headers and storing failures', () => {
   it('ends a streamed reply with a 503 "Database unavailable" event when the database is down as the reply is stored', async () => {
     const thread = await createThread(t, p);
     const logsBefore = (await requestLogRows(t, p.projectId)).length;
-    // What node-postgres throws when the server goes away mid-query; the reply is stored in one transaction.
-    jest.spyOn(t.dataSource, 'transaction').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    // What node-postgres throws when the server goes away mid-query, inside the reply's transaction.
+    failNextTurnWrite();
     const res = await post(invokePath(p, 'helper'), { threadId: thread.id, stream: true, messages: [user('lost words')] });
     expect(res.status).toBe(200);
     const events = (await res.text()).split('\n\n').filter(Boolean);

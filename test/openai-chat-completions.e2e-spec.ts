@@ -2,7 +2,7 @@ import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError }
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { createProject, TestProject } from './support/factories';
 import { UUID } from './support/http';
-import { deploy, INVOKE_APP_ENV, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
+import { deploy, failNextTurnWrite, INVOKE_APP_ENV, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -95,7 +95,7 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
   });
 
   it('ends a stream with an OpenAI-shaped 503 error event (no [DONE]) when the reply cannot be stored', async () => {
-    jest.spyOn(t.dataSource, 'transaction').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    failNextTurnWrite();
     const stream = await client.chat.completions.create({ model: 'helper', messages: [user('kept nowhere')], stream: true });
     const seen: string[] = [];
     const failure = await (async () => {

@@ -25,7 +25,8 @@ export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
       type: 'postgres',
       url: config.databaseUrl,
       poolSize: config.dbPoolSize,
-      extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+      // Pipeline mode: statements sent together share a round trip (pipelined-transaction.ts); awaited one by one they go as before.
+      extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000, pipeline: true },
       applicationName: 'parley',
     };
   }

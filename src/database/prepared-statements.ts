@@ -13,8 +13,16 @@ const names = new Map<string, string>();
 /** Statement texts are a handful of shapes (multi-row INSERTs: one per batch size); bounded anyway. */
 const MAX_NAMES = 1000;
 
-interface PgQueryable {
+export interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** Managers of pipelined transactions (pipelined-transaction.ts) and the connection each one writes on. */
+const pipelinedConnections = new WeakMap<EntityManager, PgQueryable>();
+
+/** Routes `queryRows` on `manager` to `connection`: a pipelined transaction's statements. */
+export function bindManagerTo(manager: EntityManager, connection: PgQueryable): void {
+  pipelinedConnections.set(manager, connection);
 }
 
 function nameOf(sql: string): string {
@@ -28,11 +36,13 @@ function nameOf(sql: string): string {
 }
 
 /**
- * Where a statement goes on PostgreSQL: the transaction's own connection when the manager is in
- * one, else the pool TypeORM opened (its `query` takes a connection and gives it back). Null on
+ * Where a statement goes on PostgreSQL: the pipelined transaction's connection when the manager
+ * is one's, the transaction's own connection when the manager is in one, else the pool TypeORM opened (its `query` takes a connection and gives it back). Null on
  * PGlite, whose driver is our own (src/database/data-source-options.ts).
  */
 function pgTarget(manager: EntityManager): PgQueryable | null {
+  const pipelined = pipelinedConnections.get(manager);
+  if (pipelined) return pipelined;
   if ((manager.connection.options as { driver?: unknown }).driver !== undefined) return null;
   if (manager.queryRunner) {
     const client = (manager.queryRunner as unknown as { databaseConnection?: Partial<PgQueryable> }).databaseConnection;

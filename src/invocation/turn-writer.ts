@@ -3,6 +3,7 @@ import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm'
 import { AppConfig } from '../config/app-config';
 import { fastInsert } from '../database/fast-insert';
 import { GroupCommit, ItemOutcome } from '../database/group-commit';
+import { Pipeline, pipelinedTransaction, pipeliningPoolOf } from '../database/pipelined-transaction';
 import { MessagesService, ThreadTurn, turnRows } from '../messages/messages.service';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { RequestLogsService } from '../request-logs/request-logs.service';
@@ -41,6 +42,9 @@ const MAX_BATCH = 64;
 export class TurnWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('TurnWriter');
   private readonly batches: GroupCommit<TurnRecord>;
+  /** PostgreSQL's pool when its connections pipeline; null on PGlite. */
+  private readonly pipelining: ReturnType<typeof pipeliningPoolOf>;
+  private pipelinedFlushes = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -49,17 +53,18 @@ export class TurnWriter implements BeforeApplicationShutdown {
     private readonly requestLogs: RequestLogsService,
     config: AppConfig,
   ) {
+    this.pipelining = pipeliningPoolOf(dataSource);
     this.batches = new GroupCommit<TurnRecord>({
       maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,
-      flush: (records) => this.dataSource.transaction((manager) => this.writeBatch(manager, records)),
+      flush: (records) => this.flush(records),
       onBatchFailed: (size, err) => this.logger.warn(`batch of ${size} turns failed (${(err as Error).message}); writing them one by one`),
     });
   }
 
-  /** Flushes and calls written, for tests. */
-  get stats(): { flushes: number; items: number } {
-    return this.batches.stats;
+  /** Flushes and calls written, and the flushes that went pipelined, for tests. */
+  get stats(): { flushes: number; items: number; pipelined: number } {
+    return { ...this.batches.stats, pipelined: this.pipelinedFlushes };
   }
 
   write(record: TurnRecord): Promise<void> {
@@ -70,9 +75,28 @@ export class TurnWriter implements BeforeApplicationShutdown {
     return this.batches.drain();
   }
 
-  private async writeBatch(manager: EntityManager, records: TurnRecord[]): Promise<ItemOutcome[]> {
+  /**
+   * On PostgreSQL a batch without `also` is one pipelined transaction (two round trips); a batch
+   * with `also` (TypeORM calls of its own) and every batch on PGlite is a TypeORM transaction.
+   */
+  private flush(records: TurnRecord[]): Promise<ItemOutcome[]> {
+    if (this.pipelining && records.every((r) => !r.also)) {
+      this.pipelinedFlushes++;
+      return pipelinedTransaction(this.dataSource, this.pipelining, (manager, pipeline) => this.writeBatch(manager, records, pipeline));
+    }
+    return this.dataSource.transaction((manager) => this.writeBatch(manager, records, null));
+  }
+
+  /**
+   * The batch's statements, sent in two groups: the threads it opens and the sequence reservation
+   * (whose answer numbers the turns), then everything else; in a pipelined transaction each group is
+   * one socket write, and COMMIT goes with the second.
+   */
+  private async writeBatch(manager: EntityManager, records: TurnRecord[], pipeline: Pipeline | null): Promise<ItemOutcome[]> {
     const opened = records.filter((r) => r.thread?.createLog).map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
-    if (opened.length > 0) await this.threads.insertMany(manager, opened);
+    const phase: (() => Promise<unknown>)[] = [];
+    // Before the reservation, so that it finds the threads opened here.
+    if (opened.length > 0) phase.push(() => this.threads.insertMany(manager, opened));
     const demand = new Map<string, { projectId: string; id: string; count: number }>();
     for (const { log, thread } of records) {
       if (!thread || thread.turns.length === 0) continue;
@@ -81,12 +105,14 @@ export class TurnWriter implements BeforeApplicationShutdown {
       entry.count += thread.turns.length;
       demand.set(key, entry);
     }
-    const firsts = demand.size > 0 ? await this.threads.reserveSequences(manager, [...demand.values()]) : new Map<string, number>();
+    let firsts = new Map<string, number>();
+    if (demand.size > 0) phase.push(async () => (firsts = await this.threads.reserveSequences(manager, [...demand.values()])));
+    await inOrder(phase, pipeline);
     // Blocks handed out in arrival order: two calls on one thread get consecutive blocks.
     const next = new Map(firsts);
     const outcomes: ItemOutcome[] = [];
     const written: TurnRecord[] = [];
-    const rows = [];
+    const rows: ReturnType<typeof turnRows> = [];
     for (const record of records) {
       const { log, thread } = record;
       if (thread && thread.turns.length > 0) {
@@ -102,8 +128,9 @@ export class TurnWriter implements BeforeApplicationShutdown {
       outcomes.push({ ok: true });
       written.push(record);
     }
-    if (written.length > 0) await this.requestLogs.recordMany(written.map((r) => r.log), manager);
-    if (rows.length > 0) await this.messages.insertReserved(manager, rows);
+    const writes: (() => Promise<unknown>)[] = [];
+    if (written.length > 0) writes.push(() => this.requestLogs.recordMany(written.map((r) => r.log), manager));
+    if (rows.length > 0) writes.push(() => this.messages.insertReserved(manager, rows));
     const others = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
     for (const { rows: own } of written) {
       if (!own) continue;
@@ -111,8 +138,22 @@ export class TurnWriter implements BeforeApplicationShutdown {
       if (same) same.push(...own.rows);
       else others.set(own.target, [...own.rows]);
     }
-    for (const [target, batch] of others) await fastInsert(manager, target, batch);
+    for (const [target, batch] of others) writes.push(() => fastInsert(manager, target, batch));
+    if (pipeline) writes.push(() => pipeline.commit());
+    await inOrder(writes, pipeline);
     for (const record of written) await record.also?.(manager);
     return outcomes;
   }
+}
+
+/**
+ * Runs statements in order: in a pipelined transaction all sent together (each is sent when called)
+ * and then waited for, in a TypeORM one one after another.
+ */
+async function inOrder(statements: (() => Promise<unknown>)[], pipeline: Pipeline | null): Promise<void> {
+  if (pipeline) {
+    await pipeline.together(() => Promise.all(statements.map((statement) => statement())));
+    return;
+  }
+  for (const statement of statements) await statement();
 }

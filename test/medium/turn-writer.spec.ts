@@ -167,4 +167,33 @@ describe('TurnWriter (medium tier)', () => {
     await writer.write(turn(ids[2], 'again'));
     expect((await messagesOf(ids[2])).map((row) => row.seq)).toEqual([1, 2]);
   });
+
+  it('a batch whose statement fails mid-pipeline is rolled back whole, then written call by call: only the bad call fails', async () => {
+    const ids = await Promise.all(Array.from({ length: 4 }, async () => (await threads.create(caller, {})).id));
+    // A Response row whose id is taken: its INSERT fails after the batch's logs and turns were sent.
+    const first = { ...turn(ids[0], 'first'), rows: responseRows(ids[0]) };
+    await writer.write(first);
+    const taken = first.rows!.rows[0].id as string;
+    const before = writer.stats;
+    const records = ids.map((id, i) => {
+      const rows = responseRows(id)!;
+      if (i === 2) rows.rows[0].id = taken;
+      return { ...turn(id, `t${i}`), rows };
+    });
+    const results = await Promise.allSettled(records.map((record) => writer.write(record)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    expect((await messagesOf(ids[0])).map((row) => row.seq)).toEqual([1, 2, 3, 4]);
+    expect((await messagesOf(ids[2])).map((row) => row.seq)).toEqual([]);
+    for (const i of [1, 3]) expect((await messagesOf(ids[i])).map((row) => row.text)).toEqual([`q t${i}`, `a t${i}`]);
+    expect(await logCount(records.map((r) => r.log.id))).toBe(3);
+    // On PostgreSQL every flush went pipelined (src/database/pipelined-transaction.ts), the failed ones
+    // too (flushes counts the committed ones); PGlite has no pipeline.
+    const pipelined = writer.stats.pipelined - before.pipelined;
+    if (process.env.DATABASE_URL) expect(pipelined).toBeGreaterThan(writer.stats.flushes - before.flushes);
+    else expect(pipelined).toBe(0);
+    // Every connection went back to the pool out of its transaction: the next write on the bad call's thread starts at 1.
+    await writer.write(turn(ids[2], 'again'));
+    expect((await messagesOf(ids[2])).map((row) => row.seq)).toEqual([1, 2]);
+  });
 });

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { Response } from 'supertest';
 import { TestProject } from './factories';
 import { TestApp } from './test-app';
+import { TurnWriter } from '../../src/invocation/turn-writer';
 
 /** Provider credentials need a key to encrypt them with; every invoke spec's app gets this one. */
 export const INVOKE_APP_ENV = { PARLEY_SECRET_KEY: 'invoke-tests-secret-key-0123456789abcdef' };
@@ -139,4 +140,13 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function awayFromMinuteBoundary(needMs = 5_000): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < needMs) await sleep(left + 200);
+}
+
+/**
+ * The next batch of turns (an assistant's reply and its log) fails inside its transaction, as when
+ * PostgreSQL goes away mid-write: on both engines and both of TurnWriter's paths (pipelined on
+ * PostgreSQL, a TypeORM transaction on PGlite). Undone by jest.restoreAllMocks().
+ */
+export function failNextTurnWrite(message = 'Connection terminated unexpectedly'): void {
+  jest.spyOn(TurnWriter.prototype as unknown as { writeBatch: () => Promise<unknown> }, 'writeBatch').mockRejectedValueOnce(new Error(message));
 }
