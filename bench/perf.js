@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const { spawn, execFileSync } = require('node:child_process');
 const { cleanUpOnExit, createDatabase } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { cpuMicros, machineJiffies, startNode } = require('./lib/processes');
+const { cpuMicros, machineJiffies, startNode, stopAll } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
 const { scenariosOf } = require('./lib/scenarios');
 
@@ -113,7 +113,10 @@ async function main() {
 }
 
 cleanUpOnExit(() => [dbName]);
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+// The servers it started keep the event loop alive: exit (which stops them) once the report is out.
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll().then(() => process.exit()));
