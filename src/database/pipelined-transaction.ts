@@ -38,9 +38,10 @@ export interface Pipeline {
 
 /**
  * One transaction on one pooled connection whose statements go out in groups, each group in one
- * socket write and without waiting for each other's answers (docs/performance.md, "Pipelined turn
- * writes"): a turn's write is two round trips (BEGIN with the sequence reservation; the rows with
- * COMMIT) where it was five, and two socket writes where it was six.
+ * socket write and without waiting for each other's answers (docs/decisions.md, "Writes are
+ * group-committed"; docs/performance.md, "Fourth session"): a turn's transaction is two round trips
+ * and two socket writes (BEGIN with the sequence reservation; the rows with COMMIT) where it was
+ * five of each.
  *
  * `work`'s manager runs `queryRows` (prepared-statements.ts) on the connection, and only that: the
  * statements of fast-insert and the repositories' named queries. When anything fails, every

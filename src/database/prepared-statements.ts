@@ -37,8 +37,9 @@ function nameOf(sql: string): string {
 
 /**
  * Where a statement goes on PostgreSQL: the pipelined transaction's connection when the manager
- * is one's, the transaction's own connection when the manager is in one, else the pool TypeORM opened (its `query` takes a connection and gives it back). Null on
- * PGlite, whose driver is our own (src/database/data-source-options.ts).
+ * is one's, the transaction's own connection when the manager is in one, else the pool TypeORM
+ * opened (its `query` takes a connection and gives it back). Null on PGlite, whose driver is our
+ * own (src/database/data-source-options.ts).
  */
 function pgTarget(manager: EntityManager): PgQueryable | null {
   const pipelined = pipelinedConnections.get(manager);

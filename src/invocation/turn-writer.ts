@@ -34,9 +34,10 @@ const MAX_BATCH = 64;
  * calls' records go in one transaction: the threads they open in one INSERT, the sequence numbers
  * of every thread they append to in one UPDATE, their logs (with the usage rollups) in one INSERT,
  * their turns in one INSERT, the surfaces' own rows in one INSERT per table, then each call's
- * `also`; one commit. `write` resolves once that
- * committed, and rejects with the invoke's 404 "Thread not found" when the thread was deleted
- * while the provider worked (nothing of that call is written; the rest of the batch is).
+ * `also`; one commit, pipelined on PostgreSQL (src/database/pipelined-transaction.ts). `write`
+ * resolves once that committed, and rejects with the invoke's 404 "Thread not found" when the
+ * thread was deleted while the provider worked (nothing of that call is written; the rest of the
+ * batch is).
  */
 @Injectable()
 export class TurnWriter implements BeforeApplicationShutdown {
@@ -141,6 +142,7 @@ export class TurnWriter implements BeforeApplicationShutdown {
     for (const [target, batch] of others) writes.push(() => fastInsert(manager, target, batch));
     if (pipeline) writes.push(() => pipeline.commit());
     await inOrder(writes, pipeline);
+    // Only in a TypeORM transaction (flush sends no batch with `also` down the pipeline).
     for (const record of written) await record.also?.(manager);
     return outcomes;
   }
