@@ -196,4 +196,18 @@ describe('TurnWriter (medium tier)', () => {
     await writer.write(turn(ids[2], 'again'));
     expect((await messagesOf(ids[2])).map((row) => row.seq)).toEqual([1, 2]);
   });
+
+  it('a batch failing before its COMMIT was sent (a thread opened twice) is rolled back, and no connection goes back to the pool inside it', async () => {
+    const existing = (await threads.create(caller, {})).id;
+    const ids = await Promise.all(Array.from({ length: 3 }, async () => (await threads.create(caller, {})).id));
+    // Opening a thread that exists fails in the first group (the threads INSERT), before COMMIT is sent.
+    const records = [turn(ids[0], 'a'), turn(existing, 'dup', true), turn(ids[1], 'b'), turn(ids[2], 'c')];
+    const results = await Promise.allSettled(records.map((record) => writer.write(record)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(await logCount(records.map((r) => r.log.id))).toBe(3);
+    // Queries on every connection of the pool at once: one left inside its failed transaction would refuse them.
+    await Promise.all(Array.from({ length: 40 }, () => ctx.dataSource.query('SELECT 1')));
+    await writer.write(turn(ids[0], 'more'));
+    expect((await messagesOf(ids[0])).map((row) => row.seq)).toEqual([1, 2, 3, 4]);
+  });
 });
