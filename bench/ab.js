@@ -11,9 +11,9 @@
  */
 const crypto = require('node:crypto');
 const path = require('node:path');
-const { cleanUpOnExit, createDatabase } = require('./lib/database');
+const { createDatabase, runTool } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { cpuMicros, startNode, stopAll } = require('./lib/processes');
+const { cpuMicros, startNode } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
 const { scenariosOf } = require('./lib/scenarios');
 
@@ -65,10 +65,4 @@ async function main() {
   console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}`);
 }
 
-cleanUpOnExit(() => [dbName]);
-main()
-  .catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => stopAll().then(() => process.exit()));
+runTool(main, () => [dbName]);

@@ -16,9 +16,9 @@ const crypto = require('node:crypto');
 const path = require('node:path');
 const fs = require('node:fs');
 const { spawn, execFileSync } = require('node:child_process');
-const { cleanUpOnExit, createDatabase } = require('./lib/database');
+const { createDatabase, runTool } = require('./lib/database');
 const { runLoad } = require('./lib/load');
-const { cpuMicros, machineJiffies, startNode, stopAll } = require('./lib/processes');
+const { cpuMicros, machineJiffies, startNode } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
 const { scenariosOf } = require('./lib/scenarios');
 
@@ -112,11 +112,4 @@ async function main() {
   console.log(`\n${samples} samples\n--- by package (nearest JS frame) ---\n${top(pkgs, 25)}\n--- self ---\n${top(self, 40)}\n--- inclusive ---\n${top(incl, Number(process.env.PERF_TOP || 80))}`);
 }
 
-cleanUpOnExit(() => [dbName]);
-// The servers it started keep the event loop alive: exit (which stops them) once the report is out.
-main()
-  .catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => stopAll().then(() => process.exit()));
+runTool(main, () => [dbName]);

@@ -11,7 +11,7 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 const { Client } = require('pg');
-const { cleanUpOnExit, createDatabase } = require('./lib/database');
+const { createDatabase, runTool } = require('./lib/database');
 const { runLoad } = require('./lib/load');
 const { startNode, stopAll } = require('./lib/processes');
 const { scenariosOf } = require('./lib/scenarios');
@@ -71,10 +71,4 @@ async function main() {
   for (const dir of dirs.split(',')) await measure(dir);
 }
 
-cleanUpOnExit(() => created);
-main()
-  .catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => process.exit());
+runTool(main, () => created);

@@ -2,7 +2,7 @@
 /** The throwaway PostgreSQL database of one benchmark run, and the CPU time of its backends. */
 const { execFileSync } = require('node:child_process');
 const { Client } = require('pg');
-const { cpuMicros, killAllNow } = require('./processes');
+const { cpuMicros, killAllNow, stopAll } = require('./processes');
 
 const PG = {
   host: process.env.BENCH_PGHOST || '127.0.0.1',
@@ -22,10 +22,11 @@ function dropDatabase(name) {
 }
 
 /**
- * For the bench's tools (ab.js, perf.js, reads.js): on exit, Ctrl-C or SIGTERM, stop every child
- * and drop the databases `names()` lists (those not created yet are skipped).
+ * Runs one of the bench's tools (ab.js, perf.js, reads.js): `main`, then stop its children and
+ * exit (they would keep the event loop alive). On exit, Ctrl-C or SIGTERM every child is stopped
+ * and the databases `names()` lists are dropped (those not created yet are skipped).
  */
-function cleanUpOnExit(names) {
+function runTool(main, names) {
   process.on('exit', () => {
     killAllNow();
     for (const name of names()) {
@@ -37,6 +38,12 @@ function cleanUpOnExit(names) {
     }
   });
   for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+  main()
+    .catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(() => stopAll().then(() => process.exit()));
 }
 
 /** A monitoring connection (to the `postgres` database, so it is not one of the measured backends). */
@@ -96,4 +103,4 @@ async function probe(databaseUrl, count = 400) {
   }
 }
 
-module.exports = { cleanUpOnExit, createDatabase, dropDatabase, monitor, probe };
+module.exports = { createDatabase, dropDatabase, monitor, probe, runTool };

@@ -5,7 +5,7 @@ import { bindManagerTo, PgQueryable } from './prepared-statements';
 interface PipelinedClient {
   /** node-postgres's connection; its socket is corked while a group of statements is sent. */
   connection?: { stream?: { cork?: () => void; uncork?: () => void } };
-  query(config: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; command?: string }>;
+  query(config: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
   getTransactionStatus(): string | null;
   release(err?: Error | boolean): void;
 }
