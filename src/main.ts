@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { ExpressHttpAdapter } from './common/http/express-http-adapter';
 import { ApiKeysService } from './auth/api-keys.service';
 import { ConfigError, loadAppConfig } from './config/app-config';
 import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
@@ -17,7 +18,7 @@ async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
   if (config.embedded && !config.inMemory) await lockDataDir(config.dataDir);
 
-  const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create(AppModule, new ExpressHttpAdapter(), { bodyParser: false, bufferLogs: true });
   configureApp(app);
   // Every engine seeds an empty database on first start; on PostgreSQL replicas take turns (docs/operations.md).
   const firstRun = await app.get(InitService).initIfEmpty();

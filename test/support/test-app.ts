@@ -4,6 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { ExpressHttpAdapter } from '../../src/common/http/express-http-adapter';
 import { useWorkerPGlite } from './shared-pglite';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
@@ -32,7 +33,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   let app: INestApplication;
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    app = moduleRef.createNestApplication(new ExpressHttpAdapter(), { bodyParser: false, logger: false });
     configureApp(app);
     await app.init();
   } finally {
