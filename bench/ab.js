@@ -8,6 +8,7 @@
  *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g] [connections] [rounds] [burst s]
  *   e.g. cp -r dist /tmp/dist-before; (change, nest build); node bench/ab.js /tmp/dist-before dist c 16
  *   AB_NODE_OPTIONS_A / AB_NODE_OPTIONS_B: NODE_OPTIONS for one server only (V8 flags: same build, two settings)
+ *   AB_ENV_A / AB_ENV_B: more environment for one server only, as JSON (e.g. '{"DB_POOL_SIZE":"16"}')
  */
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -40,7 +41,8 @@ async function main() {
   const servers = {};
   for (const [name, dir] of [['A', distA], ['B', distB]]) {
     const nodeOptions = process.env[`AB_NODE_OPTIONS_${name}`];
-    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env: nodeOptions ? { ...common, NODE_OPTIONS: nodeOptions } : common, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
+    const env = { ...common, ...JSON.parse(process.env[`AB_ENV_${name}`] ?? '{}'), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
   }
   const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
   const totals = { A: { cpu: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, req: 0, p50: [], rps: [] } };
