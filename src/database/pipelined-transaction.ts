@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { bindManagerTo, PgQueryable } from './prepared-statements';
+import { bindManagerTo, nodePostgresPool, PgQueryable } from './prepared-statements';
 
 /** What this module needs of a pooled node-postgres client (the pool runs in pipeline mode). */
 interface PipelinedClient {
@@ -19,10 +19,9 @@ interface PgPool {
  * (data-source-options.ts sets `pipeline: true`); null on PGlite, whose driver is our own.
  */
 export function pipeliningPoolOf(dataSource: DataSource): PgPool | null {
-  if ((dataSource.options as { driver?: unknown }).driver !== undefined) return null;
   const extra = (dataSource.options as { extra?: { pipeline?: boolean } }).extra;
-  const pool = (dataSource.driver as unknown as { master?: Partial<PgPool> }).master;
-  return extra?.pipeline === true && typeof pool?.connect === 'function' ? (pool as PgPool) : null;
+  const pool = nodePostgresPool(dataSource);
+  return extra?.pipeline === true && typeof pool?.connect === 'function' ? (pool as unknown as PgPool) : null;
 }
 
 /** A pipelined transaction as `work` sees it. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 
 /**
  * The invoke path's statements as named prepared statements on PostgreSQL (docs/performance.md,
@@ -44,13 +44,23 @@ function nameOf(sql: string): string {
 function pgTarget(manager: EntityManager): PgQueryable | null {
   const pipelined = pipelinedConnections.get(manager);
   if (pipelined) return pipelined;
-  if ((manager.connection.options as { driver?: unknown }).driver !== undefined) return null;
+  const pool = nodePostgresPool(manager.connection);
+  if (!pool) return null;
   if (manager.queryRunner) {
     const client = (manager.queryRunner as unknown as { databaseConnection?: Partial<PgQueryable> }).databaseConnection;
     return manager.queryRunner.isTransactionActive && typeof client?.query === 'function' ? (client as PgQueryable) : null;
   }
-  const pool = (manager.connection.driver as unknown as { master?: Partial<PgQueryable> }).master;
-  return typeof pool?.query === 'function' ? (pool as PgQueryable) : null;
+  return typeof pool.query === 'function' ? (pool as PgQueryable) : null;
+}
+
+/**
+ * The node-postgres pool TypeORM opened for a PostgreSQL data source (what pgTarget and
+ * pipelined-transaction.ts send on); null on PGlite, whose driver is our own
+ * (src/database/data-source-options.ts).
+ */
+export function nodePostgresPool(dataSource: DataSource): { query?: unknown; connect?: unknown } | null {
+  if ((dataSource.options as { driver?: unknown }).driver !== undefined) return null;
+  return (dataSource.driver as unknown as { master?: { query?: unknown; connect?: unknown } }).master ?? null;
 }
 
 /**
