@@ -2,7 +2,7 @@
 /**
  * A/B comparison of two builds of Parley on a noisy machine: both servers run side by side on one
  * fresh database, and short load bursts alternate between them (A, B, A, B, …), so whatever else
- * the machine is doing weighs on both alike. Prints server CPU per request and latency of each.
+ * the machine is doing weighs on both alike. Prints server CPU per request (and PostgreSQL's, its backends during that server's bursts) and latency of each.
  * A tool for profiling work, not part of `npm run bench`.
  *
  *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g] [connections] [rounds] [burst s]
@@ -12,7 +12,7 @@
  */
 const crypto = require('node:crypto');
 const path = require('node:path');
-const { createDatabase, runTool } = require('./lib/database');
+const { createDatabase, monitor, runTool } = require('./lib/database');
 const { runLoad } = require('./lib/load');
 const { cpuMicros, startNode } = require('./lib/processes');
 const { setUpParley } = require('./lib/setup');
@@ -45,14 +45,18 @@ async function main() {
     servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
   }
   const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
-  const totals = { A: { cpu: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, req: 0, p50: [], rps: [] } };
+  const totals = { A: { cpu: 0, db: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, db: 0, req: 0, p50: [], rps: [] } };
+  // The two servers share the database, but their bursts alternate: the backends' CPU during a burst is that server's.
+  const database = await monitor(dbName);
   const connections = Number(connArg);
   for (const name of ['A', 'B']) await runLoad(target(servers[name], setup), { connections, durationSec: 2, ttfb: scenario === 'e' });
   for (let round = 0; round < Number(roundsArg); round++) {
     for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) {
       const before = cpuMicros(servers[name].pid);
+      const dbBefore = await database.snapshot();
       const result = await runLoad(target(servers[name], setup), { connections, durationSec: Number(burstArg), ttfb: scenario === 'e' });
       totals[name].cpu += cpuMicros(servers[name].pid) - before;
+      totals[name].db += database.cpuBetween(dbBefore, await database.snapshot());
       totals[name].req += result.requests;
       totals[name].p50.push(scenario === 'e' ? result.ttfbMs.p50 : result.latencyMs.p50);
       totals[name].rps.push(result.rps);
@@ -62,9 +66,10 @@ async function main() {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const name of ['A', 'B']) {
     const t = totals[name];
-    console.log(`${name} ${name === 'A' ? distA : distB}: ${Math.round(t.cpu / t.req)} µs CPU/request over ${t.req} requests, median ${scenario === 'e' ? 'TTFB' : 'p50'} ${median(t.p50).toFixed(3)} ms, median ${median(t.rps)} req/s`);
+    console.log(`${name} ${name === 'A' ? distA : distB}: ${Math.round(t.cpu / t.req)} µs CPU/request (PostgreSQL ${Math.round(t.db / t.req)}) over ${t.req} requests, median ${scenario === 'e' ? 'TTFB' : 'p50'} ${median(t.p50).toFixed(3)} ms, median ${median(t.rps)} req/s`);
   }
-  console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}`);
+  console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}; with PostgreSQL's: ${((totals.B.cpu + totals.B.db) / totals.B.req / ((totals.A.cpu + totals.A.db) / totals.A.req)).toFixed(3)}`);
+  await database.close();
 }
 
 runTool(main, () => [dbName]);

@@ -11,6 +11,27 @@ const HISTORY_PAGE = 500;
 /** The least of each thread's first page in a batched read (liveHistories): a short history in one go. */
 const MIN_BATCHED_PAGE = 32;
 
+/**
+ * The first turns of several live threads ($1 projects, $2 threads, $3 turns each at most). Each
+ * thread is found by its key inside a LATERAL with a LIMIT, which the planner cannot turn into a
+ * hash join: as a plain JOIN, a table without statistics was read whole for every batch
+ * (docs/decisions.md, "Plans that do not depend on statistics"; test/medium/history-reader.spec.ts).
+ */
+export const LIVE_HISTORIES_SQL = `SELECT v.i, m.seq, m.content, m.deleted_items
+   FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS v(project_id, thread_id, i)
+   CROSS JOIN LATERAL (
+     SELECT t.project_id, t.id FROM threads t
+      WHERE t.project_id = v.project_id AND t.id = v.thread_id AND t.deleted_at IS NULL
+      LIMIT 1
+   ) t
+   LEFT JOIN LATERAL (
+     SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
+      WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL
+      ORDER BY m.seq
+      LIMIT $3
+   ) m ON true
+  ORDER BY v.i, m.seq`;
+
 /** One turn of a thread's history, as the model is sent it. */
 export interface HistoryTurn {
   seq: number;
@@ -89,16 +110,7 @@ export class MessagesRepository {
     const firstPage = Math.max(MIN_BATCHED_PAGE, Math.floor(HISTORY_PAGE / threads.length));
     const rows = await queryRows<HistoryRow & { i: string | number }>(
       this.messages.manager,
-      `SELECT v.i, m.seq, m.content, m.deleted_items
-         FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS v(project_id, thread_id, i)
-         JOIN threads t ON t.project_id = v.project_id AND t.id = v.thread_id AND t.deleted_at IS NULL
-         LEFT JOIN LATERAL (
-           SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
-            WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL
-            ORDER BY m.seq
-            LIMIT $3
-         ) m ON true
-        ORDER BY v.i, m.seq`,
+      LIVE_HISTORIES_SQL,
       [threads.map((t) => t.projectId), threads.map((t) => t.threadId), firstPage],
     );
     const found: (HistoryRow[] | null)[] = threads.map(() => null);

@@ -103,20 +103,15 @@ export class ThreadsRepository {
   }
 
   /**
-   * reserveSequence for several threads in one statement (a group-committed batch of turns): each
-   * (project, thread) takes its count; the rows come back for the live ones only. The same row locks
-   * as reserveSequence, taken in the order given (sort it, so two batches cannot deadlock).
+   * reserveSequence for several threads (a group-committed batch of turns): each (project, thread)
+   * takes its count; the first number of each block, null for a thread not live. One primary-key
+   * UPDATE per thread, all sent together (in a pipelined transaction in one socket write): a single UPDATE
+   * joined to the batch's keys was planned as a scan of every live thread whenever the table had no
+   * statistics (docs/decisions.md, "Plans that do not depend on statistics"). The row locks are
+   * taken in the order given (sort it, so two batches cannot deadlock).
    */
-  async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<{ projectId: string; id: string; lastSeq: number }[]> {
-    const rows = await queryRows<{ project_id: string; id: string; last_seq: number }>(
-      manager,
-      `UPDATE threads t SET last_seq = t.last_seq + v.count
-         FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS v(project_id, id, count)
-        WHERE t.project_id = v.project_id AND t.id = v.id AND t.deleted_at IS NULL
-        RETURNING t.project_id, t.id, t.last_seq`,
-      [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)],
-    );
-    return rows.map((row) => ({ projectId: row.project_id, id: row.id, lastSeq: Number(row.last_seq) }));
+  reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<(number | null)[]> {
+    return Promise.all(demands.map((d) => this.reserveSequence(manager, d.projectId, d.id, d.count)));
   }
 
   private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {

@@ -49,9 +49,13 @@ export class ThreadsService {
   /** See ThreadsRepository.reserveSequences: the first number of each live thread's block, by `projectId/id`. */
   async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<Map<string, number>> {
     const sorted = [...demands].sort((a, b) => (a.projectId === b.projectId ? compare(a.id, b.id) : compare(a.projectId, b.projectId)));
-    const counts = new Map(demands.map((d) => [`${d.projectId}/${d.id}`, d.count]));
-    const rows = await this.threads.reserveSequences(manager, sorted);
-    return new Map(rows.map((row) => [`${row.projectId}/${row.id}`, row.lastSeq - counts.get(`${row.projectId}/${row.id}`)! + 1]));
+    const firsts = await this.threads.reserveSequences(manager, sorted);
+    const reserved = new Map<string, number>();
+    sorted.forEach((d, i) => {
+      const first = firsts[i];
+      if (first !== null) reserved.set(`${d.projectId}/${d.id}`, first);
+    });
+    return reserved;
   }
 
   private newThread(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], id: string, createdAt: Date): ThreadEntity {

@@ -1,6 +1,7 @@
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { newId } from '../../src/common/ids';
 import { HistoryReader } from '../../src/messages/history-reader';
+import { LIVE_HISTORIES_SQL } from '../../src/messages/messages.repository';
 import { MessagesService } from '../../src/messages/messages.service';
 import { ThreadsService } from '../../src/threads/threads.service';
 import { createServiceContext, projectCaller, ServiceContext } from './service-context';
@@ -73,5 +74,28 @@ describe('HistoryReader (medium tier)', () => {
     expect(longTurns).toHaveLength(1203);
     expect(longTurns!.map((turn) => turn.seq)).toEqual(Array.from({ length: 1203 }, (_, i) => i + 1));
     expect(textsOf(shortTurns)).toEqual(['only']);
+  });
+  it('finds each thread of a batch by its key: the rows it reads from threads do not grow with the table', async () => {
+    // 2,000 threads and no ANALYZE since: a table the planner has no statistics for (autovacuum off,
+    // a fresh restore), where a plain join to the batch's keys was planned as a scan of every live thread.
+    await ctx.dataSource.query(
+      `INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
+       SELECT $1, gen_random_uuid(), '{}', '{}', 0, now() FROM generate_series(1, 2000)`,
+      [caller.projectId],
+    );
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => threadWith(caller, [`t${i}`])));
+    const [{ 'QUERY PLAN': plan }] = await ctx.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIVE_HISTORIES_SQL}`, [ids.map(() => caller.projectId), ids, 32]);
+    const readFromThreads: number[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      if (node['Relation Name'] === 'threads' || String(node['Index Name'] ?? '').startsWith('threads_')) {
+        readFromThreads.push(Number(node['Actual Rows']) * Number(node['Actual Loops']));
+      }
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
+    expect(readFromThreads.length).toBeGreaterThan(0);
+    for (const rows of readFromThreads) expect(rows).toBeLessThanOrEqual(ids.length);
+    const read = await Promise.all(ids.map((id) => reader.read(caller.projectId, id)));
+    expect(read.map(textsOf)).toEqual(ids.map((_, i) => [`t${i}`]));
   });
 });

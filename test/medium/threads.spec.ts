@@ -1,3 +1,4 @@
+import { EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { ApiException } from '../../src/common/errors';
 import { MessagesService } from '../../src/messages/messages.service';
@@ -58,5 +59,30 @@ describe('threads and messages services (medium tier)', () => {
     const error = await messages.create(other, thread.id, { message: { role: 'user', content: 'intrusion' } }).catch((e: unknown) => e);
     expect((error as ApiException).getStatus()).toBe(404);
     expect(await seqs(thread.id)).toEqual([]);
+  });
+  it('reserves a batch\'s sequence numbers row by row: the rows it reads from threads do not grow with the table', async () => {
+    // As in history-reader.spec.ts: 2,000 threads the planner has no statistics for.
+    await ctx.dataSource.query(
+      `INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
+       SELECT $1, gen_random_uuid(), '{}', '{}', 0, now() FROM generate_series(1, 2000)`,
+      [caller.projectId],
+    );
+    const live = await Promise.all(Array.from({ length: 5 }, () => threads.create(caller, {})));
+    const deleted = await threads.create(caller, {});
+    await threads.delete(caller, deleted.id);
+    const demands = [...live, deleted].map((t, i) => ({ projectId: caller.projectId, id: t.id, count: i + 1 }));
+    // This backend's counts not yet reported (pg_stat_xact_user_tables): rows fetched through an
+    // index or read by a scan; nothing is reported inside a transaction, so the difference is exact.
+    const readSoFar = async (manager: EntityManager) =>
+      Number((await manager.query(`SELECT seq_tup_read + coalesce(idx_tup_fetch, 0) AS read FROM pg_stat_xact_user_tables WHERE relname = 'threads'`))[0]?.read ?? 0);
+    const { firsts, read } = await ctx.dataSource.transaction(async (manager) => {
+      const before = await readSoFar(manager);
+      const firsts = await threads.reserveSequences(manager, demands);
+      return { firsts, read: (await readSoFar(manager)) - before };
+    });
+    expect(read).toBeLessThanOrEqual(demands.length * 2);
+    expect([...firsts.entries()]).toEqual(live.map((t, i) => [`${caller.projectId}/${t.id}`, 1]));
+    const again = await ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands.slice(0, 2)));
+    expect([...again.values()]).toEqual([2, 3]);
   });
 });
