@@ -1,14 +1,15 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { runStatement } from './prepared-statements';
 
-/** SQL text by table and shape (which values each row gives); bounded, a handful in practice. */
+/** SQL text by table and shape (which columns the statement names); bounded, a handful in practice. */
 const statements = new Map<string, string>();
 const MAX_STATEMENTS = 500;
 
 /**
  * A plain parameterised INSERT of entity rows, for the invoke path's writes (request logs, threads,
- * thread messages). `Repository.insert` builds the same statement through TypeORM's query builder
- * on every call, several hundred microseconds of CPU per call on a small server (see
+ * thread messages, responses). `Repository.insert` builds the same statement through TypeORM's
+ * query builder on every call, several hundred microseconds of CPU per call on a small server (see
  * docs/performance.md); here the SQL text is built once per table and shape and reused.
  * Same semantics as `insert()` for plain column entities like these: no listeners or subscribers
  * (none of them has any), a property left `undefined` takes the column's DEFAULT, jsonb values
@@ -23,38 +24,89 @@ export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager
 /**
  * The INSERT fastInsert would run, as SQL text and parameters ($1 first), for a caller that sends
  * it together with more in one statement (the request logs and their usage rollups).
+ *
+ * The rows go column by column: `INSERT … SELECT * FROM unnest($1::uuid[], $2::jsonb[], …)`, one
+ * array parameter per column. Its text does not depend on how many rows a batch has, so each
+ * connection parses it once and PostgreSQL soon keeps one generic plan for it; a multi-row
+ * `VALUES` list was a new statement for every batch size, parsed and planned again and again
+ * (about a fifth of PostgreSQL's CPU under load; docs/performance.md, "Sixth session"). A batch
+ * where some rows leave a column undefined (its DEFAULT) and others do not, or with a column that
+ * is itself an array, goes as a `VALUES` list.
  */
 export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[]): { sql: string; parameters: unknown[] } {
   const metadata = manager.connection.getMetadata(target);
   const columns = metadata.columns;
-  // One pass over the rows' values: their parameters and the shape of the statement (which
-  // columns each row leaves to DEFAULT) together; the rows' keyed reads are the costly part.
+  // One pass over the rows' values (their keyed reads are the costly part): each column's values,
+  // and whether some row gave it (1) and some row left it undefined (2).
+  const values: unknown[][] = columns.map(() => new Array<unknown>(rows.length));
+  const given = new Uint8Array(columns.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let c = 0; c < columns.length; c++) {
+      const column = columns[c];
+      const value = row[column.propertyName];
+      if (value === undefined) {
+        given[c] |= 2;
+        values[c][r] = null;
+      } else {
+        given[c] |= 1;
+        values[c][r] = value === null ? null : isJson(column) ? JSON.stringify(value) : value;
+      }
+    }
+  }
   let shape = metadata.tablePath;
+  const parameters: unknown[] = [];
+  for (let c = 0; c < columns.length; c++) {
+    if (given[c] === 2) {
+      shape += '0'; // no row gives it: the column's DEFAULT
+      continue;
+    }
+    // Some rows give it, some leave it to a DEFAULT the entity does not know (the migrations set it).
+    if (given[c] === 3 || columns[c].isArray) return valuesInsertOf(metadata.tablePath, columns, rows);
+    shape += '1';
+    parameters.push(values[c]);
+  }
+  let sql = statements.get(shape);
+  if (!sql) {
+    const named = columns.filter((_, c) => given[c] !== 2);
+    const arrays = named.map((column, i) => `$${i + 1}::${manager.connection.driver.normalizeType(column)}[]`);
+    sql = `INSERT INTO "${metadata.tablePath}" (${named.map((column) => `"${column.databaseName}"`).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`;
+    remember(shape, sql);
+  }
+  return { sql, parameters };
+}
+
+function isJson(column: ColumnMetadata): boolean {
+  return column.type === 'jsonb' || column.type === 'json';
+}
+
+function remember(shape: string, sql: string): void {
+  if (statements.size >= MAX_STATEMENTS) statements.clear();
+  statements.set(shape, sql);
+}
+
+/** The same rows as a multi-row VALUES list, each row's undefined properties as DEFAULT. */
+function valuesInsertOf(table: string, columns: readonly ColumnMetadata[], rows: readonly ObjectLiteral[]): { sql: string; parameters: unknown[] } {
+  let shape = `${table}\u0001`;
   const parameters: unknown[] = [];
   for (const row of rows) {
     shape += '\u0000';
     for (const column of columns) {
       const value = row[column.propertyName];
       if (value === undefined) {
-        shape += '0'; // DEFAULT in the statement
+        shape += '0';
         continue;
       }
       shape += '1';
-      parameters.push(value === null ? null : column.type === 'jsonb' || column.type === 'json' ? JSON.stringify(value) : value);
+      parameters.push(value === null ? null : isJson(column) ? JSON.stringify(value) : value);
     }
   }
   let sql = statements.get(shape);
   if (!sql) {
-    sql = insertStatement(metadata.tablePath, columns, rows);
-    if (statements.size >= MAX_STATEMENTS) statements.clear();
-    statements.set(shape, sql);
+    let n = 0;
+    const tuples = rows.map((row) => `(${columns.map((column) => (row[column.propertyName] === undefined ? 'DEFAULT' : `$${++n}`)).join(', ')})`);
+    sql = `INSERT INTO "${table}" (${columns.map((column) => `"${column.databaseName}"`).join(', ')}) VALUES ${tuples.join(', ')}`;
+    remember(shape, sql);
   }
   return { sql, parameters };
-}
-
-function insertStatement(table: string, columns: readonly { databaseName: string; propertyName: string }[], rows: readonly ObjectLiteral[]): string {
-  let n = 0;
-  const tuples = rows.map((row) => `(${columns.map((column) => (row[column.propertyName] === undefined ? 'DEFAULT' : `$${++n}`)).join(', ')})`);
-  const names = columns.map((column) => `"${column.databaseName}"`).join(', ');
-  return `INSERT INTO "${table}" (${names}) VALUES ${tuples.join(', ')}`;
 }

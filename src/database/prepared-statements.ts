@@ -10,7 +10,7 @@ import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
  * round trip worth saving) runs them through TypeORM as before.
  */
 const names = new Map<string, string>();
-/** Statement texts are a handful of shapes (multi-row INSERTs: one per batch size); bounded anyway. */
+/** Statement texts are a handful of shapes (an INSERT per table and set of columns, whatever its rows); bounded anyway. */
 const MAX_NAMES = 1000;
 
 export interface PgQueryable {

@@ -1,0 +1,62 @@
+import { ProjectPrincipal } from '../../src/auth/principal';
+import { newId } from '../../src/common/ids';
+import { fastInsert, insertOf } from '../../src/database/fast-insert';
+import { ThreadEntity } from '../../src/threads/thread.entity';
+import { createServiceContext, projectCaller, ServiceContext } from './service-context';
+
+/** The invoke path's INSERTs (src/database/fast-insert.ts), on a real database. */
+describe('fastInsert (medium tier)', () => {
+  let ctx: ServiceContext;
+  let caller: ProjectPrincipal;
+
+  beforeAll(async () => {
+    ctx = await createServiceContext();
+    caller = await projectCaller(ctx);
+  });
+  afterAll(() => ctx.close());
+
+  const thread = (fields: Partial<ThreadEntity> = {}): ThreadEntity =>
+    Object.assign(new ThreadEntity(), { projectId: caller.projectId, id: newId(), metadata: {}, createLog: {}, lastSeq: 0, createdAt: new Date(), deletedAt: null, ...fields });
+  const stored = async (ids: string[]) =>
+    (
+      await ctx.dataSource.query(
+        `SELECT id, metadata, create_log, last_seq, created_at, deleted_at FROM threads WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY array_position($2::uuid[], id)`,
+        [caller.projectId, ids],
+      )
+    ).map((row: Record<string, unknown>) => ({ ...row, last_seq: Number(row.last_seq) }));
+
+  it('sends a batch column by column: one statement text whatever the number of rows', () => {
+    const manager = ctx.dataSource.manager;
+    const one = insertOf(manager, ThreadEntity, [thread()]);
+    const five = insertOf(manager, ThreadEntity, Array.from({ length: 5 }, () => thread()));
+    expect(five.sql).toBe(one.sql);
+    expect(one.sql).toMatch(/SELECT \* FROM unnest\(\$1::uuid\[\], /);
+    expect(five.parameters).toHaveLength(7);
+    expect(five.parameters.every((column) => Array.isArray(column) && column.length === 5)).toBe(true);
+  });
+
+  it('stores every value as given: JSON with quotes, backslashes, braces and non-ASCII text, NULLs, timestamps', async () => {
+    const at = new Date('2026-11-28T05:06:07.123Z');
+    const rows = [
+      thread({ metadata: { note: 'a "quoted" \\ back\\slash, {braces}, [brackets]' }, createLog: { text: 'naïve — 東京 🚀', list: [1, null, '2'] as unknown as string }, lastSeq: 3, createdAt: at }),
+      thread({ createLog: { nested: { deep: ['x', { y: 'z' }] } }, deletedAt: at, createdAt: at }),
+      thread({ metadata: { empty: '' }, createLog: {}, lastSeq: 2147483647, createdAt: at }),
+    ];
+    await fastInsert(ctx.dataSource.manager, ThreadEntity, rows);
+    expect(await stored(rows.map((r) => r.id))).toEqual(
+      rows.map((r) => ({ id: r.id, metadata: r.metadata, create_log: r.createLog, last_seq: r.lastSeq, created_at: at, deleted_at: r.deletedAt })),
+    );
+  });
+
+  it('leaves a column every row leaves undefined to its DEFAULT, and a column some rows leave undefined to its DEFAULT in those rows only', async () => {
+    const all = [thread({ metadata: undefined, lastSeq: undefined }), thread({ metadata: undefined, lastSeq: undefined })];
+    await fastInsert(ctx.dataSource.manager, ThreadEntity, all);
+    expect((await stored(all.map((r) => r.id))).map((r: Record<string, unknown>) => [r.metadata, r.last_seq])).toEqual([
+      [{}, 0],
+      [{}, 0],
+    ]);
+    const mixed = [thread({ metadata: undefined }), thread({ metadata: { kept: 'yes' } })];
+    await fastInsert(ctx.dataSource.manager, ThreadEntity, mixed);
+    expect((await stored(mixed.map((r) => r.id))).map((r: Record<string, unknown>) => r.metadata)).toEqual([{}, { kept: 'yes' }]);
+  });
+});
