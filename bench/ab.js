@@ -2,7 +2,8 @@
 /**
  * A/B comparison of two builds of Parley on a noisy machine: both servers run side by side on one
  * fresh database, and short load bursts alternate between them (A, B, A, B, …), so whatever else
- * the machine is doing weighs on both alike. Prints server CPU per request (and PostgreSQL's, its backends during that server's bursts) and latency of each.
+ * the machine is doing weighs on both alike. Prints server CPU per request (and PostgreSQL's: its
+ * backends' CPU during that server's bursts) and latency of each.
  * A tool for profiling work, not part of `npm run bench`.
  *
  *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g] [connections] [rounds] [burst s]

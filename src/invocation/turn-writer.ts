@@ -32,12 +32,12 @@ const MAX_BATCH = 64;
 /**
  * Group commit of invokes' turns (docs/decisions.md, "Writes are group-committed"). Concurrent
  * calls' records go in one transaction: the threads they open in one INSERT, the sequence numbers
- * of every thread they append to by one primary-key UPDATE each (sent together), their logs (with the usage rollups) in one INSERT,
- * their turns in one INSERT, the surfaces' own rows in one INSERT per table, then each call's
- * `also`; one commit, pipelined on PostgreSQL (src/database/pipelined-transaction.ts). `write`
- * resolves once that committed, and rejects with the invoke's 404 "Thread not found" when the
- * thread was deleted while the provider worked (nothing of that call is written; the rest of the
- * batch is).
+ * of every thread they append to by one primary-key UPDATE each (sent together), their logs (with
+ * the usage rollups) in one INSERT, their turns in one INSERT, the surfaces' own rows in one
+ * INSERT per table, then each call's `also`; one commit, pipelined on PostgreSQL
+ * (src/database/pipelined-transaction.ts). `write` resolves once that committed, and rejects with
+ * the invoke's 404 "Thread not found" when the thread was deleted while the provider worked
+ * (nothing of that call is written; the rest of the batch is).
  */
 @Injectable()
 export class TurnWriter implements BeforeApplicationShutdown {
