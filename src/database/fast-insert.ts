@@ -25,8 +25,10 @@ export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager
  * The INSERT fastInsert would run, as SQL text and parameters ($1 first), for a caller that sends
  * it together with more in one statement (the request logs and their usage rollups).
  *
- * The rows go column by column: `INSERT … SELECT * FROM unnest($1::uuid[], $2::jsonb[], …)`, one
- * array parameter per column. Its text does not depend on how many rows a batch has, so each
+ * The rows go column by column: `INSERT … SELECT … FROM ROWS FROM (unnest($1::uuid[]),
+ * jsonb_array_elements($2::jsonb), …)`, one parameter per column: an array, or for a jsonb column
+ * one JSON text of the column's values (one JSON.stringify, nothing escaped into an array literal
+ * and parsed out of it again). Its text does not depend on how many rows a batch has, so each
  * connection parses it once and PostgreSQL soon keeps one generic plan for it; a multi-row
  * `VALUES` list was a new statement for every batch size, parsed and planned again and again
  * (about a fifth of PostgreSQL's CPU under load; docs/performance.md, "Sixth session"). A batch
@@ -50,7 +52,7 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
         values[c][r] = null;
       } else {
         given[c] |= 1;
-        values[c][r] = value === null ? null : isJson(column) ? JSON.stringify(value) : value;
+        values[c][r] = value === null || isJsonb(column) ? value : column.type === 'json' ? JSON.stringify(value) : value;
       }
     }
   }
@@ -64,16 +66,27 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
     // Some rows give it, some leave it to a DEFAULT the entity does not know (the migrations set it).
     if (given[c] === 3 || columns[c].isArray) return valuesInsertOf(metadata.tablePath, columns, rows);
     shape += '1';
-    parameters.push(values[c]);
+    // A jsonb column as one JSON array (one JSON.stringify, no escaping into an array literal).
+    parameters.push(isJsonb(columns[c]) ? JSON.stringify(values[c]) : values[c]);
   }
   let sql = statements.get(shape);
   if (!sql) {
     const named = columns.filter((_, c) => given[c] !== 2);
-    const arrays = named.map((column, i) => `$${i + 1}::${manager.connection.driver.normalizeType(column)}[]`);
-    sql = `INSERT INTO "${metadata.tablePath}" (${named.map((column) => `"${column.databaseName}"`).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`;
+    const sources = named.map((column, i) =>
+      isJsonb(column) ? `jsonb_array_elements($${i + 1}::jsonb)` : `unnest($${i + 1}::${manager.connection.driver.normalizeType(column)}[])`,
+    );
+    // A JS null is SQL NULL, as in the VALUES form: the JSON array's null elements are turned back into it.
+    const selected = named.map((column, i) => (isJsonb(column) ? `nullif(c${i}, 'null'::jsonb)` : `c${i}`));
+    sql =
+      `INSERT INTO "${metadata.tablePath}" (${named.map((column) => `"${column.databaseName}"`).join(', ')}) ` +
+      `SELECT ${selected.join(', ')} FROM ROWS FROM (${sources.join(', ')}) AS r(${named.map((_, i) => `c${i}`).join(', ')})`;
     remember(shape, sql);
   }
   return { sql, parameters };
+}
+
+function isJsonb(column: ColumnMetadata): boolean {
+  return column.type === 'jsonb';
 }
 
 function isJson(column: ColumnMetadata): boolean {

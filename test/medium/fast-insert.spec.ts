@@ -1,6 +1,7 @@
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { newId } from '../../src/common/ids';
 import { fastInsert, insertOf } from '../../src/database/fast-insert';
+import { ThreadMessageEntity } from '../../src/messages/thread-message.entity';
 import { ThreadEntity } from '../../src/threads/thread.entity';
 import { createServiceContext, projectCaller, ServiceContext } from './service-context';
 
@@ -30,9 +31,11 @@ describe('fastInsert (medium tier)', () => {
     const one = insertOf(manager, ThreadEntity, [thread()]);
     const five = insertOf(manager, ThreadEntity, Array.from({ length: 5 }, () => thread()));
     expect(five.sql).toBe(one.sql);
-    expect(one.sql).toMatch(/SELECT \* FROM unnest\(\$1::uuid\[\], /);
+    expect(one.sql).toContain('FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), jsonb_array_elements($3::jsonb)');
     expect(five.parameters).toHaveLength(7);
-    expect(five.parameters.every((column) => Array.isArray(column) && column.length === 5)).toBe(true);
+    // One parameter per column: an array of the five rows' values (a jsonb column's as one JSON text).
+    const lengths = five.parameters.map((column) => (Array.isArray(column) ? column : JSON.parse(column as string)).length);
+    expect(lengths).toEqual([5, 5, 5, 5, 5, 5, 5]);
   });
 
   it('stores every value as given: JSON with quotes, backslashes, braces and non-ASCII text, NULLs, timestamps', async () => {
@@ -58,5 +61,32 @@ describe('fastInsert (medium tier)', () => {
     const mixed = [thread({ metadata: undefined }), thread({ metadata: { kept: 'yes' } })];
     await fastInsert(ctx.dataSource.manager, ThreadEntity, mixed);
     expect((await stored(mixed.map((r) => r.id))).map((r: Record<string, unknown>) => r.metadata)).toEqual([{}, { kept: 'yes' }]);
+  });
+  it('stores a null of a nullable jsonb column as NULL, and JSON arrays and strings as themselves', async () => {
+    const owner = thread();
+    await fastInsert(ctx.dataSource.manager, ThreadEntity, [owner]);
+    const message = (seq: number, deletedItems: string[] | null, content: unknown): ThreadMessageEntity =>
+      Object.assign(new ThreadMessageEntity(), {
+        projectId: caller.projectId,
+        id: newId(),
+        threadId: owner.id,
+        seq,
+        content,
+        metadata: {},
+        requestLogId: null,
+        createdAt: new Date(),
+        deletedAt: null,
+        deletedItems,
+        compactedBy: null,
+      });
+    await fastInsert(ctx.dataSource.manager, ThreadMessageEntity, [message(1, null, [{ role: 'user', content: 'x' }]), message(2, ['0:1'], ['just', 'strings'])]);
+    const rows = await ctx.dataSource.query(
+      `SELECT seq, content, deleted_items, deleted_items IS NULL AS sql_null FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`,
+      [caller.projectId, owner.id],
+    );
+    expect(rows.map((r: Record<string, unknown>) => [Number(r.seq), r.content, r.deleted_items, r.sql_null])).toEqual([
+      [1, [{ role: 'user', content: 'x' }], null, true],
+      [2, ['just', 'strings'], ['0:1'], false],
+    ]);
   });
 });
