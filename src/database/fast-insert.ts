@@ -52,7 +52,8 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
         values[c][r] = null;
       } else {
         given[c] |= 1;
-        values[c][r] = value === null || isJsonb(column) ? value : column.type === 'json' ? JSON.stringify(value) : value;
+        // jsonb columns go as one JSON text below; a json column's values as JSON texts in an array.
+        values[c][r] = column.type === 'json' && value !== null ? JSON.stringify(value) : value;
       }
     }
   }

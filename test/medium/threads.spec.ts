@@ -85,4 +85,15 @@ describe('threads and messages services (medium tier)', () => {
     const again = await ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands.slice(0, 2)));
     expect([...again.values()]).toEqual([2, 3]);
   });
+  it('a batch reservation with a statement that fails rejects, and its transaction keeps no number taken', async () => {
+    const live = await threads.create(caller, {});
+    // Not a uuid: PostgreSQL (and PGlite) refuse that statement; the other one of the batch went with it.
+    const demands = [
+      { projectId: caller.projectId, id: live.id, count: 2 },
+      { projectId: caller.projectId, id: 'not-a-uuid', count: 1 },
+    ];
+    await expect(ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands))).rejects.toThrow(/uuid/);
+    const [row] = await ctx.dataSource.query('SELECT last_seq FROM threads WHERE project_id = $1 AND id = $2', [caller.projectId, live.id]);
+    expect(Number(row.last_seq)).toBe(0);
+  });
 });
