@@ -6,7 +6,7 @@ import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 
 const ENV_NAMES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'DATA_DIR_TEMPLATE', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
-  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS',
+  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS', 'HISTORY_CACHE_MB',
   'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S', 'IDEMPOTENCY_LEASE_MARGIN_S',
   'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
@@ -78,6 +78,9 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
   REGISTRY_CACHE_TTL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65_536)
+  HISTORY_CACHE_MB?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000)
   PROVIDER_TIMEOUT_MS?: number;
@@ -170,6 +173,11 @@ export class AppConfig {
   /** How long a resolved deployment may be served from memory: the staleness bound of a deploy on other instances. */
   readonly registryCacheTtlMs: number;
   /**
+   * Bytes of thread history (as stored) an instance keeps between an assistant's turns; 0 keeps
+   * none. Never stale: every read checks it against the thread (src/messages/history-cache.ts).
+   */
+  readonly historyCacheBytes: number;
+  /**
    * Provider calls: per attempt, the wait for the upstream's response headers, and for a stream also
    * the longest silence between two events; an upstream that exceeds it is a 504.
    */
@@ -247,6 +255,7 @@ export class AppConfig {
     this.dbPoolSize = env.DB_POOL_SIZE ?? 10;
     this.authCacheTtlMs = env.AUTH_CACHE_TTL_MS ?? 5000;
     this.registryCacheTtlMs = env.REGISTRY_CACHE_TTL_MS ?? 2000;
+    this.historyCacheBytes = (env.HISTORY_CACHE_MB ?? 32) * 1024 * 1024;
     this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;

@@ -12,21 +12,24 @@ const HISTORY_PAGE = 500;
 const MIN_BATCHED_PAGE = 32;
 
 /**
- * The first turns of several live threads ($1 projects, $2 threads, $3 turns each at most). Each
+ * The first turns of several live threads ($1 projects, $2 threads, $3 turns each at most), or only
+ * the turns after $4's sequence number where the thread's history version is still $5's (what the
+ * instance holds of it, HistoryCache); each row also says the thread's last_seq and version. Each
  * thread is found by its key inside a LATERAL with a LIMIT, which the planner cannot turn into a
  * hash join: as a plain JOIN, a table without statistics was read whole for every batch
  * (docs/decisions.md, "Plans that do not depend on statistics"; test/medium/history-reader.spec.ts).
  */
-export const LIVE_HISTORIES_SQL = `SELECT v.i, m.seq, m.content, m.deleted_items
-   FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS v(project_id, thread_id, i)
+export const LIVE_HISTORIES_SQL = `SELECT v.i, t.last_seq, t.history_version, m.seq, m.content, m.deleted_items, pg_column_size(m.content) AS size
+   FROM unnest($1::uuid[], $2::uuid[], $4::int[], $5::int[]) WITH ORDINALITY AS v(project_id, thread_id, known_seq, known_version, i)
    CROSS JOIN LATERAL (
-     SELECT t.project_id, t.id FROM threads t
+     SELECT t.project_id, t.id, t.last_seq, t.history_version FROM threads t
       WHERE t.project_id = v.project_id AND t.id = v.thread_id AND t.deleted_at IS NULL
       LIMIT 1
    ) t
    LEFT JOIN LATERAL (
      SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
       WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL
+        AND m.seq > CASE WHEN t.history_version = v.known_version THEN v.known_seq ELSE 0 END
       ORDER BY m.seq
       LIMIT $3
    ) m ON true
@@ -44,6 +47,25 @@ interface HistoryRow {
   seq: number | null;
   content: ThreadMessageEntity['content'] | null;
   deleted_items: string[] | null;
+}
+
+/** What an instance holds of a thread's history: its live turns through `lastSeq`, read at `version`. */
+export interface KnownHistory {
+  lastSeq: number;
+  version: number;
+}
+
+/** A thread's history as one batched read found it (liveHistories). */
+export interface HistoryRead {
+  /** Every live turn, or only those after the known lastSeq when `since` is true. */
+  turns: HistoryTurn[];
+  /** Read at the thread's version the caller knew: `turns` follow the ones it holds. */
+  since: boolean;
+  /**
+   * The thread's last_seq and history version, when `turns` (with the caller's, if `since`) are
+   * all of its history at them; null when a longer history was read on in later queries.
+   */
+  at: (KnownHistory & { bytes: number }) | null;
 }
 
 /** The rows of a history query as turns (a thread without turns reads as one row of nulls). */
@@ -101,27 +123,43 @@ export class MessagesRepository {
   /**
    * liveHistory of several threads in one query (concurrent invokes' history reads, grouped by
    * HistoryReader): the first turns of each in one statement (HISTORY_PAGE shared out between the
-   * threads, at least MIN_BATCHED_PAGE each), the rest of a longer thread read as liveHistory
-   * reads it, so that no result is much longer than a page. One entry per request, in order (a thread asked for twice
-   * is answered twice); null for a thread missing or deleted.
+   * threads, at least MIN_BATCHED_PAGE each), or only the turns after what the caller `known`s of it
+   * while the thread's version is still the known one; the rest of a longer thread read as
+   * liveHistory reads it, so that no result is much longer than a page. One entry per request, in
+   * order (a thread asked for twice is answered twice); null for a thread missing or deleted.
    */
-  async liveHistories(threads: readonly { projectId: string; threadId: string }[]): Promise<(HistoryTurn[] | null)[]> {
+  async liveHistories(threads: readonly { projectId: string; threadId: string; known?: KnownHistory }[]): Promise<(HistoryRead | null)[]> {
     // Each thread's first page shrinks as the batch grows: one result stays about a page long.
     const firstPage = Math.max(MIN_BATCHED_PAGE, Math.floor(HISTORY_PAGE / threads.length));
-    const rows = await queryRows<HistoryRow & { i: string | number }>(
+    const rows = await queryRows<HistoryRow & { i: string | number; last_seq: number; history_version: number; size: number | null }>(
       this.messages.manager,
       LIVE_HISTORIES_SQL,
-      [threads.map((t) => t.projectId), threads.map((t) => t.threadId), firstPage],
+      [
+        threads.map((t) => t.projectId),
+        threads.map((t) => t.threadId),
+        firstPage,
+        threads.map((t) => t.known?.lastSeq ?? 0),
+        threads.map((t) => t.known?.version ?? 0),
+      ],
     );
-    const found: (HistoryRow[] | null)[] = threads.map(() => null);
+    const found: (typeof rows | null)[] = threads.map(() => null);
     for (const row of rows) (found[Number(row.i) - 1] ??= []).push(row);
     return Promise.all(
-      found.map(async (page, i) => {
+      found.map(async (page, i): Promise<HistoryRead | null> => {
         if (!page) return null;
+        const { known } = threads[i];
+        const version = Number(page[0].history_version);
+        const since = known !== undefined && known.version === version;
         const turns = toTurns(page);
         const last = page[page.length - 1].seq;
-        // A thread longer than one page: the rest as liveHistory reads it.
-        return page.length < firstPage || last === null ? turns : this.liveHistoryAfter(threads[i].projectId, threads[i].threadId, Number(last), turns);
+        if (page.length < firstPage || last === null) {
+          const bytes = page.reduce((sum, row) => sum + Number(row.size ?? 0), 0);
+          return { turns, since, at: { lastSeq: Number(page[0].last_seq), version, bytes } };
+        }
+        // A thread longer than one page: the rest as liveHistory reads it (later statements, so no
+        // one last_seq describes the whole).
+        const rest = await this.liveHistoryAfter(threads[i].projectId, threads[i].threadId, Number(last), turns);
+        return rest && { turns: rest, since, at: null };
       }),
     );
   }
@@ -176,6 +214,7 @@ export class MessagesRepository {
 
   /** Turns up to `throughSeq` not covered yet now name the compaction turn `compactionId`. */
   async markCompacted(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, compactionId: string): Promise<void> {
+    await this.historyChanged(manager, projectId, threadId);
     await manager.query(
       'UPDATE thread_messages SET compacted_by = $4 WHERE project_id = $1 AND thread_id = $2 AND seq <= $3 AND compacted_by IS NULL AND id <> $4',
       [projectId, threadId, throughSeq, compactionId],
@@ -188,6 +227,7 @@ export class MessagesRepository {
    * query linear, see liveHistory). A no-op for any other turn.
    */
   async uncompact(manager: EntityManager, projectId: string, threadId: string, compactionId: string): Promise<void> {
+    await this.historyChanged(manager, projectId, threadId);
     await manager.query(
       `UPDATE thread_messages SET compacted_by = (SELECT c.compacted_by FROM thread_messages c WHERE c.project_id = $1 AND c.id = $3)
         WHERE project_id = $1 AND thread_id = $2 AND compacted_by = $3`,
@@ -195,8 +235,9 @@ export class MessagesRepository {
     );
   }
 
-  async setDeletedItems(manager: EntityManager, projectId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
-    await manager.update(ThreadMessageEntity, { projectId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
+  async setDeletedItems(manager: EntityManager, projectId: string, threadId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
+    await this.historyChanged(manager, projectId, threadId);
+    await manager.update(ThreadMessageEntity, { projectId, threadId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
   }
 
   /** Which of these ids exist in the project (deleted rows included). */
@@ -230,6 +271,17 @@ export class MessagesRepository {
 
   async softDelete(manager: EntityManager, projectId: string, threadId: string, id: string, at: Date): Promise<boolean> {
     const result = await manager.update(ThreadMessageEntity, { projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
-    return (result.affected ?? 0) > 0;
+    if ((result.affected ?? 0) === 0) return false;
+    await this.historyChanged(manager, projectId, threadId);
+    return true;
+  }
+
+  /**
+   * Raises the thread's history version, in the transaction that changes turns it already has
+   * (every UPDATE of thread_messages but metadata's): what an instance holds of its history is then
+   * read again whole (HistoryCache; the ThreadHistoryVersion migration).
+   */
+  private async historyChanged(manager: EntityManager, projectId: string, threadId: string): Promise<void> {
+    await manager.query('UPDATE threads SET history_version = history_version + 1 WHERE project_id = $1 AND id = $2', [projectId, threadId]);
   }
 }

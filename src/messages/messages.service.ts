@@ -182,7 +182,7 @@ export class MessagesService {
       if (!live.includes(position)) return null;
       const deletedItems = [...(row.deletedItems ?? []), position];
       const rowDeleted = live.length === 1;
-      await this.messages.setDeletedItems(manager, projectId, id, deletedItems, rowDeleted ? new Date() : null);
+      await this.messages.setDeletedItems(manager, projectId, threadId, id, deletedItems, rowDeleted ? new Date() : null);
       // A compaction's turn deleted undoes it (docs/openai-conversations.md, "Compaction").
       if (rowDeleted) await this.messages.uncompact(manager, projectId, threadId, id);
       return row;

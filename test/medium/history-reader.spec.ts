@@ -2,6 +2,7 @@ import { ProjectPrincipal } from '../../src/auth/principal';
 import { newId } from '../../src/common/ids';
 import { HistoryReader } from '../../src/messages/history-reader';
 import { LIVE_HISTORIES_SQL } from '../../src/messages/messages.repository';
+import { MessagesRepository } from '../../src/messages/messages.repository';
 import { MessagesService } from '../../src/messages/messages.service';
 import { ThreadsService } from '../../src/threads/threads.service';
 import { createServiceContext, projectCaller, ServiceContext } from './service-context';
@@ -36,7 +37,7 @@ describe('HistoryReader (medium tier)', () => {
     }
     return thread.id;
   };
-  const textsOf = (turns: { content: Record<string, unknown>[] }[] | null) => turns && turns.map((turn) => turn.content[0].content);
+  const textsOf = (turns: readonly { content: Record<string, unknown>[] }[] | null) => turns && turns.map((turn) => turn.content[0].content);
 
   it('reads concurrent calls\' histories in a few queries, each thread its own turns in order', async () => {
     const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => threadWith(caller, Array.from({ length: i }, (_, j) => `t${i}-${j}`))));
@@ -84,7 +85,7 @@ describe('HistoryReader (medium tier)', () => {
       [caller.projectId],
     );
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => threadWith(caller, [`t${i}`])));
-    const [{ 'QUERY PLAN': plan }] = await ctx.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIVE_HISTORIES_SQL}`, [ids.map(() => caller.projectId), ids, 32]);
+    const [{ 'QUERY PLAN': plan }] = await ctx.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIVE_HISTORIES_SQL}`, [ids.map(() => caller.projectId), ids, 32, ids.map(() => 0), ids.map(() => 0)]);
     const readFromThreads: number[] = [];
     const walk = (node: Record<string, unknown>) => {
       if (node['Relation Name'] === 'threads' || String(node['Index Name'] ?? '').startsWith('threads_')) {
@@ -97,5 +98,78 @@ describe('HistoryReader (medium tier)', () => {
     for (const rows of readFromThreads) expect(rows).toBeLessThanOrEqual(ids.length);
     const read = await Promise.all(ids.map((id) => reader.read(caller.projectId, id)));
     expect(read.map(textsOf)).toEqual(ids.map((_, i) => [`t${i}`]));
+  });
+
+  describe('what it read before (HistoryCache)', () => {
+    const appendTexts = (owner: ProjectPrincipal, threadId: string, texts: string[]) =>
+      ctx.dataSource.transaction((manager) =>
+        messages.appendTurns(manager, owner.projectId, threadId, texts.map((text) => ({ content: [{ role: 'user', content: text }] }))),
+      );
+    /** Turns the database sent for each read, the rest coming from what the reader held. */
+    const rowsSent = () => {
+      const spy = jest.spyOn(ctx.get(MessagesRepository), 'liveHistories');
+      return {
+        turns: async () => Promise.all(spy.mock.results.map(async (r) => ((await r.value) as ({ turns: unknown[] } | null)[]).map((read) => read?.turns.length ?? null))),
+        restore: () => spy.mockRestore(),
+      };
+    };
+
+    it('reads again only the turns appended since, by this instance or any other, and answers the whole history', async () => {
+      const id = await threadWith(caller, ['a', 'b', 'c']);
+      const sent = rowsSent();
+      try {
+        expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'b', 'c']);
+        // Appended through the database only, as another instance would: the reader is never told.
+        await appendTexts(caller, id, ['d', 'e']);
+        const second = await reader.read(caller.projectId, id);
+        expect(textsOf(second)).toEqual(['a', 'b', 'c', 'd', 'e']);
+        expect(second!.map((turn) => turn.seq)).toEqual([1, 2, 3, 4, 5]);
+        expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'b', 'c', 'd', 'e']);
+        expect(await sent.turns()).toEqual([[3], [2], [0]]);
+      } finally {
+        sent.restore();
+      }
+    });
+
+    it('reads the whole history again once a turn it holds was deleted, an item of one deleted or a compaction made or undone', async () => {
+      const id = await threadWith(caller, ['a', 'b', 'c']);
+      const seqOf = async (text: string): Promise<{ id: string }> =>
+        (
+          await ctx.dataSource.query(
+            `SELECT id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND content -> 0 ->> 'content' = $3`,
+            [caller.projectId, id, text],
+          )
+        )[0];
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'b', 'c']);
+
+      await messages.delete(caller, id, (await seqOf('b')).id);
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'c']);
+
+      // An item of a turn deleted (/v1 conversation items): its one message, so the turn goes.
+      const c = await seqOf('c');
+      await messages.deleteItem(caller.projectId, id, c.id, '0:0', () => ['0:0']);
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a']);
+
+      await appendTexts(caller, id, ['d']);
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'd']);
+      const compaction = await ctx.dataSource.transaction((manager) =>
+        messages.appendCompaction(manager, caller.projectId, id, 5, { content: [{ role: 'user', content: 'summary' }] }),
+      );
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['summary']);
+      await messages.delete(caller, id, compaction.id);
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'd']);
+
+      await threads.delete(caller, id);
+      expect(await reader.read(caller.projectId, id)).toBeNull();
+    });
+
+    it('hands out frozen turns, so that no request changes what the next one reads', async () => {
+      const id = await threadWith(caller, ['a']);
+      const turns = await reader.read(caller.projectId, id);
+      expect(() => {
+        (turns![0].content[0] as { content: string }).content = 'changed';
+      }).toThrow(TypeError);
+      expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a']);
+    });
   });
 });
