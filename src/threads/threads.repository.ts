@@ -104,20 +104,19 @@ export class ThreadsRepository {
 
   /**
    * reserveSequence for several threads (a group-committed batch of turns): each (project, thread)
-   * takes its count; the first number of each block, null for a thread not live. One primary-key
-   * UPDATE per thread, all sent together (in a pipelined transaction in one socket write): a
-   * single UPDATE joined to the batch's keys was planned as a scan of every live thread whenever
-   * the table had no statistics (docs/decisions.md, "Plans that do not depend on statistics").
+   * takes its count; the first number of each block, null for a thread not live. One statement: the
+   * ReserveThreadSequences migration's function runs the primary-key UPDATE for each thread in turn
+   * (a single UPDATE joined to the batch's keys was planned as a scan of every live thread whenever
+   * the table had no statistics: docs/decisions.md, "Plans that do not depend on statistics").
    * The row locks are taken in the order given (sort it, so two batches cannot deadlock).
    */
   async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<(number | null)[]> {
-    // Every statement answered before a failure is passed on: none is left running in the
-    // transaction its caller is about to roll back.
-    const settled = await Promise.allSettled(demands.map((d) => this.reserveSequence(manager, d.projectId, d.id, d.count)));
-    return settled.map((outcome) => {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      return outcome.value;
-    });
+    const [row] = await queryRows<{ firsts: (number | null)[] }>(manager, 'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts', [
+      demands.map((d) => d.projectId),
+      demands.map((d) => d.id),
+      demands.map((d) => d.count),
+    ]);
+    return row.firsts.map((first) => (first === null ? null : Number(first)));
   }
 
   private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {

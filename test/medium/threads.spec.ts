@@ -60,7 +60,7 @@ describe('threads and messages services (medium tier)', () => {
     expect((error as ApiException).getStatus()).toBe(404);
     expect(await seqs(thread.id)).toEqual([]);
   });
-  it('reserves a batch\'s sequence numbers row by row: the rows it reads from threads do not grow with the table', async () => {
+  it('reserves a batch\'s sequence numbers thread by thread: the rows it reads from threads do not grow with the table', async () => {
     // As in history-reader.spec.ts: 2,000 threads the planner has no statistics for.
     await ctx.dataSource.query(
       `INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
@@ -85,9 +85,9 @@ describe('threads and messages services (medium tier)', () => {
     const again = await ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands.slice(0, 2)));
     expect([...again.values()]).toEqual([2, 3]);
   });
-  it('a batch reservation with a statement that fails rejects, and its transaction keeps no number taken', async () => {
+  it('a batch reservation that fails rejects, and its transaction keeps no number taken', async () => {
     const live = await threads.create(caller, {});
-    // Not a uuid: PostgreSQL (and PGlite) refuse that statement; the other one of the batch went with it.
+    // Not a uuid: PostgreSQL (and PGlite) refuse the statement; the other thread's reservation goes with it.
     const demands = [
       { projectId: caller.projectId, id: live.id, count: 2 },
       { projectId: caller.projectId, id: 'not-a-uuid', count: 1 },
