@@ -173,7 +173,7 @@ export class AppConfig {
   /** How long a resolved deployment may be served from memory: the staleness bound of a deploy on other instances. */
   readonly registryCacheTtlMs: number;
   /**
-   * Bytes of thread history (as stored) an instance keeps between an assistant's turns; 0 keeps
+   * Bytes of memory (estimated) of thread histories an instance keeps between an assistant's turns; 0 keeps
    * none. Never stale: every read checks it against the thread (src/messages/history-cache.ts).
    */
   readonly historyCacheBytes: number;
@@ -255,7 +255,7 @@ export class AppConfig {
     this.dbPoolSize = env.DB_POOL_SIZE ?? 10;
     this.authCacheTtlMs = env.AUTH_CACHE_TTL_MS ?? 5000;
     this.registryCacheTtlMs = env.REGISTRY_CACHE_TTL_MS ?? 2000;
-    this.historyCacheBytes = (env.HISTORY_CACHE_MB ?? 32) * 1024 * 1024;
+    this.historyCacheBytes = (env.HISTORY_CACHE_MB ?? 8) * 1024 * 1024;
     this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;

@@ -1,4 +1,4 @@
-import { HistoryCache } from './history-cache';
+import { HISTORY_IDLE_MS, HistoryCache } from './history-cache';
 
 const turn = (seq: number, text: string) => ({ seq, partial: false, content: [{ role: 'user', content: text }] });
 const entry = (bytes: number, turns = [turn(1, 'a')]) => ({ lastSeq: turns.length, version: 0, bytes, turns });
@@ -48,5 +48,18 @@ describe('HistoryCache', () => {
     cache.set('p', 'a', entry(10, [fresh]), [fresh]);
     expect(Object.isFrozen(fresh)).toBe(true);
     expect(Object.isFrozen(fresh.content[0])).toBe(true);
+  });
+
+  it('drops a history unused for HISTORY_IDLE_MS, and keeps one read since', () => {
+    let now = 1_000_000;
+    const cache = new HistoryCache(1_000_000, () => now);
+    cache.set('p', 'idle', entry(10), []);
+    cache.set('p', 'used', entry(10), []);
+    now += HISTORY_IDLE_MS - 1;
+    expect(cache.get('p', 'used')).toBeDefined();
+    now += 2;
+    expect(cache.get('p', 'idle')).toBeUndefined();
+    expect(cache.get('p', 'used')).toBeDefined();
+    expect(cache.size).toBe(10 + 256);
   });
 });

@@ -4,6 +4,7 @@ import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreTha
 import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { visibleContent } from './deleted-items';
+import { turnBytes } from './history-cache';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Turns of history read per query (see liveHistory). */
@@ -63,7 +64,8 @@ export interface HistoryRead {
   since: boolean;
   /**
    * The thread's last_seq and history version, when `turns` (with the caller's, if `since`) are
-   * all of its history at them; null when a longer history was read on in later queries.
+   * all of its history at them, and what `turns` take in memory (turnBytes); null when a longer
+   * history was read on in later queries.
    */
   at: (KnownHistory & { bytes: number }) | null;
 }
@@ -153,7 +155,7 @@ export class MessagesRepository {
         const turns = toTurns(page);
         const last = page[page.length - 1].seq;
         if (page.length < firstPage || last === null) {
-          const bytes = page.reduce((sum, row) => sum + Number(row.size ?? 0), 0);
+          const bytes = page.reduce((sum, row) => sum + (row.content === null ? 0 : turnBytes(Number(row.size))), 0);
           return { turns, since, at: { lastSeq: Number(page[0].last_seq), version, bytes } };
         }
         // A thread longer than one page: the rest as liveHistory reads it (later statements, so no
