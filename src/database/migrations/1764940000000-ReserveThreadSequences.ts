@@ -24,7 +24,7 @@ export class ReserveThreadSequences1764940000000 implements MigrationInterface {
           UPDATE threads SET last_seq = last_seq + counts[i]
            WHERE project_id = project_ids[i] AND id = thread_ids[i] AND deleted_at IS NULL
           RETURNING last_seq INTO last;
-          firsts := firsts || (last - counts[i] + 1);
+          firsts := array_append(firsts, last - counts[i] + 1);
         END LOOP;
         RETURN firsts;
       END
