@@ -173,8 +173,8 @@ export class AppConfig {
   /** How long a resolved deployment may be served from memory: the staleness bound of a deploy on other instances. */
   readonly registryCacheTtlMs: number;
   /**
-   * Bytes of memory (estimated) of thread histories an instance keeps between an assistant's turns; 0 keeps
-   * none. Never stale: every read checks it against the thread (src/messages/history-cache.ts).
+   * Memory (estimated, bytes) for the thread histories an instance keeps between an assistant's
+   * turns; 0 keeps none. Never stale: each read checks it against the thread (messages/history-cache.ts).
    */
   readonly historyCacheBytes: number;
   /**

@@ -25,11 +25,11 @@ interface Held extends CachedHistory {
 /**
  * Thread histories an instance read, kept between an assistant's turns (docs/decisions.md, "Thread
  * histories are cached, checked on every read"), least recently used first out once their
- * estimated size passes the budget, and each after HISTORY_IDLE_MS unused. Never trusted on its own: a read sends what it holds (lastSeq, version)
- * and gets back only the turns after it, or the whole history when the thread's version moved
- * (a turn deleted, a compaction), or nothing when the thread is gone. So it has no staleness and
- * needs no invalidation between instances. The turns are frozen: every request holding one
- * shares it.
+ * estimated size passes the budget, and each after HISTORY_IDLE_MS unused. Never trusted on its
+ * own: a read sends what it holds (lastSeq, version) and gets back only the turns after it, or the
+ * whole history when the thread's version moved (a turn deleted, a compaction), or nothing when
+ * the thread is gone. So it has no staleness and needs no invalidation between instances. The
+ * turns are frozen: every request holding one shares it.
  */
 export class HistoryCache {
   /** Least recently used first. */

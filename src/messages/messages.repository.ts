@@ -216,7 +216,6 @@ export class MessagesRepository {
 
   /** Turns up to `throughSeq` not covered yet now name the compaction turn `compactionId`. */
   async markCompacted(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, compactionId: string): Promise<void> {
-    await this.historyChanged(manager, projectId, threadId);
     await manager.query(
       'UPDATE thread_messages SET compacted_by = $4 WHERE project_id = $1 AND thread_id = $2 AND seq <= $3 AND compacted_by IS NULL AND id <> $4',
       [projectId, threadId, throughSeq, compactionId],
@@ -229,7 +228,6 @@ export class MessagesRepository {
    * query linear, see liveHistory). A no-op for any other turn.
    */
   async uncompact(manager: EntityManager, projectId: string, threadId: string, compactionId: string): Promise<void> {
-    await this.historyChanged(manager, projectId, threadId);
     await manager.query(
       `UPDATE thread_messages SET compacted_by = (SELECT c.compacted_by FROM thread_messages c WHERE c.project_id = $1 AND c.id = $3)
         WHERE project_id = $1 AND thread_id = $2 AND compacted_by = $3`,
@@ -238,7 +236,6 @@ export class MessagesRepository {
   }
 
   async setDeletedItems(manager: EntityManager, projectId: string, threadId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
-    await this.historyChanged(manager, projectId, threadId);
     await manager.update(ThreadMessageEntity, { projectId, threadId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
   }
 
@@ -273,17 +270,17 @@ export class MessagesRepository {
 
   async softDelete(manager: EntityManager, projectId: string, threadId: string, id: string, at: Date): Promise<boolean> {
     const result = await manager.update(ThreadMessageEntity, { projectId, threadId, id, deletedAt: IsNull() }, { deletedAt: at });
-    if ((result.affected ?? 0) === 0) return false;
-    await this.historyChanged(manager, projectId, threadId);
-    return true;
+    return (result.affected ?? 0) > 0;
   }
 
   /**
-   * Raises the thread's history version, in the transaction that changes turns it already has
-   * (every UPDATE of thread_messages but metadata's): what an instance holds of its history is then
-   * read again whole (HistoryCache; the ThreadHistoryVersion migration).
+   * Raises the thread's history version: the first statement of every transaction that changes
+   * turns the thread already has (every UPDATE of thread_messages but metadata's), so that what an
+   * instance holds of its history is read again whole (HistoryCache; the ThreadHistoryVersion
+   * migration). First, because it takes the thread's row lock: thread before turns, the order an
+   * append and a compaction take them, so that two such transactions cannot deadlock.
    */
-  private async historyChanged(manager: EntityManager, projectId: string, threadId: string): Promise<void> {
+  async raiseHistoryVersion(manager: EntityManager, projectId: string, threadId: string): Promise<void> {
     await manager.query('UPDATE threads SET history_version = history_version + 1 WHERE project_id = $1 AND id = $2', [projectId, threadId]);
   }
 }

@@ -101,6 +101,7 @@ export class MessagesService {
    */
   async appendCompaction(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, turn: ThreadTurn): Promise<ThreadMessageEntity> {
     const [created] = await this.appendTurns(manager, projectId, threadId, [turn]);
+    await this.messages.raiseHistoryVersion(manager, projectId, threadId);
     await this.messages.markCompacted(manager, projectId, threadId, throughSeq, created.id);
     return created;
   }
@@ -139,6 +140,7 @@ export class MessagesService {
       isUuid(threadId) &&
       isUuid(messageId) &&
       (await this.dataSource.transaction(async (manager) => {
+        await this.messages.raiseHistoryVersion(manager, caller.projectId, threadId);
         if (!(await this.messages.softDelete(manager, caller.projectId, threadId, messageId, new Date()))) return false;
         // A compaction's turn deleted undoes it (docs/openai-conversations.md, "Compaction").
         await this.messages.uncompact(manager, caller.projectId, threadId, messageId);
@@ -176,6 +178,7 @@ export class MessagesService {
   ): Promise<ThreadMessageEntity | null> {
     if (!isUuid(threadId) || !isUuid(id)) return null;
     return this.dataSource.transaction(async (manager) => {
+      await this.messages.raiseHistoryVersion(manager, projectId, threadId);
       const row = await this.messages.findLiveForUpdate(manager, projectId, threadId, id);
       if (!row) return null;
       const live = remaining(row);
