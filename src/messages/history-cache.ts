@@ -1,4 +1,4 @@
-import type { HistoryTurn, KnownHistory } from './messages.repository';
+import { HistoryTurn, KnownHistory } from './history-turns';
 
 /** A thread's history as an instance holds it: every live turn through lastSeq, at version. */
 export interface CachedHistory extends KnownHistory {
@@ -11,12 +11,6 @@ export interface CachedHistory extends KnownHistory {
 const ENTRY_OVERHEAD_BYTES = 256;
 /** An entry unused this long goes: a conversation's next turn usually comes within seconds. */
 export const HISTORY_IDLE_MS = 60_000;
-
-/**
- * The memory a turn's parsed content takes, from its size as stored (pg_column_size): about its
- * stored size for long texts, plus a turn's objects (measured: 233 bytes for a turn stored in 100).
- */
-export const turnBytes = (storedSize: number) => storedSize + 160;
 
 interface Held extends CachedHistory {
   usedAt: number;

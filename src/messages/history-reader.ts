@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { GroupCommit } from '../database/group-commit';
 import { HistoryCache } from './history-cache';
-import { HistoryTurn, MessagesRepository } from './messages.repository';
+import { HistoryTurn } from './history-turns';
+import { MessagesRepository } from './messages.repository';
 
 /** Most threads in one query. */
 const MAX_BATCH = 64;

@@ -4,7 +4,7 @@ import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreTha
 import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { visibleContent } from './deleted-items';
-import { turnBytes } from './history-cache';
+import { HistoryTurn, KnownHistory, turnBytes } from './history-turns';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 /** Turns of history read per query (see liveHistory). */
@@ -36,24 +36,10 @@ export const LIVE_HISTORIES_SQL = `SELECT v.i, t.last_seq, t.history_version, m.
    ) m ON true
   ORDER BY v.i, m.seq`;
 
-/** One turn of a thread's history, as the model is sent it. */
-export interface HistoryTurn {
-  seq: number;
-  content: ThreadMessageEntity['content'];
-  /** Some of the turn's items were deleted one by one (/v1 conversations): what is sent is not its whole content. */
-  partial: boolean;
-}
-
 interface HistoryRow {
   seq: number | null;
   content: ThreadMessageEntity['content'] | null;
   deleted_items: string[] | null;
-}
-
-/** What an instance holds of a thread's history: its live turns through `lastSeq`, read at `version`. */
-export interface KnownHistory {
-  lastSeq: number;
-  version: number;
 }
 
 /** A thread's history as one batched read found it (liveHistories). */
