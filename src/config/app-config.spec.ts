@@ -1,0 +1,14 @@
+import { ConfigError, loadAppConfig } from './app-config';
+
+describe('loadAppConfig: HISTORY_CACHE_MB', () => {
+  it('keeps 8 MB of thread histories by default, and none with 0', () => {
+    expect(loadAppConfig({}).historyCacheBytes).toBe(8 * 1024 * 1024);
+    expect(loadAppConfig({ HISTORY_CACHE_MB: '64' }).historyCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadAppConfig({ HISTORY_CACHE_MB: '0' }).historyCacheBytes).toBe(0);
+  });
+
+  it.each(['-1', '1.5', 'lots', '65537'])('refuses %s at boot, naming the variable', (value) => {
+    expect(() => loadAppConfig({ HISTORY_CACHE_MB: value })).toThrow(ConfigError);
+    expect(() => loadAppConfig({ HISTORY_CACHE_MB: value })).toThrow(/HISTORY_CACHE_MB/);
+  });
+});
