@@ -2,7 +2,7 @@ import { createProject, TestProject } from './support/factories';
 import { deployedPrompt } from './support/registry-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
-/** GET /metrics behind METRICS_TOKEN, the time-to-first-token histogram, the limits and streaming gauges and the PostgreSQL pool gauges. */
+/** GET /metrics behind METRICS_TOKEN, the time-to-first-token histogram, the limits, streaming and history-cache gauges and the PostgreSQL pool gauges. */
 describe('metrics: token, time to first token, database pool', () => {
   const token = 'metrics-token-0123456789abcdef';
   let t: TestApp;
@@ -48,6 +48,24 @@ describe('metrics: token, time to first token, database pool', () => {
     // Ten calls of a new project missed together: one read.
     expect((await reads()) - before).toBe(1);
     expect((await scrape()).text).toMatch(/^parley_stream_projects_waiting 0$/m);
+  });
+
+  it('reports the thread histories kept between turns, and reads of only what is new', async () => {
+    await deployedPrompt(t, p, 'chat', 'assistant');
+    const path = `/${p.workspace}/${p.project}/chat/production`;
+    const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
+    const before = (await scrape()).text;
+    const first = await t.http().post(path).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'one' }] }).expect(200);
+    const threadId = first.headers['x-parley-thread-id'];
+    for (const content of ['two', 'three']) {
+      await t.http().post(path).set('X-API-Key', p.key).send({ threadId, messages: [{ role: 'user', content }] }).expect(200);
+    }
+    const after = (await scrape()).text;
+    // The second call read the thread whole (nothing kept yet), the third only the second's turns.
+    expect(gauge(after, 'parley_history_reads{read="whole"}') - gauge(before, 'parley_history_reads{read="whole"}')).toBe(1);
+    expect(gauge(after, 'parley_history_reads{read="new_only"}') - gauge(before, 'parley_history_reads{read="new_only"}')).toBe(1);
+    expect(gauge(after, 'parley_history_cache_threads')).toBeGreaterThanOrEqual(1);
+    expect(gauge(after, 'parley_history_cache_bytes')).toBeGreaterThan(0);
   });
 
   (process.env.DATABASE_URL ? it : it.skip)('reports the PostgreSQL pool: connections in use and idle, queries waiting', async () => {

@@ -35,9 +35,14 @@ export class HistoryCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Bytes held, for tests. */
+  /** Memory held, estimated (turnBytes), in bytes. */
   get size(): number {
     return this.bytes;
+  }
+
+  /** Threads held. */
+  get threads(): number {
+    return this.entries.size;
   }
 
   get(projectId: string, threadId: string): CachedHistory | undefined {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { GroupCommit } from '../database/group-commit';
+import { MetricsService } from '../metrics/metrics.service';
 import { HistoryCache } from './history-cache';
 import { HistoryTurn } from './history-turns';
 import { MessagesRepository } from './messages.repository';
@@ -21,12 +22,21 @@ const MAX_BATCH = 64;
 export class HistoryReader {
   private readonly batches: GroupCommit<{ projectId: string; threadId: string }, readonly HistoryTurn[] | null>;
   private readonly cache: HistoryCache;
+  /** Histories read since the instance started: only what was new, or whole (docs/operations.md, "Metrics"). */
+  private readonly reads = { newOnly: 0, whole: 0 };
 
   constructor(
     private readonly messages: MessagesRepository,
     config: AppConfig,
+    @Optional() metrics?: MetricsService,
   ) {
     this.cache = new HistoryCache(config.historyCacheBytes);
+    metrics?.gauge('parley_history_cache_bytes', 'Memory (estimated) of the thread histories this instance keeps between turns (HISTORY_CACHE_MB)', [], (gauge) => gauge.set(this.cache.size));
+    metrics?.gauge('parley_history_cache_threads', 'Threads whose history this instance keeps between turns', [], (gauge) => gauge.set(this.cache.threads));
+    metrics?.gauge('parley_history_reads', 'Thread histories read since the instance started: new_only (the turns after what it kept) or whole', ['read'], (gauge) => {
+      gauge.set({ read: 'new_only' }, this.reads.newOnly);
+      gauge.set({ read: 'whole' }, this.reads.whole);
+    });
     this.batches = new GroupCommit({
       maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,
@@ -53,6 +63,8 @@ export class HistoryReader {
         this.cache.delete(projectId, threadId);
         return null;
       }
+      if (read.since) this.reads.newOnly++;
+      else this.reads.whole++;
       const before = read.since ? held[i]!.turns : [];
       // A new array when anything was added: requests still holding the old one keep what they read.
       const turns = read.turns.length === 0 ? before : Object.freeze(before.concat(read.turns));
