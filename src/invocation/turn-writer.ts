@@ -32,7 +32,7 @@ const MAX_BATCH = 64;
 /**
  * Group commit of invokes' turns (docs/decisions.md, "Writes are group-committed"). Concurrent
  * calls' records go in one transaction: the threads they open in one INSERT, the sequence numbers
- * of every thread they append to by one primary-key UPDATE each (sent together), their logs (with
+ * of every thread they append to in one statement (reserve_thread_sequences), their logs (with
  * the usage rollups) in one INSERT, their turns in one INSERT, the surfaces' own rows in one
  * INSERT per table, then each call's `also`; one commit, pipelined on PostgreSQL
  * (src/database/pipelined-transaction.ts). `write` resolves once that committed, and rejects with

@@ -44,9 +44,9 @@ export class HistoryReader {
     });
   }
 
-  /** Queries made, histories read and bytes of history held, for tests. */
-  get stats(): { flushes: number; items: number; cachedBytes: number } {
-    return { ...this.batches.stats, cachedBytes: this.cache.size };
+  /** Queries made and histories read, for tests. */
+  get stats(): { flushes: number; items: number } {
+    return this.batches.stats;
   }
 
   /** The live turns of a live thread, or null when it is missing or deleted (MessagesRepository.liveHistory). */

@@ -92,14 +92,9 @@ export class ThreadsRepository {
    * and each lands as one contiguous block. Returns the first number, or null if no live thread.
    */
   async reserveSequence(manager: EntityManager, projectId: string, id: string, count: number): Promise<number | null> {
-    const rows = await queryRows<{ last_seq: number }>(
-      manager,
-      `UPDATE threads SET last_seq = last_seq + $3
-        WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL
-        RETURNING last_seq`,
-      [projectId, id, count],
-    );
-    return rows.length > 0 ? Number(rows[0].last_seq) - count + 1 : null;
+    // The batch's statement with one thread: the reservation is written once (ReserveThreadSequences).
+    const [first] = await this.reserveSequences(manager, [{ projectId, id, count }]);
+    return first;
   }
 
   /**
