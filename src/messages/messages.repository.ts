@@ -19,18 +19,22 @@ const MIN_BATCHED_PAGE = 32;
  * thread is found by its key inside a LATERAL with a LIMIT, which the planner cannot turn into a
  * hash join: as a plain JOIN, a table without statistics was read whole for every batch
  * (docs/decisions.md, "Plans that do not depend on statistics"; test/medium/history-reader.spec.ts).
+ * The batch is walked by its subscripts, whose row estimate does not depend on the arrays: with
+ * `unnest` of the arrays a plan for the batch at hand always looked cheaper than the generic plan,
+ * so PostgreSQL planned the statement again on every execution (docs/decisions.md, "Prepared
+ * statements keep one plan").
  */
 export const LIVE_HISTORIES_SQL = `SELECT v.i, t.last_seq, t.history_version, m.seq, m.content, m.deleted_items, pg_column_size(m.content) AS size
-   FROM unnest($1::uuid[], $2::uuid[], $4::int[], $5::int[]) WITH ORDINALITY AS v(project_id, thread_id, known_seq, known_version, i)
+   FROM generate_subscripts($1::uuid[], 1) AS v(i)
    CROSS JOIN LATERAL (
      SELECT t.project_id, t.id, t.last_seq, t.history_version FROM threads t
-      WHERE t.project_id = v.project_id AND t.id = v.thread_id AND t.deleted_at IS NULL
+      WHERE t.project_id = ($1::uuid[])[v.i] AND t.id = ($2::uuid[])[v.i] AND t.deleted_at IS NULL
       LIMIT 1
    ) t
    LEFT JOIN LATERAL (
      SELECT m.seq, m.content, m.deleted_items FROM thread_messages m
       WHERE m.project_id = t.project_id AND m.thread_id = t.id AND m.deleted_at IS NULL AND m.compacted_by IS NULL
-        AND m.seq > CASE WHEN t.history_version = v.known_version THEN v.known_seq ELSE 0 END
+        AND m.seq > CASE WHEN t.history_version = ($5::int[])[v.i] THEN ($4::int[])[v.i] ELSE 0 END
       ORDER BY m.seq
       LIMIT $3
    ) m ON true

@@ -100,6 +100,30 @@ describe('HistoryReader (medium tier)', () => {
     expect(read.map(textsOf)).toEqual(ids.map((_, i) => [`t${i}`]));
   });
 
+  it('keeps one generic plan: executed as a prepared statement, it is not planned again for every batch', async () => {
+    const ids = await Promise.all(Array.from({ length: 3 }, (_, i) => threadWith(caller, [`t${i}`])));
+    const runner = ctx.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`PREPARE history_plan_probe AS ${LIVE_HISTORIES_SQL}`);
+      // Batches of one and of three threads, as concurrent calls make them; after its first five
+      // (custom) plans PostgreSQL keeps the generic one only if no custom plan looked cheaper.
+      for (let run = 0; run < 10; run++) {
+        const batch = ids.slice(0, run % 2 === 0 ? 1 : 3);
+        const rows: { i: number; seq: number }[] = await runner.query(
+          `EXECUTE history_plan_probe('{${batch.map(() => caller.projectId).join(',')}}', '{${batch.join(',')}}', 32, '{${batch.map(() => 0).join(',')}}', '{${batch.map(() => 0).join(',')}}')`,
+        );
+        expect(rows.map((row) => [Number(row.i), Number(row.seq)])).toEqual(batch.map((_, i) => [i + 1, 1]));
+      }
+      const [plans]: { generic_plans: string; custom_plans: string }[] = await runner.query(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'history_plan_probe'`);
+      expect(Number(plans.custom_plans)).toBeLessThanOrEqual(5);
+      expect(Number(plans.generic_plans)).toBeGreaterThanOrEqual(5);
+    } finally {
+      await runner.query('DEALLOCATE history_plan_probe').catch(() => undefined);
+      await runner.release();
+    }
+  });
+
   describe('what it read before (HistoryCache)', () => {
     const appendTexts = (owner: ProjectPrincipal, threadId: string, texts: string[]) =>
       ctx.dataSource.transaction((manager) =>
