@@ -32,6 +32,8 @@ export function parseItemListQuery(raw: Record<string, unknown>): ItemListQuery 
   return parseOpenAI(itemListQuerySchema, raw);
 }
 
+const metadataFilterSchema = z.record(z.string().min(1).max(64), z.string().max(512));
+
 /** `metadata[key]=value` arrives as such a key (simple parser) or as a nested object (extended parser). */
 export function parseConversationListQuery(raw: Record<string, unknown>): ConversationListQuery {
   const { after, limit } = parseOpenAI(conversationListQuerySchema, raw);
@@ -41,6 +43,6 @@ export function parseConversationListQuery(raw: Record<string, unknown>): Conver
     if (match) metadata[match[1]] = value;
     else if (key === 'metadata' && typeof value === 'object' && value !== null) Object.assign(metadata, value);
   }
-  const filter = parseOpenAI(z.record(z.string().min(1).max(64), z.string().max(512)), metadata, ['metadata']);
+  const filter = parseOpenAI(metadataFilterSchema, metadata, ['metadata']);
   return { after, limit, metadata: filter };
 }
