@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 
 /**
- * The invoke path's statements as named prepared statements on PostgreSQL (docs/performance.md,
- * "Prepared statements"). Each is parsed and planned once per pooled connection instead of on every
- * call: for the request log INSERT with its usage rollup that was ~1 ms of PostgreSQL CPU per call
- * (parse ~0.5 ms, plan ~0.5 ms), for a thread's history read ~0.4 ms. A statement's name is a hash
+ * The invoke path's statements as named prepared statements on PostgreSQL. Each is parsed once per
+ * pooled connection instead of on every call, and planned once where its estimates do not depend
+ * on its parameters (docs/decisions.md, "Prepared statements keep one plan"): for the request log
+ * INSERT with its usage rollup that was ~1 ms of PostgreSQL CPU per call (parse ~0.5 ms, plan
+ * ~0.5 ms), for a thread's history read ~0.4 ms. A statement's name is a hash
  * of its text, so one name never stands for two texts. PGlite (one in-process session, no parse
  * round trip worth saving) runs them through TypeORM as before.
  */
