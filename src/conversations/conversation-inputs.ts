@@ -181,7 +181,10 @@ function depthOf(value: unknown, depth = 0): number {
   return deepest;
 }
 
-/** Built once: a zod schema made on every call cost a conversation's creation about 5 % of its CPU. */
+/**
+ * Built once: made on every call, it cost a conversation's creation 12-15 % of its CPU
+ * (docs/performance.md, "Eighth session").
+ */
 const itemListSchema = z.array(z.unknown()).max(MAX_ITEMS_PER_CALL, `at most ${MAX_ITEMS_PER_CALL} items per call`);
 
 export function parseInputItems(raw: unknown, param = 'items'): InputItem[] {
