@@ -3,7 +3,7 @@
  * The kinds do not overlap: a prompt is `input + cacheRead + cacheWrite`, an answer is
  * `output + reasoning`, and each token is priced at its kind's rate.
  */
-import type { CompletionUsage } from './provider.types';
+import type { CompletionUsage } from 'openai/resources/completions';
 
 export interface TokenCounts {
   /** Prompt tokens read neither from nor into a prompt cache. */

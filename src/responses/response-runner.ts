@@ -15,7 +15,7 @@ import { pendingResponse, responseOf } from './response-object';
 import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
 import { DISCONNECTED_ERROR, endEvents, replyMessages } from './response-terminal';
-import type { ResponsePlan } from './responses.service';
+import type { ResponsePlan } from './response-plan';
 
 /** The response left the status this run expected (it was cancelled meanwhile). */
 class NotRunningError extends Error {}

@@ -19,6 +19,7 @@ import { responseBaseOf, withRequiredFields } from './response-base';
 import { ResponseRunner } from './response-runner';
 import { replyMessages } from './response-terminal';
 import { OutputOptions, ResponseBase, ResponseObject, responseOf } from './response-object';
+import type { ResponsePlan } from './response-plan';
 import { ResponseEntity } from './response.entity';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
@@ -30,20 +31,6 @@ export interface ResponsesRequest {
   headers: IncomingHttpHeaders;
   url: string;
   ip: string | undefined;
-}
-
-/** A response decided and prepared, not yet run (ResponsesService.plan). */
-export interface ResponsePlan {
-  body: ResponsesBody;
-  uuid: string;
-  /** What the caller named (`model` or `prompt.id`). */
-  name: string;
-  base: ResponseBase;
-  /** What `include` adds to the output (reasoning's encrypted content). */
-  outputOptions: OutputOptions;
-  prepared: PreparedInvocation;
-  input: ChatMessage[];
-  conversationId: string | null;
 }
 
 /** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */

@@ -6,8 +6,7 @@ import {
   templateEnvironment,
 } from './template-environment';
 import { meteredContext, readBoundOf, RenderMeter } from './template-size';
-import type { RenderLimits } from './template-size';
-import { CompiledTemplate, TemplateMessage, TemplateVariables } from './template.types';
+import { CompiledTemplate, RenderLimits, TemplateMessage, TemplateVariables } from './template.types';
 
 /** A string of a template that is rendered: string content, a text part's text, an image URL. */
 interface TemplatedString extends TemplateStringLocation {

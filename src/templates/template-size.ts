@@ -1,4 +1,4 @@
-import { TemplateVariables } from './template.types';
+import type { TemplateVariables } from './template.types';
 
 /** A render that would pass its size bound (RenderLimits.maxChars); thrown while rendering, before the output exists. */
 export class TemplateTooLargeError extends Error {
@@ -7,12 +7,6 @@ export class TemplateTooLargeError extends Error {
   constructor(readonly maxChars: number) {
     super(`The rendered template would exceed ${maxChars} characters`);
   }
-}
-
-/** Bounds of one render (docs/templates.md, "Size of a rendered template"). */
-export interface RenderLimits {
-  /** The most characters a render may produce: static text plus every variable value it inserts. */
-  maxChars: number;
 }
 
 /** Characters a render has produced or read so far, against its bound. */

@@ -1,5 +1,3 @@
-import type { RenderLimits } from './template-size';
-
 /**
  * The shapes the template engine works on. They are structural on purpose: any chat message type
  * with these fields (such as the validated `ChatMessage` of `src/common/chat`) can be passed in,
@@ -26,6 +24,12 @@ export interface TemplateMessage {
 }
 
 /** Values for a template's variables. Values are data: they are never compiled as templates. */
+/** Bounds of one render (docs/templates.md, "Size of a rendered template"). */
+export interface RenderLimits {
+  /** The most characters a render may produce: static text plus every variable value it inserts. */
+  maxChars: number;
+}
+
 export type TemplateVariables = Readonly<Record<string, string>>;
 
 export interface CompiledTemplate<M extends TemplateMessage = TemplateMessage> {
