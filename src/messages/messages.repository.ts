@@ -264,11 +264,12 @@ export class MessagesRepository {
   }
 
   /**
-   * Raises the thread's history version: the first statement of every transaction that changes
-   * turns the thread already has (every UPDATE of thread_messages but metadata's), so that what an
-   * instance holds of its history is read again whole (HistoryCache; the ThreadHistoryVersion
-   * migration). First, because it takes the thread's row lock: thread before turns, the order an
-   * append and a compaction take them, so that two such transactions cannot deadlock.
+   * Raises the thread's history version in every transaction that changes turns the thread already
+   * has (every UPDATE of thread_messages but metadata's), before any such turn is touched, so that
+   * what an instance holds of its history is read again whole (HistoryCache; the
+   * ThreadHistoryVersion migration). Before, because it takes the thread's row lock (a compaction's
+   * append took it already): thread before turns, the order an append takes them, so that two such
+   * transactions cannot deadlock.
    */
   async raiseHistoryVersion(manager: EntityManager, projectId: string, threadId: string): Promise<void> {
     await manager.query('UPDATE threads SET history_version = history_version + 1 WHERE project_id = $1 AND id = $2', [projectId, threadId]);

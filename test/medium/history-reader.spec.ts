@@ -155,6 +155,19 @@ describe('HistoryReader (medium tier)', () => {
       }
     });
 
+    it('keeps nothing of a history longer than one query\'s page: it is read whole again', async () => {
+      const id = await threadWith(caller, Array.from({ length: 503 }, (_, i) => `m${i}`));
+      const sent = rowsSent();
+      try {
+        expect(await reader.read(caller.projectId, id)).toHaveLength(503);
+        expect(await reader.read(caller.projectId, id)).toHaveLength(503);
+        // Both reads answered whole by the database (its first page and the rest read on).
+        expect(await sent.turns()).toEqual([[503], [503]]);
+      } finally {
+        sent.restore();
+      }
+    });
+
     it('reads the whole history again once a turn it holds was deleted, an item of one deleted or a compaction made or undone', async () => {
       const id = await threadWith(caller, ['a', 'b', 'c']);
       const seqOf = async (text: string): Promise<{ id: string }> =>
