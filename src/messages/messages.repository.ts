@@ -90,7 +90,7 @@ export class MessagesRepository {
     return row ? row.seq : null;
   }
 
-  /** Keyset page on the partial index (project_id, thread_id, seq) WHERE deleted_at IS NULL. */
+  /** Keyset page on the unique index (project_id, thread_id, seq), deleted turns skipped. */
   listLive(projectId: string, threadId: string, order: 'asc' | 'desc', afterSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
     const cursor = afterSeq === null ? {} : { seq: order === 'asc' ? MoreThan(afterSeq) : LessThan(afterSeq) };
     return this.messages.find({
