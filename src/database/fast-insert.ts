@@ -15,9 +15,9 @@ const MAX_STATEMENTS = 500;
  * (none of them has any), a property left `undefined` takes the column's DEFAULT, jsonb values
  * are sent as JSON text (arrays included, which `pg` alone would send as PostgreSQL arrays).
  */
-export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[]): Promise<void> {
+export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[], computed?: ComputedColumns): Promise<void> {
   if (rows.length === 0) return;
-  const { sql, parameters } = insertOf(manager, target, rows);
+  const { sql, parameters } = insertOf(manager, target, rows, computed);
   await runStatement(manager, sql, parameters);
 }
 
@@ -35,7 +35,12 @@ export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager
  * where some rows leave a column undefined (its DEFAULT) and others do not, or with a column that
  * is itself an array, goes as a `VALUES` list.
  */
-export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[]): { sql: string; parameters: unknown[] } {
+export function insertOf<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  rows: readonly T[],
+  computed?: ComputedColumns,
+): { sql: string; parameters: unknown[] } {
   const metadata = manager.connection.getMetadata(target);
   const columns = metadata.columns;
   // One pass over the rows' values (their keyed reads are the costly part): each column's values,
@@ -65,11 +70,15 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
       continue;
     }
     // Some rows give it, some leave it to a DEFAULT the entity does not know (the migrations set it).
-    if (given[c] === 3 || columns[c].isArray) return valuesInsertOf(metadata.tablePath, columns, rows);
+    if (given[c] === 3 || columns[c].isArray) {
+      if (computed) throw new Error(`insertOf: computed columns need every row to give the same columns (${metadata.tablePath})`);
+      return valuesInsertOf(metadata.tablePath, columns, rows);
+    }
     shape += '1';
     // A jsonb column as one JSON array (one JSON.stringify, no escaping into an array literal).
     parameters.push(isJsonb(columns[c]) ? JSON.stringify(values[c]) : values[c]);
   }
+  if (computed) shape += `\u0002${computed.key}`;
   let sql = statements.get(shape);
   if (!sql) {
     const named = columns.filter((_, c) => given[c] !== 2);
@@ -77,13 +86,29 @@ export function insertOf<T extends ObjectLiteral>(manager: EntityManager, target
       isJsonb(column) ? `jsonb_array_elements($${i + 1}::jsonb)` : `unnest($${i + 1}::${manager.connection.driver.normalizeType(column)}[])`,
     );
     // A JS null is SQL NULL, as in the VALUES form: the JSON array's null elements are turned back into it.
-    const selected = named.map((column, i) => (isJsonb(column) ? `nullif(c${i}, 'null'::jsonb)` : `c${i}`));
+    const plain = named.map((column, i) => (isJsonb(column) ? `nullif(c${i}, 'null'::jsonb)` : `c${i}`));
+    const overrides = computed?.expressions((property) => {
+      const i = named.findIndex((column) => column.propertyName === property);
+      if (i < 0) throw new Error(`insertOf: no column ${property} given (${metadata.tablePath})`);
+      return plain[i];
+    });
+    const selected = named.map((column, i) => overrides?.[column.propertyName] ?? plain[i]);
     sql =
       `INSERT INTO "${metadata.tablePath}" (${named.map((column) => `"${column.databaseName}"`).join(', ')}) ` +
       `SELECT ${selected.join(', ')} FROM ROWS FROM (${sources.join(', ')}) AS r(${named.map((_, i) => `c${i}`).join(', ')})`;
     remember(shape, sql);
   }
   return { sql, parameters };
+}
+
+/**
+ * Columns whose inserted value is an SQL expression of the row's given values (`column(property)`
+ * is that value as the statement reads it), under `key`, which names the expressions in the
+ * statement cache. Every row must give the same columns.
+ */
+export interface ComputedColumns {
+  key: string;
+  expressions: (column: (property: string) => string) => Record<string, string>;
 }
 
 function isJsonb(column: ColumnMetadata): boolean {

@@ -7,6 +7,7 @@ import { Pipeline, pipelinedTransaction, pipeliningPoolOf } from '../database/pi
 import { MessagesService, ThreadTurn, turnRows } from '../messages/messages.service';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { RequestLogsService } from '../request-logs/request-logs.service';
+import { isThreadNotLive } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { RowsToInsert } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
@@ -46,6 +47,7 @@ export class TurnWriter implements BeforeApplicationShutdown {
   /** PostgreSQL's pool when its connections pipeline; null on PGlite. */
   private readonly pipelining: ReturnType<typeof pipeliningPoolOf>;
   private pipelinedFlushes = 0;
+  private twoTripBatches = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -63,9 +65,9 @@ export class TurnWriter implements BeforeApplicationShutdown {
     });
   }
 
-  /** Flushes and calls written, and the flushes that went pipelined, for tests. */
-  get stats(): { flushes: number; items: number; pipelined: number } {
-    return { ...this.batches.stats, pipelined: this.pipelinedFlushes };
+  /** Flushes and calls written, the transactions that went pipelined, and the batches written again in two round trips, for tests. */
+  get stats(): { flushes: number; items: number; pipelined: number; twoTrips: number } {
+    return { ...this.batches.stats, pipelined: this.pipelinedFlushes, twoTrips: this.twoTripBatches };
   }
 
   write(record: TurnRecord): Promise<void> {
@@ -77,35 +79,89 @@ export class TurnWriter implements BeforeApplicationShutdown {
   }
 
   /**
-   * On PostgreSQL a batch without `also` is one pipelined transaction (two round trips); a batch
-   * with `also` (TypeORM calls of its own) and every batch on PGlite is a TypeORM transaction.
+   * A batch is first written in one round trip (writeAtOnce). When a thread of it was deleted while
+   * its call ran, that transaction fails whole, and the batch is written again in two round trips
+   * (writeInTwoTrips), which answers that call alone with its 404.
    */
-  private flush(records: TurnRecord[]): Promise<ItemOutcome[]> {
-    if (this.pipelining && records.every((r) => !r.also)) {
-      this.pipelinedFlushes++;
-      return pipelinedTransaction(this.dataSource, this.pipelining, (manager, pipeline) => this.writeBatch(manager, records, pipeline));
+  private async flush(records: TurnRecord[]): Promise<ItemOutcome[]> {
+    try {
+      return await this.inTransaction(records, (manager, pipeline) => this.writeAtOnce(manager, records, pipeline));
+    } catch (err) {
+      if (!isThreadNotLive(err)) throw err;
+      this.twoTripBatches++;
+      return this.inTransaction(records, (manager, pipeline) => this.writeInTwoTrips(manager, records, pipeline));
     }
-    return this.dataSource.transaction((manager) => this.writeBatch(manager, records, null));
   }
 
   /**
-   * The batch's statements, sent in two groups: the threads it opens and the sequence reservation
-   * (whose answer numbers the turns), then everything else; in a pipelined transaction each group is
-   * one socket write, and COMMIT goes with the second.
+   * On PostgreSQL a batch without `also` is one pipelined transaction; a batch with `also` (TypeORM
+   * calls of its own) and every batch on PGlite is a TypeORM transaction.
    */
-  private async writeBatch(manager: EntityManager, records: TurnRecord[], pipeline: Pipeline | null): Promise<ItemOutcome[]> {
-    const opened = records.filter((r) => r.thread?.createLog).map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
-    const phase: (() => Promise<unknown>)[] = [];
-    // Before the reservation, so that it finds the threads opened here.
-    if (opened.length > 0) phase.push(() => this.threads.insertMany(manager, opened));
-    const demand = new Map<string, { projectId: string; id: string; count: number }>();
+  private inTransaction<T>(records: TurnRecord[], work: (manager: EntityManager, pipeline: Pipeline | null) => Promise<T>): Promise<T> {
+    if (this.pipelining && records.every((r) => !r.also)) {
+      this.pipelinedFlushes++;
+      return pipelinedTransaction(this.dataSource, this.pipelining, work);
+    }
+    return this.dataSource.transaction((manager) => work(manager, null));
+  }
+
+  /**
+   * The whole batch in one group of statements (in a pipelined transaction one socket write, COMMIT
+   * included): the threads it opens, the reservation, which fails the transaction if a thread is
+   * not live (ThreadsService.reserveSequencesOrFail), the logs, and the turns numbered back from
+   * each thread's last_seq as the reservation left it (MessagesService.insertCountedBack), so no
+   * statement waits for another's answer. Every call succeeds or the transaction fails whole.
+   */
+  private async writeAtOnce(manager: EntityManager, records: TurnRecord[], pipeline: Pipeline | null): Promise<ItemOutcome[]> {
+    const demand = demandOf(records);
+    // Blocks handed out in arrival order, counted back from the end of each thread's reservation.
+    const taken = new Map<string, number>();
+    const rows: ReturnType<typeof turnRows> = [];
     for (const { log, thread } of records) {
       if (!thread || thread.turns.length === 0) continue;
       const key = `${log.projectId}/${thread.id}`;
-      const entry = demand.get(key) ?? { projectId: log.projectId, id: thread.id, count: 0 };
-      entry.count += thread.turns.length;
-      demand.set(key, entry);
+      const before = taken.get(key) ?? 0;
+      taken.set(key, before + thread.turns.length);
+      rows.push(...turnRows(log.projectId, thread.id, before + 1 - demand.get(key)!.count, thread.turns));
     }
+    const statements = this.openingStatements(manager, records);
+    if (demand.size > 0) statements.push(() => this.threads.reserveSequencesOrFail(manager, [...demand.values()]));
+    statements.push(() => this.requestLogs.recordMany(records.map((r) => r.log), manager));
+    if (rows.length > 0) statements.push(() => this.messages.insertCountedBack(manager, rows));
+    statements.push(...this.surfaceStatements(manager, records));
+    if (pipeline) statements.push(() => pipeline.commit());
+    await inOrder(statements, pipeline);
+    for (const record of records) await record.also?.(manager);
+    return records.map(() => ({ ok: true }));
+  }
+
+  /** The INSERT of the threads the batch opens: before the reservation, so that it finds them. */
+  private openingStatements(manager: EntityManager, records: TurnRecord[]): (() => Promise<unknown>)[] {
+    const opened = records.filter((r) => r.thread?.createLog).map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
+    return opened.length > 0 ? [() => this.threads.insertMany(manager, opened)] : [];
+  }
+
+  /** The surfaces' own rows of these calls, one INSERT per table. */
+  private surfaceStatements(manager: EntityManager, records: TurnRecord[]): (() => Promise<unknown>)[] {
+    const others = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
+    for (const { rows: own } of records) {
+      if (!own) continue;
+      const same = others.get(own.target);
+      if (same) same.push(...own.rows);
+      else others.set(own.target, [...own.rows]);
+    }
+    return [...others].map(([target, batch]) => () => fastInsert(manager, target, batch));
+  }
+
+  /**
+   * The fallback when a thread is not live (writeAtOnce failed): the batch's statements in two
+   * groups, the threads it opens and the sequence reservation (whose answer numbers the turns and
+   * says which calls lost their thread), then everything else for the other calls; in a pipelined
+   * transaction each group is one socket write, and COMMIT goes with the second.
+   */
+  private async writeInTwoTrips(manager: EntityManager, records: TurnRecord[], pipeline: Pipeline | null): Promise<ItemOutcome[]> {
+    const phase = this.openingStatements(manager, records);
+    const demand = demandOf(records);
     let firsts = new Map<string, number>();
     if (demand.size > 0) phase.push(async () => (firsts = await this.threads.reserveSequences(manager, [...demand.values()])));
     await inOrder(phase, pipeline);
@@ -132,20 +188,26 @@ export class TurnWriter implements BeforeApplicationShutdown {
     const writes: (() => Promise<unknown>)[] = [];
     if (written.length > 0) writes.push(() => this.requestLogs.recordMany(written.map((r) => r.log), manager));
     if (rows.length > 0) writes.push(() => this.messages.insertReserved(manager, rows));
-    const others = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
-    for (const { rows: own } of written) {
-      if (!own) continue;
-      const same = others.get(own.target);
-      if (same) same.push(...own.rows);
-      else others.set(own.target, [...own.rows]);
-    }
-    for (const [target, batch] of others) writes.push(() => fastInsert(manager, target, batch));
+    writes.push(...this.surfaceStatements(manager, written));
     if (pipeline) writes.push(() => pipeline.commit());
     await inOrder(writes, pipeline);
     // Only in a TypeORM transaction (flush sends no batch with `also` down the pipeline).
     for (const record of written) await record.also?.(manager);
     return outcomes;
   }
+}
+
+/** Turns asked of each thread by the batch's calls, by `projectId/threadId`, in arrival order. */
+function demandOf(records: TurnRecord[]): Map<string, { projectId: string; id: string; count: number }> {
+  const demand = new Map<string, { projectId: string; id: string; count: number }>();
+  for (const { log, thread } of records) {
+    if (!thread || thread.turns.length === 0) continue;
+    const key = `${log.projectId}/${thread.id}`;
+    const entry = demand.get(key) ?? { projectId: log.projectId, id: thread.id, count: 0 };
+    entry.count += thread.turns.length;
+    demand.set(key, entry);
+  }
+  return demand;
 }
 
 /**

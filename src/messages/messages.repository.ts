@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreThanOrEqual, Repository } from 'typeorm';
-import { fastInsert } from '../database/fast-insert';
+import { ComputedColumns, fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { visibleContent } from './deleted-items';
 import { HistoryTurn, KnownHistory, turnBytes } from './history-turns';
@@ -70,6 +70,14 @@ function toTurns(rows: HistoryRow[]): HistoryTurn[] {
   return turns;
 }
 
+/** `seq` as an offset from the thread's last_seq (insertCountedBack). */
+const SEQ_FROM_LAST: ComputedColumns = {
+  key: 'seq-from-last',
+  expressions: (column) => ({
+    seq: `${column('seq')} + (SELECT t.last_seq FROM threads t WHERE t.project_id = ${column('projectId')} AND t.id = ${column('threadId')})`,
+  }),
+};
+
 /** Thread message queries, scoped by project and thread; "live" means not soft-deleted. */
 @Injectable()
 export class MessagesRepository {
@@ -78,6 +86,16 @@ export class MessagesRepository {
   insertMany(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<ThreadMessageEntity[]> {
     // One multi-row INSERT (save() would SELECT each row first), its SQL built once: on every assistant invoke.
     return fastInsert(manager, ThreadMessageEntity, rows).then(() => rows);
+  }
+
+  /**
+   * Turns whose `seq` is counted back from their thread's last_seq as it stands in the caller's
+   * transaction (`seq` 0 is the last number, −1 the one before): the numbers a reservation earlier
+   * in the same transaction took, without waiting for its answer (TurnWriter sends both in one
+   * round trip).
+   */
+  insertCountedBack(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<void> {
+    return fastInsert(manager, ThreadMessageEntity, rows, SEQ_FROM_LAST);
   }
 
   findLive(projectId: string, threadId: string, id: string): Promise<ThreadMessageEntity | null> {

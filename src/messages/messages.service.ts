@@ -64,6 +64,15 @@ export class MessagesService {
     return this.messages.insertMany(manager, rows);
   }
 
+  /**
+   * Rows of turns numbered back from their thread's last_seq (`seq` 0 is the last number), after a
+   * reservation sent earlier in the same transaction (ThreadsService.reserveSequencesOrFail): see
+   * MessagesRepository.insertCountedBack.
+   */
+  insertCountedBack(manager: EntityManager, rows: ThreadMessageEntity[]): Promise<void> {
+    return this.messages.insertCountedBack(manager, rows);
+  }
+
   /** The chat messages of a live thread's live turns, in sequence order (an assistant's history), in one query; null when the thread is missing or deleted. */
   async liveHistoryOf(projectId: string, threadId: string): Promise<Record<string, unknown>[] | null> {
     const turns = await this.liveTurnsOf(projectId, threadId);

@@ -5,6 +5,15 @@ import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { ThreadEntity } from './thread.entity';
 
+/** What reserveSequencesOrFail's statement fails with when a thread is missing or deleted. */
+export const THREAD_NOT_LIVE_SQLSTATE = 'PT404';
+
+/** Whether `err` (TypeORM's QueryFailedError, or the driver's own error) is that failure. */
+export function isThreadNotLive(err: unknown): boolean {
+  const failure = err as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return failure?.driverError?.code === THREAD_NOT_LIVE_SQLSTATE || failure?.code === THREAD_NOT_LIVE_SQLSTATE;
+}
+
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
 @Injectable()
 export class ThreadsRepository {
@@ -112,6 +121,20 @@ export class ThreadsRepository {
       demands.map((d) => d.count),
     ]);
     return row.firsts.map((first) => (first === null ? null : Number(first)));
+  }
+
+  /**
+   * reserveSequences for a batch whose turns are sent in the same round trip: takes the numbers
+   * but answers nothing, and fails the transaction with THREAD_NOT_LIVE_SQLSTATE when a thread of
+   * the batch is missing or deleted (the ReserveThreadSequencesOrFail migration). The same locks,
+   * taken in the same order.
+   */
+  async reserveSequencesOrFail(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<void> {
+    await queryRows(manager, 'SELECT reserve_thread_sequences_or_fail($1::uuid[], $2::uuid[], $3::int[])', [
+      demands.map((d) => d.projectId),
+      demands.map((d) => d.id),
+      demands.map((d) => d.count),
+    ]);
   }
 
   private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {

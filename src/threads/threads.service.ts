@@ -48,7 +48,7 @@ export class ThreadsService {
 
   /** See ThreadsRepository.reserveSequences: the first number of each live thread's block, by `projectId/id`. */
   async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<Map<string, number>> {
-    const sorted = [...demands].sort((a, b) => (a.projectId === b.projectId ? compare(a.id, b.id) : compare(a.projectId, b.projectId)));
+    const sorted = inKeyOrder(demands);
     const firsts = await this.threads.reserveSequences(manager, sorted);
     const reserved = new Map<string, number>();
     sorted.forEach((d, i) => {
@@ -56,6 +56,11 @@ export class ThreadsService {
       if (first !== null) reserved.set(`${d.projectId}/${d.id}`, first);
     });
     return reserved;
+  }
+
+  /** See ThreadsRepository.reserveSequencesOrFail: the same reservation, in key order, answering nothing. */
+  reserveSequencesOrFail(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<void> {
+    return this.threads.reserveSequencesOrFail(manager, inKeyOrder(demands));
   }
 
   private newThread(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], id: string, createdAt: Date): ThreadEntity {
@@ -155,4 +160,9 @@ export class ThreadsService {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Demands sorted by (project, thread): every batch locks its threads in this order, so two batches never deadlock. */
+function inKeyOrder<T extends { projectId: string; id: string }>(demands: readonly T[]): T[] {
+  return [...demands].sort((a, b) => (a.projectId === b.projectId ? compare(a.id, b.id) : compare(a.projectId, b.projectId)));
 }

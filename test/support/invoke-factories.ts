@@ -148,5 +148,5 @@ export async function awayFromMinuteBoundary(needMs = 5_000): Promise<void> {
  * PostgreSQL, a TypeORM transaction on PGlite). Undone by jest.restoreAllMocks().
  */
 export function failNextTurnWrite(message = 'Connection terminated unexpectedly'): void {
-  jest.spyOn(TurnWriter.prototype as unknown as { writeBatch: () => Promise<unknown> }, 'writeBatch').mockRejectedValueOnce(new Error(message));
+  jest.spyOn(TurnWriter.prototype as unknown as { writeAtOnce: () => Promise<unknown> }, 'writeAtOnce').mockRejectedValueOnce(new Error(message));
 }
