@@ -33,10 +33,10 @@ const MAX_BATCH = 64;
 /**
  * Group commit of invokes' turns (docs/decisions.md, "Writes are group-committed"). Concurrent
  * calls' records go in one transaction: the threads they open in one INSERT, the sequence numbers
- * of every thread they append to in one statement (reserve_thread_sequences), their logs (with
- * the usage rollups) in one INSERT, their turns in one INSERT, the surfaces' own rows in one
- * INSERT per table, then each call's `also`; one commit, pipelined on PostgreSQL
- * (src/database/pipelined-transaction.ts). `write` resolves once that committed, and rejects with
+ * of every thread they append to in one statement, their logs (with the usage rollups) in one
+ * INSERT, their turns in one INSERT, the surfaces' own rows in one INSERT per table, then each
+ * call's `also`; one commit, on PostgreSQL in one round trip (src/database/pipelined-transaction.ts,
+ * writeAtOnce). `write` resolves once that committed, and rejects with
  * the invoke's 404 "Thread not found" when the thread was deleted while the provider worked
  * (nothing of that call is written; the rest of the batch is).
  */
