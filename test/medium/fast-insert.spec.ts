@@ -89,4 +89,16 @@ describe('fastInsert (medium tier)', () => {
       [2, ['just', 'strings'], ['0:1'], false],
     ]);
   });
+
+  it('computes a column from the row\'s other values when asked (its own statement text), and refuses rows that leave different columns undefined', async () => {
+    const manager = ctx.dataSource.manager;
+    // last_seq from the metadata's "n", as a computed column names the others.
+    const computed = { key: 'seq-from-metadata', expressions: (column: (p: string) => string) => ({ lastSeq: `(${column('metadata')} ->> 'n')::int * 10` }) };
+    const rows = [thread({ metadata: { n: 4 } }), thread({ metadata: { n: 7 } })];
+    expect(insertOf(manager, ThreadEntity, rows, computed).sql).not.toBe(insertOf(manager, ThreadEntity, rows).sql);
+    await fastInsert(manager, ThreadEntity, rows, computed);
+    expect((await stored(rows.map((r) => r.id))).map((r: Record<string, unknown>) => r.last_seq)).toEqual([40, 70]);
+    const mixed = [thread({ metadata: undefined }), thread({ metadata: { n: 1 } })];
+    expect(() => insertOf(manager, ThreadEntity, mixed, computed)).toThrow(/computed columns need every row to give the same columns/);
+  });
 });
