@@ -200,10 +200,13 @@ export class SharedCounters {
   }
 
   private budgetFor(state: WindowState): number {
-    const left = state.limit - (state.base + state.pending + state.flushing);
-    // A tenth of what is left, shared by the live instances: what the others admitted and not yet
-    // sent is then always below a tenth of the limit, the most the limit can be passed by.
-    return Math.max(0, Math.floor(left / (10 * Math.max(1, this.liveInstances()))));
+    // This instance's share: a tenth of what the window had left at the database's last total,
+    // split between the live instances. The budget is what of it this instance has not admitted
+    // yet without sending: its unsent admissions never pass its share, however many calls it asks
+    // the database about between two syncs. What the others admitted and not yet sent is then
+    // always below a tenth of the limit, the most the limit can be passed by.
+    const share = Math.floor((state.limit - state.base) / (10 * Math.max(1, this.liveInstances())));
+    return Math.max(0, share - (state.pending + state.flushing));
   }
 
   private stateOf(projectId: string, scope: string, period: Period, nowMs: number): WindowState {
