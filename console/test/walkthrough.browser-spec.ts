@@ -253,8 +253,9 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('table').getByRole('link', { name: tagged.body.id }).waitFor();
     // The unfiltered list shows the tagged thread too, and is replaced once the filtered page
     // arrives: wait for the table to hold one row besides its header (or time out) before counting.
-    await page.waitForFunction(() => document.querySelectorAll('table tr').length === 2);
-    expect(await page.getByRole('table').getByRole('row').count()).toBe(2);
+    const rows = page.getByRole('table').getByRole('row');
+    for (let waited = 0; waited < 10_000 && (await rows.count()) !== 2; waited += 100) await page.waitForTimeout(100);
+    expect(await rows.count()).toBe(2);
     await accessible('threads-filtered');
   });
 
