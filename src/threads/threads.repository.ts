@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository, SelectQueryBuilder } from 'typeorm';
+import { hasSqlState } from '../common/errors';
 import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { ThreadEntity } from './thread.entity';
@@ -8,11 +9,15 @@ import { ThreadEntity } from './thread.entity';
 /** What reserveSequencesOrFail's statement fails with when a thread is missing or deleted. */
 export const THREAD_NOT_LIVE_SQLSTATE = 'PT404';
 
-/** Whether `err` (TypeORM's QueryFailedError, or the driver's own error) is that failure. */
+/** Whether `err` is that failure. */
 export function isThreadNotLive(err: unknown): boolean {
-  const failure = err as { code?: unknown; driverError?: { code?: unknown } } | null;
-  return failure?.driverError?.code === THREAD_NOT_LIVE_SQLSTATE || failure?.code === THREAD_NOT_LIVE_SQLSTATE;
+  return hasSqlState(err, THREAD_NOT_LIVE_SQLSTATE);
 }
+
+type Demand = { projectId: string; id: string; count: number };
+
+/** A batch's demands as the reservation functions take them: projects, threads and counts, in the order given. */
+const demandArrays = (demands: Demand[]): [string[], string[], number[]] => [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)];
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
 @Injectable()
@@ -114,12 +119,8 @@ export class ThreadsRepository {
    * the table had no statistics: docs/decisions.md, "Plans that do not depend on statistics").
    * The row locks are taken in the order given (sort it, so two batches cannot deadlock).
    */
-  async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<(number | null)[]> {
-    const [row] = await queryRows<{ firsts: (number | null)[] }>(manager, 'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts', [
-      demands.map((d) => d.projectId),
-      demands.map((d) => d.id),
-      demands.map((d) => d.count),
-    ]);
+  async reserveSequences(manager: EntityManager, demands: Demand[]): Promise<(number | null)[]> {
+    const [row] = await queryRows<{ firsts: (number | null)[] }>(manager, 'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts', demandArrays(demands));
     return row.firsts.map((first) => (first === null ? null : Number(first)));
   }
 
@@ -129,12 +130,8 @@ export class ThreadsRepository {
    * the batch is missing or deleted (the ReserveThreadSequencesOrFail migration). The same locks,
    * taken in the same order.
    */
-  async reserveSequencesOrFail(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<void> {
-    await queryRows(manager, 'SELECT reserve_thread_sequences_or_fail($1::uuid[], $2::uuid[], $3::int[])', [
-      demands.map((d) => d.projectId),
-      demands.map((d) => d.id),
-      demands.map((d) => d.count),
-    ]);
+  async reserveSequencesOrFail(manager: EntityManager, demands: Demand[]): Promise<void> {
+    await queryRows(manager, 'SELECT reserve_thread_sequences_or_fail($1::uuid[], $2::uuid[], $3::int[])', demandArrays(demands));
   }
 
   private fromRow(row: Record<string, unknown>): Partial<ThreadEntity> {

@@ -8,10 +8,15 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
+/** Whether PostgreSQL failed with this SQLSTATE: the driver's error, or TypeORM's QueryFailedError around it. */
+export function hasSqlState(err: unknown, state: string): boolean {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return e?.code === state || e?.driverError?.code === state;
+}
+
 /** A unique constraint refused the row: a slug or name already taken, or a lost race to create it. */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string } } | null;
-  return e?.code === '23505' || e?.driverError?.code === '23505';
+  return hasSqlState(err, '23505');
 }
 
 /**
