@@ -381,10 +381,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('link', { name: 'Logs', exact: true }).click();
     await page.getByRole('table').getByRole('link').first().waitFor();
     const own = await api('GET', '/v2/logs?limit=50', { key: projectKey });
-    // The first rows can be a page the console still held while the project's list loads: wait for the list.
+    // The first rows can be a page the console still held while the project's list loads: wait for
+    // the list (polled through the locator; a string waitForFunction is refused by the console's CSP).
     const rows = own.body.data.length + 1;
-    await page.waitForFunction(`document.querySelectorAll('table tr').length === ${rows}`, undefined, { timeout: 10_000 }).catch(() => undefined);
-    expect(await page.getByRole('table').getByRole('row').count()).toBe(rows);
+    const logRows = page.getByRole('table').getByRole('row');
+    for (let waited = 0; waited < 10_000 && (await logRows.count()) !== rows; waited += 100) await page.waitForTimeout(100);
+    expect(await logRows.count()).toBe(rows);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
     // The newest thread is the one made with metadata above; the assistant's is next.
     await page.getByRole('table').getByRole('link').nth(1).click();
