@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import type { Page, Response } from 'playwright-core';
+import type { Locator, Page, Response } from 'playwright-core';
 import { spawnServer, SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
 
@@ -60,6 +60,11 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
       await page.keyboard.press('Escape');
     }
     throw new Error(`no project ${project} in ${workspace}`);
+  };
+  /** Polls a locator's count until it is `count` or 10 s passed (a string waitForFunction is refused by the console's CSP). */
+  const settledCount = async (locator: Locator, count: number) => {
+    for (let waited = 0; waited < 10_000 && (await locator.count()) !== count; waited += 100) await page.waitForTimeout(100);
+    return locator.count();
   };
   const noScriptRan = async () => {
     expect(await page.evaluate('window.__xss')).toBeUndefined();
@@ -253,9 +258,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('table').getByRole('link', { name: tagged.body.id }).waitFor();
     // The unfiltered list shows the tagged thread too, and is replaced once the filtered page
     // arrives: wait for the table to hold one row besides its header (or time out) before counting.
-    const rows = page.getByRole('table').getByRole('row');
-    for (let waited = 0; waited < 10_000 && (await rows.count()) !== 2; waited += 100) await page.waitForTimeout(100);
-    expect(await rows.count()).toBe(2);
+    expect(await settledCount(page.getByRole('table').getByRole('row'), 2)).toBe(2);
     await accessible('threads-filtered');
   });
 
@@ -382,11 +385,9 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('table').getByRole('link').first().waitFor();
     const own = await api('GET', '/v2/logs?limit=50', { key: projectKey });
     // The first rows can be a page the console still held while the project's list loads: wait for
-    // the list (polled through the locator; a string waitForFunction is refused by the console's CSP).
+    // the list before counting.
     const rows = own.body.data.length + 1;
-    const logRows = page.getByRole('table').getByRole('row');
-    for (let waited = 0; waited < 10_000 && (await logRows.count()) !== rows; waited += 100) await page.waitForTimeout(100);
-    expect(await logRows.count()).toBe(rows);
+    expect(await settledCount(page.getByRole('table').getByRole('row'), rows)).toBe(rows);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
     // The newest thread is the one made with metadata above; the assistant's is next.
     await page.getByRole('table').getByRole('link').nth(1).click();

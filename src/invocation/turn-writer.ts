@@ -7,7 +7,7 @@ import { Pipeline, pipelinedTransaction, pipeliningPoolOf } from '../database/pi
 import { MessagesService, ThreadTurn, turnRows } from '../messages/messages.service';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { RequestLogsService } from '../request-logs/request-logs.service';
-import { isThreadNotLive } from '../threads/threads.repository';
+import { isThreadNotLive, SequenceDemand } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { RowsToInsert } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
@@ -198,8 +198,8 @@ export class TurnWriter implements BeforeApplicationShutdown {
 }
 
 /** Turns asked of each thread by the batch's calls, by `projectId/threadId`, in arrival order. */
-function demandOf(records: TurnRecord[]): Map<string, { projectId: string; id: string; count: number }> {
-  const demand = new Map<string, { projectId: string; id: string; count: number }>();
+function demandOf(records: TurnRecord[]): Map<string, SequenceDemand> {
+  const demand = new Map<string, SequenceDemand>();
   for (const { log, thread } of records) {
     if (!thread || thread.turns.length === 0) continue;
     const key = `${log.projectId}/${thread.id}`;

@@ -14,10 +14,11 @@ export function isThreadNotLive(err: unknown): boolean {
   return hasSqlState(err, THREAD_NOT_LIVE_SQLSTATE);
 }
 
-type Demand = { projectId: string; id: string; count: number };
+/** How many sequence numbers a batch asks of one thread. */
+export type SequenceDemand = { projectId: string; id: string; count: number };
 
 /** A batch's demands as the reservation functions take them: projects, threads and counts, in the order given. */
-const demandArrays = (demands: Demand[]): [string[], string[], number[]] => [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)];
+const demandArrays = (demands: SequenceDemand[]): [string[], string[], number[]] => [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)];
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
 @Injectable()
@@ -119,7 +120,7 @@ export class ThreadsRepository {
    * the table had no statistics: docs/decisions.md, "Plans that do not depend on statistics").
    * The row locks are taken in the order given (sort it, so two batches cannot deadlock).
    */
-  async reserveSequences(manager: EntityManager, demands: Demand[]): Promise<(number | null)[]> {
+  async reserveSequences(manager: EntityManager, demands: SequenceDemand[]): Promise<(number | null)[]> {
     const [row] = await queryRows<{ firsts: (number | null)[] }>(manager, 'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts', demandArrays(demands));
     return row.firsts.map((first) => (first === null ? null : Number(first)));
   }
@@ -130,7 +131,7 @@ export class ThreadsRepository {
    * the batch is missing or deleted (the ReserveThreadSequencesOrFail migration). The same locks,
    * taken in the same order.
    */
-  async reserveSequencesOrFail(manager: EntityManager, demands: Demand[]): Promise<void> {
+  async reserveSequencesOrFail(manager: EntityManager, demands: SequenceDemand[]): Promise<void> {
     await queryRows(manager, 'SELECT reserve_thread_sequences_or_fail($1::uuid[], $2::uuid[], $3::int[])', demandArrays(demands));
   }
 

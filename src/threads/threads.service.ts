@@ -9,7 +9,7 @@ import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadEntity } from './thread.entity';
 import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
-import { ThreadsRepository } from './threads.repository';
+import { SequenceDemand, ThreadsRepository } from './threads.repository';
 import { toThreadCreatedDto, toThreadDto, toThreadListItemDto, toThreadUpdatedDto } from './threads.mapper';
 
 const THREAD_NOT_FOUND = 'Thread not found';
@@ -47,7 +47,7 @@ export class ThreadsService {
   }
 
   /** See ThreadsRepository.reserveSequences: the first number of each live thread's block, by `projectId/id`. */
-  async reserveSequences(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<Map<string, number>> {
+  async reserveSequences(manager: EntityManager, demands: SequenceDemand[]): Promise<Map<string, number>> {
     const sorted = inKeyOrder(demands);
     const firsts = await this.threads.reserveSequences(manager, sorted);
     const reserved = new Map<string, number>();
@@ -59,7 +59,7 @@ export class ThreadsService {
   }
 
   /** See ThreadsRepository.reserveSequencesOrFail: the same reservation, in key order, answering nothing. */
-  reserveSequencesOrFail(manager: EntityManager, demands: { projectId: string; id: string; count: number }[]): Promise<void> {
+  reserveSequencesOrFail(manager: EntityManager, demands: SequenceDemand[]): Promise<void> {
     return this.threads.reserveSequencesOrFail(manager, inKeyOrder(demands));
   }
 
