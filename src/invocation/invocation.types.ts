@@ -6,6 +6,7 @@
  */
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ChatMessage } from '../common/chat';
+import type { WireLogFields } from '../common/http/wire-request';
 import type { ApiException } from '../common/errors';
 import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
 import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
@@ -81,9 +82,11 @@ export interface InvocationInput {
    * Response): cheaper than `recordWith`, which runs statements of its own for each call.
    */
   recordRows?: (completion: ChatCompletion) => RowsToInsert;
-  /** What the request log records about the request itself. */
-  /** `requestId`: the request's X-Request-Id (as echoed), stored with its log (GET /v2/logs?requestId=). */
-  log: { requestData: Record<string, unknown>; url: string; ip: string | undefined; requestId?: string };
+  /**
+   * What the request log records about the request itself: the body as sent, and the edge's URL,
+   * client address and X-Request-Id (GET /v2/logs?requestId=), from the surface's WireRequest.
+   */
+  log: { requestData: Record<string, unknown> } & WireLogFields;
 }
 
 /** An input after preparation: what goes to the provider, and the thread it belongs to. */

@@ -14,12 +14,6 @@ export function setThreadIdHeaders(res: Response, threadId: string | null): void
 /** The request log of the call that produced this answer (GET /v2/logs/{id}). */
 export const LOG_ID_HEADER = 'x-parley-log-id';
 
-/** The request's id as the first middleware fixed it (src/logging/request-id.ts). */
-export function requestIdHeader(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const value = headers['x-request-id'];
-  return typeof value === 'string' ? value : undefined;
-}
-
 /** A signal that fires when the client goes away before the answer was written: it aborts the upstream call. */
 export function abortOnClose(res: Response): AbortSignal {
   const abort = new AbortController();

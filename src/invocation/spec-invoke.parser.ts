@@ -1,8 +1,7 @@
-import { requestIdHeader } from './invoke-http';
 import { Injectable } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import { ChatMessage, chatMessageSchema, SpecIssue } from '../common/chat';
+import { WireRequest, wireLogFields } from '../common/http/wire-request';
 import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, serviceError } from '../common/errors';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
@@ -19,10 +18,7 @@ export interface SpecInvokeRequest {
   slug: string;
   environment: string;
   versionParam?: unknown;
-  body: unknown;
-  headers: IncomingHttpHeaders;
-  url: string;
-  ip: string | undefined;
+  wire: WireRequest;
 }
 
 const invalidBody = (issues: SpecIssue[]) => new ApiException(400, { error: 'Invalid request body', issues });
@@ -50,21 +46,22 @@ export class SpecInvokeParser {
     const resolved = deployed?.deployment;
     if (!deployed || !resolved) throw deploymentNotFound();
 
-    if (input.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(input.body)}`)]);
-    if (isMalformedJsonBody(input.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
-    const bodyTemplate = this.compileBodyTemplate(input.body);
+    const { wire } = input;
+    if (wire.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(wire.body)}`)]);
+    if (isMalformedJsonBody(wire.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
+    const bodyTemplate = this.compileBodyTemplate(wire.body);
     const declared = bodyTemplate.compiled
       ? [...new Set([...bodyTemplate.compiled.variables, ...Object.keys(resolved.variableDefaults)])]
       : resolved.declaredVariables;
-    const parsed = parseInvokeBody(input.body, { kind: resolved.kind, declaredVariables: declared });
+    const parsed = parseInvokeBody(wire.body, { kind: resolved.kind, declaredVariables: declared });
     const issues = [...(parsed.ok ? [] : parsed.issues), ...bodyTemplate.issues];
     if (!parsed.ok || issues.length > 0) throw invalidBody(issues);
     const body = parsed.value as AssistantInvokeBody;
 
-    const headers = optionsFromHeaders(input.headers);
+    const headers = optionsFromHeaders(wire.headers);
     const metadata = invokeMetadataOf(headers.metadata, body.metadata);
     if (metadata.problems.length > 0) throw invalidBody(metadata.problems.map((problem) => issue(['metadata'], problem)));
-    const idempotencyKey = idempotencyKeyOf(input.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
+    const idempotencyKey = idempotencyKeyOf(wire.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
     const target = await this.withProvider(caller, deployed, body.provider);
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
@@ -82,7 +79,7 @@ export class SpecInvokeParser {
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
       metadata: metadata.metadata,
       ...(idempotencyKey ? { idempotencyKey } : {}),
-      log: { requestData: body as Record<string, unknown>, url: input.url, ip: input.ip, requestId: requestIdHeader(input.headers) },
+      log: { requestData: body as Record<string, unknown>, ...wireLogFields(wire) },
     };
   }
 

@@ -1,8 +1,8 @@
-import { Controller, Get, NotFoundException, Param, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { Wire, WireRequest } from '../common/http/wire-request';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { LangtailService } from './langtail.service';
 import { LANGTAIL_DEPLOYMENTS_SCHEMA, PLAYGROUND_STATE_SCHEMA } from './langtail.swagger';
@@ -54,10 +54,10 @@ export class LangtailController {
     @Param('project') project: string,
     @Param('slug') slug: string,
     @Param('environment') environment: string,
-    @Req() req: Request,
+    @Wire() wire: WireRequest,
     @Query('v') v?: string,
   ) {
-    if (workspace !== caller.workspaceSlug || project !== caller.projectSlug) throw new NotFoundException(`Cannot GET ${req.path}`);
+    if (workspace !== caller.workspaceSlug || project !== caller.projectSlug) throw new NotFoundException(`Cannot GET ${wire.url.split('?')[0]}`);
     return this.langtail.promptConfig(caller.projectId, slug, environment, versionOf(v));
   }
 

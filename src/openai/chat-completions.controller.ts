@@ -1,8 +1,9 @@
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { Wire, WireRequest } from '../common/http/wire-request';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { CHAT_COMPLETION_SCHEMA, CHAT_COMPLETIONS_BODY_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
@@ -31,7 +32,7 @@ export class ChatCompletionsController {
   @ApiResponse({ status: 404, schema: OPENAI_ERROR_SCHEMA, description: 'unknown model (code model_not_found) or thread' })
   @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota: the SDKs\' RateLimitError)' })
   @ApiResponse({ status: 502, schema: OPENAI_ERROR_SCHEMA, description: 'the provider failed (504: timed out)' })
-  create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.transport.create(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip }, res);
+  create(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest, @Res() res: Response): Promise<void> {
+    return this.transport.create(caller, wire, res);
   }
 }

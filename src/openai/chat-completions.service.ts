@@ -1,8 +1,7 @@
-import { requestIdHeader } from '../invocation/invoke-http';
 import { Injectable } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
+import { WireRequest, wireLogFields } from '../common/http/wire-request';
 import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
@@ -11,14 +10,6 @@ import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-heade
 import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
 import { badParam, invalidRequest, modelNotFound } from './request-errors';
-
-/** A `/v1/chat/completions` call as the transport receives it. */
-export interface ChatCompletionsRequest {
-  body: unknown;
-  headers: IncomingHttpHeaders;
-  url: string;
-  ip: string | undefined;
-}
 
 export interface ChatCompletionsInput {
   input: InvocationInput;
@@ -40,7 +31,7 @@ const OVERRIDES = [
 export class ChatCompletionsService {
   constructor(private readonly invocation: InvocationService) {}
 
-  async parse(caller: ProjectPrincipal, request: ChatCompletionsRequest): Promise<ChatCompletionsInput> {
+  async parse(caller: ProjectPrincipal, request: WireRequest): Promise<ChatCompletionsInput> {
     if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) {
       throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
@@ -81,7 +72,7 @@ export class ChatCompletionsService {
         metadata: metadata.metadata,
         strictParams: true,
         ...(idempotencyKey ? { idempotencyKey } : {}),
-        log: { requestData: request.body, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
+        log: { requestData: request.body, ...wireLogFields(request) },
       },
       includeUsage: body.stream_options?.include_usage === true,
     };

@@ -7,7 +7,8 @@ import type { StreamResult } from '../invocation/invocation.types';
 import { abortOnClose, LOG_ID_HEADER, setThreadIdHeaders } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper';
-import { ChatCompletionsRequest, ChatCompletionsService } from './chat-completions.service';
+import { ChatCompletionsService } from './chat-completions.service';
+import type { WireRequest } from '../common/http/wire-request';
 import { sendJson } from '../common/http/send-json';
 
 /** The inner `{message, type, param, code}` of OpenAI's error body, for an error event after the headers. */
@@ -30,7 +31,7 @@ export class ChatCompletionsTransport {
     private readonly invocation: InvocationService,
   ) {}
 
-  async create(caller: ProjectPrincipal, request: ChatCompletionsRequest, res: Response): Promise<void> {
+  async create(caller: ProjectPrincipal, request: WireRequest, res: Response): Promise<void> {
     const { input, includeUsage } = await this.chatCompletions.parse(caller, request);
     const prepared = await this.invocation.prepare(caller, input);
     if (!prepared.newThread) setThreadIdHeaders(res, prepared.threadId);

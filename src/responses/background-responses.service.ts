@@ -15,9 +15,11 @@ import { endEvents } from './response-terminal';
 import { badParam } from './responses-request';
 import { ResponsesRepository } from './responses.repository';
 import { uuidOfResponseId } from './responses.schema';
-import { ResponsesRequest, ResponsesResult, ResponsesService } from './responses.service';
+import { ResponsesResult, ResponsesService } from './responses.service';
+import type { WireRequest } from '../common/http/wire-request';
 
-const HEADERS_KEPT = /^(x-parley-|x-langtail-)/;
+/** What the job's invocation reads of the headers: Parley's options, the request id and the trace context. */
+const HEADERS_KEPT = /^(x-parley-|x-langtail-|x-request-id$|traceparent$|tracestate$)/;
 const responseNotFound = (id: string) => openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
 
 /**
@@ -42,7 +44,7 @@ export class BackgroundResponsesService {
     private readonly config: AppConfig,
   ) {}
 
-  async create(caller: ProjectPrincipal, request: ResponsesRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+  async create(caller: ProjectPrincipal, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
     const plan = await this.responses.plan(caller, request);
     if (!plan.base.store) throw badParam('background', 'Background responses must be stored: store cannot be false with background: true.');
     if (plan.prepared.input.idempotencyKey) throw openaiError(400, 'Idempotency-Key is not supported with background: true (a background response is already durable: retrieve it by its id).', { param: 'Idempotency-Key' });

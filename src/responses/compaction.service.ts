@@ -9,7 +9,6 @@ import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, ResolvedTarget } from '../invocation/invocation.types';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
-import { requestIdHeader } from '../invocation/invoke-http';
 import { MessagesService } from '../messages/messages.service';
 import { targetOfModel } from '../openai/model-name';
 import { parseOpenAI } from '../conversations/conversation-inputs';
@@ -19,7 +18,7 @@ import type { ChatCompletion } from '../providers';
 import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, compactBodySchema, summaryMessageText, transcriptOf } from './compaction-transcript';
 import { ResponseUsage, usageOf } from './response-object';
 import { badParam, inputMessagesOf } from './responses-request';
-import type { ResponsesRequest } from './responses.service';
+import { WireRequest, wireLogFields } from '../common/http/wire-request';
 import { ResponsesService } from './responses.service';
 import { ResponsesBody, responseIdOf, uuidOfResponseId } from './responses.schema';
 
@@ -50,7 +49,7 @@ export class CompactionService {
     private readonly config: AppConfig,
   ) {}
 
-  async compact(caller: ProjectPrincipal, request: ResponsesRequest): Promise<CompactedResponse> {
+  async compact(caller: ProjectPrincipal, request: WireRequest): Promise<CompactedResponse> {
     if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(compactBodySchema, request.body);
@@ -76,7 +75,7 @@ export class CompactionService {
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(turnId),
-      log: { requestData: request.body as Record<string, unknown>, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
+      log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },
       ...(conversationId && throughSeq !== null
         ? { recordWith: (manager: EntityManager, completion: ChatCompletion) => this.record(manager, caller.projectId, conversationId, throughSeq, { id: turnId, logId: log.id }, completion, target) }
         : {}),

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
 import { InvocationService } from '../invocation/invocation.service';
-import { ResponsesRequest, ResponsesService } from './responses.service';
+import type { WireRequest } from '../common/http/wire-request';
+import { ResponsesService } from './responses.service';
 
 /** OpenAI's InputTokenCountResponse. */
 export interface InputTokenCountAnswer {
@@ -22,7 +23,7 @@ export class InputTokensService {
     private readonly invocation: InvocationService,
   ) {}
 
-  async count(caller: ProjectPrincipal, request: ResponsesRequest): Promise<InputTokenCountAnswer> {
+  async count(caller: ProjectPrincipal, request: WireRequest): Promise<InputTokenCountAnswer> {
     const plan = await this.responses.plan(caller, request);
     const count = await this.invocation.countInputTokens(plan.prepared);
     return { object: 'response.input_tokens', input_tokens: count.input_tokens };

@@ -1,3 +1,4 @@
+import { wireRequestOf } from '../common/http/wire-request';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -96,7 +97,7 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     const heartbeat = setInterval(() => void this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs).catch(() => undefined), Math.floor(leaseMs / 4));
     heartbeat.unref();
     try {
-      const plan = await this.responses.plan(caller, { body, headers, url, ip: ip ?? undefined }, { uuid: job.id, createdAt });
+      const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), { uuid: job.id, createdAt });
       if (!(await this.states.start(job.projectId, job.id))) {
         await this.endHeld(job, null); // cancelled while queued
         return;

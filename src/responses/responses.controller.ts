@@ -1,10 +1,11 @@
 import { sendJson } from '../common/http/send-json';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { Wire, WireRequest } from '../common/http/wire-request';
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { isPlainObject } from '../common/errors';
@@ -48,8 +49,8 @@ export class ResponsesController {
   })
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({ schema: { type: 'object', required: ['object', 'input_tokens'], properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } } } })
-  countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request): Promise<InputTokenCountAnswer> {
-    return this.inputTokens.count(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
+  countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<InputTokenCountAnswer> {
+    return this.inputTokens.count(caller, wire);
   }
 
   @RequireScope('invoke')
@@ -62,8 +63,8 @@ export class ResponsesController {
   })
   @ApiBody({ schema: openApiSchemaOf(compactBodySchema) })
   @ApiOkResponse({ description: "OpenAI's CompactedResponse: `{id, object: \"response.compaction\", created_at, output: [compaction item], usage}`" })
-  compact(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request): Promise<CompactedResponse> {
-    return this.compaction.compact(caller, { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
+  compact(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<CompactedResponse> {
+    return this.compaction.compact(caller, wire);
   }
 
   @RequireScope('invoke')
@@ -72,11 +73,10 @@ export class ResponsesController {
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({ description: "OpenAI's Response object", headers: BUDGET_RESPONSE_HEADERS })
   @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota)' })
-  async create(@CurrentProject() caller: ProjectPrincipal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = { body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip };
+  async create(@CurrentProject() caller: ProjectPrincipal, @Wire() request: WireRequest, @Res() res: Response): Promise<void> {
     const signal = abortOnClose(res);
     // A background response outlives its client: leaving only stops following its events.
-    const isBackground = isPlainObject(req.body) && req.body.background === true;
+    const isBackground = isPlainObject(request.body) && request.body.background === true;
     const result = isBackground ? await this.background.create(caller, request, signal) : await this.responses.create(caller, request, signal);
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.kind === 'response') {

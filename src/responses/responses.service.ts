@@ -1,7 +1,6 @@
-import { requestIdHeader } from '../invocation/invoke-http';
+import { WireRequest, wireLogFields } from '../common/http/wire-request';
 import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
 import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
@@ -26,13 +25,6 @@ import { overridesOf, truncateHistory } from './responses-translate';
 import { ResponsesRepository } from './responses.repository';
 import { ResponsesBody, responsesBodySchema, responseIdOf, uuidOfResponseId } from './responses.schema';
 
-export interface ResponsesRequest {
-  body: unknown;
-  headers: IncomingHttpHeaders;
-  url: string;
-  ip: string | undefined;
-}
-
 /** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
 export type ResponsesResult = ({ kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }) & { headers: Record<string, string> };
 
@@ -55,7 +47,7 @@ export class ResponsesService {
     private readonly runner: ResponseRunner,
   ) {}
 
-  async create(caller: ProjectPrincipal, request: ResponsesRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+  async create(caller: ProjectPrincipal, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
     const plan = await this.plan(caller, request);
     const { body, prepared, input, conversationId, uuid, name } = plan;
     if (body.background) throw badParam('background', "'background: true' is handled by BackgroundResponsesService.");
@@ -99,7 +91,7 @@ export class ResponsesService {
    * (404), history and input prepared, the Response's base. `fixed` keeps the id and creation time
    * of a response already stored (a background job running it).
    */
-  async plan(caller: ProjectPrincipal, request: ResponsesRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
+  async plan(caller: ProjectPrincipal, request: WireRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
     if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(responsesBodySchema, request.body);
@@ -136,7 +128,7 @@ export class ResponsesService {
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(uuid),
-      log: { requestData: request.body, url: request.url, ip: request.ip, requestId: requestIdHeader(request.headers) },
+      log: { requestData: request.body, ...wireLogFields(request) },
     };
     // The conversation's liveness comes with its history, in the same read (its 404 re-shaped here).
     const prepared = await this.invocation.prepare(caller, invocation).catch((err: unknown) => {
