@@ -77,6 +77,10 @@ export class ApiKeysRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  findWorkspaceAdmin(workspaceId: string, id: string, manager: EntityManager): Promise<ApiKeyEntity | null> {
+    return manager.getRepository(ApiKeyEntity).findOne({ where: { workspaceId, projectId: IsNull(), id } });
+  }
+
   findInProject(projectId: string, id: string, manager?: EntityManager): Promise<ApiKeyEntity | null> {
     return (manager ? manager.getRepository(ApiKeyEntity) : this.keys).findOne({ where: { projectId, id } });
   }

@@ -148,8 +148,11 @@ export class ApiKeysService {
   }
 
   /** Revokes a workspace admin key of this workspace; false when there is no such live key. */
-  async revokeWorkspaceAdmin(workspaceId: string, keyId: string): Promise<boolean> {
+  /** `check` sees the live key before it is revoked, and refuses by throwing (as for project keys). */
+  async revokeWorkspaceAdmin(workspaceId: string, keyId: string, check: KeyCheck): Promise<boolean> {
     const revoked = await this.dataSource.transaction(async (manager) => {
+      const before = await this.keys.findWorkspaceAdmin(workspaceId, keyId, manager);
+      if (before && !before.revokedAt) check(before);
       const changed = await this.keys.revokeInWorkspace(workspaceId, keyId, new Date(), manager);
       if (changed) await this.changes.publish({ kind: 'api-key', keyId }, manager);
       return changed;

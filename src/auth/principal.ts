@@ -55,6 +55,15 @@ export const INSTANCE_ADMIN = (keyId: string | null, keyName: string | null): Ad
   ...ALL_ACCESS,
 });
 
+/**
+ * The credential behind a request, for binding what it leaves behind to it: a stored key's id, or
+ * the name of the admin key from the environment (which has no id). An Idempotency-Key's outcome is
+ * replayed only to the credential that made it (docs/security.md, "Idempotency keys").
+ */
+export function credentialOf(principal: Principal): string {
+  return principal.keyId ?? `env:${principal.keyName ?? ''}`;
+}
+
 /** Whether a caller may reach this workspace: an instance admin and the workspace's own keys may. */
 export function reachesWorkspace(principal: Principal, workspaceId: string): boolean {
   return principal.workspaceId === null || principal.workspaceId === workspaceId;

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { from, Observable, of, throwError } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
-import { RequestWithPrincipal } from '../auth/principal';
+import { credentialOf, RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
 import { rawBodyDigest } from '../common/http/json-body';
 import { inputRulesOf } from '../common/validation';
@@ -71,7 +71,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const scope = req.principal.kind === 'project' ? req.principal.projectId : ADMIN_SCOPE;
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
     const res = context.switchToHttp().getResponse<Response>();
-    const hash = this.idempotency.hashOf(req.method, req.originalUrl, rawBodyDigest(req));
+    // Bound to the credential: another key's retry is a different request (422), never a replay of this one's answer.
+    const hash = this.idempotency.hashOf(req.method, req.originalUrl, rawBodyDigest(req), credentialOf(req.principal));
     const errors = {
       inFlight: () => resourceError(409, 'A request with this Idempotency-Key is still being processed'),
       mismatch: () => resourceError(422, 'This Idempotency-Key was already used with a different request'),

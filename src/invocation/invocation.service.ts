@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { mayInvokeIn, ProjectPrincipal } from '../auth/principal';
+import { credentialOf, mayInvokeIn, ProjectPrincipal } from '../auth/principal';
 import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
@@ -99,7 +99,8 @@ export class InvocationService {
   async run(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const key = prepared.input.idempotencyKey;
     if (key) {
-      const hash = this.idempotency.hashOf(prepared.input.log.url, prepared.input.log.requestData);
+      // Bound to the credential, as on /v2 (docs/security.md, "Idempotency keys").
+      const hash = this.idempotency.hashOf(prepared.input.log.url, prepared.input.log.requestData, credentialOf(caller));
       const claim = await this.idempotency.claim(caller.projectId, key, hash, INVOKE_IDEMPOTENCY_ERRORS);
       if (claim.type === 'replay') return replayOutcome(claim.outcome, prepared);
     }

@@ -1,6 +1,7 @@
 import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, RequireScope } from '../auth/auth.decorators';
+import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
+import type { AdminPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { OpenAIUsageService } from './openai-usage.service';
 
@@ -29,8 +30,8 @@ export class OpenAIUsageController {
   @ApiQuery({ name: 'bucket_width', required: false, enum: ['1h', '1d'] })
   @TimeQueries()
   @ApiOkResponse({ schema: PAGE })
-  completions(@Query() query: Record<string, unknown>) {
-    return this.usage.completions(query);
+  completions(@CurrentPrincipal() caller: AdminPrincipal, @Query() query: Record<string, unknown>) {
+    return this.usage.completions(caller, query);
   }
 
   @Get('costs')
@@ -38,7 +39,7 @@ export class OpenAIUsageController {
   @ApiQuery({ name: 'bucket_width', required: false, enum: ['1d'] })
   @TimeQueries()
   @ApiOkResponse({ schema: PAGE })
-  costs(@Query() query: Record<string, unknown>) {
-    return this.usage.costs(query);
+  costs(@CurrentPrincipal() caller: AdminPrincipal, @Query() query: Record<string, unknown>) {
+    return this.usage.costs(caller, query);
   }
 }

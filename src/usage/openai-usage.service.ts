@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { AdminPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
+import { workspaceReachedBy } from './usage-reach';
 import { GroupColumn, UsageGroupRow, UsageRepository } from './usage.repository';
 
 type Query = Record<string, unknown>;
@@ -35,13 +37,14 @@ interface Page<T> {
 /**
  * OpenAI's organization usage and costs endpoints over the hourly rollups (docs/usage.md,
  * "OpenAI-shaped endpoints"), for dashboards written for OpenAI's API. Every project is one of
- * the organization's; a Parley API key id is an `api_key_id`.
+ * the organization's (a workspace admin key's organization is its workspace); a Parley API key id
+ * is an `api_key_id`.
  */
 @Injectable()
 export class OpenAIUsageService {
   constructor(private readonly repo: UsageRepository) {}
 
-  async completions(query: Query): Promise<Page<Record<string, unknown>>> {
+  async completions(caller: AdminPrincipal, query: Query): Promise<Page<Record<string, unknown>>> {
     const width = String(query.bucket_width ?? '1d');
     if (width !== '1h' && width !== '1d') throw invalid('bucket_width must be 1h or 1d (usage is kept per hour)', 'bucket_width');
     for (const unsupported of ['user_ids', 'api_key_ids', 'models', 'batch']) {
@@ -49,7 +52,7 @@ export class OpenAIUsageService {
     }
     const groups = this.groupsOf(query, ['project_id', 'api_key_id', 'model', 'user_id', 'batch']);
     const columns = groups.filter((g): g is GroupColumn => g === 'project_id' || g === 'api_key_id' || g === 'model');
-    return this.page(query, width === '1h' ? HOUR : DAY, width === '1h' ? 24 : 7, width === '1h' ? 168 : 31, columns, (row) => ({
+    return this.page(caller, query, width === '1h' ? HOUR : DAY, width === '1h' ? 24 : 7, width === '1h' ? 168 : 31, columns, (row) => ({
       object: 'organization.usage.completions.result',
       input_tokens: row.uncachedInput + row.cacheRead + row.cacheWrite,
       output_tokens: row.output + row.reasoning,
@@ -65,11 +68,11 @@ export class OpenAIUsageService {
     }));
   }
 
-  async costs(query: Query): Promise<Page<Record<string, unknown>>> {
+  async costs(caller: AdminPrincipal, query: Query): Promise<Page<Record<string, unknown>>> {
     if ((query.bucket_width ?? '1d') !== '1d') throw invalid('bucket_width must be 1d', 'bucket_width');
     const groups = this.groupsOf(query, ['project_id', 'line_item']);
     const columns: GroupColumn[] = [...(groups.includes('project_id') ? ['project_id' as const] : []), ...(groups.includes('line_item') ? ['model' as const] : [])];
-    return this.page(query, DAY, 7, 180, columns, (row) => ({
+    return this.page(caller, query, DAY, 7, 180, columns, (row) => ({
       object: 'organization.costs.result',
       amount: { value: Number(row.costUsd), currency: 'usd' },
       line_item: groups.includes('line_item') ? (row.groups.model ?? null) : null,
@@ -84,7 +87,7 @@ export class OpenAIUsageService {
   }
 
   /** Every bucket from start_time (or the page) on, `limit` of them at most, empty ones included as OpenAI answers them. */
-  private async page<T>(query: Query, step: number, defaultLimit: number, maxLimit: number, columns: GroupColumn[], map: (row: UsageGroupRow) => T): Promise<Page<T>> {
+  private async page<T>(caller: AdminPrincipal, query: Query, step: number, defaultLimit: number, maxLimit: number, columns: GroupColumn[], map: (row: UsageGroupRow) => T): Promise<Page<T>> {
     const start = Math.floor(intOf(query, 'start_time') / step) * step;
     const end = Math.ceil(intOf(query, 'end_time', Math.ceil(Date.now() / 1000)) / step) * step;
     const limit = intOf(query, 'limit', defaultLimit);
@@ -93,7 +96,7 @@ export class OpenAIUsageService {
     if (end <= start || from < start) throw invalid('end_time must be after start_time', 'end_time');
     const to = Math.min(end, from + limit * step);
     const projects = listOf(query, 'project_ids');
-    const ids = (await this.repo.projectsInScope()).map((p) => p.id).filter((id) => !projects || projects.includes(id));
+    const ids = (await this.repo.projectsInScope(workspaceReachedBy(caller, undefined))).map((p) => p.id).filter((id) => !projects || projects.includes(id));
     const rows = ids.length === 0 ? [] : await this.repo.grouped(ids, new Date(from * 1000), new Date(to * 1000), step === HOUR ? 'hour' : 'day', columns);
     const data: Page<T>['data'] = [];
     for (let at = from; at < to; at += step) {

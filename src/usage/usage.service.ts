@@ -1,3 +1,4 @@
+import { workspaceReachedBy } from './usage-reach';
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { badRequest } from '../common/errors';
@@ -85,7 +86,7 @@ export class UsageService {
       return [{ id: caller.projectId, slug: caller.projectSlug, workspaceId: caller.workspaceId, workspaceSlug: caller.workspaceSlug }];
     }
     if (query.project !== undefined && query.workspace === undefined) throw badRequest('Invalid request parameters', ['project: needs workspace']);
-    return this.repo.projectsInScope(query.workspace, query.project);
+    return this.repo.projectsInScope(workspaceReachedBy(caller, query.workspace), query.project);
   }
 }
 

@@ -47,10 +47,10 @@ export class WorkspaceAdminKeysController {
 
   @Delete(':keyId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a workspace admin key' })
+  @ApiOperation({ summary: 'Revoke a workspace admin key', description: 'A key never revokes one that holds more scopes than itself (403).' })
   @ApiOkResponse({ type: ApiKeyRevokedDto })
   @ApiErrors(404)
-  revoke(@Param('workspace') workspace: string, @Param('keyId') keyId: string): Promise<ApiKeyRevokedDto> {
-    return this.adminKeys.revoke(workspace, keyId);
+  revoke(@CurrentPrincipal() caller: Principal, @Param('workspace') workspace: string, @Param('keyId') keyId: string): Promise<ApiKeyRevokedDto> {
+    return this.adminKeys.revoke(caller, workspace, keyId);
   }
 }

@@ -3,11 +3,11 @@ import { EntityManager } from 'typeorm';
 import { CreateTransaction } from '../idempotency/create-transaction';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { Principal } from '../auth/principal';
-import { scopesFor } from '../auth/scopes';
+import { Scope, scopesFor } from '../auth/scopes';
 import { notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { ApiKeyRevokedDto, CreatedWorkspaceAdminKeyDto, CreateWorkspaceAdminKeyDto, WorkspaceAdminKeyDto } from './dto/api-key.dto';
-import { assertWithinGrant } from './key-grants';
+import { assertManages, assertWithinGrant } from './key-grants';
 import { toWorkspaceAdminKeyDto } from './workspaces.mapper';
 import { WorkspacesService } from './workspaces.service';
 
@@ -42,10 +42,12 @@ export class WorkspaceAdminKeysService {
     return (await this.keys.listForWorkspace(workspace.id)).map(toWorkspaceAdminKeyDto);
   }
 
-  async revoke(workspaceSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {
+  /** As for project keys, a key never revokes one that holds more than itself (docs/security.md, "Managing keys"). */
+  async revoke(caller: Principal, workspaceSlug: string, keyId: string): Promise<ApiKeyRevokedDto> {
     const workspace = await this.workspaces.findWorkspace(workspaceSlug);
     if (!workspace) throw notFound('Workspace not found');
-    if (!isUuid(keyId) || !(await this.keys.revokeWorkspaceAdmin(workspace.id, keyId))) throw notFound('API key not found');
+    const check = (before: { scopes: Scope[] | null; environments: string[] | null }) => assertManages(caller, before);
+    if (!isUuid(keyId) || !(await this.keys.revokeWorkspaceAdmin(workspace.id, keyId, check))) throw notFound('API key not found');
     return { id: keyId, object: 'api_key.revoked', revoked: true };
   }
 }
