@@ -78,6 +78,32 @@ describe('background responses, cancel and resumable streams', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
   });
 
+  it('background with an Idempotency-Key: a retry answers the same response (JSON and streamed); the provider is called once, the conversation holds one turn', async () => {
+    const conversation = await openai.conversations.create({});
+    const before = fake.requests.length;
+    const key = `bg-${Date.now()}-${Math.random()}`;
+    const body = { model: 'up/gpt-x', input: 'only once', background: true, conversation: conversation.id };
+    const first = await openai.responses.create(body, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe('queued');
+    const { data: again, response } = await openai.responses.create(body, { headers: { 'Idempotency-Key': key } }).withResponse();
+    expect(again.id).toBe(first.id);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    await waitFor(() => openai.responses.retrieve(first.id), (r) => r.status === 'completed');
+    const late = await openai.responses.create(body, { headers: { 'Idempotency-Key': key } });
+    expect(late).toMatchObject({ id: first.id, status: 'completed', output_text: 'only once' });
+    // Streamed: the retry follows the stored events from the start.
+    const streamKey = `${key}-stream`;
+    const streamed = await collect(await openai.responses.create({ ...body, stream: true }, { headers: { 'Idempotency-Key': streamKey } }));
+    const replayed = await collect(await openai.responses.create({ ...body, stream: true }, { headers: { 'Idempotency-Key': streamKey } }));
+    expect(replayed).toEqual(streamed);
+    expect(fake.requests.length - before).toBe(2);
+    expect((await items(conversation.id)).map((item) => (item as { role: string }).role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const rows = await t.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND conversation_id = $2', [p.projectId, conversation.id]);
+    expect(rows[0].n).toBe(2);
+    // Another body with the same key is refused, in OpenAI's shape.
+    await expect(openai.responses.create({ ...body, input: 'something else' }, { headers: { 'Idempotency-Key': key } })).rejects.toMatchObject({ status: 422 });
+  });
+
   it('background + stream: the POST follows the stored events; a reader that resumes mid-way gets the rest exactly once', async () => {
     fake.setNext(slow(8, 60));
     const stream = await openai.responses.create({ model: 'up/gpt-x', input: 'go', background: true, stream: true });

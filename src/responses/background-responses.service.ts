@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ProjectPrincipal } from '../auth/principal';
+import { credentialOf, ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import type { StoredOutcome } from '../idempotency/idempotency.types';
 import { ResponseEventStore } from './response-event-store';
 import type { ResponseEvent } from './response-events';
 import { ResponseJobWorker } from './response-job-worker';
@@ -12,6 +14,8 @@ import { ResponseResume } from './response-resume';
 import { pendingBody, ResponseRunner } from './response-runner';
 import { FINAL_STATUSES, ResponseStatesRepository } from './response-states.repository';
 import { endEvents } from './response-terminal';
+import { withRequiredFields } from './response-base';
+import type { ResponsePlan } from './response-plan';
 import { badParam } from './responses-request';
 import { ResponsesRepository } from './responses.repository';
 import { uuidOfResponseId } from './responses.schema';
@@ -20,6 +24,12 @@ import type { WireRequest } from '../common/http/wire-request';
 
 /** What the job's invocation reads of the headers: Parley's options, the request id and the trace context. */
 const HEADERS_KEPT = /^(x-parley-|x-langtail-|x-request-id$|traceparent$|tracestate$)/;
+/** Errors of an Idempotency-Key that cannot run, in OpenAI's shape. */
+const IDEMPOTENCY_ERRORS = {
+  inFlight: () => openaiError(409, 'A request with this Idempotency-Key is still being processed.', { param: 'Idempotency-Key' }),
+  mismatch: () => openaiError(422, 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' }),
+};
+const REPLAYED = { 'Idempotent-Replayed': 'true' };
 const responseNotFound = (id: string) => openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
 
 /**
@@ -42,12 +52,32 @@ export class BackgroundResponsesService {
     private readonly resume: ResponseResume,
     private readonly changes: ChangeNotifier,
     private readonly config: AppConfig,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
+  /**
+   * With an Idempotency-Key, the queued response's id is the key's outcome, committed with the
+   * response and its job: a retry after a lost answer gets the same response (as it now stands,
+   * or its events from the start when streamed), and nothing runs twice (docs/openai-conversations.md).
+   */
   async create(caller: ProjectPrincipal, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
     const plan = await this.responses.plan(caller, request);
     if (!plan.base.store) throw badParam('background', 'Background responses must be stored: store cannot be false with background: true.');
-    if (plan.prepared.input.idempotencyKey) throw openaiError(400, 'Idempotency-Key is not supported with background: true (a background response is already durable: retrieve it by its id).', { param: 'Idempotency-Key' });
+    const key = plan.prepared.input.idempotencyKey;
+    if (key) {
+      const hash = this.idempotency.hashOf(request.url, request.body, credentialOf(caller));
+      const claim = await this.idempotency.claim(caller.projectId, key, hash, IDEMPOTENCY_ERRORS);
+      if (claim.type === 'replay') return this.replay(caller, claim.outcome, plan.body.stream === true, signal);
+    }
+    try {
+      return await this.enqueue(caller, request, plan, key, signal);
+    } catch (err) {
+      if (key) await this.idempotency.settleFailure(caller.projectId, key, err);
+      throw err;
+    }
+  }
+
+  private async enqueue(caller: ProjectPrincipal, request: WireRequest, plan: ResponsePlan, key: string | undefined, signal?: AbortSignal): Promise<ResponsesResult> {
     const queued = { ...pendingBody(plan), status: 'queued' };
     const stored: StoredRequest = {
       caller,
@@ -76,6 +106,7 @@ export class BackgroundResponsesService {
       await this.jobs.insert(manager, { projectId: caller.projectId, id: plan.uuid, background: true, request: stored, owner, leaseMs: this.config.responseJobs.leaseMs });
       await this.store.append(manager, caller.projectId, plan.uuid, first);
       if (!owner) await this.changes.publish({ kind: 'response-jobs' }, manager);
+      if (key) await this.idempotency.complete(caller.projectId, key, { kind: 'response', status: 200, body: { responseId: plan.uuid } }, manager);
     }).catch((err: unknown) => {
       if (owner) this.worker.release();
       throw err;
@@ -83,6 +114,15 @@ export class BackgroundResponsesService {
     if (owner) void this.worker.run({ projectId: caller.projectId, id: plan.uuid, background: true, request: stored });
     if (plan.body.stream === true) return { kind: 'events', events: this.resume.follow(caller.projectId, plan.uuid, -1, signal), headers: {} };
     return { kind: 'response', response: queued as never, headers: {} };
+  }
+
+  /** The response an earlier request with this key queued, as it stands now. */
+  private async replay(caller: ProjectPrincipal, outcome: StoredOutcome, stream: boolean, signal?: AbortSignal): Promise<ResponsesResult> {
+    const uuid = outcome.kind === 'response' ? (outcome.body as { responseId?: string } | null)?.responseId : undefined;
+    const row = uuid ? await this.stored.findLive(caller.projectId, uuid) : null;
+    if (!uuid || !row) throw openaiError(404, 'The response this Idempotency-Key created no longer exists.', { param: 'Idempotency-Key', code: 'not_found' });
+    if (stream) return { kind: 'events', events: this.resume.follow(caller.projectId, uuid, -1, signal), headers: REPLAYED };
+    return { kind: 'response', response: withRequiredFields(row.body), headers: REPLAYED };
   }
 
   /**
