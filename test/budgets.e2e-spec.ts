@@ -1,5 +1,5 @@
 import OpenAI, { RateLimitError } from 'openai';
-import { FakeUpstream, openaiCompletion, openaiJson } from './fakes/fake-openai-upstream';
+import { FakeUpstream, openaiChunks, openaiCompletion, openaiJson, openaiStream } from './fakes/fake-openai-upstream';
 import { startFakeUpstream } from './fakes/fake-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, INVOKE_APP_ENV, listen, requestLogRows, sleep } from './support/invoke-factories';
@@ -202,5 +202,24 @@ describe('budgets', () => {
     expect(state.body.day).toMatchObject({ limitUsd: '12.5', spentUsd: '0', remainingUsd: '12.5' });
     const res = await chat(p.key);
     expect([res.status, res.headers[DAY_HEADER], res.headers[MONTH_HEADER]]).toEqual([200, '12.5', '500']);
+  });
+
+  it('a cold key (a new key in a project without recent calls) keeps its budget in a burst: 10 USD at 0.80 a call admits at most 13 of 64', async () => {
+    // Streamed answers that take a moment (as a real model's do), so the burst's calls overlap.
+    const slow = await startFakeUpstream(() => openaiStream(openaiChunks({ content: ['o', 'k'], usage: USAGE }), { delayMs: 25 }));
+    const p = await createProject(t);
+    await addProviderCredential(t, p, { name: 'oai', type: 'openai', baseUrl: slow.url, apiKey: 'sk-up' });
+    // 600 + 400 tokens at 800 USD per million: 0.80 USD a call.
+    await t.http().put(`${base(p)}/prices`).set(admin).send({ prices: [{ ...PRICE, inputPerMTok: 800, outputPerMTok: 800 }] }).expect(200);
+    await t.http().put(`${base(p)}/api-keys/${p.keyId}/limits`).set(admin).send({ budgetUsdPerDay: 10 }).expect(200);
+
+    const streamed = () => t.http().post('/v1/chat/completions').set('Authorization', `Bearer ${p.key}`).send({ model: 'oai/budget-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const answers = await Promise.all(Array.from({ length: 64 }, streamed)).finally(() => slow.close());
+    const admitted = answers.filter((res) => res.status === 200).length;
+    expect(answers.every((res) => res.status === 200 || res.status === 429)).toBe(true);
+    expect(admitted).toBeGreaterThanOrEqual(12);
+    expect(admitted).toBeLessThanOrEqual(13);
+    const spent = (await requestLogRows(t, p.projectId)).reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0);
+    expect(spent).toBeLessThanOrEqual(10.8);
   });
 });

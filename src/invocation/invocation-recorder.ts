@@ -137,7 +137,7 @@ export class InvocationRecorder {
    */
   private observe(log: RequestLogEntity, caller: ProjectPrincipal): void {
     try {
-      this.limits.charge(caller, log.costUsd);
+      this.limits.charge(caller, log.costUsd, log.status < 400);
     } catch (err) {
       this.logger.warn(`could not charge a call's cost: ${(err as Error).message}`);
     }

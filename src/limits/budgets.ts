@@ -74,6 +74,15 @@ function exhausted(message: string, resetSeconds: number, header: string): OpenA
   );
 }
 
+/** How long a cold key's calls wait for its first call's cost before reserving nothing. */
+const PROBE_WAIT_MS = 30_000;
+
+interface Probe {
+  waiters: Array<() => void>;
+}
+
+const probeIdOf = (projectId: string, keyId: string) => `${projectId}|${keyId}`;
+
 /**
  * Budgets in USD per UTC day and calendar month, per key and per project (docs/usage.md,
  * "Budgets"), on the limits' shared counters. Before a call, each budget that applies reserves the
@@ -84,6 +93,8 @@ function exhausted(message: string, resetSeconds: number, header: string): OpenA
  */
 export class Budgets {
   private readonly estimates = new CostEstimates();
+  /** Keys whose cost this instance does not know yet: their one call in flight, and who waits for it. */
+  private readonly probes = new Map<string, Probe>();
 
   constructor(
     private readonly counters: SharedCounters,
@@ -93,29 +104,20 @@ export class Budgets {
   /** Reserves against every budget that applies, or throws the 429 (OpenAI's insufficient_quota under /v1). */
   async reserve(projectId: string, keyId: string, subjects: BudgetSubject[], nowMs = Date.now()): Promise<BudgetHold> {
     if (!subjects.some((s) => s.values.budgetUsdPerDay !== null || s.values.budgetUsdPerMonth !== null)) return NO_HOLD;
+    const endProbe = await this.probeTurn(projectId, keyId);
     const amount = this.estimates.of(projectId, keyId);
     const taken: Array<{ scope: string; period: Period; windowStart: number }> = [];
     const giveBack = () => {
       for (const t of taken) this.counters.giveBack(projectId, t.scope, t.period, t.windowStart, amount);
       taken.length = 0;
+      endProbe?.();
     };
     const headers: Record<string, string> = {};
-    for (const period of PERIODS) {
-      let remaining = Infinity;
-      for (const { scope, values, who } of subjects) {
-        const budget = values[period.field];
-        if (budget === null) continue;
-        const limit = nanoUsd(budget, 'down');
-        const counter = `${scope}:${period.suffix}`;
-        const result = await this.counters.reserve(projectId, counter, period.period, limit, amount, nowMs);
-        if (!result.ok) {
-          giveBack();
-          throw exhausted(`Budget exhausted: ${budget} USD ${period.per} for ${who}`, result.resetSeconds, period.header);
-        }
-        taken.push({ scope: counter, period: period.period, windowStart: result.windowStart });
-        remaining = Math.min(remaining, Math.max(0, limit - result.used));
-      }
-      if (remaining !== Infinity) headers[period.header] = usdText(remaining);
+    try {
+      await this.reserveEach(projectId, subjects, amount, nowMs, taken, headers);
+    } catch (err) {
+      giveBack();
+      throw err;
     }
     let released = false;
     return {
@@ -128,15 +130,82 @@ export class Budgets {
     };
   }
 
-  /** Charges a call's cost (its log's cost_usd) to its key and project, budgets or not; an unpriced call (null) is not charged. */
-  charge(projectId: string, keyId: string, costUsd: string | null, nowMs = Date.now()): void {
-    if (costUsd === null) return;
-    const nano = nanoUsd(costUsd, 'up');
-    this.estimates.observe(projectId, keyId, nano);
+  /** Each budget that applies, period by period: `taken` collects what was reserved, `headers` what is left. */
+  private async reserveEach(
+    projectId: string,
+    subjects: BudgetSubject[],
+    amount: number,
+    nowMs: number,
+    taken: Array<{ scope: string; period: Period; windowStart: number }>,
+    headers: Record<string, string>,
+  ): Promise<void> {
+    for (const period of PERIODS) {
+      let remaining = Infinity;
+      for (const { scope, values, who } of subjects) {
+        const budget = values[period.field];
+        if (budget === null) continue;
+        const limit = nanoUsd(budget, 'down');
+        const counter = `${scope}:${period.suffix}`;
+        const result = await this.counters.reserve(projectId, counter, period.period, limit, amount, nowMs);
+        if (!result.ok) {
+          throw exhausted(`Budget exhausted: ${budget} USD ${period.per} for ${who}`, result.resetSeconds, period.header);
+        }
+        taken.push({ scope: counter, period: period.period, windowStart: result.windowStart });
+        remaining = Math.min(remaining, Math.max(0, limit - result.used));
+      }
+      if (remaining !== Infinity) headers[period.header] = usdText(remaining);
+    }
+  }
+
+  /**
+   * Charges a call's cost (its log's cost_usd) to its key and project, budgets or not; a call with
+   * no cost (null) is not charged. `answered`: the provider answered it, so a null cost means an
+   * unpriced model, expected to cost nothing; a refused or failed call teaches the estimate nothing.
+   */
+  charge(projectId: string, keyId: string, costUsd: string | null, answered = true, nowMs = Date.now()): void {
+    const nano = costUsd === null ? 0 : nanoUsd(costUsd, 'up');
+    if (costUsd !== null || answered) this.estimates.observe(projectId, keyId, nano);
+    const probe = this.probes.get(probeIdOf(projectId, keyId));
+    if (probe) this.endProbe(probeIdOf(projectId, keyId), probe);
     if (nano <= 0) return;
     for (const scope of [`key:${keyId}`, 'project']) {
       for (const period of PERIODS) this.counters.add(projectId, `${scope}:${period.suffix}`, period.period, nano, nowMs);
     }
+  }
+
+  /**
+   * A key whose cost this instance has not seen yet reserves nothing, so a burst from a cold key
+   * would all be admitted: its first call runs alone (the probe), the others wait until it is
+   * charged or ends, then reserve what it cost (docs/usage.md, "Budgets"). Undefined when the
+   * estimate is known, or when waiting took PROBE_WAIT_MS (a call that slow reserves nothing).
+   */
+  private async probeTurn(projectId: string, keyId: string): Promise<(() => void) | undefined> {
+    const id = probeIdOf(projectId, keyId);
+    const deadline = Date.now() + PROBE_WAIT_MS;
+    for (;;) {
+      if (this.estimates.knows(projectId, keyId)) return undefined;
+      const running = this.probes.get(id);
+      if (!running) {
+        const probe: Probe = { waiters: [] };
+        this.probes.set(id, probe);
+        return () => this.endProbe(id, probe);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        timer.unref();
+        running.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  private endProbe(id: string, probe: Probe): void {
+    if (this.probes.get(id) === probe) this.probes.delete(id);
+    for (const wake of probe.waiters.splice(0)) wake();
   }
 
   /** The day's and month's spend and budget of some subjects, as shared (the database) plus this instance's unsent part. */

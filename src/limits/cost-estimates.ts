@@ -14,6 +14,11 @@ export class CostEstimates {
     return this.byKey.get(`${projectId}|${keyId}`) ?? this.byProject.get(projectId) ?? 0;
   }
 
+  /** Whether this instance has seen a call of the key or its project end (the estimate is a measure, not a default). */
+  knows(projectId: string, keyId: string): boolean {
+    return this.byKey.has(`${projectId}|${keyId}`) || this.byProject.has(projectId);
+  }
+
   observe(projectId: string, keyId: string, nano: number): void {
     this.update(this.byKey, `${projectId}|${keyId}`, nano);
     this.update(this.byProject, projectId, nano);

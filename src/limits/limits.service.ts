@@ -217,8 +217,8 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
    * A call's cost, as its request log stores it, charged to its key's and project's budgets
    * (counted whether or not a budget is set, like tokens); an unpriced call (null) is not charged.
    */
-  charge(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>, costUsd: string | null): void {
-    this.budgets.charge(caller.projectId, keyCounterOf(caller), costUsd);
+  charge(caller: Pick<ProjectPrincipal, 'projectId' | 'keyId'>, costUsd: string | null, answered: boolean): void {
+    this.budgets.charge(caller.projectId, keyCounterOf(caller), costUsd, answered);
   }
 
   /** Budgets and spend of the project and of some of its keys (their effective budgets), for the admin API. */
