@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Agent, request } from 'undici';
 import { AppConfig } from '../config/app-config';
-import { OutboundPolicy } from '../providers/outbound-policy';
+import { OutboundPolicy, OutboundPolicyError } from '../providers/outbound-policy';
 import { signWebhook } from './webhook-signature';
 import { DueDelivery, WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -12,20 +12,28 @@ const POLL_MS = 500;
 const TIMEOUT_MS = 10_000;
 /** A claimed delivery is retried after this if its instance dies mid-send. */
 const CLAIM_LEASE_S = 60;
-const BATCH = 10;
+/** Deliveries one instance sends at once, in all, and for one project (docs/openai-conversations.md, "Webhooks"). */
+const MAX_IN_FLIGHT = 32;
+const PER_PROJECT = 2;
 
 /**
  * Sends the webhook deliveries (docs/openai-conversations.md, "Webhooks"): every instance claims
  * due ones (`FOR UPDATE SKIP LOCKED`) every half second and POSTs them, signed in the Standard
  * Webhooks format, through the outbound policy (PROVIDER_ALLOWED_HOSTS); a 2xx delivers, anything
  * else is retried on RETRY_SCHEDULE_S. At least once: a receiver de-duplicates by `webhook-id`.
+ * Fair across projects: each delivery is sent on its own (a slow receiver holds only its own), at
+ * most PER_PROJECT per project at a time, so one project's hanging receiver delays no other's; a
+ * delivery the outbound policy refuses fails at once (retrying cannot make it allowed).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly agent: Agent;
   private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  private claiming = false;
+  /** Deliveries being sent by this instance, per project. */
+  private readonly inFlight = new Map<string, number>();
+  private sending = 0;
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -43,22 +51,43 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   async onModuleDestroy(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.agent.close().catch(() => undefined);
+    // Not close(): that would wait for a hanging receiver. A send cut here is retried once its claim lapses.
+    await this.agent.destroy().catch(() => undefined);
   }
 
-  /** One pass: claims what is due and sends it. */
+  /**
+   * One pass: claims what is due, for projects this instance is not already sending for, while it
+   * has room, and starts each send without waiting for it.
+   */
   async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
+    if (this.claiming) return;
+    this.claiming = true;
     try {
-      for (let due = await this.repository.claimDue(BATCH, CLAIM_LEASE_S); due.length > 0; due = await this.repository.claimDue(BATCH, CLAIM_LEASE_S)) {
-        await Promise.all(due.map((delivery) => this.send(delivery)));
+      for (;;) {
+        const room = MAX_IN_FLIGHT - this.sending;
+        if (room < PER_PROJECT) break;
+        const due = await this.repository.claimDue(Math.floor(room / PER_PROJECT), PER_PROJECT, CLAIM_LEASE_S, [...this.inFlight.keys()]);
+        if (due.length === 0) break;
+        for (const delivery of due) this.start(delivery);
       }
     } catch (err) {
       this.logger.warn(`webhook deliveries: ${(err as Error).message}`);
     } finally {
-      this.busy = false;
+      this.claiming = false;
     }
+  }
+
+  private start(delivery: DueDelivery): void {
+    this.sending++;
+    this.inFlight.set(delivery.projectId, (this.inFlight.get(delivery.projectId) ?? 0) + 1);
+    void this.send(delivery)
+      .catch((err: unknown) => this.logger.warn(`webhook delivery ${delivery.id}: ${(err as Error).message}`))
+      .finally(() => {
+        this.sending--;
+        const left = (this.inFlight.get(delivery.projectId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(delivery.projectId, left);
+        else this.inFlight.delete(delivery.projectId);
+      });
   }
 
   private async send(delivery: DueDelivery): Promise<void> {
@@ -89,8 +118,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       error = `answered ${status}`;
     } catch (err) {
       error = (err as Error).message;
+      // Refused by the outbound policy: no retry can make it allowed.
+      if (refusedByPolicy(err)) return this.repository.attemptFailed(delivery, null, error, null);
     }
     const retryIn = RETRY_SCHEDULE_S[delivery.attempts - 1] ?? null;
     await this.repository.attemptFailed(delivery, status, error, retryIn);
   }
+}
+
+/** undici wraps what the connector refused; the policy's own error is somewhere in the cause chain. */
+function refusedByPolicy(err: unknown): boolean {
+  for (let cause = err, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause instanceof OutboundPolicyError) return true;
+  }
+  return false;
 }

@@ -59,16 +59,25 @@ export class WebhooksRepository {
     }
   }
 
-  /** Claims up to `limit` due deliveries: each is pushed `leaseSeconds` ahead (a crash mid-send retries it then). */
-  async claimDue(limit: number, leaseSeconds: number): Promise<DueDelivery[]> {
+  /**
+   * Claims due deliveries fairly: up to `perProject` of each of up to `projects` projects with
+   * something due, oldest first, skipping the projects this instance is still sending for (`busy`).
+   * Each is pushed `leaseSeconds` ahead (a crash mid-send retries it then).
+   */
+  async claimDue(projects: number, perProject: number, leaseSeconds: number, busy: string[]): Promise<DueDelivery[]> {
     const rows = rowsOf<{ project_id: string; id: string; webhook_id: string; payload: string; attempts: number }>(
       await this.dataSource.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = now() + $2 * interval '1 second', attempts = attempts + 1
+        `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', attempts = attempts + 1
           WHERE (project_id, id) IN (
-            SELECT project_id, id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= now()
-             ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+            SELECT d.project_id, d.id
+              FROM (SELECT DISTINCT project_id FROM webhook_deliveries
+                     WHERE state = 'pending' AND next_attempt_at <= now() AND project_id <> ALL ($4::uuid[]) LIMIT $1) p
+             CROSS JOIN LATERAL (
+               SELECT w.project_id, w.id FROM webhook_deliveries w
+                WHERE w.project_id = p.project_id AND w.state = 'pending' AND w.next_attempt_at <= now()
+                ORDER BY w.next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) d)
           RETURNING project_id, id, webhook_id, payload, attempts`,
-        [limit, leaseSeconds],
+        [projects, perProject, leaseSeconds, busy],
       ),
     );
     return rows.map((r) => ({ projectId: r.project_id, id: r.id, webhookId: r.webhook_id, payload: r.payload, attempts: r.attempts }));
