@@ -1,3 +1,4 @@
+import { baseUrlProblem } from '../common/http/redact-url';
 import { z } from 'zod';
 import { expects } from '../common/chat';
 import { SLUG_PATTERN } from '../common/validation/slug';
@@ -35,7 +36,14 @@ export const providerSchema = z.strictObject({
     .regex(PROVIDER_NAME_PATTERN, expects('a provider name: 1-64 lower-case letters, digits, "-" or "_"'))
     .refine((name) => name !== 'local', expects('another name: "local" is the built-in provider')),
   type: z.enum(['openai', 'anthropic']),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).optional(),
+  // The same rule as the REST routes' (provider-credential.dto.ts).
+  baseUrl: z
+    .string()
+    .superRefine((url, ctx) => {
+      const problem = baseUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'must be an http(s) URL' ? 'Expected an http(s) URL' : `Expected an http(s) URL that ${problem.replace(/^must/, 'does')}` });
+    })
+    .optional(),
   apiKeyEnv: envVarName.optional(),
 });
 

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsUrl, ValidateBy } from 'class-validator';
+import { IsIn, ValidateBy } from 'class-validator';
+import { baseUrlProblem } from '../common/http/redact-url';
 import { Optional, Text } from '../common/validation';
 import { PROVIDER_NAME_PATTERN } from '../common/validation/slug';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from './api-key-env';
@@ -12,7 +13,11 @@ export class ProviderCredentialBodyDto {
 
   @Optional()
   @Text({ max: 2000, example: 'https://api.openai.com/v1', description: 'OpenAI-compatible: up to and including /v1; defaults to the type\'s public API' })
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'baseUrl must be an http(s) URL' })
+  @ValidateBy({
+    name: 'baseUrl',
+    // The same rule as parley.yaml's providers (apply-file.schema.ts).
+    validator: { validate: (value) => typeof value === 'string' && !baseUrlProblem(value), defaultMessage: (args) => `baseUrl ${baseUrlProblem(String(args?.value)) ?? 'must be an http(s) URL'}` },
+  })
   baseUrl?: string;
 
   @Optional()

@@ -1,3 +1,4 @@
+import { redactBaseUrl } from '../common/http/redact-url';
 import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
@@ -34,7 +35,7 @@ export const toCredentialDto = (c: ProviderCredentialEntity): ProviderCredential
   id: c.id,
   name: c.name,
   type: c.type,
-  baseUrl: c.baseUrl,
+  baseUrl: c.baseUrl === null ? null : redactBaseUrl(c.baseUrl),
   apiKeySource: c.apiKeyCiphertext ? 'stored' : c.apiKeyEnv ? 'env' : 'none',
   apiKeyEnv: c.apiKeyEnv,
   builtIn: false,

@@ -37,3 +37,29 @@ function decoded(text: string): string {
     return text;
   }
 }
+
+/** What a provider's base URL may not be, or undefined: an http(s) URL with a host and no credentials in it. */
+export function baseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an http(s) URL';
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || /\s/.test(text)) return 'must be an http(s) URL';
+  // Shown to every key that reads providers and kept in the audit trail: a key never belongs in it (docs/security.md).
+  if (url.username || url.password) return 'must not carry credentials (user:password@): give the key as apiKey or apiKeyEnv';
+  if (redactUrl(text) !== text) return 'must not carry a key in its query string: give the key as apiKey or apiKeyEnv';
+  return undefined;
+}
+
+/** A base URL as it may be shown: credentials stored before they were refused are redacted. */
+export function redactBaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (!url.username && !url.password) return redactUrl(text);
+    return redactUrl(`${url.protocol}//${REDACTED}@${url.host}${url.pathname}${url.search}${url.hash}`);
+  } catch {
+    return redactUrl(text);
+  }
+}
