@@ -5,6 +5,8 @@
  * `anthropic-version: 2026-10-21` (docs/decisions.md "Anthropic").
  */
 import type { MessageCreateParamsStreaming, Message } from '@anthropic-ai/sdk/resources/messages';
+import { z } from 'zod';
+import { answerOfShape } from './upstream-errors';
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import {
@@ -24,6 +26,9 @@ import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_API_VERSION = '2026-10-21';
+/** What fromAnthropicMessage reads of an answer: its content blocks, each with a type. */
+const MESSAGE_SHAPE = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })), usage: z.looseObject({}).optional() });
+
 /** Request fields the Messages API (version 2026-10-21) has no place for or answers 400 to. */
 const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'prompt_cache_key'] as const;
 
@@ -52,7 +57,7 @@ export class AnthropicProvider implements ProviderAdapter {
 
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toAnthropicBody(req);
-    const message = (await this.http.json(this.call(creds, body, 'application/json'), opts)) as Message;
+    const message = answerOfShape<Message>(await this.http.json(this.call(creds, body, 'application/json'), opts), MESSAGE_SHAPE, 'anthropic', 'a Messages API message');
     return { completion: fromAnthropicMessage(message), providerRequest: body, providerResponse: message, tokens: tokensFromAnthropic(message.usage ?? {}) };
   }
 

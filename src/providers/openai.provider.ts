@@ -3,6 +3,8 @@
  * llama.cpp server, OpenRouter) over undici (upstream-http.ts). The request is passed through;
  * the answer is normalised to the ChatCompletion shape (openai.translate.ts).
  */
+import { z } from 'zod';
+import { answerOfShape } from './upstream-errors';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatCompletion } from './provider.types';
 import {
@@ -40,7 +42,7 @@ export class OpenAIProvider implements ProviderAdapter {
 
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toOpenAIBody(req);
-    const raw = (await this.http.json(this.call(creds, body, 'application/json'), opts)) as ChatCompletion;
+    const raw = answerOfShape<ChatCompletion>(await this.http.json(this.call(creds, body, 'application/json'), opts), COMPLETION_SHAPE, 'openai', 'a chat completion');
     const tokens = raw.usage ? tokensFromOpenAI(raw.usage) : undefined;
     return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw, ...(tokens ? { tokens } : {}) };
   }
@@ -69,3 +71,6 @@ export class OpenAIProvider implements ProviderAdapter {
     };
   }
 }
+/** What normaliseCompletion reads of an answer: an object whose choices, when there, are objects. */
+const COMPLETION_SHAPE = z.looseObject({ choices: z.array(z.looseObject({ message: z.looseObject({}).nullish() })).nullish() });
+

@@ -3,6 +3,7 @@
  * "Provider failures"). Connection failures name a coarse reason, never an address or port;
  * the upstream's own text is cut to UPSTREAM_TEXT_LIMIT characters (docs/security.md).
  */
+import type { z } from 'zod';
 import { OutboundPolicyError } from './outbound-policy';
 import { ProviderError, ProviderErrorKind, ProviderType } from './provider.types';
 
@@ -100,4 +101,17 @@ export function toProviderError(
   const reason = connectionReason((err ?? {}) as { code?: unknown });
   const what = afterResponse ? 'connection failed' : 'unreachable';
   return new ProviderError('connection', `${provider} upstream ${what}: ${reason}`, extra);
+}
+
+/**
+ * The upstream's answer when it has the shape of its API's (`schema`); otherwise the ProviderError
+ * that names what is wrong with it (a body of another API, an error page as JSON), instead of a
+ * TypeError deeper in the translation. The answer's text is not quoted: it may hold the reply.
+ */
+export function answerOfShape<T>(answer: unknown, schema: z.ZodType, provider: ProviderType, api: string): T {
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return answer as T;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'the body';
+  throw new ProviderError('upstream', `${provider} upstream answered something that is not ${api}: ${where}: ${issue.message}`, { provider });
 }
