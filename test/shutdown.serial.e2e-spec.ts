@@ -1,5 +1,11 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openaiChunks, openaiStream } from './fakes/fake-openai-upstream';
+import { startFakeUpstream } from './fakes/fake-upstream';
+import { freshDatabase } from './support/fresh-database';
 import { spawnServer, SpawnedServer } from './support/spawn-server';
 
 /**
@@ -51,4 +57,47 @@ describe('shutdown with keep-alive clients (built server)', () => {
     expect(code).toBe(0);
     expect(elapsed).toBeLessThan(2000);
   });
+
+  it('a second SIGINT cuts the streams still running at once, and their request logs are kept', async () => {
+    const fake = await startFakeUpstream(() => openaiStream(openaiChunks({ content: Array.from({ length: 100 }, (_, i) => `w${i} `), usage: null }), { delayMs: 100 }));
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-shutdown-'));
+    const fresh = process.env.DATABASE_URL ? await freshDatabase() : null;
+    const env = { ...(fresh ? (fresh.env as Record<string, string>) : { DATA_DIR: dataDir }), PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_SECRET_KEY: 'shutdown-test-secret-key-0123456789abcdef' };
+    try {
+      server = await spawnServer(env);
+      const key = /export PARLEY_KEY=(\S+)/.exec(server.output())![1];
+      const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+      const credential = await fetch(`${server.url}/v2/provider-credentials`, { method: 'POST', headers, body: JSON.stringify({ name: 'up', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' }) });
+      expect(credential.status).toBe(200);
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'up/gpt-x', stream: true, messages: [{ role: 'user', content: 'go on' }] }) });
+      expect(res.status).toBe(200);
+      const logId = res.headers.get('x-parley-log-id');
+      const reader = res.body!.getReader();
+      let text = '';
+      while ((text.match(/"content":"w/g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+
+      const start = Date.now();
+      server.child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 200));
+      server.child.kill('SIGINT');
+      for (let chunk = await reader.read().catch(() => ({ done: true, value: undefined })); !chunk.done; chunk = await reader.read().catch(() => ({ done: true, value: undefined }))) {
+        text += new TextDecoder().decode(chunk.value);
+      }
+      expect(await server.exited).toBe(0);
+      expect(Date.now() - start).toBeLessThan(5_000);
+      expect(text).not.toContain('[DONE]');
+
+      server = await spawnServer(env);
+      const log = await (await fetch(`${server.url}/v2/logs/${logId}`, { headers })).json();
+      // As when a client leaves mid-stream (invoke-stream.e2e-spec.ts): 499, its first token's time, usage marked partial.
+      expect(log).toMatchObject({ id: logId, status: 499, stream: true, error: expect.stringMatching(/cancel/), usage: expect.objectContaining({ partial: true }) });
+      expect(log.timeToFirstTokenMs).toEqual(expect.any(Number));
+    } finally {
+      server?.child.kill('SIGKILL');
+      await server?.exited;
+      await fake.close();
+      await fresh?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

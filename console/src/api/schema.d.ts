@@ -403,7 +403,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a workspace admin key */
+        /**
+         * Revoke a workspace admin key
+         * @description A key never revokes one that holds more scopes than itself (403).
+         */
         delete: operations["WorkspaceAdminKeysController_revoke"];
         options?: never;
         head?: never;
@@ -8763,7 +8766,6 @@ export interface operations {
                         name: string;
                         /** @enum {string} */
                         type: "openai" | "anthropic";
-                        /** Format: uri */
                         baseUrl?: string;
                         apiKeyEnv?: string;
                     }[];
