@@ -4,7 +4,7 @@ import { createMessage, createProject, createThread, TestProject } from './suppo
 import { deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 import { FuzzContext, FuzzRequest, requestFor } from './fuzz/arbitraries';
-import { FuzzResponse, problemsWith } from './fuzz/expectations';
+import { FuzzResponse, KeyReach, problemsWith } from './fuzz/expectations';
 import { FuzzRoute, fuzzRoutesOf, routerRoutesOf } from './fuzz/route-table';
 
 /**
@@ -14,16 +14,17 @@ import { FuzzRoute, fuzzRoutesOf, routerRoutesOf } from './fuzz/route-table';
  * U+0000 and other control characters in bodies, queries, paths and headers, strings up to past the
  * body limit, more metadata headers than allowed. Requests run CONCURRENCY at a time, then every
  * write route's first successful request is sent BURST times at once (concurrent writes on one
- * row). Each request must answer below 500 with its endpoint group's documented error body, and a
- * control thread in a project whose key the fuzzer never holds must be unchanged afterwards.
+ * row). Each request must answer below 500 with its endpoint group's documented error body, a
+ * success of a narrower or foreign key must be one its scopes and project allow, and a control
+ * thread in a project whose key the fuzzer never holds must be unchanged afterwards.
  *
  * The request list is fixed by the seed (run order aside): FUZZ_SEED=<seed> replays it, FUZZ_RUNS
- * sets its length (default 20,000). A failure prints the request, its index and the seed.
+ * sets its length (default 40,000). A failure prints the request, its index and the seed.
  */
 const itemIdOf = (messageId: string) => `msg_${messageId.replace(/-/g, '')}_0_0`;
 
 const SEED = Number(process.env.FUZZ_SEED ?? 24_2026);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 20_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40_000);
 const CONCURRENCY = 8;
 const BURST = 16;
 
@@ -34,6 +35,8 @@ describe('fuzz: hostile requests to every route', () => {
   let routerRoutes: string[];
   let ctx: FuzzContext;
   let control: { project: TestProject; threadId: string };
+  /** The keys whose every success is checked against their scopes and their project (expectations.ts). */
+  const keys = new Map<string, KeyReach>();
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000 });
 
   beforeAll(async () => {
@@ -59,6 +62,19 @@ describe('fuzz: hostile requests to every route', () => {
     await t.http().post(`/${fuzz.workspace}/${fuzz.project}/fz-prompt/production`).set(as).send({}).expect(200);
     const logId = (await t.http().get('/v2/logs').set(as).expect(200)).body.data[0].id;
     const response = (await t.http().post('/v1/responses').set(as).send({ model: 'local/echo', input: 'hi' }).expect(200)).body;
+
+    // Narrower keys of the fuzz project and its workspace, and a key of a project the fuzzer has no business in.
+    const keyOfPreset = async (name: string, body: object) => (await t.http().post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`).set(admin).send({ name, ...body }).expect(200)).body.key as string;
+    const viewerKey = await keyOfPreset('viewer', { preset: 'viewer' });
+    const appKey = await keyOfPreset('app', { preset: 'app' });
+    const narrowAdminKey = (await t.http().post(`/v2/workspaces/${fuzz.workspace}/admin-keys`).set(admin).send({ name: 'narrow', preset: 'viewer', scopes: ['keys:manage'] }).expect(200)).body.key as string;
+    const stranger = await createProject(t);
+    const home = (p: TestProject) => `${p.workspace}/${p.project}`;
+    keys.set(fuzz.key, { label: 'the fuzz project', scopes: null, home: home(fuzz) });
+    keys.set(viewerKey, { label: 'viewer', scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read'], home: home(fuzz) });
+    keys.set(appKey, { label: 'app', scopes: ['invoke', 'threads:read', 'threads:write'], home: home(fuzz) });
+    keys.set(narrowAdminKey, { label: 'narrow workspace admin', scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read', 'keys:manage'], home: `${fuzz.workspace}/` });
+    keys.set(stranger.key, { label: "another project's", scopes: null, home: home(stranger) });
 
     const other = await createProject(t);
     const controlThread = await createThread(t, other, { metadata: { owner: 'control', n: 1 }, createLog: { id: 'log-control' } });
@@ -102,6 +118,10 @@ describe('fuzz: hostile requests to every route', () => {
         { 'x-api-key': TEST_ADMIN_KEY },
         {},
         { 'x-api-key': 'pk_not-a-key' },
+        { 'x-api-key': viewerKey },
+        { authorization: `Bearer ${appKey}` },
+        { 'x-api-key': narrowAdminKey },
+        { 'x-api-key': stranger.key },
       ],
     };
   });
@@ -138,7 +158,7 @@ describe('fuzz: hostile requests to every route', () => {
         const res = await send(req);
         res.ms = performance.now() - sentAt;
         onAnswer(req, res);
-        const problems = problemsWith(req, res);
+        const problems = problemsWith(req, res, keys);
         if (problems.length > 0 && failure === undefined) {
           const { route: _route, ...shown } = req;
           failure = `${problems.join('; ')} (request ${index}, seed ${SEED})\nrequest: ${JSON.stringify(shown).slice(0, 4000)}\nresponse: ${res.status} ${res.text.slice(0, 2000)}`;

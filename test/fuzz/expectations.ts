@@ -27,10 +27,59 @@ const PRE_ROUTING = /^(Request body is larger than |Request body could not be re
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const keysAre = (value: Record<string, unknown>, ...keys: string[]) => Object.keys(value).sort().join() === [...keys].sort().join();
 
-/** What is wrong with a response, by the documented error body of the endpoint's group; empty when nothing is. */
-export function problemsWith(req: FuzzRequest, res: FuzzResponse): string[] {
+/** What the fuzzer knows of a key it sends: its scopes (null: all), and the project it belongs to. */
+export interface KeyReach {
+  label: string;
+  scopes: string[] | null;
+  /** `<workspace>/<project>` of a project key; a workspace admin key's workspace as `<workspace>/`. */
+  home: string;
+}
+
+/** The key a request carried, when the fuzzer knows it. */
+function keyOf(req: FuzzRequest, keys: Map<string, KeyReach>): KeyReach | undefined {
+  const header = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
+  return header === undefined ? undefined : keys.get(header);
+}
+
+/**
+ * A success the key should have been refused (docs/security.md, "Scopes"): a route needing a scope
+ * the key lacks, or a path naming a workspace or project the key does not belong to.
+ */
+function reachProblems(req: FuzzRequest, key: KeyReach): string[] {
+  const needed = req.route.scopes ?? [];
+  if (key.scopes !== null && needed.length > 0 && !needed.includes('any') && !needed.some((scope) => key.scopes!.includes(scope))) {
+    return [`${key.label} key got a success on a route needing ${needed.join(' or ')}`];
+  }
+  const [workspace, project] = key.home.split('/');
+  const params = Object.fromEntries(req.route.pathParams.map((name, i) => [name, pathSegments(req)[i]]));
+  if (params.workspace !== undefined && params.workspace !== workspace) return [`${key.label} key got a success in workspace ${params.workspace}`];
+  if (project && params.project !== undefined && params.project !== project) return [`${key.label} key got a success in project ${params.project}`];
+  return [];
+}
+
+/** The values the request put in the route's path parameters, in order (each parameter is a whole segment). */
+function pathSegments(req: FuzzRequest): string[] {
+  const sent = req.url.split('?')[0].split('/');
+  return req.route.path.split('/').flatMap((part, i) => {
+    if (!/^\{[^}]+\}$/.test(part)) return [];
+    try {
+      return [decodeURIComponent(sent[i] ?? '')];
+    } catch {
+      return [sent[i] ?? ''];
+    }
+  });
+}
+
+/**
+ * What is wrong with a response, by the documented error body of the endpoint's group; empty when
+ * nothing is. `keys`: the keys whose reach is checked on every success.
+ */
+export function problemsWith(req: FuzzRequest, res: FuzzResponse, keys = new Map<string, KeyReach>()): string[] {
   if (res.status >= 500) return [`status ${res.status}`];
-  if (res.status < 400) return [];
+  if (res.status < 400) {
+    const key = keyOf(req, keys);
+    return key ? reachProblems(req, key) : [];
+  }
   if (!res.contentType.startsWith('application/json')) return [`error with content-type "${res.contentType}"`];
   let body: unknown;
   try {

@@ -20,6 +20,8 @@ export interface FuzzRoute {
   group: EndpointGroup;
   /** The document says the admin key is the credential (the admin API: workspaces, keys, limits). */
   admin?: boolean;
+  /** The scopes the route needs, any one of them (`x-parley-scopes`; `any`: any key); none for a public route. */
+  scopes?: string[];
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -78,6 +80,7 @@ export function routesOf(document: SchemaObject): FuzzRoute[] {
         body: operation.requestBody?.content?.['application/json']?.schema,
         group: groupOf(path, operation),
         admin: (operation.security ?? []).some((requirement: SchemaObject) => 'admin-key' in requirement),
+        ...(Array.isArray(operation['x-parley-scopes']) ? { scopes: operation['x-parley-scopes'] } : {}),
       });
     }
   }
