@@ -88,7 +88,7 @@ describe('shutdown with keep-alive clients (built server)', () => {
       expect(text).not.toContain('[DONE]');
 
       server = await spawnServer(env);
-      const log = await (await fetch(`${server.url}/v2/logs/${logId}`, { headers })).json();
+      const log = (await (await fetch(`${server.url}/v2/logs/${logId}`, { headers })).json()) as Record<string, unknown>;
       // As when a client leaves mid-stream (invoke-stream.e2e-spec.ts): 499, its first token's time, usage marked partial.
       expect(log).toMatchObject({ id: logId, status: 499, stream: true, error: expect.stringMatching(/cancel/), usage: expect.objectContaining({ partial: true }) });
       expect(log.timeToFirstTokenMs).toEqual(expect.any(Number));

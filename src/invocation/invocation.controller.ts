@@ -8,7 +8,6 @@ import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { invokeBodyJsonSchema } from './dto';
 import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
-import { SpecInvokeRequest } from './spec-invoke.parser';
 import { SpecInvokeTransport } from './spec-invoke.transport';
 
 /** The Swagger description both invoke routes share. */
@@ -53,7 +52,7 @@ export class InvocationController {
     @Wire() wire: WireRequest,
     @Res() res: Response,
   ): Promise<void> {
-    return this.transport.invoke(caller, { slug, environment, versionParam: v, wire }, res);
+    return this.transport.invoke(caller, { slug, environment, versionParam: v }, wire, res);
   }
 
   @Post(':workspace/:project/:slug/:environment')
@@ -71,6 +70,6 @@ export class InvocationController {
     @Wire() wire: WireRequest,
     @Res() res: Response,
   ): Promise<void> {
-    return this.transport.invoke(caller, { workspace, project, slug, environment, versionParam: v, wire }, res);
+    return this.transport.invoke(caller, { workspace, project, slug, environment, versionParam: v }, wire, res);
   }
 }

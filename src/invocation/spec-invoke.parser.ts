@@ -10,15 +10,14 @@ import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 import { InvocationService } from './invocation.service';
 import { InvocationInput, RequestOverrides, ResolvedTarget } from './invocation.types';
 
-/** An invoke as the spec's endpoints receive it. */
-export interface SpecInvokeRequest {
+/** What the path of the spec's invoke endpoints names. */
+export interface SpecInvokeRoute {
   /** Absent on /project-prompt/{slug}/{environment}, which uses the key's project. */
   workspace?: string;
   project?: string;
   slug: string;
   environment: string;
   versionParam?: unknown;
-  wire: WireRequest;
 }
 
 const invalidBody = (issues: SpecIssue[]) => new ApiException(400, { error: 'Invalid request body', issues });
@@ -37,7 +36,7 @@ const OVERRIDES = ['model', 'temperature', 'top_p', 'max_tokens', 'presence_pena
 export class SpecInvokeParser {
   constructor(private readonly invocation: InvocationService) {}
 
-  async parse(caller: ProjectPrincipal, input: SpecInvokeRequest): Promise<InvocationInput> {
+  async parse(caller: ProjectPrincipal, input: SpecInvokeRoute, wire: WireRequest): Promise<InvocationInput> {
     if (input.workspace !== undefined && (input.workspace !== caller.workspaceSlug || input.project !== caller.projectSlug)) {
       throw forbidden('API key does not belong to this project');
     }
@@ -46,7 +45,6 @@ export class SpecInvokeParser {
     const resolved = deployed?.deployment;
     if (!deployed || !resolved) throw deploymentNotFound();
 
-    const { wire } = input;
     if (wire.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(wire.body)}`)]);
     if (isMalformedJsonBody(wire.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
     const bodyTemplate = this.compileBodyTemplate(wire.body);

@@ -1,14 +1,35 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
+import { STATUS_CODES } from 'node:http';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
+import { InvocationCodec, renderInvocation } from './invocation-renderer';
 import { InvocationService } from './invocation.service';
-import { StreamResult } from './invocation.types';
 import { completionResponse } from './invoke-request';
-import { abortOnClose, LOG_ID_HEADER, setThreadIdHeaders } from './invoke-http';
-import { SpecInvokeParser, SpecInvokeRequest } from './spec-invoke.parser';
-import { SseResponse, streamErrorOf } from './sse-response';
-import { sendJson } from '../common/http/send-json';
+import { SpecInvokeParser, SpecInvokeRoute } from './spec-invoke.parser';
+import type { WireRequest } from '../common/http/wire-request';
+
+/**
+ * The object of the spec's error event after the headers: the `{error, message}` of a provider
+ * failure as they are, the invoke's `{error: "Thread not found"}` with its status name as type;
+ * anything else is an internal error, told without details.
+ */
+function specStreamError(err: unknown): { message: string; type: string; status: number } {
+  if (!(err instanceof ApiException)) return { message: 'Internal server error', type: STATUS_CODES[500]!, status: 500 };
+  const status = err.getStatus();
+  const { error, message } = err.body as { error?: unknown; message?: unknown };
+  const type = STATUS_CODES[status] ?? 'Error';
+  if (typeof message === 'string') return { message, type: typeof error === 'string' ? error : type, status };
+  return { message: typeof error === 'string' ? error : type, type, status };
+}
+
+/** The spec's completion (its fields plus usage), its chunks as the core yields them, its error event. */
+export const SPEC_INVOKE_CODEC: InvocationCodec = {
+  completion: completionResponse,
+  chunk: (chunk) => chunk,
+  end: () => [],
+  error: specStreamError,
+};
 
 /**
  * Endpoints 1 and 2 on the wire: the spec's body in, the spec's completion or SSE stream out.
@@ -22,38 +43,8 @@ export class SpecInvokeTransport {
     private readonly invocation: InvocationService,
   ) {}
 
-  async invoke(caller: ProjectPrincipal, request: SpecInvokeRequest, res: Response): Promise<void> {
-    const prepared = await this.invocation.prepare(caller, await this.parser.parse(caller, request));
-    // A continued thread exists whatever happens next; a new one only once the call succeeded.
-    if (!prepared.newThread) setThreadIdHeaders(res, prepared.threadId);
-    const result = await this.invocation.run(caller, prepared, abortOnClose(res));
-    setThreadIdHeaders(res, result.threadId);
-    for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-    // A replay made no new log: it carries none.
-    if (!result.replayed) res.setHeader(LOG_ID_HEADER, prepared.logId);
-    if (result.type === 'stream') return this.stream(result, res);
-    sendJson(res, HttpStatus.OK, completionResponse(result.completion));
-  }
-
-  private async stream(result: StreamResult, res: Response): Promise<void> {
-    const sse = new SseResponse(res);
-    sse.open();
-    try {
-      for await (const chunk of result.chunks) await sse.send(chunk);
-    } catch (err) {
-      sse.fail(streamErrorOf(err));
-      return;
-    }
-    try {
-      await result.finish();
-    } catch (err) {
-      // The reply could not be stored (thread deleted meanwhile, database down): no [DONE], one error event.
-      sse.fail(streamErrorOf(err));
-      // Unexpected errors still reach the exception filter, which logs them.
-      if (!(err instanceof ApiException)) throw err;
-      return;
-    }
-    sse.done();
+  async invoke(caller: ProjectPrincipal, route: SpecInvokeRoute, wire: WireRequest, res: Response): Promise<void> {
+    const prepared = await this.invocation.prepare(caller, await this.parser.parse(caller, route, wire));
+    await renderInvocation(res, this.invocation, caller, prepared, SPEC_INVOKE_CODEC);
   }
 }
-

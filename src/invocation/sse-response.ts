@@ -1,26 +1,4 @@
 import type { Response } from 'express';
-import { STATUS_CODES } from 'node:http';
-import { ApiException } from '../common/errors';
-
-export interface StreamError {
-  message: string;
-  type: string;
-  status: number;
-}
-
-/**
- * The object of the error event for an error answered after the headers: the `{error, message}`
- * of a provider failure as they are, the invoke's `{error: "Thread not found"}` with its status
- * name as type; anything else is an internal error, told without details.
- */
-export function streamErrorOf(err: unknown): StreamError {
-  if (!(err instanceof ApiException)) return { message: 'Internal server error', type: STATUS_CODES[500]!, status: 500 };
-  const status = err.getStatus();
-  const { error, message } = err.body as { error?: unknown; message?: unknown };
-  const type = STATUS_CODES[status] ?? 'Error';
-  if (typeof message === 'string') return { message, type: typeof error === 'string' ? error : type, status };
-  return { message: typeof error === 'string' ? error : type, type, status };
-}
 
 /**
  * A `text/event-stream` answer in the chat-completion streaming format: one `data: <json>` event
@@ -63,7 +41,7 @@ export class SseResponse {
   }
 
   /** An error after the headers went out: one `{error}` event, then the stream closes. The surface chooses the error's shape. */
-  fail(error: StreamError | Record<string, unknown>): void {
+  fail(error: Record<string, unknown>): void {
     if (this.closed) return;
     this.res.end(`data: ${JSON.stringify({ error })}\n\n`);
   }
