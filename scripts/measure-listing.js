@@ -185,7 +185,9 @@ async function waitFor(url) {
   for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer`);

@@ -58,7 +58,7 @@ describe('auth', () => {
       try {
         expectUnauthorized(res);
       } catch (err) {
-        throw new Error(`${name}: ${(err as Error).message}`);
+        throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
       }
     }
     // Nothing was changed by any of those calls.

@@ -104,7 +104,6 @@ describe('exactly-once creates across kill -9', () => {
     expect(duplicated).toEqual([]);
     expect(stored.size).toBe(MESSAGES);
     for (const [n, id] of answered) expect(stored.get(`message ${n}`)).toEqual([id]);
-    // eslint-disable-next-line no-console
     console.log(`${MESSAGES} creates, ${kills} kills, ${replays} answered by a replay after a restart`);
   }, 240_000);
 });

@@ -1,5 +1,5 @@
 import { FakeUpstream, openaiChunks, openaiCompletion, openaiError, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client, UUID } from './support/http';
+import { client, Client } from './support/http';
 import { createProject, createThread, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows, sleep, threadMessageRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';

@@ -131,7 +131,7 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
     expect(new Set(ids).size).toBe(200);
     const uuids = ids.map(uuidOf);
     const deadline = Date.now() + 60_000;
-    let rows: { id: string; status: string; output_text: string; error: unknown }[] = [];
+    let rows: { id: string; status: string; output_text: string; error: unknown }[];
     for (;;) {
       rows = await db(`SELECT id, status, body->>'output_text' AS output_text, body->'error' AS error FROM responses WHERE project_id = $1 AND id = ANY($2::uuid[])`, [p.projectId, uuids]);
       if (rows.length === 200 && rows.every((row) => row.status === 'completed')) break;

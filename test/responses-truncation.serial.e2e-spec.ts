@@ -96,7 +96,6 @@ describe('responses truncation on a long conversation', () => {
     }
     const elapsed = performance.now() - started;
     expect(healthMs.length).toBeGreaterThan(3);
-    // eslint-disable-next-line no-console
     console.log(`truncation of ${MESSAGES} messages: ${elapsed.toFixed(0)} ms; /health max ${Math.max(...healthMs).toFixed(1)} ms over ${healthMs.length} polls`);
     expect(Math.max(...healthMs)).toBeLessThan(100);
   }, 120_000);

@@ -168,7 +168,7 @@ describe('scoped API keys', () => {
       const refused = await send(route, await keyFor(others));
       try {
         expectRefused(refused, route);
-      } catch (err) {
+      } catch {
         failures.push(`refused ${label(route)}: ${refused.status} ${refused.text.slice(0, 200)}`);
       }
       for (const scope of scopes) {

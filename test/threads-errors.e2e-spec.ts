@@ -132,7 +132,7 @@ describe('thread errors', () => {
           try {
             expectResourceError(res, 404, 'Thread not found');
           } catch (err) {
-            throw new Error(`${endpoint} with ${label}: ${(err as Error).message}`);
+            throw new Error(`${endpoint} with ${label}: ${(err as Error).message}`, { cause: err });
           }
         }
       }

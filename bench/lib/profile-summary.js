@@ -14,7 +14,6 @@ const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
 
-const self = new Map();
 const total = profile.samples.length;
 const dt = (profile.endTime - profile.startTime) / total / 1000; // ms per sample
 const counts = new Map();

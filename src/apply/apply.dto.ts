@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { Optional, Text } from '../common/validation';
 import { applyFileSchema, promptSchema } from './apply-file.schema';

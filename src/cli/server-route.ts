@@ -74,7 +74,7 @@ export async function callServer(route: Extract<Route, { kind: 'server' }>, meth
     });
   } catch (err) {
     const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-    throw new Error(`Cannot reach the Parley server at ${route.url}: ${cause}`);
+    throw new Error(`Cannot reach the Parley server at ${route.url}: ${cause}`, { cause: err });
   }
   const text = await response.text();
   const isJson = (response.headers.get('content-type') ?? '').includes('json');

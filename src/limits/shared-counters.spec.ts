@@ -139,7 +139,7 @@ describe('SharedCounters', () => {
     const repo = store.asRepository();
     // Once armed, an exchange's statement commits at once but its answer comes back only when released.
     let release!: () => void;
-    let answered: Promise<void> | undefined;
+    let answered: Promise<void> | undefined = undefined;
     const addToCounters = repo.addToCounters.bind(repo);
     (repo as { addToCounters: LimitsRepository['addToCounters'] }).addToCounters = async (increments) => {
       const totals = await addToCounters(increments);

@@ -40,7 +40,10 @@ describe('requestLogging', () => {
     middleware(request('/a/b/c/d') as never, ok as never, () => nexts++);
     middleware(request('/v2/threads') as never, failed as never, () => nexts++);
     middleware(request('/health') as never, health as never, () => nexts++);
-    for (const res of [ok, failed, health]) res.emit('finish'), res.emit('close');
+    for (const res of [ok, failed, health]) {
+      res.emit('finish');
+      res.emit('close');
+    }
     await flush();
     expect(nexts).toBe(3);
     expect(lines).toEqual([

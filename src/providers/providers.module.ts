@@ -1,4 +1,4 @@
-import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Module, ModuleMetadata } from '@nestjs/common';
 import { PROVIDER_DEFAULTS, ProvidersService } from './providers.service';
 import type { ProviderDefaults } from './providers.service';
 
@@ -17,8 +17,8 @@ export class ProvidersModule {
 
   static registerAsync(options: {
     imports?: ModuleMetadata['imports'];
-    inject?: any[];
-    useFactory: (...args: any[]) => Partial<ProviderDefaults> | Promise<Partial<ProviderDefaults>>;
+    inject?: FactoryProvider['inject'];
+    useFactory: (...args: never[]) => Partial<ProviderDefaults> | Promise<Partial<ProviderDefaults>>;
   }): DynamicModule {
     return {
       module: ProvidersModule,

@@ -22,7 +22,7 @@ export class ResponseResume {
 
   async *follow(projectId: string, responseId: string, after: number, signal?: AbortSignal): AsyncGenerator<ResponseEvent> {
     let cursor = after;
-    let notified = false;
+    let notified: boolean;
     let wake: (() => void) | null = null;
     const poke = () => {
       notified = true;

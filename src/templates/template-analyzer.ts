@@ -85,10 +85,10 @@ class TemplateAnalyzer {
         return;
       case 'PartialStatement':
       case 'PartialBlockStatement':
-        fail('partials ({{> name}}) are not supported', node);
+        return fail('partials ({{> name}}) are not supported', node);
       case 'Decorator':
       case 'DecoratorBlock':
-        fail('decorators ({{* name}}) are not supported', node);
+        return fail('decorators ({{* name}}) are not supported', node);
       default:
         fail(`unsupported template construct ${node.type}`, node);
     }

@@ -96,7 +96,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     const eventId = (JSON.parse(delivery.payload) as { id: string }).id;
     const timestamp = Math.floor(Date.now() / 1000);
     let status: number | null = null;
-    let error = '';
+    let error: string;
     try {
       const res = await request(target.url, {
         method: 'POST',

@@ -1,4 +1,5 @@
-// A .js file, as jest.config.js reads it too.
+// A .js file, as jest.config.js reads it too (so required, not imported).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TEST_TIMEOUT_MS } = require('./test-timeout') as { TEST_TIMEOUT_MS: number };
 
 export type Fn = (...args: unknown[]) => unknown;

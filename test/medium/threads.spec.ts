@@ -81,7 +81,7 @@ describe('threads and messages services (medium tier)', () => {
       return { firsts, read: (await readSoFar(manager)) - before };
     });
     expect(read).toBeLessThanOrEqual(demands.length * 2);
-    expect([...firsts.entries()]).toEqual(live.map((t, i) => [`${caller.projectId}/${t.id}`, 1]));
+    expect([...firsts.entries()]).toEqual(live.map((t) => [`${caller.projectId}/${t.id}`, 1]));
     const again = await ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands.slice(0, 2)));
     expect([...again.values()]).toEqual([2, 3]);
   });

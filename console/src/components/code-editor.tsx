@@ -50,7 +50,6 @@ export function CodeEditor({ value, onChange, label, template }: { value: string
     view.current = editor;
     return () => editor.destroy();
     // The editor owns its text once made; outside changes arrive through the effect below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {
