@@ -6,7 +6,7 @@
  * what any Nest gateway in front of the upstream costs at the least. It runs on Parley's own
  * ExpressHttpAdapter (from dist/, which `npm run bench` builds first), whose server builds each
  * request on express's prototypes: the floor gets every saving of the stack that Parley gets
- * (docs/performance.md, "Fifth session"). With BARE_CLIENT=fetch it uses
+ * (docs/performance-history.md, "Fifth session"). With BARE_CLIENT=fetch it uses
  * the global `fetch` instead (scenario b~, not in the default run: the older, 2-3× slower floor).
  * Plain JS, decorators applied by hand.
  *

@@ -19,7 +19,7 @@ const ABANDONED_REQUEST_GRACE_MS = 10 * 60_000;
  * changes are not audited.
  *
  * On Node 20 an AsyncLocalStorage in use installs promise hooks that every promise of the process
- * pays for, invokes included (docs/performance.md, "Issue 21"); once used it stays on until
+ * pays for, invokes included (docs/performance-history.md, "Issue 21"); once used it stays on until
  * `disable()`. So it is on only while a management request is being served: the last one to
  * finish switches it off (its audit events are written before it answers).
  */

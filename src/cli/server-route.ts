@@ -57,7 +57,7 @@ export async function chooseRoute(options: RemoteOptions): Promise<Route> {
 /**
  * Every command says on stderr which server or database it works on (stdout stays the command's
  * output, `--json` included): a command that silently changed another database than the one the
- * running server uses was the failure this prevents (docs/operations.md "CLI").
+ * running server uses was the failure this prevents (docs/operations.md, "Running several instances").
  */
 export function announceTarget(target: string): void {
   console.error(`parley: using ${target}`);

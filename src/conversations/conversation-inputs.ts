@@ -183,7 +183,7 @@ function depthOf(value: unknown, depth = 0): number {
 
 /**
  * Built once: made on every call, it cost a conversation's creation 12-15 % of its CPU
- * (docs/performance.md, "Eighth session").
+ * (docs/performance-history.md, "Eighth session").
  */
 const itemListSchema = z.array(z.unknown()).max(MAX_ITEMS_PER_CALL, `at most ${MAX_ITEMS_PER_CALL} items per call`);
 

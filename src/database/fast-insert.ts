@@ -31,7 +31,7 @@ export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager
  * and parsed out of it again). Its text does not depend on how many rows a batch has, so each
  * connection parses it once and PostgreSQL soon keeps one generic plan for it; a multi-row
  * `VALUES` list was a new statement for every batch size, parsed and planned again and again
- * (about a fifth of PostgreSQL's CPU under load; docs/performance.md, "Sixth session"). A batch
+ * (about a fifth of PostgreSQL's CPU under load; docs/performance-history.md, "Sixth session"). A batch
  * where some rows leave a column undefined (its DEFAULT) and others do not, or with a column that
  * is itself an array, goes as a `VALUES` list.
  */

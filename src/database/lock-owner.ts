@@ -4,7 +4,7 @@ import * as os from 'node:os';
 
 /**
  * Who holds the DATA_DIR lock, as written in `DATA_DIR/parley.lock/owner.json`, and whether that
- * process is known to be dead (docs/operations.md, "The DATA_DIR lock").
+ * process is known to be dead (docs/architecture.md, "The DATA_DIR lock").
  */
 export interface LockOwner {
   pid: number;

@@ -38,7 +38,7 @@ export interface Pipeline {
 /**
  * One transaction on one pooled connection whose statements go out in groups, each group in one
  * socket write and without waiting for each other's answers (docs/decisions.md, "Writes are
- * group-committed"; docs/performance.md, "Fourth session"): a turn's transaction is one round trip
+ * group-committed"; docs/performance-history.md, "Fourth session"): a turn's transaction is one round trip
  * and one socket write (BEGIN, the reservation, the rows and COMMIT) where it was five of each.
  *
  * `work`'s manager runs `queryRows` (prepared-statements.ts) on the connection, and only that: the

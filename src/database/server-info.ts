@@ -8,7 +8,7 @@ import { serverInfoPath } from './data-dir-lock';
  * only while that process runs (never stored in the database), so a CLI that finds DATA_DIR locked
  * goes through it. A server on PostgreSQL writes `database` (its DATABASE_URL without the password)
  * and no token, so a CLI about to open the embedded database in this DATA_DIR, which that server
- * does not use, refuses instead (docs/operations.md "CLI"). The file is readable by its owner
+ * does not use, refuses instead (docs/operations.md, "Running several instances"). The file is readable by its owner
  * only (0600), like the data it sits next to.
  */
 export interface ServerInfo {

@@ -4,7 +4,7 @@ import { RegistryService } from '../registry';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { LangtailDeployment, PlaygroundState, toLangtailDeployment, toPlaygroundState } from './langtail.mapper';
 
-/** The two read calls of the langtail SDK that have no counterpart in Parley's own API (docs/langtail.md). */
+/** The two read calls of the langtail SDK that have no counterpart in Parley's own API (README.md, "The langtail SDK"). */
 @Injectable()
 export class LangtailService {
   constructor(

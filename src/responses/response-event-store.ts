@@ -16,7 +16,7 @@ export const TERMINAL_EVENTS = new Set(['response.completed', 'response.failed',
  * The stream events of streamed and background responses, stored in batches: one row per flush
  * holding consecutive events (one JSON text per line), not one row per token. Every append
  * publishes a `response-events` notification in its transaction, so followers on any instance
- * read the batch once it is committed (docs/openai-conversations.md, "Resumable streams").
+ * read the batch once it is committed (docs/openai-conversations.md, "Background responses and resumable streams").
  */
 @Injectable()
 export class ResponseEventStore {

@@ -3,7 +3,7 @@ import { LATENCY_BUCKETS, latencyBucketBoundMs } from '../request-logs/usage-rol
 /**
  * A percentile (0-1) of a latency histogram (usage-rollups.ts): the bucket it falls in, placed
  * geometrically within the bucket by its rank. Error: within a bucket's width (±19 %). null
- * without calls. docs/usage.md, "Latency".
+ * without calls. docs/usage.md, "Usage API".
  */
 export function latencyPercentile(buckets: readonly number[], q: number): number | null {
   const total = buckets.reduce((sum, n) => sum + n, 0);

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
  * `app.handle`). V8 then gives each one a fresh map outside its inline caches, so every property
  * read on `req` and `res` after it, in express, the router, Nest and Parley, went through the
  * megamorphic or the runtime lookup. Built on those prototypes, express's call changes nothing
- * and the objects keep the maps the caches know (docs/performance.md, "Fifth session").
+ * and the objects keep the maps the caches know (docs/performance-history.md, "Fifth session").
  * HTTPS and `forceCloseConnections` (which Parley uses neither of) keep Nest's own server.
  */
 export class ExpressHttpAdapter extends ExpressAdapter {
