@@ -10,6 +10,37 @@ export const SESSION_COOKIE = 'parley_session';
  */
 export const CSRF_HEADER = 'x-parley-csrf';
 
+/**
+ * Why a sign-in or sign-out is another site's request, or null (docs/security.md, "Console
+ * sign-in"): an `Origin` whose host:port is not the request's own (`host`: Host, or a trusted
+ * proxy's X-Forwarded-Host), an opaque `Origin: null`, or `Sec-Fetch-Site: cross-site`. A request
+ * without either header (curl, scripts) is not a browser's cross-site one and passes.
+ */
+export function crossSiteRefusal(headers: Record<string, string | string[] | undefined>, host: string | undefined): string | null {
+  if (headers['sec-fetch-site'] === 'cross-site') return 'This request came from another site (Sec-Fetch-Site: cross-site)';
+  const origin = headers['origin'];
+  if (origin === undefined) return null;
+  const own = typeof origin === 'string' && host ? sameHost(origin, host) : false;
+  return own ? null : 'This request came from another site (its Origin is not this server)';
+}
+
+/** The Origin's host:port against the request's, the default port of the Origin's scheme left out of both. */
+function sameHost(origin: string, host: string): boolean {
+  try {
+    const from = new URL(origin);
+    if (from.protocol !== 'http:' && from.protocol !== 'https:') return false;
+    return from.host === new URL(`${from.protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+/** True for `Content-Type: application/json` (parameters such as charset allowed), the one type sign-in takes. */
+export function isJsonContentType(headers: Record<string, string | string[] | undefined>): boolean {
+  const type = headers['content-type'];
+  return typeof type === 'string' && type.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
 /** The session token in a Cookie header, or null. */
 export function sessionTokenOf(headers: Record<string, string | string[] | undefined>): string | null {
   const cookie = headers['cookie'];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export interface SessionRow {
   kind: 'project' | 'admin';
@@ -25,12 +25,20 @@ export interface NewSession {
 export class ConsoleSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(session: NewSession): Promise<void> {
-    await this.dataSource.query(
+  async insert(session: NewSession, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(
       `INSERT INTO console_sessions (id, token_hash, kind, key_id, project_id, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [session.id, session.tokenHash, session.kind, session.keyId, session.projectId, session.createdAt, session.expiresAt],
     );
+  }
+
+  /** Revokes the session of `previousTokenHash` (if any) and inserts the new one, in one transaction (a sign-in's rotation). */
+  async replace(previousTokenHash: string | null, session: NewSession): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      if (previousTokenHash) await this.revoke(previousTokenHash, session.createdAt, manager);
+      await this.insert(session, manager);
+    });
   }
 
   /** One unique-index lookup: the live session with this token hash. */
@@ -42,8 +50,8 @@ export class ConsoleSessionsRepository {
     return rows[0] ?? null;
   }
 
-  async revoke(tokenHash: string, now: Date): Promise<boolean> {
-    const result: unknown[] = await this.dataSource.query(
+  async revoke(tokenHash: string, now: Date, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result: unknown[] = await manager.query(
       'UPDATE console_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL RETURNING id',
       [tokenHash, now],
     );

@@ -1,10 +1,10 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpStatus, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashApiKey } from '../auth/api-key-secret';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { INSTANCE_ADMIN, Principal } from '../auth/principal';
 import { SessionPrincipals } from '../auth/session-cookie';
-import { invalidApiKey } from '../common/errors';
+import { ApiException, invalidApiKey, resourceError } from '../common/errors';
 import { newId } from '../common/ids';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
@@ -12,6 +12,87 @@ import { ConsoleSessionsRepository } from './console-sessions.repository';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Expired rows are deleted on a later sign-in once they are this old. */
 const EXPIRED_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** Failed sign-ins allowed per client address, and per key prefix, in a sliding minute (docs/security.md, "Console sign-in"). */
+export const SIGN_IN_FAILURES = 10;
+export const SIGN_IN_WINDOW_MS = 60_000;
+/** Addresses and prefixes tracked at most, each; past it the one that failed longest ago is forgotten. */
+export const SIGN_IN_TRACKED = 10_000;
+/** The stored key prefix's length (api-key-secret.ts): the per-key bucket. */
+const KEY_PREFIX_LENGTH = 10;
+
+/**
+ * Recent failure times per bucket, in memory (so per instance), bounded: a Map kept in order of
+ * last failure, the first entry evicted past `max`. No timers: old times are dropped when read.
+ */
+class FailureWindow {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(private readonly max: number) {}
+
+  /** Milliseconds until `bucket` may try again; 0 when it may now. */
+  waitFor(bucket: string, now: number): number {
+    const times = this.recent(bucket, now);
+    return times.length >= SIGN_IN_FAILURES ? times[times.length - SIGN_IN_FAILURES] + SIGN_IN_WINDOW_MS - now : 0;
+  }
+
+  add(bucket: string, at: number): void {
+    const times = this.recent(bucket, at);
+    times.push(at);
+    this.failures.delete(bucket);
+    this.failures.set(bucket, times);
+    if (this.failures.size > this.max) this.failures.delete(this.failures.keys().next().value!);
+  }
+
+  /** Takes back one failure recorded at `at` (the attempt succeeded). */
+  remove(bucket: string, at: number): void {
+    const times = this.failures.get(bucket);
+    const index = times?.lastIndexOf(at) ?? -1;
+    if (index >= 0) times!.splice(index, 1);
+    if (times?.length === 0) this.failures.delete(bucket);
+  }
+
+  private recent(bucket: string, now: number): number[] {
+    const times = this.failures.get(bucket) ?? [];
+    const live = times.filter((at) => at > now - SIGN_IN_WINDOW_MS);
+    if (live.length !== times.length) {
+      if (live.length === 0) this.failures.delete(bucket);
+      else this.failures.set(bucket, live);
+    }
+    return live;
+  }
+}
+
+/**
+ * The sign-in throttle (docs/security.md, "Console sign-in"). An attempt counts as a failure from
+ * its start, so parallel guesses cannot all slip under the limit, and is taken back if the key was
+ * right.
+ */
+export class SignInThrottle {
+  private readonly byClient = new FailureWindow(SIGN_IN_TRACKED);
+  private readonly byKey = new FailureWindow(SIGN_IN_TRACKED);
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** Throws the 429 when the client or the key prefix is over the limit; else returns the attempt's undo. */
+  begin(client: string, secret: string): () => void {
+    const now = this.clock();
+    const prefix = secret.slice(0, KEY_PREFIX_LENGTH);
+    const wait = Math.max(this.byClient.waitFor(client, now), this.byKey.waitFor(prefix, now));
+    if (wait > 0) {
+      const seconds = Math.max(1, Math.ceil(wait / 1000));
+      // The endpoint's `{error: {message}}` shape, with Retry-After.
+      const message = `Too many failed sign-ins from this address or for this key; try again in ${seconds} s`;
+      throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, resourceError(HttpStatus.TOO_MANY_REQUESTS, message).body, { 'Retry-After': String(seconds) });
+    }
+    this.byClient.add(client, now);
+    this.byKey.add(prefix, now);
+    return () => {
+      this.byClient.remove(client, now);
+      this.byKey.remove(prefix, now);
+    };
+  }
+}
 
 export interface StartedSession {
   /** The cookie value: returned once, stored only as its SHA-256 hash. */
@@ -27,6 +108,8 @@ export interface StartedSession {
  */
 @Injectable()
 export class ConsoleSessionsService implements OnModuleInit {
+  private readonly throttle = new SignInThrottle();
+
   constructor(
     private readonly sessions: ConsoleSessionsRepository,
     private readonly keys: ApiKeysService,
@@ -37,14 +120,31 @@ export class ConsoleSessionsService implements OnModuleInit {
     this.hook.register((token) => this.resolve(token));
   }
 
-  async start(secret: string): Promise<StartedSession> {
+  /**
+   * Signs in from `client` (an address), throttled; `previousToken` is the session cookie the request
+   * carried, revoked with the new session's insert (docs/security.md, "Console sign-in").
+   */
+  async start(secret: string, client: string, previousToken: string | null = null): Promise<StartedSession> {
+    const undo = this.throttle.begin(client, secret);
+    try {
+      const started = await this.exchange(secret, previousToken);
+      undo();
+      return started;
+    } catch (err) {
+      // Only a wrong key is a failed sign-in; a database failure is not the client's.
+      if (!(err instanceof ApiException && err.getStatus() === 401)) undo();
+      throw err;
+    }
+  }
+
+  private async exchange(secret: string, previousToken: string | null): Promise<StartedSession> {
     const principal = await this.keys.resolve(secret);
     if (!principal) throw invalidApiKey();
     const now = new Date();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
     await this.sessions.deleteExpired(new Date(now.getTime() - EXPIRED_KEPT_MS));
-    await this.sessions.insert({
+    await this.sessions.replace(previousToken ? hashApiKey(previousToken) : null, {
       id: newId(),
       tokenHash: hashApiKey(token),
       kind: principal.kind,
