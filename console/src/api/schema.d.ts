@@ -1122,12 +1122,12 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console
-         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept.
+         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; a session cookie the request carries is revoked (docs/security.md, "Console sign-in").
          */
         post: operations["ConsoleSessionController_signIn"];
         /**
          * Sign out of the console
-         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header.
+         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.
          */
         delete: operations["ConsoleSessionController_signOut"];
         options?: never;
@@ -9832,12 +9832,58 @@ export interface operations {
                     };
                 };
             };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
             /** @description Body larger than BODY_LIMIT */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The body was not sent as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins from this address or for this key (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
