@@ -68,6 +68,9 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
   add({ issue: 21, id: 'c64-vs-portkey-21', description: '(c) 64 conns: req/s ÷ (p) Portkey', value: ratio(c64, p64), limit: 2.5, kind: 'min', unit: '×', from: [c64, p64], why: noPortkey });
   add({ issue: 21, id: 'f64-vs-d64', description: '(f) /v1/responses with a conversation, 64 conns: req/s ÷ (d)', value: ratio(f64, d64), limit: 0.9, kind: 'min', unit: '×', from: [f64, d64] });
   add({ issue: 21, id: 'g64-vs-c64', description: '(g) /v1/chat/completions on a deployment, 64 conns: req/s ÷ (c)', value: ratio(g64, c64), limit: 0.95, kind: 'min', unit: '×', from: [g64, c64] });
+  // Issue 39: the deployed prompt after the edge moved to one WireRequest and one renderer (docs/performance.md).
+  add({ issue: 39, id: 'c64-vs-portkey-39', description: '(c) deployed prompt, 64 conns: req/s ÷ (p) Portkey', value: ratio(c64, p64), limit: 2.5, kind: 'min', unit: '×', from: [c64, p64], why: noPortkey });
+  add({ issue: 39, id: 'c1-p50-vs-portkey-39', description: "(c) added p50 at 1 conn, minus (p) Portkey's added p50", value: cOverPortkey1, limit: 0, kind: 'max', unit: 'ms', from: [c1, p1, a1], why: noPortkey });
   return targets;
 }
 
