@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
-import { badRequest, conflict, invalidBody, isUniqueViolation, notFound } from '../common/errors';
+import { ApiException, badRequest, conflict, invalidBody, isUniqueViolation, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { RegistryCache } from '../registry-cache/registry-cache';
 import { isProviderName, PROVIDER_NAME_PATTERN } from '../common/validation/slug';
@@ -112,13 +112,24 @@ export class ProviderCredentialsService {
     return this.store(this.fill(entity, dto, now, 'project'), null, tx);
   }
 
-  /** PUT: creates the credential or replaces all its fields (key rotation) in place; its id stays. */
+  /**
+   * PUT: creates the credential or replaces all its fields (key rotation) in place; its id stays.
+   * A concurrent PUT that created it first makes this one a replace (not a 409).
+   */
   async replace(projectId: string, name: string, dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
     this.checkBody(name, dto, 'project');
-    const existing = await this.repo.findByName(projectId, name);
-    if (!existing) return this.create(projectId, { ...dto, name });
-    const before = toCredentialDto(existing);
-    return this.store(this.fill(existing, dto, new Date(), 'project'), before);
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.repo.findByName(projectId, name);
+      if (existing) {
+        const before = toCredentialDto(existing);
+        return this.store(this.fill(existing, dto, new Date(), 'project'), before);
+      }
+      try {
+        return await this.create(projectId, { ...dto, name });
+      } catch (err) {
+        if (attempt >= 3 || !(err instanceof ApiException && err.getStatus() === 409)) throw err;
+      }
+    }
   }
 
   /** Refused while a current deployment calls the provider: those calls would fail. */

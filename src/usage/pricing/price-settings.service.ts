@@ -5,7 +5,7 @@ import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { PricesDto } from './dto/prices.dto';
 import { priceOverridesSchema, toOverrideValues } from './price-overrides.schema';
 import { PRICE_TABLE_VERSION } from './price-table';
-import { PricesService } from './prices.service';
+import { PriceOverrideValues, PricesService } from './prices.service';
 
 /** The admin API of price overrides (docs/usage.md, "Overriding prices"). */
 @Injectable()
@@ -27,12 +27,15 @@ export class PriceSettingsService {
     if (!parsed.success) {
       throw badRequest('Invalid request body', parsed.error.issues.map((issue) => `${['prices', ...issue.path].join('.')}: ${issue.message}`));
     }
-    await this.prices.replaceOverrides(found.id, toOverrideValues(parsed.data));
-    return this.describe(found.id);
+    // The answer shows what this request stored, not a concurrent replace that followed it.
+    return this.view(await this.prices.replaceOverrides(found.id, toOverrideValues(parsed.data)));
   }
 
   private async describe(projectId: string): Promise<PricesDto> {
-    const overrides = await this.prices.listOverrides(projectId);
+    return this.view(await this.prices.listOverrides(projectId));
+  }
+
+  private view(overrides: PriceOverrideValues[]): PricesDto {
     return { object: 'project.prices', prices: overrides, priceTable: PRICE_TABLE_VERSION };
   }
 }

@@ -57,7 +57,8 @@ export class PricesService {
     return (await this.repo.listOf(projectId)).map(toValues);
   }
 
-  async replaceOverrides(projectId: string, values: PriceOverrideValues[], manager?: EntityManager): Promise<void> {
+  /** Returns the overrides as this replace stored them (a concurrent one may have followed). */
+  async replaceOverrides(projectId: string, values: PriceOverrideValues[], manager?: EntityManager): Promise<PriceOverrideValues[]> {
     const now = new Date();
     const rows = values.map((v) =>
       Object.assign(new PriceOverrideEntity(), {
@@ -72,8 +73,9 @@ export class PricesService {
         updatedAt: now,
       }),
     );
-    await this.repo.replace(projectId, rows, manager);
+    const stored = await this.repo.replace(projectId, rows, manager);
     this.overrides.delete(projectId);
+    return stored.map(toValues);
   }
 
   private async loadOverrides(projectId: string): Promise<Map<string, Price>> {
