@@ -62,7 +62,7 @@ export function transcriptOf(messages: Chat[]): string {
       lines.push(`tool result (${String(message.tool_call_id ?? message.name ?? '')}): ${text}`);
       continue;
     }
-    if (text !== '') lines.push(`${role}: ${text}`);
+    if (text.trim() !== '') lines.push(`${role}: ${text}`);
     const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as { function: { name: string; arguments: string } }[]) : [];
     for (const call of calls) lines.push(`${role} called ${call.function.name}(${call.function.arguments})`);
   }

@@ -105,14 +105,17 @@ export class CompactionService {
       }
       const compactable = await this.messages.compactableOf(caller.projectId, conversationId);
       if (!compactable) throw conversationNotFound(conversationId);
-      if (compactable.throughSeq === null) throw badParam('conversation', 'The conversation has no items to compact.');
+      if (compactable.throughSeq === null || transcriptOf(compactable.messages).trim() === '') throw badParam('conversation', 'The conversation has no items to compact.');
       return compactable;
     }
     const history = body.previous_response_id ? await this.responses.chainOf(caller.projectId, body.previous_response_id) : [];
     const input = inputMessagesOf({ input: body.input ?? undefined } as ResponsesBody);
     const instructions = body.instructions ? [{ role: 'system', content: body.instructions }] : [];
     const messages = [...instructions, ...history, ...input] as Record<string, unknown>[];
-    if (history.length + input.length === 0) throw badParam('input', "Give 'input', 'previous_response_id' or 'conversation': there is nothing to compact.");
+    // Blank input ("", whitespace, messages without text) is nothing to compact either: refused before any call.
+    if (transcriptOf([...history, ...input] as Record<string, unknown>[]).trim() === '') {
+      throw badParam('input', "Give 'input', 'previous_response_id' or 'conversation': there is nothing to compact.");
+    }
     return { messages, throughSeq: null };
   }
 
