@@ -35,15 +35,29 @@ function target(server, setup) {
 
 async function main() {
   const adminKey = `ak_bench_${crypto.randomBytes(24).toString('base64url')}`;
-  const env = (url) => ({ DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') });
+  const env = (url) => ({
+    DATABASE_URL: url,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    PROVIDER_ALLOWED_HOSTS: '127.0.0.1',
+    PARLEY_ADMIN_KEY: adminKey,
+    PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
+  });
   const databaseUrl = createDatabase(dbName);
   const common = env(databaseUrl);
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const servers = {};
-  for (const [name, dir] of [['A', distA], ['B', distB]]) {
+  for (const [name, dir] of [
+    ['A', distA],
+    ['B', distB],
+  ]) {
     const nodeOptions = process.env[`AB_NODE_OPTIONS_${name}`];
     const env = { ...common, ...JSON.parse(process.env[`AB_ENV_${name}`] ?? '{}'), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
-    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), { env, readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
+    servers[name] = await startNode(`Parley ${name}`, path.resolve(dir, 'main.js'), {
+      env,
+      readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
+    });
   }
   const setup = await setUpParley(servers.A.url, adminKey, upstream.url);
   const totals = { A: { cpu: 0, db: 0, req: 0, p50: [], rps: [] }, B: { cpu: 0, db: 0, req: 0, p50: [], rps: [] } };
@@ -67,9 +81,13 @@ async function main() {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const name of ['A', 'B']) {
     const t = totals[name];
-    console.log(`${name} ${name === 'A' ? distA : distB}: ${Math.round(t.cpu / t.req)} µs CPU/request (PostgreSQL ${Math.round(t.db / t.req)}) over ${t.req} requests, median ${scenario === 'e' ? 'TTFB' : 'p50'} ${median(t.p50).toFixed(3)} ms, median ${median(t.rps)} req/s`);
+    console.log(
+      `${name} ${name === 'A' ? distA : distB}: ${Math.round(t.cpu / t.req)} µs CPU/request (PostgreSQL ${Math.round(t.db / t.req)}) over ${t.req} requests, median ${scenario === 'e' ? 'TTFB' : 'p50'} ${median(t.p50).toFixed(3)} ms, median ${median(t.rps)} req/s`,
+    );
   }
-  console.log(`B/A CPU per request: ${((totals.B.cpu / totals.B.req) / (totals.A.cpu / totals.A.req)).toFixed(3)}; with PostgreSQL's: ${((totals.B.cpu + totals.B.db) / totals.B.req / ((totals.A.cpu + totals.A.db) / totals.A.req)).toFixed(3)}`);
+  console.log(
+    `B/A CPU per request: ${(totals.B.cpu / totals.B.req / (totals.A.cpu / totals.A.req)).toFixed(3)}; with PostgreSQL's: ${((totals.B.cpu + totals.B.db) / totals.B.req / ((totals.A.cpu + totals.A.db) / totals.A.req)).toFixed(3)}`,
+  );
   await database.close();
 }
 

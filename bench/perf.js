@@ -48,13 +48,17 @@ function classify(sym) {
  */
 function cleanPerfMap(pid) {
   const file = `/tmp/perf-${pid}.map`;
-  const entries = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line, order) => {
-    const [start, size] = line.split(' ', 2);
-    const s = BigInt(`0x${start}`);
-    return { line, order, start: s, end: s + BigInt(`0x${size}`) };
-  });
+  const entries = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line, order) => {
+      const [start, size] = line.split(' ', 2);
+      const s = BigInt(`0x${start}`);
+      return { line, order, start: s, end: s + BigInt(`0x${size}`) };
+    });
   let kept = entries.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.order - b.order));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     const next = [];
     for (const entry of kept) {
@@ -74,15 +78,30 @@ async function main() {
   const adminKey = `ak_bench_${crypto.randomBytes(24).toString('base64url')}`;
   const databaseUrl = createDatabase(dbName);
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
-  const env = { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url'), ...JSON.parse(process.env.PERF_ENV || '{}') };
-  const server = await startNode('Parley', path.resolve(dist, 'main.js'), { env, nodeArgs: ['--perf-basic-prof'], readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/ });
+  const env = {
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    PROVIDER_ALLOWED_HOSTS: '127.0.0.1',
+    PARLEY_ADMIN_KEY: adminKey,
+    PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
+    ...JSON.parse(process.env.PERF_ENV || '{}'),
+  };
+  const server = await startNode('Parley', path.resolve(dist, 'main.js'), {
+    env,
+    nodeArgs: ['--perf-basic-prof'],
+    readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
+  });
   const setup = await setUpParley(server.url, adminKey, upstream.url);
   const found = scenariosOf({ upstream: { url: 'http://unused' }, parley: { url: server.url } }, setup).find((s) => s.id === scenario);
   if (!found || !found.usesDb) throw new Error(`scenario ${scenario}: not a Parley scenario (c, d, e, f or g)`);
   const connections = Number(connArg);
   await runLoad(found.target, { connections, durationSec: 10 });
   const data = path.join(outDir, `perf-${scenario}-${connections}.data`);
-  const perf = spawn('perf', ['record', '-F', '1999', '-g', '-o', data, '-p', String(server.pid), '--', 'sleep', secondsArg], { stdio: 'ignore' });
+  const perf = spawn('perf', ['record', '-F', '1999', '-g', '-o', data, '-p', String(server.pid), '--', 'sleep', secondsArg], {
+    stdio: 'ignore',
+  });
   const before = cpuMicros(server.pid);
   const machineBefore = machineJiffies();
   const mainBefore = mainThreadMicros(server.pid);
@@ -92,7 +111,9 @@ async function main() {
   const machine = machineJiffies();
   const busy = (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total);
   await new Promise((resolve) => perf.on('exit', resolve));
-  console.log(`${scenario} at ${connections}: ${Math.round(result.rps)} req/s, ${Math.round(cpu / result.requests)} µs CPU/request, p50 ${result.latencyMs.p50.toFixed(3)} ms; main thread ${Math.round(mainThread / result.requests)} µs/request, busy ${((100 * mainThread) / (Number(secondsArg) * 1e6)).toFixed(0)} % of the time; machine busy ${(100 * busy).toFixed(0)} %`);
+  console.log(
+    `${scenario} at ${connections}: ${Math.round(result.rps)} req/s, ${Math.round(cpu / result.requests)} µs CPU/request, p50 ${result.latencyMs.p50.toFixed(3)} ms; main thread ${Math.round(mainThread / result.requests)} µs/request, busy ${((100 * mainThread) / (Number(secondsArg) * 1e6)).toFixed(0)} % of the time; machine busy ${(100 * busy).toFixed(0)} %`,
+  );
   cleanPerfMap(server.pid);
   const script = execFileSync('perf', ['script', '-i', data, '-F', 'ip,sym'], { maxBuffer: 1 << 30 }).toString('utf8');
   const self = new Map();
@@ -100,7 +121,10 @@ async function main() {
   const pkgs = new Map();
   let samples = 0;
   for (const block of script.split('\n\n')) {
-    const frames = block.split('\n').map((l) => l.trim().replace(/^[0-9a-f]+\s+/, '')).filter(Boolean);
+    const frames = block
+      .split('\n')
+      .map((l) => l.trim().replace(/^[0-9a-f]+\s+/, ''))
+      .filter(Boolean);
     if (!frames.length) continue;
     samples++;
     self.set(frames[0], (self.get(frames[0]) || 0) + 1);
@@ -108,8 +132,15 @@ async function main() {
     pkgs.set(pkg, (pkgs.get(pkg) || 0) + 1);
     for (const f of new Set(frames)) incl.set(f, (incl.get(f) || 0) + 1);
   }
-  const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${((100 * v) / samples).toFixed(1).padStart(5)} %  ${k.slice(0, 150)}`).join('\n');
-  console.log(`\n${samples} samples\n--- by package (nearest JS frame) ---\n${top(pkgs, 25)}\n--- self ---\n${top(self, 40)}\n--- inclusive ---\n${top(incl, Number(process.env.PERF_TOP || 80))}`);
+  const top = (map, n) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((100 * v) / samples).toFixed(1).padStart(5)} %  ${k.slice(0, 150)}`)
+      .join('\n');
+  console.log(
+    `\n${samples} samples\n--- by package (nearest JS frame) ---\n${top(pkgs, 25)}\n--- self ---\n${top(self, 40)}\n--- inclusive ---\n${top(incl, Number(process.env.PERF_TOP || 80))}`,
+  );
 }
 
 runTool(main, () => [dbName]);

@@ -44,7 +44,15 @@ async function measure(dir) {
   const adminKey = `ak_bench_${crypto.randomBytes(24).toString('base64url')}`;
   const upstream = await startNode('fake upstream', path.join(__dirname, 'lib', 'fake-upstream.js'));
   const parley = await startNode(`Parley ${dir}`, path.resolve(dir, 'main.js'), {
-    env: { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url') },
+    env: {
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      PROVIDER_ALLOWED_HOSTS: '127.0.0.1',
+      PARLEY_ADMIN_KEY: adminKey,
+      PARLEY_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
+    },
     readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
   });
   try {
@@ -61,7 +69,9 @@ async function measure(dir) {
       // Foreign key checks of the rows a call writes count as index scans too (projects, threads).
       if (delta > 0 && table !== 'bench_probe') perThousand[table] = Math.round((delta / calls) * 10000) / 10;
     }
-    console.log(`${dir}: ${calls} calls (${result.non2xx} not 2xx) at ${connArg} connections, ${result.rps} req/s; table scans per 1000 calls: ${JSON.stringify(perThousand)}`);
+    console.log(
+      `${dir}: ${calls} calls (${result.non2xx} not 2xx) at ${connArg} connections, ${result.rps} req/s; table scans per 1000 calls: ${JSON.stringify(perThousand)}`,
+    );
   } finally {
     await stopAll();
   }

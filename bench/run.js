@@ -118,7 +118,10 @@ async function startServers(databaseUrl, adminKey, secretKey) {
   const upstreamEnv = { env: { UPSTREAM_URL: upstream.url } };
   const rawProxy = await startNode('raw undici proxy', here('raw-proxy.js'), upstreamEnv);
   const bare = await startNode('bare Nest', here('bare-nest.js'), upstreamEnv);
-  const bareFetch = process.env.BENCH_FETCH_FLOOR === '1' ? await startNode('bare Nest (fetch)', here('bare-nest.js'), { env: { ...upstreamEnv.env, BARE_CLIENT: 'fetch' } }) : null;
+  const bareFetch =
+    process.env.BENCH_FETCH_FLOOR === '1'
+      ? await startNode('bare Nest (fetch)', here('bare-nest.js'), { env: { ...upstreamEnv.env, BARE_CLIENT: 'fetch' } })
+      : null;
   const portkey = ONLY && !ONLY.includes('p') ? { skipped: 'not in BENCH_ONLY' } : await startPortkey(upstream.url, log);
   if (portkey.skipped) log(`(p) Portkey SKIPPED: ${portkey.skipped}`);
   const profileDir = path.join(__dirname, 'profiles');
@@ -128,7 +131,9 @@ async function startServers(databaseUrl, adminKey, secretKey) {
     nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
   });
-  log(`upstream ${upstream.url}, raw proxy ${rawProxy.url}, bare Nest ${bare.url}${portkey.url ? `, Portkey ${portkey.url}` : ''}, Parley ${parley.url} (pid ${parley.pid})`);
+  log(
+    `upstream ${upstream.url}, raw proxy ${rawProxy.url}, bare Nest ${bare.url}${portkey.url ? `, Portkey ${portkey.url}` : ''}, Parley ${parley.url} (pid ${parley.pid})`,
+  );
   return { upstream, rawProxy, bare, bareFetch, portkey, parley };
 }
 
@@ -151,7 +156,10 @@ async function main() {
   const ctx = {
     upstream: servers.upstream,
     db,
-    pids: () => [servers.upstream, servers.rawProxy, servers.bare, servers.bareFetch, servers.portkey.proc, servers.parley].filter(Boolean).map((p) => p.pid),
+    pids: () =>
+      [servers.upstream, servers.rawProxy, servers.bare, servers.bareFetch, servers.portkey.proc, servers.parley]
+        .filter(Boolean)
+        .map((p) => p.pid),
     quietBudget: QUIET_BUDGET,
     warmupSec: WARMUP,
     quietPct: QUIET_PCT,
@@ -188,7 +196,9 @@ async function main() {
           log('(db) PostgreSQL round trip and commit, sequential');
           databaseProbe = await probe(databaseUrl);
         }
-        log(`(${scenario.id}) ${scenario.name}, ${connections} connection(s), round ${round + 1}/${ROUNDS}: ${WARMUP}s warm-up + ${sliceSec}s`);
+        log(
+          `(${scenario.id}) ${scenario.name}, ${connections} connection(s), round ${round + 1}/${ROUNDS}: ${WARMUP}s warm-up + ${sliceSec}s`,
+        );
         const key = `${scenario.id}@${connections}`;
         if (!slices.has(key)) slices.set(key, []);
         slices.get(key).push(await measureSlice(scenario, connections, sliceSec, ctx));
@@ -200,7 +210,8 @@ async function main() {
     for (const connections of CONNECTIONS) {
       const run = mergeSlices(scenario, connections, slices.get(`${scenario.id}@${connections}`));
       runs.push(run);
-      if (run.non2xx > 0 || run.errors > 0) log(`  !! (${run.scenario}) at ${connections}: ${run.non2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.statuses)}`);
+      if (run.non2xx > 0 || run.errors > 0)
+        log(`  !! (${run.scenario}) at ${connections}: ${run.non2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.statuses)}`);
     }
   }
   parleyAnswered += runs.filter((r) => ['c', 'd', 'e'].includes(r.scenario)).reduce((n, r) => n + r.warmupRequests + r.requests, 0);
@@ -209,7 +220,12 @@ async function main() {
   if (!ONLY || ONLY.includes('log')) {
     log('(log) one 200-turn assistant thread, then request log bytes per turn');
     try {
-      logStorage = await measureLogStorage({ parleyUrl: servers.parley.url, assistantPath: setup.assistantPath, key: setup.key, databaseUrl });
+      logStorage = await measureLogStorage({
+        parleyUrl: servers.parley.url,
+        assistantPath: setup.assistantPath,
+        key: setup.key,
+        databaseUrl,
+      });
       parleyAnswered += logStorage.turns;
     } catch (err) {
       log(`  !! log storage: ${err.message}`);
@@ -225,11 +241,27 @@ async function main() {
   const report = {
     timestamp: new Date().toISOString(),
     partial: Boolean(ONLY) || QUICK || CONNECTIONS.join() !== '1,64' || Boolean(process.env.BENCH_PARLEY_MAIN),
-    command: `${Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v} `).join('')}npm run bench`,
+    command: `${Object.entries(process.env)
+      .filter(([k]) => k.startsWith('BENCH_'))
+      .map(([k, v]) => `${k}=${v} `)
+      .join('')}npm run bench`,
     parleyMain: path.relative(ROOT, PARLEY_MAIN),
     machine: { ...machine, loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
-    settings: { durationSec: DURATION, rounds: ROUNDS, warmupSecPerRound: WARMUP, quietBelowPct: QUIET_PCT, connections: CONNECTIONS, quick: QUICK, parley: { ...PARLEY_ENV, DB_POOL_SIZE: process.env.DB_POOL_SIZE || '10 (default)' }, profile: PROFILE },
-    peers: { portkey: portkeySkipped ? { skipped: portkeySkipped } : { version: servers.portkey.version, headers: Object.keys(servers.portkey.headers) } },
+    settings: {
+      durationSec: DURATION,
+      rounds: ROUNDS,
+      warmupSecPerRound: WARMUP,
+      quietBelowPct: QUIET_PCT,
+      connections: CONNECTIONS,
+      quick: QUICK,
+      parley: { ...PARLEY_ENV, DB_POOL_SIZE: process.env.DB_POOL_SIZE || '10 (default)' },
+      profile: PROFILE,
+    },
+    peers: {
+      portkey: portkeySkipped
+        ? { skipped: portkeySkipped }
+        : { version: servers.portkey.version, headers: Object.keys(servers.portkey.headers) },
+    },
     runs,
     overhead: overheadsOf(runs),
     targets: targetsOf(runs, { quietPct: QUIET_PCT, logStorage, portkeySkipped }),
@@ -244,7 +276,9 @@ async function main() {
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   if (!report.partial) fs.writeFileSync(path.join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   printReport(report);
-  console.log(`\nresults: ${path.relative(process.cwd(), file)}${report.partial ? ' (partial or quick run: latest.json left as it was)' : ' and bench/results/latest.json'}`);
+  console.log(
+    `\nresults: ${path.relative(process.cwd(), file)}${report.partial ? ' (partial or quick run: latest.json left as it was)' : ' and bench/results/latest.json'}`,
+  );
 }
 
 async function cleanUp() {

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+
 import { defineConfig } from 'vite';
 
 // The console is served by the Parley server at /console (docs/console.md); `npm run build` writes
@@ -22,8 +23,6 @@ export default defineConfig({
   },
   server: {
     // `npm run console:dev`: the API on a running Parley (PARLEY_URL, default http://127.0.0.1:3000).
-    proxy: Object.fromEntries(
-      ['/v2', '/v1', '/health'].map((prefix) => [prefix, process.env.PARLEY_URL ?? 'http://127.0.0.1:3000']),
-    ),
+    proxy: Object.fromEntries(['/v2', '/v1', '/health'].map((prefix) => [prefix, process.env.PARLEY_URL ?? 'http://127.0.0.1:3000'])),
   },
 });

@@ -18,14 +18,16 @@ const url = `${base}/v2/usage?from=${encodeURIComponent(from)}&bucket=day&group_
 function once() {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    http.get(url, { agent, headers: { 'X-API-Key': key } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`${res.statusCode}: ${body}`));
-        resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, body: JSON.parse(body) });
-      });
-    }).on('error', reject);
+    http
+      .get(url, { agent, headers: { 'X-API-Key': key } }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`${res.statusCode}: ${body}`));
+          resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, body: JSON.parse(body) });
+        });
+      })
+      .on('error', reject);
   });
 }
 
@@ -39,7 +41,9 @@ async function main() {
   }
   times.sort((a, b) => a - b);
   const at = (q) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)].toFixed(1);
-  console.log(`${count} requests: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms; ${last.body.data.length} rows, ${last.body.totals.calls} calls`);
+  console.log(
+    `${count} requests: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms; ${last.body.data.length} rows, ${last.body.totals.calls} calls`,
+  );
   agent.destroy();
 }
 

@@ -36,7 +36,8 @@ rebuildIfStale({
   inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'],
   first: 'Parley: first start, compiling the TypeScript sources once (nest build, about 10-40 s)...',
   again: 'Parley: sources changed since the last build, compiling (nest build)...',
-  build: () => execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], { cwd: root, stdio: ['ignore', 2, 2] }),
+  build: () =>
+    execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], { cwd: root, stdio: ['ignore', 2, 2] }),
 });
 
 // Vite empties console/dist first, so its index.html is as old as the last console build. The console is
@@ -47,7 +48,9 @@ try {
   vite = path.join(path.dirname(require.resolve('vite/package.json', { paths: [root] })), 'bin', 'vite.js');
 } catch {
   if (!fs.existsSync(path.join(root, 'console', 'dist', 'index.html'))) {
-    console.error('Parley: the console is not built and vite is not installed (npm install without --omit=dev builds it); /console says so.');
+    console.error(
+      'Parley: the console is not built and vite is not installed (npm install without --omit=dev builds it); /console says so.',
+    );
   }
 }
 if (vite) {
@@ -57,6 +60,9 @@ if (vite) {
     first: 'Parley: first start, building the console once (vite build, about 5-20 s)...',
     again: 'Parley: console sources changed since the last build, building it (vite build)...',
     build: () =>
-      execFileSync(process.execPath, [vite, 'build', '--config', 'console/vite.config.mts', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] }),
+      execFileSync(process.execPath, [vite, 'build', '--config', 'console/vite.config.mts', '--logLevel', 'warn'], {
+        cwd: root,
+        stdio: ['ignore', 2, 2],
+      }),
   });
 }

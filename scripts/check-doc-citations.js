@@ -47,7 +47,12 @@ for (const dir of SOURCES) {
       const [, doc, section] = match;
       const where = `${path.relative(root, file)}:${text.slice(0, match.index).split('\n').length}`;
       if (!fs.existsSync(path.join(root, 'docs', doc))) broken.push(`${where}: docs/${doc} does not exist`);
-      else if (section && ![...sectionsOf(doc)].some((name) => name === section || name.startsWith(`${section} `) || name.startsWith(`${section}:`) || name.startsWith(`${section} (`))) {
+      else if (
+        section &&
+        ![...sectionsOf(doc)].some(
+          (name) => name === section || name.startsWith(`${section} `) || name.startsWith(`${section}:`) || name.startsWith(`${section} (`),
+        )
+      ) {
         broken.push(`${where}: docs/${doc} has no section "${section}"`);
       }
     }

@@ -52,11 +52,16 @@ async function timeCalls(url, cookie) {
 
 async function main() {
   const key = process.env.PARLEY_KEY;
-  if (!process.env.DATABASE_URL || !key) throw new Error('set DATABASE_URL (the seeded database) and PARLEY_KEY (a key of the seeded project)');
+  if (!process.env.DATABASE_URL || !key)
+    throw new Error('set DATABASE_URL (the seeded database) and PARLEY_KEY (a key of the seeded project)');
   const slug = process.argv[2] ?? 'summarize';
   const server = await startServer();
   try {
-    const signIn = await fetch(`${server.url}/v2/console/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key }) });
+    const signIn = await fetch(`${server.url}/v2/console/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ key }),
+    });
     if (!signIn.ok) throw new Error(`sign-in: ${signIn.status}`);
     const cookie = signIn.headers.get('set-cookie').split(';')[0];
     const filter = `slug=${slug}&status=error`;
@@ -64,14 +69,19 @@ async function main() {
     const filtered = await timeCalls(`${server.url}/v2/logs?limit=50&${filter}`, cookie);
     const next = await timeCalls(`${server.url}/v2/logs?limit=50&${filter}&after=${filtered.lastId}`, cookie);
     // The filters by version, model, provider and key (their own keyset indexes).
-    const keyId = (await (await fetch(`${server.url}/v2/logs?limit=1&order=asc`, { headers: { Cookie: cookie } })).json()).data[0]?.projectAPIKeyId;
+    const keyId = (await (await fetch(`${server.url}/v2/logs?limit=1&order=asc`, { headers: { Cookie: cookie } })).json()).data[0]
+      ?.projectAPIKeyId;
     const more = [`slug=${slug}&version=2`, 'model=echo-mini', 'provider=local', ...(keyId ? [`keyId=${keyId}`] : [])];
     const rows = [
       ['GET /v2/logs?limit=50 (first page)', first],
       [`GET /v2/logs?limit=50&${filter}`, filtered],
       [`the same, next page (after=)`, next],
     ];
-    for (const query of more) rows.push([`GET /v2/logs?limit=50&${query.replace(keyId, '<key id>')}`, await timeCalls(`${server.url}/v2/logs?limit=50&${query}`, cookie)]);
+    for (const query of more)
+      rows.push([
+        `GET /v2/logs?limit=50&${query.replace(keyId, '<key id>')}`,
+        await timeCalls(`${server.url}/v2/logs?limit=50&${query}`, cookie),
+      ]);
     console.log('| API call | rows | p50 ms | p95 ms |\n|---|---|---|---|');
     for (const [name, r] of rows) console.log(`| ${name} | ${r.rows} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} |`);
 
@@ -80,7 +90,16 @@ async function main() {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = context.pages()[0] ?? (await context.newPage());
@@ -89,7 +108,10 @@ async function main() {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Prompts and assistants' }).waitFor();
       console.log('\n| Screen (full page load in chromium, to the first row shown) | median ms | worst ms |\n|---|---|---|');
-      for (const [name, url] of [['/console/logs', '/console/logs'], [`/console/logs?${filter}`, `/console/logs?${filter}`]]) {
+      for (const [name, url] of [
+        ['/console/logs', '/console/logs'],
+        [`/console/logs?${filter}`, `/console/logs?${filter}`],
+      ]) {
         const times = [];
         for (let i = 0; i < LOADS + 1; i++) {
           const started = performance.now();

@@ -14,7 +14,11 @@ const path = require('node:path');
 const { Client } = require('pg');
 
 const PGURL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const BIG = { logs: Number(process.env.LISTING_LOGS ?? 10_000_000), threads: Number(process.env.LISTING_THREADS ?? 1_000_000), messages: Number(process.env.LISTING_MESSAGES ?? 100_000) };
+const BIG = {
+  logs: Number(process.env.LISTING_LOGS ?? 10_000_000),
+  threads: Number(process.env.LISTING_THREADS ?? 1_000_000),
+  messages: Number(process.env.LISTING_MESSAGES ?? 100_000),
+};
 const SMALL = { logs: 10_000, threads: 10_000, messages: 10_000 };
 const OTHER_PROJECTS = 99;
 const OTHER_LOGS = Number(process.env.LISTING_OTHER_LOGS ?? 10_000);
@@ -23,11 +27,16 @@ const ADMIN = 'listing-admin-key-0123456789abcdef';
 const RUNS = 40;
 
 const dbName = `parley_listing_${Date.now()}`;
-const dbUrl = (() => { const u = new URL(PGURL); u.pathname = `/${dbName}`; return u.toString(); })();
+const dbUrl = (() => {
+  const u = new URL(PGURL);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
 const log = (...a) => console.error(new Date().toISOString().slice(11, 19), ...a);
 
 /** A UUIDv7-shaped id made in SQL from a millisecond time and a row number. */
-const idSql = (ms, n) => `uuid_in((lpad(to_hex(${ms}), 12, '0') || '7' || substr(md5(${n}::text || 'x'), 1, 3) || '8' || substr(md5(${n}::text || 'y'), 1, 15))::cstring)`;
+const idSql = (ms, n) =>
+  `uuid_in((lpad(to_hex(${ms}), 12, '0') || '7' || substr(md5(${n}::text || 'x'), 1, 3) || '8' || substr(md5(${n}::text || 'y'), 1, 15))::cstring)`;
 
 async function main() {
   const admin = new Client({ connectionString: PGURL });
@@ -43,7 +52,11 @@ async function main() {
     await db.connect();
     const base = `http://127.0.0.1:${PORT}`;
     const call = async (method, url, body, key = ADMIN) => {
-      const res = await fetch(base + url, { method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+      const res = await fetch(base + url, {
+        method,
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: body && JSON.stringify(body),
+      });
       if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
       return res.json();
     };
@@ -74,16 +87,22 @@ async function main() {
       p.logs = size.logs;
       for (let from = p.threads; from < size.threads; from += 500_000) {
         const to = Math.min(size.threads, from + 500_000);
-        await db.query(`INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
-          SELECT $1, ${idSql(`(${start}::bigint + g::bigint * ${Math.floor((now - start) / BIG.threads)})`, "g || $1::uuid::text")}, jsonb_build_object('n', g), '{}', 0, now()
-            FROM generate_series($2::int, $3::int - 1) g`, [p.id, from, to]);
+        await db.query(
+          `INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
+          SELECT $1, ${idSql(`(${start}::bigint + g::bigint * ${Math.floor((now - start) / BIG.threads)})`, 'g || $1::uuid::text')}, jsonb_build_object('n', g), '{}', 0, now()
+            FROM generate_series($2::int, $3::int - 1) g`,
+          [p.id, from, to],
+        );
       }
       p.threads = size.threads;
       if (size.messages > p.messages) {
-        await db.query(`INSERT INTO thread_messages (project_id, id, thread_id, seq, content, metadata, request_log_id, created_at)
-          SELECT $1, ${idSql(`(${start}::bigint + g::bigint * 1000)`, "g || $2::uuid::text")}, $2, g,
+        await db.query(
+          `INSERT INTO thread_messages (project_id, id, thread_id, seq, content, metadata, request_log_id, created_at)
+          SELECT $1, ${idSql(`(${start}::bigint + g::bigint * 1000)`, 'g || $2::uuid::text')}, $2, g,
                  jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'message ' || g)), '{}', NULL, now()
-            FROM generate_series($3::int + 1, $4::int) g`, [p.id, p.thread, p.messages, size.messages]);
+            FROM generate_series($3::int + 1, $4::int) g`,
+          [p.id, p.thread, p.messages, size.messages],
+        );
         await db.query('UPDATE threads SET last_seq = $3 WHERE project_id = $1 AND id = $2', [p.id, p.thread, size.messages]);
         p.messages = size.messages;
       }
@@ -94,8 +113,17 @@ async function main() {
     const urlsOf = async (p) => {
       const nth = async (sql, n) => (await db.query(sql + ' OFFSET $2 LIMIT 1', [p.id, n])).rows[0].id;
       const deepLog = await nth('SELECT id FROM request_logs WHERE project_id = $1 ORDER BY id DESC', Math.floor(p.logs / 2));
-      const deepThread = await nth('SELECT id FROM threads WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id DESC', Math.floor(p.threads / 2));
-      const deepMessage = (await db.query('SELECT id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND seq = $3', [p.id, p.thread, Math.floor(p.messages / 2)])).rows[0].id;
+      const deepThread = await nth(
+        'SELECT id FROM threads WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id DESC',
+        Math.floor(p.threads / 2),
+      );
+      const deepMessage = (
+        await db.query('SELECT id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND seq = $3', [
+          p.id,
+          p.thread,
+          Math.floor(p.messages / 2),
+        ])
+      ).rows[0].id;
       return {
         'logs, first page': '/v2/logs',
         'logs, deep page (after the middle)': `/v2/logs?after=${deepLog}`,
@@ -113,7 +141,8 @@ async function main() {
       const t0 = process.hrtime.bigint();
       const res = await fetch(base + url, { headers: { 'X-API-Key': p.key } });
       const body = await res.json();
-      if (res.status !== 200 || !Array.isArray(body.data) || body.data.length === 0) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      if (res.status !== 200 || !Array.isArray(body.data) || body.data.length === 0)
+        throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };
     const stats = (times) => {
@@ -149,15 +178,21 @@ async function main() {
     const [bigAtBig, smallBeside] = await measure('"big" at the large size, interleaved with "small"', [big, small]);
     const [{ total }] = (await db.query('SELECT count(*)::int AS total FROM request_logs')).rows;
     const [{ parts }] = (await db.query(`SELECT count(*)::int AS parts FROM pg_inherits WHERE inhparent = 'request_logs'::regclass`)).rows;
-    console.log(`\nrequest_logs: ${total} rows in ${parts} partitions. Project "big": ${BIG.logs} logs, ${BIG.threads} threads, one thread of ${BIG.messages} messages; project "small": ${SMALL.logs} / ${SMALL.threads} / ${SMALL.messages}; ${OTHER_PROJECTS} other projects of ${OTHER_LOGS} logs. ${RUNS} requests per figure, one after another (client-side ms, whole response).\n`);
-    console.log('| listing | "big" at the small size: p50 / p95 | "big" at the large size: p50 / p95 | ratio | "small" beside it: p50 / p95 | ratio big ÷ small | target ≤ 1.5× |');
+    console.log(
+      `\nrequest_logs: ${total} rows in ${parts} partitions. Project "big": ${BIG.logs} logs, ${BIG.threads} threads, one thread of ${BIG.messages} messages; project "small": ${SMALL.logs} / ${SMALL.threads} / ${SMALL.messages}; ${OTHER_PROJECTS} other projects of ${OTHER_LOGS} logs. ${RUNS} requests per figure, one after another (client-side ms, whole response).\n`,
+    );
+    console.log(
+      '| listing | "big" at the small size: p50 / p95 | "big" at the large size: p50 / p95 | ratio | "small" beside it: p50 / p95 | ratio big ÷ small | target ≤ 1.5× |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     const f = (x) => `${x.p50.toFixed(1)} / ${x.p95.toFixed(1)}`;
     for (const name of Object.keys(bigAtSmall)) {
       const grew = bigAtBig[name].p50 / bigAtSmall[name].p50;
       const beside = bigAtBig[name].p50 / smallBeside[name].p50;
       const verdict = Math.min(grew, beside) <= 1.5 ? (Math.max(grew, beside) <= 1.5 ? 'met' : 'met (interleaved)') : 'missed';
-      console.log(`| ${name} | ${f(bigAtSmall[name])} | ${f(bigAtBig[name])} | ${grew.toFixed(2)}× | ${f(smallBeside[name])} | ${beside.toFixed(2)}× | ${verdict} |`);
+      console.log(
+        `| ${name} | ${f(bigAtSmall[name])} | ${f(bigAtBig[name])} | ${grew.toFixed(2)}× | ${f(smallBeside[name])} | ${beside.toFixed(2)}× | ${verdict} |`,
+      );
     }
   } finally {
     server.kill('SIGTERM');

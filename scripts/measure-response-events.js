@@ -20,7 +20,11 @@ const WORDS = Number(process.env.EVENTS_WORDS ?? 300);
 const ADMIN = 'events-admin-key-0123456789abcdef';
 const ROOT = path.resolve(__dirname, '..');
 const dbName = `parley_events_${Date.now()}`;
-const dbUrl = (() => { const u = new URL(PGURL); u.pathname = `/${dbName}`; return u.toString(); })();
+const dbUrl = (() => {
+  const u = new URL(PGURL);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
 
 async function sql(url, text, params) {
   const client = new Client({ connectionString: url });
@@ -43,7 +47,16 @@ async function main() {
   const upstream = fork(path.join(ROOT, 'bench', 'lib', 'fake-upstream.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const upstreamUrl = await new Promise((resolve) => upstream.once('message', (m) => resolve(m.url)));
   const server = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
-    env: { ...process.env, DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', PARLEY_ADMIN_KEY: ADMIN, PARLEY_SECRET_KEY: 'events-secret-key-0123456789abcdef', PROVIDER_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PARLEY_ADMIN_KEY: ADMIN,
+      PARLEY_SECRET_KEY: 'events-secret-key-0123456789abcdef',
+      PROVIDER_ALLOWED_HOSTS: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const base = await new Promise((resolve) => {
@@ -56,7 +69,11 @@ async function main() {
   });
   try {
     const call = async (key, route, body) => {
-      const res = await fetch(`${base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+      const res = await fetch(`${base}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify(body),
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${route}: ${res.status} ${text.slice(0, 300)}`);
       return text;
@@ -75,13 +92,20 @@ async function main() {
     };
     const plain = await phase(false);
     const stored = await phase(true);
-    const [row] = await sql(dbUrl, `SELECT count(*)::int AS batches, sum(last_sequence - first_sequence + 1)::int AS events, sum(octet_length(events))::bigint AS bytes,
-                                          pg_total_relation_size('response_events') AS on_disk FROM response_events`);
+    const [row] = await sql(
+      dbUrl,
+      `SELECT count(*)::int AS batches, sum(last_sequence - first_sequence + 1)::int AS events, sum(octet_length(events))::bigint AS bytes,
+                                          pg_total_relation_size('response_events') AS on_disk FROM response_events`,
+    );
     const tokens = (RESPONSES + 5) * WORDS;
     const perToken = (n) => (n / tokens).toFixed(3);
     console.log(JSON.stringify({ responses: RESPONSES + 5, wordsPerResponse: WORDS, ...row }, null, 1));
-    console.log(`per streamed token: ${perToken(row.events)} events, ${perToken(row.batches)} rows, ${perToken(Number(row.bytes))} bytes of event JSON, ${perToken(Number(row.on_disk))} bytes on disk (table, TOAST and indexes)`);
-    console.log(`server CPU per token: ${(plain.cpuMs / (RESPONSES * WORDS)).toFixed(4)} ms unstored, ${(stored.cpuMs / (RESPONSES * WORDS)).toFixed(4)} ms stored; wall per response ${(plain.wallMs / RESPONSES).toFixed(1)} ms vs ${(stored.wallMs / RESPONSES).toFixed(1)} ms`);
+    console.log(
+      `per streamed token: ${perToken(row.events)} events, ${perToken(row.batches)} rows, ${perToken(Number(row.bytes))} bytes of event JSON, ${perToken(Number(row.on_disk))} bytes on disk (table, TOAST and indexes)`,
+    );
+    console.log(
+      `server CPU per token: ${(plain.cpuMs / (RESPONSES * WORDS)).toFixed(4)} ms unstored, ${(stored.cpuMs / (RESPONSES * WORDS)).toFixed(4)} ms stored; wall per response ${(plain.wallMs / RESPONSES).toFixed(1)} ms vs ${(stored.wallMs / RESPONSES).toFixed(1)} ms`,
+    );
   } finally {
     server.kill('SIGTERM');
     upstream.kill();

@@ -30,13 +30,34 @@ function uuidv7() {
 }
 
 const REQUEST = { messages: [{ role: 'user', content: 'Summarize the attached meeting notes in three bullet points, please.' }] };
-const RESPONSE = { id: 'chatcmpl-x', object: 'chat.completion', model: 'gpt-fake', choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(600) }, finish_reason: 'stop' }] };
+const RESPONSE = {
+  id: 'chatcmpl-x',
+  object: 'chat.completion',
+  model: 'gpt-fake',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(600) }, finish_reason: 'stop' }],
+};
 const LOG_COLUMNS =
   'project_id, id, thread_id, prompt_slug, kind, environment, url, stream, do_not_record, request_data, provider_request, provider_response, status, latency_ms, started_at';
 
 function logValues(projectId, threadId) {
   const request = JSON.stringify(REQUEST);
-  return [projectId, uuidv7(), threadId, 'helper', 'assistant', 'production', '/ws/proj/helper/production', false, false, request, request, JSON.stringify(RESPONSE), 200, 120, new Date()];
+  return [
+    projectId,
+    uuidv7(),
+    threadId,
+    'helper',
+    'assistant',
+    'production',
+    '/ws/proj/helper/production',
+    false,
+    false,
+    request,
+    request,
+    JSON.stringify(RESPONSE),
+    200,
+    120,
+    new Date(),
+  ];
 }
 
 const placeholders = (rows, width) =>
@@ -80,26 +101,45 @@ async function main() {
   const pool = new Pool({ connectionString: url, max: connections });
   const projectId = randomUUID();
   const workspaceId = randomUUID();
-  await pool.query(`INSERT INTO workspaces (id, slug, name, created_at) VALUES ($1, $2, 'bench', now())`, [workspaceId, `bench-${Date.now()}`]);
-  await pool.query(`INSERT INTO projects (id, workspace_id, slug, name, created_at) VALUES ($1, $2, 'bench', 'bench', now())`, [projectId, workspaceId]);
+  await pool.query(`INSERT INTO workspaces (id, slug, name, created_at) VALUES ($1, $2, 'bench', now())`, [
+    workspaceId,
+    `bench-${Date.now()}`,
+  ]);
+  await pool.query(`INSERT INTO projects (id, workspace_id, slug, name, created_at) VALUES ($1, $2, 'bench', 'bench', now())`, [
+    projectId,
+    workspaceId,
+  ]);
   const threads = Array.from({ length: 1000 }, () => uuidv7());
-  await pool.query(
-    `INSERT INTO threads (project_id, id, created_at) SELECT $1, t, now() FROM unnest($2::uuid[]) AS t`,
-    [projectId, threads],
-  );
+  await pool.query(`INSERT INTO threads (project_id, id, created_at) SELECT $1, t, now() FROM unnest($2::uuid[]) AS t`, [
+    projectId,
+    threads,
+  ]);
 
   const turn = (pickThread) => async (client, worker) => {
     const threadId = pickThread(worker);
     await client.query('BEGIN');
     try {
-      const { rows } = await client.query('UPDATE threads SET last_seq = last_seq + 2 WHERE project_id = $1 AND id = $2 RETURNING last_seq', [projectId, threadId]);
+      const { rows } = await client.query(
+        'UPDATE threads SET last_seq = last_seq + 2 WHERE project_id = $1 AND id = $2 RETURNING last_seq',
+        [projectId, threadId],
+      );
       const seq = rows[0].last_seq - 2;
       const log = logValues(projectId, threadId);
       await client.query(`INSERT INTO request_logs (${LOG_COLUMNS}) VALUES ${placeholders(1, log.length)}`, log);
       await client.query(
         `INSERT INTO thread_messages (project_id, id, thread_id, seq, content, request_log_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, now()), ($1, $7, $3, $8, $9, $6, now())`,
-        [projectId, uuidv7(), threadId, seq + 1, JSON.stringify(REQUEST.messages), log[1], uuidv7(), seq + 2, JSON.stringify([RESPONSE.choices[0].message])],
+        [
+          projectId,
+          uuidv7(),
+          threadId,
+          seq + 1,
+          JSON.stringify(REQUEST.messages),
+          log[1],
+          uuidv7(),
+          seq + 2,
+          JSON.stringify([RESPONSE.choices[0].message]),
+        ],
       );
       await client.query('COMMIT');
     } catch (err) {
@@ -113,8 +153,16 @@ async function main() {
     results.push({ name, ops, opsPerS: ops / seconds, rowsPerS: (ops * rowsPerOp) / seconds });
   };
   let next = 0;
-  await measure('assistant turn, 1000 threads (1 UPDATE + 2 messages + 1 log, one transaction)', 4, turn(() => threads[next++ % threads.length]));
-  await measure('assistant turn, all on one thread', 4, turn(() => threads[0]));
+  await measure(
+    'assistant turn, 1000 threads (1 UPDATE + 2 messages + 1 log, one transaction)',
+    4,
+    turn(() => threads[next++ % threads.length]),
+  );
+  await measure(
+    'assistant turn, all on one thread',
+    4,
+    turn(() => threads[0]),
+  );
   await measure('request log, one row per INSERT (autocommit)', 1, async (client) => {
     const log = logValues(projectId, null);
     await client.query(`INSERT INTO request_logs (${LOG_COLUMNS}) VALUES ${placeholders(1, log.length)}`, log);
@@ -127,7 +175,8 @@ async function main() {
   const { rows } = await pool.query('SHOW server_version');
   await pool.end();
   console.log(`PostgreSQL ${rows[0].server_version}, SCHEMA_MODE=${schemaMode}, ${connections} connections, ${seconds} s per case`);
-  for (const r of results) console.log(`${r.name.padEnd(84)} ${r.opsPerS.toFixed(0).padStart(7)} ops/s ${r.rowsPerS.toFixed(0).padStart(8)} rows/s`);
+  for (const r of results)
+    console.log(`${r.name.padEnd(84)} ${r.opsPerS.toFixed(0).padStart(7)} ops/s ${r.rowsPerS.toFixed(0).padStart(8)} rows/s`);
 }
 
 main().catch((err) => {

@@ -7,7 +7,16 @@
 // The project must exist (start Parley once on the database: it seeds default/default).
 const { Client } = require('pg');
 
-const SLUGS = ['demo-prompt', 'demo-assistant', 'support-reply', 'summarize', 'classify-ticket', 'translate', 'extract-order', 'draft-email'];
+const SLUGS = [
+  'demo-prompt',
+  'demo-assistant',
+  'support-reply',
+  'summarize',
+  'classify-ticket',
+  'translate',
+  'extract-order',
+  'draft-email',
+];
 const BATCH = 50_000;
 
 async function main() {
@@ -16,7 +25,8 @@ async function main() {
   const count = Number(process.argv[2] ?? 1_000_000);
   const [workspace, project] = (process.argv[3] ?? 'default/default').split('/');
   const days = Number(process.argv[4] ?? 7);
-  if (!Number.isSafeInteger(count) || count <= 0 || !workspace || !project || !(days > 0)) throw new Error('usage: seed-logs.js [count] [workspace/project] [days]');
+  if (!Number.isSafeInteger(count) || count <= 0 || !workspace || !project || !(days > 0))
+    throw new Error('usage: seed-logs.js [count] [workspace/project] [days]');
 
   const client = new Client({ connectionString: url });
   await client.connect();

@@ -9,7 +9,16 @@
 const { Client } = require('pg');
 const { randomUUID } = require('node:crypto');
 
-const SLUGS = ['demo-prompt', 'demo-assistant', 'support-reply', 'summarize', 'classify-ticket', 'translate', 'extract-order', 'draft-email'];
+const SLUGS = [
+  'demo-prompt',
+  'demo-assistant',
+  'support-reply',
+  'summarize',
+  'classify-ticket',
+  'translate',
+  'extract-order',
+  'draft-email',
+];
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-0', 'o3-mini'];
 const ENVIRONMENTS = ['production', 'staging'];
 const KEYS = 5;
@@ -21,11 +30,15 @@ async function main() {
   const calls = Number(process.argv[2] ?? 10_000_000);
   const [workspace, project] = (process.argv[3] ?? 'default/default').split('/');
   const days = Number(process.argv[4] ?? 30);
-  if (!Number.isSafeInteger(calls) || calls <= 0 || !workspace || !project || !(days > 0)) throw new Error('usage: seed-usage.js [calls] [workspace/project] [days]');
+  if (!Number.isSafeInteger(calls) || calls <= 0 || !workspace || !project || !(days > 0))
+    throw new Error('usage: seed-usage.js [calls] [workspace/project] [days]');
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const found = await client.query('SELECT p.id FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = $1 AND p.slug = $2', [workspace, project]);
+    const found = await client.query(
+      'SELECT p.id FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = $1 AND p.slug = $2',
+      [workspace, project],
+    );
     if (!found.rows[0]) throw new Error(`no project ${workspace}/${project}: start Parley once on this database first`);
     const projectId = found.rows[0].id;
     const keys = Array.from({ length: KEYS }, () => randomUUID());
@@ -81,7 +94,9 @@ async function main() {
     );
     await client.query('ANALYZE usage_rollups');
     await client.query('ANALYZE usage_rollups_daily');
-    console.log(`seeded ${rows} hourly and ${daily.rowCount} daily rollup rows (${perRow} calls each: ${rows * perRow} calls) in ${workspace}/${project} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${rows} hourly and ${daily.rowCount} daily rollup rows (${perRow} calls each: ${rows * perRow} calls) in ${workspace}/${project} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } finally {
     await client.end();
   }

@@ -26,7 +26,11 @@ function runJest(label, args) {
   let counts = { passed: 0, failed: 0, skipped: 0 };
   try {
     const r = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
-    counts = { passed: r.numPassedTests, failed: r.numFailedTests + r.numRuntimeErrorTestSuites, skipped: r.numPendingTests + r.numTodoTests };
+    counts = {
+      passed: r.numPassedTests,
+      failed: r.numFailedTests + r.numRuntimeErrorTestSuites,
+      skipped: r.numPendingTests + r.numTodoTests,
+    };
     if (process.env.PARLEY_TEST_RECORD_DURATIONS && label === 'parallel group') recordDurations(r.testResults);
   } catch {
     counts.failed = run.status === 0 ? 0 : 1; // jest ended before writing its results
@@ -59,6 +63,9 @@ const build = spawnSync(process.execPath, [path.join(__dirname, 'build-if-stale.
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const results = groups.map(([label, jestArgs]) => runJest(label, jestArgs));
-const total = results.reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = results.reduce(
+  (sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log(`npm test: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+
 import { ApplyModule } from './apply/apply.module';
-import { AuditTrailModule } from './audit-trail/audit-trail.module';
 import { AuditModule } from './audit/audit.module';
+import { AuditTrailModule } from './audit-trail/audit-trail.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors';
 import { InputValidationPipe } from './common/validation';
@@ -16,10 +17,10 @@ import { ImportModule } from './import/import.module';
 import { InvocationModule } from './invocation/invocation.module';
 import { LangtailModule } from './langtail/langtail.module';
 import { LimitsModule } from './limits/limits.module';
-import { OpenAIModule } from './openai/openai.module';
 import { LoggingModule } from './logging/logging.module';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OpenAIModule } from './openai/openai.module';
 import { RegistryModule } from './registry/registry.module';
 import { RequestLogsModule } from './request-logs/request-logs.module';
 import { ResponsesModule } from './responses/responses.module';

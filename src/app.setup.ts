@@ -1,13 +1,14 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Application } from 'express';
+
 import { auditContext } from './audit/audit-context';
 import { jsonBody } from './common/http/json-body';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './console/console-static';
-import { echoRequestId } from './logging/request-id';
 import { PinoNestLogger } from './logging/app-logger';
 import { BootQuietLogger } from './logging/boot-quiet-logger';
+import { echoRequestId } from './logging/request-id';
 import { requestLogging } from './logging/request-logging';
 import { instrumentHttp } from './metrics/http-metrics.middleware';
 import { enrichDocument, TAG_DESCRIPTIONS } from './setup/swagger-document';
@@ -46,15 +47,23 @@ function setUpSwagger(app: INestApplication): void {
 /** Parley's OpenAPI document, as /docs-json serves it; the console's API types are generated from it (docs/console.md). */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
-      .setTitle('Parley')
-      .setDescription(
-        'Prompt and assistant registry, invocation in the chat-completion format, and conversation threads. ' +
-          'Project endpoints take a project key in `X-API-Key` (or `Authorization: Bearer`); admin endpoints take the admin key. ' +
-          'An admin key reaches a project endpoint by naming the project in `X-Parley-Project: <workspace>/<project>` (404 when it does not exist or is outside a workspace admin key\'s workspace; its own scopes apply; audited as the admin key).',
-      )
-      .setVersion('1.0.0')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'admin API key; on a project endpoint, with `X-Parley-Project: <workspace>/<project>`' }, 'admin-key');
+    .setTitle('Parley')
+    .setDescription(
+      'Prompt and assistant registry, invocation in the chat-completion format, and conversation threads. ' +
+        'Project endpoints take a project key in `X-API-Key` (or `Authorization: Bearer`); admin endpoints take the admin key. ' +
+        "An admin key reaches a project endpoint by naming the project in `X-Parley-Project: <workspace>/<project>` (404 when it does not exist or is outside a workspace admin key's workspace; its own scopes apply; audited as the admin key).",
+    )
+    .setVersion('1.0.0')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'project API key' }, 'api-key')
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: 'admin API key; on a project endpoint, with `X-Parley-Project: <workspace>/<project>`',
+      },
+      'admin-key',
+    );
   for (const [tag, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(tag, description);
   return enrichDocument(SwaggerModule.createDocument(app, builder.build()));
 }

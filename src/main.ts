@@ -1,16 +1,18 @@
-import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import { NestFactory } from '@nestjs/core';
+
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
-import { ExpressHttpAdapter } from './common/http/express-http-adapter';
 import { ApiKeysService } from './auth/api-keys.service';
+import { ExpressHttpAdapter } from './common/http/express-http-adapter';
 import { ConfigError, loadAppConfig } from './config/app-config';
 import { DataDirLockedError, lockDataDir } from './database/data-dir-lock';
 import { describeDatabaseUrl, EMBEDDED_DATABASE, generateServerToken, writeServerInfo } from './database/server-info';
 import { printFirstRunBanner } from './setup/first-run-banner';
-import { limitHeapGrowth } from './setup/heap-growth';
 import { shutDownGracefully } from './setup/graceful-shutdown';
+import { limitHeapGrowth } from './setup/heap-growth';
 import { InitService } from './setup/init.service';
 
 async function bootstrap(): Promise<void> {
@@ -41,7 +43,9 @@ async function bootstrap(): Promise<void> {
     try {
       writeServerInfo(config.dataDir, { url, pid: process.pid, database: describeDatabaseUrl(config.databaseUrl) });
     } catch (err) {
-      console.warn(`Parley: could not write ${config.dataDir}/server.json (${(err as Error).message}); the CLI cannot tell that this server uses PostgreSQL`);
+      console.warn(
+        `Parley: could not write ${config.dataDir}/server.json (${(err as Error).message}); the CLI cannot tell that this server uses PostgreSQL`,
+      );
     }
   }
   if (firstRun.created) printFirstRunBanner(firstRun, url);

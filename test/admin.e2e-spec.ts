@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { createProject, uniqueSlug } from './support/factories';
 import { client, expectIsoDateTime, expectResourceError, expectUnauthorized, keysOf, UUID } from './support/http';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
@@ -36,7 +37,16 @@ describe('admin: workspaces, projects, API keys', () => {
       await admin.post('/v2/workspaces', { slug }).expect(200);
       expectResourceError(await admin.post('/v2/workspaces', { slug }), 409, `Workspace "${slug}" already exists`);
       expectResourceError(await admin.post('/v2/workspaces', { slug: 'v2' }), 409, 'Workspace slug "v2" is reserved');
-      for (const body of [{}, { slug: 'Has Spaces' }, { slug: 'a--b' }, { slug: '-lead' }, { slug: 'x'.repeat(65) }, { slug: 7 }, { slug: 'ok-slug', extra: 1 }, { slug: { constructor: 'x' } }]) {
+      for (const body of [
+        {},
+        { slug: 'Has Spaces' },
+        { slug: 'a--b' },
+        { slug: '-lead' },
+        { slug: 'x'.repeat(65) },
+        { slug: 7 },
+        { slug: 'ok-slug', extra: 1 },
+        { slug: { constructor: 'x' } },
+      ]) {
         expectResourceError(await admin.post('/v2/workspaces', body), 400, 'Invalid request body');
       }
       expectResourceError(await admin.postRaw('/v2/workspaces', '{"slug":'), 400, 'Invalid request body');
@@ -73,7 +83,11 @@ describe('admin: workspaces, projects, API keys', () => {
       await admin.post('/v2/workspaces', { slug: w2 }).expect(200);
       await admin.post(`/v2/workspaces/${w1}/projects`, { slug: 'app' }).expect(200);
       await admin.post(`/v2/workspaces/${w2}/projects`, { slug: 'app' }).expect(200);
-      expectResourceError(await admin.post(`/v2/workspaces/${w1}/projects`, { slug: 'app' }), 409, `Project "app" already exists in workspace "${w1}"`);
+      expectResourceError(
+        await admin.post(`/v2/workspaces/${w1}/projects`, { slug: 'app' }),
+        409,
+        `Project "app" already exists in workspace "${w1}"`,
+      );
       expectResourceError(await admin.post('/v2/workspaces/no-such-ws/projects', { slug: 'app' }), 404, 'Workspace not found');
       expectResourceError(await admin.get('/v2/workspaces/no-such-ws/projects'), 404, 'Workspace not found');
       expectResourceError(await admin.post(`/v2/workspaces/${w1}/projects`, { slug: 'BAD' }), 400, 'Invalid request body');
@@ -86,8 +100,28 @@ describe('admin: workspaces, projects, API keys', () => {
       const base = `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`;
       const res = await admin.post(base, { name: 'ci-deploy' });
       expect(res.status).toBe(200);
-      expect(keysOf(res.body)).toEqual(['createdAt', 'environments', 'id', 'key', 'name', 'prefix', 'project', 'projectId', 'revokedAt', 'scopes', 'workspace']);
-      expect(res.body).toMatchObject({ name: 'ci-deploy', projectId: p.projectId, workspace: p.workspace, project: p.project, revokedAt: null, scopes: null, environments: null });
+      expect(keysOf(res.body)).toEqual([
+        'createdAt',
+        'environments',
+        'id',
+        'key',
+        'name',
+        'prefix',
+        'project',
+        'projectId',
+        'revokedAt',
+        'scopes',
+        'workspace',
+      ]);
+      expect(res.body).toMatchObject({
+        name: 'ci-deploy',
+        projectId: p.projectId,
+        workspace: p.workspace,
+        project: p.project,
+        revokedAt: null,
+        scopes: null,
+        environments: null,
+      });
       expect(res.body.key).toMatch(/^pk_[A-Za-z0-9_-]{32}$/);
       expect(res.body.key.startsWith(res.body.prefix)).toBe(true);
       expectIsoDateTime(res.body.createdAt);
@@ -100,7 +134,8 @@ describe('admin: workspaces, projects, API keys', () => {
       const list = await admin.get(base);
       expect(list.body.object).toBe('list');
       expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([p.keyId, res.body.id]);
-      for (const key of list.body.data) expect(keysOf(key)).toEqual(['createdAt', 'environments', 'id', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes']);
+      for (const key of list.body.data)
+        expect(keysOf(key)).toEqual(['createdAt', 'environments', 'id', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes']);
       expect((await client(t, res.body.key).get('/v2/threads')).status).toBe(200);
       expect((await admin.post(base)).body.name).toBe('default');
     });
@@ -134,14 +169,24 @@ describe('admin: workspaces, projects, API keys', () => {
       expectResourceError(await admin.get(`/v2/workspaces/nope-ws/projects/${p.project}/api-keys`), 404, 'Project not found');
       expectResourceError(await admin.delete(`/v2/workspaces/${p.workspace}/projects/nope/api-keys/${p.keyId}`), 404, 'Project not found');
       for (const body of [{ name: '' }, { name: 5 }, { name: 'x'.repeat(201) }, { label: 'x' }]) {
-        expectResourceError(await admin.post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`, body), 400, 'Invalid request body');
+        expectResourceError(
+          await admin.post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`, body),
+          400,
+          'Invalid request body',
+        );
       }
     });
   });
 
   it('admin routes without a key or with a wrong key → 401', async () => {
     expectUnauthorized(await t.http().get('/v2/workspaces'));
-    expectUnauthorized(await t.http().post('/v2/workspaces').set('X-API-Key', 'ak_wrong').send({ slug: uniqueSlug('ws') }));
+    expectUnauthorized(
+      await t
+        .http()
+        .post('/v2/workspaces')
+        .set('X-API-Key', 'ak_wrong')
+        .send({ slug: uniqueSlug('ws') }),
+    );
     expectUnauthorized(await t.http().get('/v2/workspaces').set('Authorization', `Bearer ${TEST_ADMIN_KEY}x`));
     expect((await t.http().get('/v2/workspaces').set('Authorization', `Bearer ${TEST_ADMIN_KEY}`)).status).toBe(200);
   });

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { runApply } from '../src/cli/commands/apply.command';
 import { runExport } from '../src/cli/commands/export.command';
@@ -68,82 +69,113 @@ describe('parley apply / export from the command line', () => {
     const wrongKey = await runApply(yamlFor(ws), { url, key: 'nope' }).catch((e) => e);
     expect(describeFailure(wrongKey)).toBe('Unauthorized: Invalid API key');
     const badReference = await runApply(yamlFor(ws).replace('[production]', '[canary]'), { url, key: TEST_ADMIN_KEY }).catch((e) => e);
-    expect(describeFailure(badReference)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/);
+    expect(describeFailure(badReference)).toMatch(
+      /^Invalid apply file\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/,
+    );
     // A file with a mistake of its own and a reference the server refutes: both in one report.
-    const both = await runApply(yamlFor(ws).replace('[production]', '[canary]').replace('model: echo', 'model: ""'), { url, key: TEST_ADMIN_KEY }).catch((e) => e);
-    expect(describeFailure(both)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.model \(line 5\): .*\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/);
+    const both = await runApply(yamlFor(ws).replace('[production]', '[canary]').replace('model: echo', 'model: ""'), {
+      url,
+      key: TEST_ADMIN_KEY,
+    }).catch((e) => e);
+    expect(describeFailure(both)).toMatch(
+      /^Invalid apply file\n {2}- prompts\[0\]\.model \(line 5\): .*\n {2}- prompts\[0\]\.deploy\[0\] \(line 8\): no environment "canary"/,
+    );
     // With no server to ask, the file's own mistakes are still the report.
-    const offline = await runApply(yamlFor(ws).replace('model: echo', 'model: ""'), { url: 'http://127.0.0.1:9', key: 'k' }).catch((e) => e);
+    const offline = await runApply(yamlFor(ws).replace('model: echo', 'model: ""'), { url: 'http://127.0.0.1:9', key: 'k' }).catch(
+      (e) => e,
+    );
     expect(describeFailure(offline)).toMatch(/^Invalid apply file\n {2}- prompts\[0\]\.model \(line 5\): /);
     // A file that names no valid workspace and project is refused before any connection.
     const invalid = await runApply('workspace: x\n', { url: 'http://127.0.0.1:9', key: 'k' }).catch((e) => e);
     expect(describeFailure(invalid)).toMatch(/^Invalid apply file\n {2}- project \(line 1\): Required/);
-    await expect(runApply(yamlFor(ws), { url: 'http://127.0.0.1:9', key: 'k' })).rejects.toThrow(/Cannot reach the Parley server at http:\/\/127\.0\.0\.1:9/);
+    await expect(runApply(yamlFor(ws), { url: 'http://127.0.0.1:9', key: 'k' })).rejects.toThrow(
+      /Cannot reach the Parley server at http:\/\/127\.0\.0\.1:9/,
+    );
   });
 
-  it('refuses cleanly when another process holds DATA_DIR and no server can be reached', async () => {
-    const dataDir = path.join(tmp, 'held');
-    const release = await lockDataDir(dataDir);
-    try {
-      const before = fs.readdirSync(dataDir).sort();
-      fs.writeFileSync(path.join(tmp, 'held.yaml'), yamlFor(uniqueSlug('ws')));
-      const res = await cli(['apply', '-f', path.join(tmp, 'held.yaml')], { DATA_DIR: dataDir });
-      expect(res.code).toBe(1);
-      expect(res.stderr).toMatch(/^parley: The embedded database in .*held is in use by another Parley process/);
-      expect(res.stdout).toBe('');
-      // Nothing was opened or written: no pgdata, no secret key, the lock as it was.
-      expect(fs.readdirSync(dataDir).sort()).toEqual(before);
-    } finally {
-      await release();
-    }
-  }, SPAWN_TIMEOUT);
+  it(
+    'refuses cleanly when another process holds DATA_DIR and no server can be reached',
+    async () => {
+      const dataDir = path.join(tmp, 'held');
+      const release = await lockDataDir(dataDir);
+      try {
+        const before = fs.readdirSync(dataDir).sort();
+        fs.writeFileSync(path.join(tmp, 'held.yaml'), yamlFor(uniqueSlug('ws')));
+        const res = await cli(['apply', '-f', path.join(tmp, 'held.yaml')], { DATA_DIR: dataDir });
+        expect(res.code).toBe(1);
+        expect(res.stderr).toMatch(/^parley: The embedded database in .*held is in use by another Parley process/);
+        expect(res.stdout).toBe('');
+        // Nothing was opened or written: no pgdata, no secret key, the lock as it was.
+        expect(fs.readdirSync(dataDir).sort()).toEqual(before);
+      } finally {
+        await release();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
 
-  it('refuses the embedded database when a server started from this DATA_DIR runs on PostgreSQL, and names it', async () => {
-    const dataDir = path.join(tmp, 'postgres-server');
-    // What a server on PostgreSQL leaves in DATA_DIR (src/main.ts); this test process stands in for it.
-    writeServerInfo(dataDir, { url: 'http://127.0.0.1:3999', pid: process.pid, database: 'postgres://postgres@db.example:5432/parley' });
-    fs.writeFileSync(path.join(tmp, 'pg.yaml'), yamlFor(uniqueSlug('ws')));
-    for (const args of [['apply', '-f', path.join(tmp, 'pg.yaml')], ['init']]) {
-      const res = await cli(args, { DATA_DIR: dataDir });
-      expect({ args, code: res.code }).toEqual({ args, code: 1 });
-      expect(res.stderr).toBe(
-        `parley: A Parley server (pid ${process.pid}, http://127.0.0.1:3999) is running on postgres://postgres@db.example:5432/parley, ` +
-          `not on the embedded database in ${dataDir} that this command would change. Set DATABASE_URL to the server's database ` +
-          '(or use --url and --key) and run it again; to work on the embedded database, stop that server or choose another DATA_DIR.\n',
-      );
-    }
-    // Nothing was opened or written.
-    expect(fs.readdirSync(dataDir)).toEqual(['server.json']);
-  }, SPAWN_TIMEOUT);
+  it(
+    'refuses the embedded database when a server started from this DATA_DIR runs on PostgreSQL, and names it',
+    async () => {
+      const dataDir = path.join(tmp, 'postgres-server');
+      // What a server on PostgreSQL leaves in DATA_DIR (src/main.ts); this test process stands in for it.
+      writeServerInfo(dataDir, { url: 'http://127.0.0.1:3999', pid: process.pid, database: 'postgres://postgres@db.example:5432/parley' });
+      fs.writeFileSync(path.join(tmp, 'pg.yaml'), yamlFor(uniqueSlug('ws')));
+      for (const args of [['apply', '-f', path.join(tmp, 'pg.yaml')], ['init']]) {
+        const res = await cli(args, { DATA_DIR: dataDir });
+        expect({ args, code: res.code }).toEqual({ args, code: 1 });
+        expect(res.stderr).toBe(
+          `parley: A Parley server (pid ${process.pid}, http://127.0.0.1:3999) is running on postgres://postgres@db.example:5432/parley, ` +
+            `not on the embedded database in ${dataDir} that this command would change. Set DATABASE_URL to the server's database ` +
+            '(or use --url and --key) and run it again; to work on the embedded database, stop that server or choose another DATA_DIR.\n',
+        );
+      }
+      // Nothing was opened or written.
+      expect(fs.readdirSync(dataDir)).toEqual(['server.json']);
+    },
+    SPAWN_TIMEOUT,
+  );
 
-  it('goes through the server holding DATA_DIR, with the token it left in server.json', async () => {
-    const dataDir = path.join(tmp, 'served');
-    const release = await lockDataDir(dataDir);
-    const adminToken = generateServerToken();
-    t.app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
-    writeServerInfo(dataDir, { url, pid: process.pid, adminToken, database: 'embedded' });
-    expect(fs.statSync(path.join(dataDir, 'server.json')).mode & 0o777).toBe(0o600);
-    try {
-      const ws = uniqueSlug('ws');
-      const file = path.join(tmp, 'served.yaml');
-      fs.writeFileSync(file, yamlFor(ws));
-      const applied = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
-      // The command names what it changed, on stderr (stdout stays the JSON).
-      expect(applied.stderr).toBe(`parley: using the Parley server at ${url} (it holds the embedded database in ${dataDir})\n`);
-      expect(applied.code).toBe(0);
-      expect(JSON.parse(applied.stdout)).toMatchObject({ workspace: { slug: ws, action: 'created' }, prompts: [{ slug: 'greet', action: 'created', version: 1 }], changed: true });
+  it(
+    'goes through the server holding DATA_DIR, with the token it left in server.json',
+    async () => {
+      const dataDir = path.join(tmp, 'served');
+      const release = await lockDataDir(dataDir);
+      const adminToken = generateServerToken();
+      t.app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
+      writeServerInfo(dataDir, { url, pid: process.pid, adminToken, database: 'embedded' });
+      expect(fs.statSync(path.join(dataDir, 'server.json')).mode & 0o777).toBe(0o600);
+      try {
+        const ws = uniqueSlug('ws');
+        const file = path.join(tmp, 'served.yaml');
+        fs.writeFileSync(file, yamlFor(ws));
+        const applied = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
+        // The command names what it changed, on stderr (stdout stays the JSON).
+        expect(applied.stderr).toBe(`parley: using the Parley server at ${url} (it holds the embedded database in ${dataDir})\n`);
+        expect(applied.code).toBe(0);
+        expect(JSON.parse(applied.stdout)).toMatchObject({
+          workspace: { slug: ws, action: 'created' },
+          prompts: [{ slug: 'greet', action: 'created', version: 1 }],
+          changed: true,
+        });
 
-      fs.writeFileSync(file, yamlFor(ws, 'Hi {{name}}!'));
-      const human = await cli(['apply', '-f', file], { DATA_DIR: dataDir });
-      expect(human.stdout).toBe(`Applied to ${ws}/cli:\n  ~ prompt greet v2 (content changed: new version)\n  > greet v2 deployed to production (deployment 2)\n`);
-      fs.writeFileSync(file, yamlFor(ws).replace('model: echo', 'model: echo\n    temprature: 1'));
-      const invalid = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
-      expect(invalid.code).toBe(1);
-      expect(invalid.stderr).toMatch(/^parley: using the Parley server at .*\nparley: Invalid apply file\n {2}- prompts\[0\] \(line 4\): Unrecognized key: "temprature"/);
-      expect(JSON.parse(invalid.stdout).error.details).toHaveLength(1);
-      expect(fs.readdirSync(dataDir)).not.toContain('pgdata');
-    } finally {
-      await release();
-    }
-  }, SPAWN_TIMEOUT);
+        fs.writeFileSync(file, yamlFor(ws, 'Hi {{name}}!'));
+        const human = await cli(['apply', '-f', file], { DATA_DIR: dataDir });
+        expect(human.stdout).toBe(
+          `Applied to ${ws}/cli:\n  ~ prompt greet v2 (content changed: new version)\n  > greet v2 deployed to production (deployment 2)\n`,
+        );
+        fs.writeFileSync(file, yamlFor(ws).replace('model: echo', 'model: echo\n    temprature: 1'));
+        const invalid = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
+        expect(invalid.code).toBe(1);
+        expect(invalid.stderr).toMatch(
+          /^parley: using the Parley server at .*\nparley: Invalid apply file\n {2}- prompts\[0\] \(line 4\): Unrecognized key: "temprature"/,
+        );
+        expect(JSON.parse(invalid.stdout).error.details).toHaveLength(1);
+        expect(fs.readdirSync(dataDir)).not.toContain('pgdata');
+      } finally {
+        await release();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
 });

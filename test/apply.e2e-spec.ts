@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+
 import { ApplyService } from '../src/apply/apply.service';
 import { ExportService } from '../src/apply/export.service';
 import { RegistryService } from '../src/registry/registry.service';
@@ -68,7 +69,13 @@ describe('parley apply (POST /v2/apply) and export', () => {
   let t: TestApp;
   const applyYaml = (text: string, headers: Record<string, string> = admin) => t.http().post('/v2/apply').set(headers).send({ yaml: text });
 
-  beforeAll(async () => (t = await createTestApp({ PARLEY_SECRET_KEY: 'apply-test-secret-key-0123456789abcdef', PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_GATEWAY_KEY=llm.example.invalid' })));
+  beforeAll(
+    async () =>
+      (t = await createTestApp({
+        PARLEY_SECRET_KEY: 'apply-test-secret-key-0123456789abcdef',
+        PROVIDER_KEY_BINDINGS: 'PARLEY_PROVIDER_GATEWAY_KEY=llm.example.invalid',
+      })),
+  );
   afterAll(() => t.close());
 
   // First in the file: on a fresh embedded database (PGlite) the database is still empty here.
@@ -77,7 +84,10 @@ describe('parley apply (POST /v2/apply) and export', () => {
     let workspace = 'default';
     if (n === 0) {
       const result = await t.app.get(InitService).initIfEmpty();
-      expect(result).toMatchObject({ created: true, demo: { prompt: 'demo-prompt', assistant: 'demo-assistant', environment: 'production' } });
+      expect(result).toMatchObject({
+        created: true,
+        demo: { prompt: 'demo-prompt', assistant: 'demo-assistant', environment: 'production' },
+      });
       const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
       printFirstRunBanner(result, 'http://127.0.0.1:3000');
       const banner = log.mock.calls.map((c) => String(c[0])).join('\n');
@@ -92,8 +102,17 @@ describe('parley apply (POST /v2/apply) and export', () => {
     }
     const p = await projectKey(t, workspace, 'default');
     const registry = t.app.get(RegistryService);
-    expect(await registry.resolveForInvoke(p.projectId, 'demo-prompt', 'production')).toMatchObject({ kind: 'prompt', version: 1, provider: { name: 'local' }, model: 'echo' });
-    expect(await registry.resolveForInvoke(p.projectId, 'demo-assistant', 'production')).toMatchObject({ kind: 'assistant', version: 1, model: 'echo' });
+    expect(await registry.resolveForInvoke(p.projectId, 'demo-prompt', 'production')).toMatchObject({
+      kind: 'prompt',
+      version: 1,
+      provider: { name: 'local' },
+      model: 'echo',
+    });
+    expect(await registry.resolveForInvoke(p.projectId, 'demo-assistant', 'production')).toMatchObject({
+      kind: 'assistant',
+      version: 1,
+      model: 'echo',
+    });
   });
 
   it('creates workspace, project, environments, providers, prompts and deployments, visible through the REST API', async () => {
@@ -140,7 +159,14 @@ describe('parley apply (POST /v2/apply) and export', () => {
     const before = await snapshot(t, p.projectId);
     const again = await applyYaml(file(ws, 'p')).expect(200);
     expect(again.body.changed).toBe(false);
-    const actions = [again.body.workspace, again.body.project, ...again.body.environments, ...again.body.providers, ...again.body.prompts, ...again.body.deployments].map((x) => x.action);
+    const actions = [
+      again.body.workspace,
+      again.body.project,
+      ...again.body.environments,
+      ...again.body.providers,
+      ...again.body.prompts,
+      ...again.body.deployments,
+    ].map((x) => x.action);
     expect(new Set(actions)).toEqual(new Set(['unchanged']));
     expect(await snapshot(t, p.projectId)).toEqual(before);
   });
@@ -205,7 +231,10 @@ describe('parley apply (POST /v2/apply) and export', () => {
     expect(await snapshot(t, p.projectId)).toEqual(before);
 
     // References the database cannot satisfy are reported together too, and also change nothing.
-    const references = file(ws, 'p', 'Changed again {{audience}}').replace('deploy: [staging]', 'deploy: [staging, canary]').replace('provider: gateway', 'provider: nowhere').replace('kind: assistant', 'kind: prompt');
+    const references = file(ws, 'p', 'Changed again {{audience}}')
+      .replace('deploy: [staging]', 'deploy: [staging, canary]')
+      .replace('provider: gateway', 'provider: nowhere')
+      .replace('kind: assistant', 'kind: prompt');
     const refused = await applyYaml(references).expect(400);
     expect(refused.body.error.details).toEqual([
       expect.stringMatching(/^prompts\[1\]\.kind \(line \d+\): "helper" is an existing assistant/),
@@ -238,7 +267,9 @@ describe('parley apply (POST /v2/apply) and export', () => {
   });
 
   it('reports YAML syntax errors in plain words at the line of the mistake', async () => {
-    const res = await applyYaml('workspace: a\nproject: b\nprompts:\n  - slug: x\n    template: [ { role: system, content: "unclosed }\n').expect(400);
+    const res = await applyYaml(
+      'workspace: a\nproject: b\nprompts:\n  - slug: x\n    template: [ { role: system, content: "unclosed }\n',
+    ).expect(400);
     // The open quote swallows the closing brackets too: both are reported, at the line they open.
     expect(res.body.error.details).toEqual([
       '(file) (line 5): a quoted value is never closed; add the closing quote',
@@ -252,13 +283,22 @@ describe('parley apply (POST /v2/apply) and export', () => {
 
   it('accepts the document as JSON, and lets a project key apply to its own project only', async () => {
     const p = await createProject(t);
-    const doc = { workspace: p.workspace, project: p.project, prompts: [{ slug: 'json-one', model: 'echo', template: [{ role: 'user', content: '{{q}}' }], deploy: ['production'] }] };
+    const doc = {
+      workspace: p.workspace,
+      project: p.project,
+      prompts: [{ slug: 'json-one', model: 'echo', template: [{ role: 'user', content: '{{q}}' }], deploy: ['production'] }],
+    };
     const own = await t.http().post('/v2/apply').set('X-API-Key', p.key).send(doc).expect(200);
     expect(own.body.prompts).toEqual([{ slug: 'json-one', kind: 'prompt', action: 'created', version: 1 }]);
     const other = await createProject(t);
     const forbidden = await t.http().post('/v2/apply').set('X-API-Key', other.key).send(doc).expect(403);
     expect(forbidden.body).toEqual({ error: 'Forbidden', message: 'API key does not belong to this project' });
-    await t.http().post('/v2/apply').set('X-API-Key', p.key).send({ ...doc, workspace: uniqueSlug('ws') }).expect(403);
+    await t
+      .http()
+      .post('/v2/apply')
+      .set('X-API-Key', p.key)
+      .send({ ...doc, workspace: uniqueSlug('ws') })
+      .expect(403);
     await t.http().post('/v2/apply').send(doc).expect(401);
     const notObject = await t.http().post('/v2/apply').set(admin).send([1, 2]).expect(400);
     expect(notObject.body.error.details[0]).toMatch(/expected a JSON object/);
@@ -272,9 +312,19 @@ describe('parley apply (POST /v2/apply) and export', () => {
     await createVersion(t, p, 'summarize', versionBody('newer {{x}}'));
     await deploy(t, p, 'summarize', 'preview', 2);
     await t.http().post('/v2/prompts').set('X-API-Key', p.key).send({ slug: 'draft' }).expect(200);
-    await createVersion(t, p, 'draft', versionBody('draft {{y}}', { tools: [{ type: 'function', function: { name: 'f' } }], parameters: { tool_choice: 'required' } }));
+    await createVersion(
+      t,
+      p,
+      'draft',
+      versionBody('draft {{y}}', { tools: [{ type: 'function', function: { name: 'f' } }], parameters: { tool_choice: 'required' } }),
+    );
     await t.http().post('/v2/prompts').set('X-API-Key', p.key).send({ slug: 'empty' }).expect(200);
-    await t.http().post('/v2/provider-credentials').set('X-API-Key', p.key).send({ name: 'vault', type: 'anthropic', apiKey: 'sk-never-exported-123' }).expect(200);
+    await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set('X-API-Key', p.key)
+      .send({ name: 'vault', type: 'anthropic', apiKey: 'sk-never-exported-123' })
+      .expect(200);
 
     const exported = await t.http().get('/v2/export').set('X-API-Key', p.key).expect(200);
     expect(exported.headers['content-type']).toMatch(/^application\/yaml/);

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -70,7 +70,9 @@ describe('layers (docs/architecture.md)', () => {
   it('has no import running back up or sideways between peers', () => {
     const wrong = importsBetweenUnits()
       .filter(({ from, to }) => layerOf.has(from) && layerOf.has(to) && layerOf.get(to)! <= layerOf.get(from)!)
-      .map(({ file, spec, from, to }) => `${file} imports ${spec}: ${from} (layer ${layerOf.get(from)}) -> ${to} (layer ${layerOf.get(to)})`);
+      .map(
+        ({ file, spec, from, to }) => `${file} imports ${spec}: ${from} (layer ${layerOf.get(from)}) -> ${to} (layer ${layerOf.get(to)})`,
+      );
     expect(wrong).toEqual([]);
   });
 });

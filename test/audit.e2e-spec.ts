@@ -31,7 +31,12 @@ describe('audit trail (GET /v2/audit)', () => {
     const events: AuditEvent[] = [];
     let after: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const res = await t.http().get('/v2/audit').query({ ...query, limit: '3', ...(after ? { after } : {}) }).set('X-API-Key', q.key).expect(200);
+      const res = await t
+        .http()
+        .get('/v2/audit')
+        .query({ ...query, limit: '3', ...(after ? { after } : {}) })
+        .set('X-API-Key', q.key)
+        .expect(200);
       events.push(...res.body.data);
       if (!res.body.has_more) return events;
       after = res.body.last_id;
@@ -57,11 +62,25 @@ describe('audit trail (GET /v2/audit)', () => {
     };
     const http = t.http;
     await send('prompt', http().post('/v2/prompts').send({ slug: 'audited' }), as('prompt'));
-    await send('version', http().post('/v2/prompts/audited/versions').send({ template: [{ role: 'system', content: 'x' }], provider: 'local', model: 'echo' }), as('version'));
+    await send(
+      'version',
+      http()
+        .post('/v2/prompts/audited/versions')
+        .send({ template: [{ role: 'system', content: 'x' }], provider: 'local', model: 'echo' }),
+      as('version'),
+    );
     await send('environment', http().post('/v2/environments').send({ slug: 'qa' }), as('environment'));
     await send('deployment', http().post('/v2/prompts/audited/deployments').send({ environment: 'qa', version: 1 }), as('deployment'));
-    await send('provider', http().post('/v2/provider-credentials').send({ name: 'up', type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: PROVIDER_SECRET }), as('provider'));
-    const rotate = http().put('/v2/provider-credentials/up').send({ type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: ROTATED_SECRET });
+    await send(
+      'provider',
+      http()
+        .post('/v2/provider-credentials')
+        .send({ name: 'up', type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: PROVIDER_SECRET }),
+      as('provider'),
+    );
+    const rotate = http()
+      .put('/v2/provider-credentials/up')
+      .send({ type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: ROTATED_SECRET });
     await send('rotate', rotate, as('rotate'));
     await send('unprovider', http().delete('/v2/provider-credentials/up') as never, as('unprovider'));
     const keys = `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`;
@@ -70,28 +89,104 @@ describe('audit trail (GET /v2/audit)', () => {
     secrets.push(key.key);
     await send('access', http().put(`${keys}/${key.id}/access`).send({ preset: 'app' }), adminAs('access'));
     await send('revoke', http().delete(`${keys}/${key.id}`) as never, adminAs('revoke'));
-    await send('limits', http().put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`).send({ project: { requestsPerMinute: 600 } }), adminAs('limits'));
-    await send('apply', http().post('/v2/apply').send({ workspace: p.workspace, project: p.project, prompts: [{ slug: 'filed', model: 'echo', template: [{ role: 'system', content: 'y' }], deploy: ['production'] }] }), as('apply'));
+    await send(
+      'limits',
+      http()
+        .put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`)
+        .send({ project: { requestsPerMinute: 600 } }),
+      adminAs('limits'),
+    );
+    await send(
+      'apply',
+      http()
+        .post('/v2/apply')
+        .send({
+          workspace: p.workspace,
+          project: p.project,
+          prompts: [{ slug: 'filed', model: 'echo', template: [{ role: 'system', content: 'y' }], deploy: ['production'] }],
+        }),
+      as('apply'),
+    );
 
     const events = await allEvents(p);
     const byRequest = (label: string) => events.filter((e) => e.requestId === ids[label]);
     const project = { kind: 'project', keyId: p.keyId, keyName: 'test' };
     const operator = { kind: 'admin', keyId: null, keyName: 'PARLEY_ADMIN_KEY' };
 
-    expect(byRequest('prompt')).toEqual([expect.objectContaining({ action: 'prompt.created', resourceId: 'audited', actor: project, before: null, after: { slug: 'audited', kind: 'prompt' } })]);
-    expect(byRequest('version')).toEqual([expect.objectContaining({ action: 'version.created', resourceId: 'audited@1', after: expect.objectContaining({ version: 1, provider: 'local', model: 'echo' }) })]);
-    expect(byRequest('environment')).toEqual([expect.objectContaining({ action: 'environment.created', resourceId: 'qa', after: { slug: 'qa' } })]);
-    expect(byRequest('deployment')).toEqual([expect.objectContaining({ action: 'deployment.created', resourceId: 'audited@qa', before: null, after: expect.objectContaining({ version: 1, environment: 'qa' }) })]);
-    expect(byRequest('provider')).toEqual([expect.objectContaining({ action: 'provider.created', resourceId: 'up', before: null, after: expect.objectContaining({ apiKeySource: 'stored', baseUrl: 'https://api.example.com/v1' }) })]);
-    expect(byRequest('rotate')).toEqual([expect.objectContaining({ action: 'provider.updated', before: expect.objectContaining({ apiKeySource: 'stored' }), after: expect.objectContaining({ apiKeySource: 'stored' }) })]);
-    expect(byRequest('unprovider')).toEqual([expect.objectContaining({ action: 'provider.deleted', after: null, before: expect.objectContaining({ name: 'up' }) })]);
-    expect(byRequest('key')).toEqual([expect.objectContaining({ action: 'api_key.created', resourceId: key.id, actor: operator, after: expect.objectContaining({ name: 'ci', scopes: expect.arrayContaining(['logs:read']) }) })]);
+    expect(byRequest('prompt')).toEqual([
+      expect.objectContaining({
+        action: 'prompt.created',
+        resourceId: 'audited',
+        actor: project,
+        before: null,
+        after: { slug: 'audited', kind: 'prompt' },
+      }),
+    ]);
+    expect(byRequest('version')).toEqual([
+      expect.objectContaining({
+        action: 'version.created',
+        resourceId: 'audited@1',
+        after: expect.objectContaining({ version: 1, provider: 'local', model: 'echo' }),
+      }),
+    ]);
+    expect(byRequest('environment')).toEqual([
+      expect.objectContaining({ action: 'environment.created', resourceId: 'qa', after: { slug: 'qa' } }),
+    ]);
+    expect(byRequest('deployment')).toEqual([
+      expect.objectContaining({
+        action: 'deployment.created',
+        resourceId: 'audited@qa',
+        before: null,
+        after: expect.objectContaining({ version: 1, environment: 'qa' }),
+      }),
+    ]);
+    expect(byRequest('provider')).toEqual([
+      expect.objectContaining({
+        action: 'provider.created',
+        resourceId: 'up',
+        before: null,
+        after: expect.objectContaining({ apiKeySource: 'stored', baseUrl: 'https://api.example.com/v1' }),
+      }),
+    ]);
+    expect(byRequest('rotate')).toEqual([
+      expect.objectContaining({
+        action: 'provider.updated',
+        before: expect.objectContaining({ apiKeySource: 'stored' }),
+        after: expect.objectContaining({ apiKeySource: 'stored' }),
+      }),
+    ]);
+    expect(byRequest('unprovider')).toEqual([
+      expect.objectContaining({ action: 'provider.deleted', after: null, before: expect.objectContaining({ name: 'up' }) }),
+    ]);
+    expect(byRequest('key')).toEqual([
+      expect.objectContaining({
+        action: 'api_key.created',
+        resourceId: key.id,
+        actor: operator,
+        after: expect.objectContaining({ name: 'ci', scopes: expect.arrayContaining(['logs:read']) }),
+      }),
+    ]);
     expect(byRequest('access')).toEqual([
-      expect.objectContaining({ action: 'api_key.access_changed', before: expect.objectContaining({ scopes: expect.arrayContaining(['logs:read']) }), after: expect.objectContaining({ scopes: ['invoke', 'threads:read', 'threads:write'] }) }),
+      expect.objectContaining({
+        action: 'api_key.access_changed',
+        before: expect.objectContaining({ scopes: expect.arrayContaining(['logs:read']) }),
+        after: expect.objectContaining({ scopes: ['invoke', 'threads:read', 'threads:write'] }),
+      }),
     ]);
     expect(byRequest('revoke')).toEqual([expect.objectContaining({ action: 'api_key.revoked', resourceId: key.id, after: null })]);
-    expect(byRequest('limits')).toEqual([expect.objectContaining({ action: 'limits.updated', resourceId: 'project', before: null, after: { requestsPerMinute: 600, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null } })]);
-    expect(byRequest('apply').map((e) => e.action).sort()).toEqual(['deployment.created', 'prompt.created', 'version.created']);
+    expect(byRequest('limits')).toEqual([
+      expect.objectContaining({
+        action: 'limits.updated',
+        resourceId: 'project',
+        before: null,
+        after: { requestsPerMinute: 600, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null },
+      }),
+    ]);
+    expect(
+      byRequest('apply')
+        .map((e) => e.action)
+        .sort(),
+    ).toEqual(['deployment.created', 'prompt.created', 'version.created']);
     expect(byRequest('apply').every((e) => e.actor.keyId === p.keyId)).toBe(true);
     // Newest first.
     expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort().reverse());
@@ -108,7 +203,12 @@ describe('audit trail (GET /v2/audit)', () => {
     const created = await allEvents(p, { action: 'provider.created' });
     expect(created.map((e) => e.resourceId)).toEqual(['up']);
     // The project's own key (made by createProject) and the test's.
-    expect((await allEvents(p, { resourceType: 'api_key' })).map((e) => e.action).sort()).toEqual(['api_key.access_changed', 'api_key.created', 'api_key.created', 'api_key.revoked']);
+    expect((await allEvents(p, { resourceType: 'api_key' })).map((e) => e.action).sort()).toEqual([
+      'api_key.access_changed',
+      'api_key.created',
+      'api_key.created',
+      'api_key.revoked',
+    ]);
     expect((await allEvents(p, { resourceType: 'environment', resourceId: 'qa' })).length).toBe(1);
     expect((await allEvents(p, { actorKeyId: p.keyId })).every((e) => e.actor.keyId === p.keyId)).toBe(true);
     expect((await allEvents(p, { requestId: created[0].requestId! })).map((e) => e.id)).toEqual([created[0].id]);
@@ -120,12 +220,20 @@ describe('audit trail (GET /v2/audit)', () => {
 
   it('is written in the transaction of the change: a refused apply leaves no event; nothing updates or deletes events over HTTP', async () => {
     const q = await createProject(t);
-    const editor = (await t.http().post(`/v2/workspaces/${q.workspace}/projects/${q.project}/api-keys`).set(admin).send({ preset: 'editor' }).expect(200)).body.key;
+    const editor = (
+      await t.http().post(`/v2/workspaces/${q.workspace}/projects/${q.project}/api-keys`).set(admin).send({ preset: 'editor' }).expect(200)
+    ).body.key;
     // The environment is created before the provider change is refused: both roll back, its event too.
-    const file = { workspace: q.workspace, project: q.project, environments: ['preview', 'staging', 'production', 'rolled-back'], providers: [{ name: 'x', type: 'openai', baseUrl: 'https://api.example.com/v1' }] };
+    const file = {
+      workspace: q.workspace,
+      project: q.project,
+      environments: ['preview', 'staging', 'production', 'rolled-back'],
+      providers: [{ name: 'x', type: 'openai', baseUrl: 'https://api.example.com/v1' }],
+    };
     expect((await t.http().post('/v2/apply').set('X-API-Key', editor).send(file)).status).toBe(403);
     expect(await allEvents(q, { resourceType: 'environment' })).toEqual([]);
-    for (const method of ['put', 'patch', 'delete', 'post'] as const) expect((await t.http()[method]('/v2/audit').set('X-API-Key', q.key)).status).toBe(404);
+    for (const method of ['put', 'patch', 'delete', 'post'] as const)
+      expect((await t.http()[method]('/v2/audit').set('X-API-Key', q.key)).status).toBe(404);
   });
 
   it('keeps events for AUDIT_RETENTION_DAYS (default 365), then deletes them', async () => {

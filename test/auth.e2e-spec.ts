@@ -101,7 +101,10 @@ describe('auth', () => {
     const api = client(t, own.key);
     expect((await api.get(`/v2/threads/${thread.id}`)).status).toBe(200);
 
-    const revoke = await t.http().delete(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys/${own.keyId}`).set('X-API-Key', TEST_ADMIN_KEY);
+    const revoke = await t
+      .http()
+      .delete(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys/${own.keyId}`)
+      .set('X-API-Key', TEST_ADMIN_KEY);
     expect(revoke.status).toBe(200);
     expect(revoke.body).toEqual({ id: own.keyId, object: 'api_key.revoked', revoked: true });
 
@@ -116,10 +119,14 @@ describe('auth', () => {
     expect(row.revoked_at).not.toBeNull();
   });
 
-  it('revoking one key leaves the project\'s other keys working', async () => {
+  it("revoking one key leaves the project's other keys working", async () => {
     const own = await createProject(t);
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
-    const second = await t.http().post(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys`).set(admin).send({ name: 'second' });
+    const second = await t
+      .http()
+      .post(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys`)
+      .set(admin)
+      .send({ name: 'second' });
     expect(second.status).toBe(200);
     await t.http().delete(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys/${own.keyId}`).set(admin).expect(200);
     expectUnauthorized(await client(t, own.key).get('/v2/threads'));
@@ -145,7 +152,9 @@ describe('auth', () => {
     }
     // Its own project's keys it may manage (keys:manage: test/project-key-management.e2e-spec.ts); another's are not found.
     const other = await createProject(t);
-    const res = await call('get', `/v2/workspaces/${other.workspace}/projects/${other.project}/api-keys`, undefined, { 'X-API-Key': p.key });
+    const res = await call('get', `/v2/workspaces/${other.workspace}/projects/${other.project}/api-keys`, undefined, {
+      'X-API-Key': p.key,
+    });
     expect([res.status, res.body]).toEqual([404, { error: { message: 'Project not found' } }]);
     expect((await client(t, p.key).get('/v2/threads')).status).toBe(200);
   });

@@ -1,12 +1,13 @@
+import { Client } from 'pg';
 import request from 'supertest';
+
 import { openaiChunks, openaiStream } from './fakes/fake-openai-upstream';
 import { FakeUpstream, startFakeUpstream } from './fakes/fake-upstream';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
 import { addProviderCredential, sleep } from './support/invoke-factories';
 import { ServerProcess, startServer } from './support/server-process';
 import { TEST_ADMIN_KEY, TestApp } from './support/test-app';
-import { Client } from 'pg';
 
 /** 600 + 400 tokens at 10 USD per million: 0.01 USD a call. */
 const USAGE = { prompt_tokens: 600, completion_tokens: 400 };
@@ -29,7 +30,9 @@ const BUDGET_USD = 1;
 
   beforeAll(async () => {
     fake = await startFakeUpstream((req) =>
-      openaiStream(openaiChunks({ content: ['a', 'b', 'c', 'd'], model: (req.body as { model: string }).model, usage: USAGE }), { delayMs: 35 }),
+      openaiStream(openaiChunks({ content: ['a', 'b', 'c', 'd'], model: (req.body as { model: string }).model, usage: USAGE }), {
+        delayMs: 35,
+      }),
     );
     fresh = await freshDatabase();
     const env = fresh.env as Record<string, string>;
@@ -57,14 +60,25 @@ const BUDGET_USD = 1;
     const base = `/v2/workspaces/${p.workspace}/projects/${p.project}`;
     await addProviderCredential(remote(0), p, { name: 'oai', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
     // 600 + 400 tokens at 800 USD per million: 0.80 USD a call.
-    await remote(0).http().put(`${base}/prices`).set(admin).send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: 800, outputPerMTok: 800 }] }).expect(200);
+    await remote(0)
+      .http()
+      .put(`${base}/prices`)
+      .set(admin)
+      .send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: 800, outputPerMTok: 800 }] })
+      .expect(200);
     await remote(0).http().put(`${base}/api-keys/${p.keyId}/limits`).set(admin).send({ budgetUsdPerDay: 10 }).expect(200);
     await sleep(300);
     const call = (i: number) =>
-      remote(i).http().post('/v1/chat/completions').set('Authorization', `Bearer ${p.key}`).send({ model: 'oai/m', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      remote(i)
+        .http()
+        .post('/v1/chat/completions')
+        .set('Authorization', `Bearer ${p.key}`)
+        .send({ model: 'oai/m', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const answers = await Promise.all(Array.from({ length: 64 }, (_, n) => call(n % 2)));
     const admitted = answers.filter((res) => res.status === 200).length;
-    const [spent] = (await db.query('SELECT coalesce(sum(cost_usd), 0)::text AS usd FROM request_logs WHERE project_id = $1', [p.projectId])).rows;
+    const [spent] = (
+      await db.query('SELECT coalesce(sum(cost_usd), 0)::text AS usd FROM request_logs WHERE project_id = $1', [p.projectId])
+    ).rows;
     process.stdout.write(`cold key, two instances: ${admitted} of 64 admitted, ${spent.usd} USD spent of 10\n`);
     expect(answers.every((res) => res.status === 200 || res.status === 429)).toBe(true);
     expect(admitted).toBeLessThanOrEqual(14);
@@ -75,14 +89,23 @@ const BUDGET_USD = 1;
     const p: TestProject = await createProject(remote(0));
     const base = `/v2/workspaces/${p.workspace}/projects/${p.project}`;
     await addProviderCredential(remote(0), p, { name: 'oai', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
-    await remote(0).http().put(`${base}/prices`).set(admin).send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: 10, outputPerMTok: 10 }] }).expect(200);
+    await remote(0)
+      .http()
+      .put(`${base}/prices`)
+      .set(admin)
+      .send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: 10, outputPerMTok: 10 }] })
+      .expect(200);
     const other = await remote(0).http().post(`${base}/api-keys`).set(admin).send({ name: 'other' }).expect(200);
     // Set on instance 0; instance 1 learns it through the change notification.
     await remote(0).http().put(`${base}/api-keys/${p.keyId}/limits`).set(admin).send({ budgetUsdPerDay: BUDGET_USD }).expect(200);
     await sleep(300);
 
     const call = (i: number, key: string) =>
-      remote(i).http().post('/v1/chat/completions').set('Authorization', `Bearer ${key}`).send({ model: 'oai/m', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      remote(i)
+        .http()
+        .post('/v1/chat/completions')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ model: 'oai/m', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const statuses = { limited: new Map<number, number>(), other: new Map<number, number>() };
     const count = (map: Map<number, number>, status: number) => map.set(status, (map.get(status) ?? 0) + 1);
     let stop = false;
@@ -108,10 +131,17 @@ const BUDGET_USD = 1;
     await Promise.all(others);
 
     // What the key spent is what its logs cost (the cost each log stores).
-    const [spent] = (await db.query(`SELECT coalesce(sum(cost_usd), 0)::text AS usd, count(*) FILTER (WHERE status = 200) AS ok FROM request_logs WHERE project_id = $1 AND api_key_id = $2`, [p.projectId, p.keyId])).rows;
+    const [spent] = (
+      await db.query(
+        `SELECT coalesce(sum(cost_usd), 0)::text AS usd, count(*) FILTER (WHERE status = 200) AS ok FROM request_logs WHERE project_id = $1 AND api_key_id = $2`,
+        [p.projectId, p.keyId],
+      )
+    ).rows;
     const spentUsd = Number(spent.usd);
     const bound = BUDGET_USD + Math.max(0.1 * BUDGET_USD, CALL_USD);
-    process.stdout.write(`budget ${BUDGET_USD} USD: spent ${spent.usd} USD in ${spent.ok} calls (bound ${bound}); statuses ${JSON.stringify([...statuses.limited])}, other key ${JSON.stringify([...statuses.other])}\n`);
+    process.stdout.write(
+      `budget ${BUDGET_USD} USD: spent ${spent.usd} USD in ${spent.ok} calls (bound ${bound}); statuses ${JSON.stringify([...statuses.limited])}, other key ${JSON.stringify([...statuses.other])}\n`,
+    );
     expect(Object.fromEntries(statuses.limited)).toEqual({ 200: Number(spent.ok), 429: expect.any(Number) });
     expect(spentUsd).toBeLessThanOrEqual(bound);
     // It did reach its budget (a refusal a little early is the conservative side of the same race).

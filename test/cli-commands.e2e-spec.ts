@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { buildProgram } from '../src/cli/main';
 import { createProject, TestProject } from './support/factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
@@ -14,7 +15,9 @@ async function parley(...args: string[]): Promise<{ stdout: string; stderr: stri
   const error = jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
   const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0);
   try {
-    await buildProgram().configureOutput({ writeOut: (s) => out.push(s), writeErr: (s) => err.push(s) }).parseAsync(['node', 'parley', ...args]);
+    await buildProgram()
+      .configureOutput({ writeOut: (s) => out.push(s), writeErr: (s) => err.push(s) })
+      .parseAsync(['node', 'parley', ...args]);
     return { stdout: out.join('\n'), stderr: err.join('\n') };
   } catch (e) {
     return { stdout: out.join('\n'), stderr: err.join('\n'), error: e };
@@ -43,7 +46,7 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('--version prints package.json\'s version', async () => {
+  it("--version prints package.json's version", async () => {
     const { stdout } = await parley('--version');
     expect(stdout.trim()).toBe(JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version);
   });
@@ -63,7 +66,9 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     expect(after.find((k) => k.id === created.id)!.revokedAt).not.toBeNull();
 
     // A project key (keys:manage) lists its own project's keys; another project's are not found.
-    const own = JSON.parse((await parley('keys', 'list', '--workspace', p.workspace, '--project', p.project, '--url', url, '--key', p.key, '--json')).stdout) as { id: string }[];
+    const own = JSON.parse(
+      (await parley('keys', 'list', '--workspace', p.workspace, '--project', p.project, '--url', url, '--key', p.key, '--json')).stdout,
+    ) as { id: string }[];
     expect(own.map((k) => k.id)).toEqual(listed.map((k) => k.id));
     const other = await createProject(t);
     const refused = await parley('keys', 'list', '--workspace', other.workspace, '--project', other.project, '--url', url, '--key', p.key);
@@ -72,7 +77,9 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
 
   it('keys create --preset app makes a key that invokes and keeps threads but cannot read logs', async () => {
     const where = ['--workspace', p.workspace, '--project', p.project, '--url', url, '--key', TEST_ADMIN_KEY, '--json'];
-    const created = JSON.parse((await parley('keys', 'create', '--name', 'web-app', '--preset', 'app', '--environments', 'production', ...where)).stdout);
+    const created = JSON.parse(
+      (await parley('keys', 'create', '--name', 'web-app', '--preset', 'app', '--environments', 'production', ...where)).stdout,
+    );
     expect(created).toMatchObject({ scopes: ['invoke', 'threads:read', 'threads:write'], environments: ['production'] });
     await t.http().get('/v2/threads').set('X-API-Key', created.key).expect(200);
     expect((await t.http().get('/v2/logs').set('X-API-Key', created.key)).status).toBe(403);
@@ -88,7 +95,19 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     const yaml = `workspace: ${p.workspace}\nproject: ${p.project}\nprompts:\n  - slug: greet\n    model: echo\n    template:\n      - { role: system, content: "Hi {{name}}" }\n    deploy: [production]\n`;
     fs.writeFileSync(path.join(tmp, 'parley.yaml'), yaml);
     await parley('apply', '-f', path.join(tmp, 'parley.yaml'), '--url', url, '--key', p.key);
-    const { stdout, stderr } = await parley('export', '--workspace', p.workspace, '--project', p.project, '-o', file, '--url', url, '--key', p.key);
+    const { stdout, stderr } = await parley(
+      'export',
+      '--workspace',
+      p.workspace,
+      '--project',
+      p.project,
+      '-o',
+      file,
+      '--url',
+      url,
+      '--key',
+      p.key,
+    );
     expect(stdout).toBe('');
     expect(stderr).toContain(`Wrote ${p.workspace}/${p.project} to ${file}`);
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^# Exported from Parley: [^\n]*\n\s*workspace: /);
@@ -96,7 +115,7 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     expect(JSON.parse(again.stdout).changed).toBe(false);
   });
 
-  it('apply warns when a provider\'s apiKeyEnv is not set on the server', async () => {
+  it("apply warns when a provider's apiKeyEnv is not set on the server", async () => {
     const variable = 'PARLEY_PROVIDER_DX_TEST_UNSET_KEY';
     delete process.env[variable];
     const yaml = `workspace: ${p.workspace}\nproject: ${p.project}\nproviders:\n  - { name: upstream, type: openai, baseUrl: "https://api.example.com/v1", apiKeyEnv: ${variable} }\n`;

@@ -1,4 +1,5 @@
 import { NestFactory } from '@nestjs/core';
+
 import { ApplyService } from '../src/apply/apply.service';
 import { CliModule } from '../src/cli/cli.module';
 import { ImportCliModule } from '../src/cli/import-cli.module';
@@ -13,7 +14,8 @@ describe('CLI application context', () => {
     process.env.LOG_LEVEL = 'silent';
     if (!process.env.DATABASE_URL) process.env.DATA_DIR = 'memory://';
     // In memory, from the run's migrated dump (test/harness), as test apps start.
-    if (!process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE) process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+    if (!process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE)
+      process.env.DATA_DIR_TEMPLATE = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
   });
   afterAll(() => {
     delete process.env.DATA_DIR_TEMPLATE;

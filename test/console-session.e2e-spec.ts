@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { createProject, createThread, TestProject } from './support/factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -33,13 +34,26 @@ describe('console sessions', () => {
 
   it('exchanges a project key for an HttpOnly, SameSite=Strict cookie stored only as a hash', async () => {
     const session = await signIn(p.key);
-    expect(session.body).toEqual({ object: 'console.session', kind: 'project', workspace: p.workspace, project: p.project, scopes: null, environments: null, expiresAt: expect.any(String) });
+    expect(session.body).toEqual({
+      object: 'console.session',
+      kind: 'project',
+      workspace: p.workspace,
+      project: p.project,
+      scopes: null,
+      environments: null,
+      expiresAt: expect.any(String),
+    });
     expect(session.attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/']));
     expect(session.attributes).not.toContain('Secure');
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await t.dataSource.query('SELECT token_hash, kind, key_id, project_id FROM console_sessions WHERE token_hash = $1', [sha256(session.token)]);
+    const rows = await t.dataSource.query('SELECT token_hash, kind, key_id, project_id FROM console_sessions WHERE token_hash = $1', [
+      sha256(session.token),
+    ]);
     expect(rows).toEqual([{ token_hash: sha256(session.token), kind: 'project', key_id: p.keyId, project_id: p.projectId }]);
-    const stored = await t.dataSource.query('SELECT count(*)::int AS n FROM console_sessions WHERE token_hash = $1 OR token_hash = $2', [session.token, p.key]);
+    const stored = await t.dataSource.query('SELECT count(*)::int AS n FROM console_sessions WHERE token_hash = $1 OR token_hash = $2', [
+      session.token,
+      p.key,
+    ]);
     expect(stored[0].n).toBe(0);
 
     const me = await t.http().get('/v2/console/session').set('Cookie', session.pair).expect(200);
@@ -52,7 +66,11 @@ describe('console sessions', () => {
   });
 
   it('refuses a wrong or missing key', async () => {
-    const wrong = await t.http().post('/v2/console/session').send({ key: `${p.key}x` }).expect(401);
+    const wrong = await t
+      .http()
+      .post('/v2/console/session')
+      .send({ key: `${p.key}x` })
+      .expect(401);
     expect(wrong.body).toEqual({ error: 'Unauthorized', message: 'Invalid API key' });
     expect(wrong.headers['set-cookie']).toBeUndefined();
     const missing = await t.http().post('/v2/console/session').send({}).expect(400);
@@ -68,8 +86,17 @@ describe('console sessions', () => {
     await t.http().get(`/v2/threads/${theirs.id}`).set('Cookie', pair).expect(404);
 
     const refused = await t.http().post('/v2/threads').set('Cookie', pair).send({}).expect(403);
-    expect(refused.body).toEqual({ error: 'Forbidden', message: 'A console request that changes something needs the x-parley-csrf header' });
-    const created = await t.http().post('/v2/threads').set('Cookie', pair).set('X-Parley-CSRF', '1').send({ metadata: { via: 'console' } }).expect(200);
+    expect(refused.body).toEqual({
+      error: 'Forbidden',
+      message: 'A console request that changes something needs the x-parley-csrf header',
+    });
+    const created = await t
+      .http()
+      .post('/v2/threads')
+      .set('Cookie', pair)
+      .set('X-Parley-CSRF', '1')
+      .send({ metadata: { via: 'console' } })
+      .expect(200);
     expect(created.body.projectId).toBe(p.projectId);
     await t.http().delete(`/v2/threads/${theirs.id}`).set('Cookie', pair).set('X-Parley-CSRF', '1').expect(404);
 
@@ -98,12 +125,18 @@ describe('console sessions', () => {
   it('ends with its key, and when it expires', async () => {
     const own = await createProject(t);
     const { pair } = await signIn(own.key);
-    await t.http().delete(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys/${own.keyId}`).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    await t
+      .http()
+      .delete(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys/${own.keyId}`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .expect(200);
     await t.http().get('/v2/threads').set('Cookie', pair).expect(401);
 
     const expiring = await signIn(p.key);
     await t.http().get('/v2/threads').set('Cookie', expiring.pair).expect(200);
-    await t.dataSource.query(`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(expiring.token)]);
+    await t.dataSource.query(`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
+      sha256(expiring.token),
+    ]);
     await t.http().get('/v2/threads').set('Cookie', expiring.pair).expect(401);
   });
 

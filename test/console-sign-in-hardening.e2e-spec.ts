@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { createProject, TestProject } from './support/factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -35,7 +36,11 @@ describe('console sign-in hardening', () => {
   it('refuses a body that is not sent as application/json, before the key is looked at, and sets no cookie', async () => {
     const before = await sessionsOf(p.keyId);
     // What an HTML form with enctype="text/plain" can make a browser send to another site: valid JSON.
-    const plain = await t.http().post('/v2/console/session').set('Content-Type', 'text/plain').send(JSON.stringify({ key: p.key }));
+    const plain = await t
+      .http()
+      .post('/v2/console/session')
+      .set('Content-Type', 'text/plain')
+      .send(JSON.stringify({ key: p.key }));
     expect(plain.status).toBe(415);
     expect(plain.body).toEqual({ error: { message: expect.stringContaining('application/json') } });
     expect(sessionToken(plain.headers['set-cookie'])).toBeNull();
@@ -49,7 +54,11 @@ describe('console sign-in hardening', () => {
     expect(await sessionsOf(p.keyId)).toBe(before);
 
     // JSON with a charset parameter is JSON.
-    const json = await t.http().post('/v2/console/session').set('Content-Type', 'application/json; charset=utf-8').send(JSON.stringify({ key: p.key }));
+    const json = await t
+      .http()
+      .post('/v2/console/session')
+      .set('Content-Type', 'application/json; charset=utf-8')
+      .send(JSON.stringify({ key: p.key }));
     expect(json.status).toBe(200);
     expect(sessionToken(json.headers['set-cookie'])).not.toBeNull();
     expect(await sessionsOf(p.keyId)).toBe(before + 1);
@@ -89,10 +98,16 @@ describe('console sign-in hardening', () => {
   it('sign-out with the cookie refuses another origin too, and the session stays live', async () => {
     const token = sessionToken((await signIn(p.key).expect(200)).headers['set-cookie'])!;
     const cookie = `parley_session=${token}`;
-    const refused = await t.http().delete('/v2/console/session').set({ Cookie: cookie, 'X-Parley-CSRF': '1', Host: 'parley.example', Origin: 'https://attacker.example' });
+    const refused = await t
+      .http()
+      .delete('/v2/console/session')
+      .set({ Cookie: cookie, 'X-Parley-CSRF': '1', Host: 'parley.example', Origin: 'https://attacker.example' });
     expect(refused.status).toBe(403);
     await t.http().get('/v2/console/session').set('Cookie', cookie).expect(200);
-    const out = await t.http().delete('/v2/console/session').set({ Cookie: cookie, 'X-Parley-CSRF': '1', Host: 'parley.example', Origin: 'http://parley.example' });
+    const out = await t
+      .http()
+      .delete('/v2/console/session')
+      .set({ Cookie: cookie, 'X-Parley-CSRF': '1', Host: 'parley.example', Origin: 'http://parley.example' });
     expect(out.status).toBe(200);
     expect(out.body).toEqual({ object: 'console.session.ended', ended: true });
     await t.http().get('/v2/console/session').set('Cookie', cookie).expect(401);
@@ -165,6 +180,11 @@ describe('console sign-in hardening', () => {
       'SELECT token_hash, revoked_at IS NOT NULL AS revoked FROM console_sessions WHERE token_hash = ANY($1::text[]) ORDER BY created_at',
       [[sha256(first), sha256(second)]],
     );
-    expect(rows.map((row) => [row.token_hash, row.revoked]).sort()).toEqual([[sha256(first), true], [sha256(second), false]].sort());
+    expect(rows.map((row) => [row.token_hash, row.revoked]).sort()).toEqual(
+      [
+        [sha256(first), true],
+        [sha256(second), false],
+      ].sort(),
+    );
   });
 });

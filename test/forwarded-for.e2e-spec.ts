@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import { createProject, TestProject } from './support/factories';
 import { deploy, INVOKE_APP_ENV, invokePath, sleep } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
@@ -25,19 +26,44 @@ describe('X-Forwarded-For on every invoking route', () => {
 
   const CALLS: Call[] = [
     { name: 'spec invoke', send: (id, xff) => post(invokePath(p, 'edge'), { messages: [{ role: 'user', content: 'hi' }] })(id, xff) },
-    { name: 'spec invoke, streamed', send: (id, xff) => post(invokePath(p, 'edge'), { stream: true, messages: [{ role: 'user', content: 'hi' }] })(id, xff) },
-    { name: 'langtail invoke path', send: (id, xff) => post('/project-prompt/edge/production', { messages: [{ role: 'user', content: 'hi' }] })(id, xff) },
-    { name: '/v1/chat/completions', send: (id, xff) => post('/v1/chat/completions', { model: 'edge', messages: [{ role: 'user', content: 'hi' }] })(id, xff) },
-    { name: '/v1/chat/completions, streamed', send: (id, xff) => post('/v1/chat/completions', { model: 'local/echo', stream: true, messages: [{ role: 'user', content: 'hi' }] })(id, xff) },
+    {
+      name: 'spec invoke, streamed',
+      send: (id, xff) => post(invokePath(p, 'edge'), { stream: true, messages: [{ role: 'user', content: 'hi' }] })(id, xff),
+    },
+    {
+      name: 'langtail invoke path',
+      send: (id, xff) => post('/project-prompt/edge/production', { messages: [{ role: 'user', content: 'hi' }] })(id, xff),
+    },
+    {
+      name: '/v1/chat/completions',
+      send: (id, xff) => post('/v1/chat/completions', { model: 'edge', messages: [{ role: 'user', content: 'hi' }] })(id, xff),
+    },
+    {
+      name: '/v1/chat/completions, streamed',
+      send: (id, xff) =>
+        post('/v1/chat/completions', { model: 'local/echo', stream: true, messages: [{ role: 'user', content: 'hi' }] })(id, xff),
+    },
     { name: '/v1/responses', send: (id, xff) => post('/v1/responses', { model: 'local/echo', input: 'hi' })(id, xff) },
-    { name: '/v1/responses, streamed', send: (id, xff) => post('/v1/responses', { model: 'local/echo', input: 'hi', stream: true })(id, xff) },
-    { name: '/v1/responses, background', send: (id, xff) => post('/v1/responses', { model: 'local/echo', input: 'hi', background: true })(id, xff) },
-    { name: '/v1/responses/compact', send: (id, xff) => post('/v1/responses/compact', { model: 'local/echo', input: 'summarize this please' })(id, xff) },
+    {
+      name: '/v1/responses, streamed',
+      send: (id, xff) => post('/v1/responses', { model: 'local/echo', input: 'hi', stream: true })(id, xff),
+    },
+    {
+      name: '/v1/responses, background',
+      send: (id, xff) => post('/v1/responses', { model: 'local/echo', input: 'hi', background: true })(id, xff),
+    },
+    {
+      name: '/v1/responses/compact',
+      send: (id, xff) => post('/v1/responses/compact', { model: 'local/echo', input: 'summarize this please' })(id, xff),
+    },
   ];
 
   const logOf = async (requestId: string): Promise<{ request_ip: string | null; status: number } | undefined> => {
     for (let i = 0; i < 200; i++) {
-      const [row] = await t.dataSource.query('SELECT request_ip, status FROM request_logs WHERE project_id = $1 AND request_id = $2', [p.projectId, requestId]);
+      const [row] = await t.dataSource.query('SELECT request_ip, status FROM request_logs WHERE project_id = $1 AND request_id = $2', [
+        p.projectId,
+        requestId,
+      ]);
       if (row) return row;
       await sleep(25); // a background response's log is written by its job, after the answer
     }

@@ -13,7 +13,7 @@ describe('fuzz findings', () => {
   });
   afterAll(() => t.close());
 
-  it('a body the parser cannot read (unknown Content-Encoding) under /v1 answers in OpenAI\'s error shape', async () => {
+  it("a body the parser cannot read (unknown Content-Encoding) under /v1 answers in OpenAI's error shape", async () => {
     const res = await t.http().post('/v1/conversations').set('X-API-Key', p.key).set('Content-Encoding', 'x-unknown').send('{}');
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ error: { message: 'Request body could not be read', type: expect.any(String), param: null, code: null } });
@@ -24,11 +24,19 @@ describe('fuzz findings', () => {
 
   it('a /v1/conversations item whose type is named like an Object.prototype member is a 400, not a 500', async () => {
     for (const type of ['toString', '__proto__', 'hasOwnProperty']) {
-      const res = await t.http().post('/v1/conversations').set('X-API-Key', p.key).send({ items: [{ type, id: 'x' }] });
+      const res = await t
+        .http()
+        .post('/v1/conversations')
+        .set('X-API-Key', p.key)
+        .send({ items: [{ type, id: 'x' }] });
       expect([type, res.status, res.body.error?.param]).toEqual([type, 400, 'items[0].type']);
     }
     // A well-formed type name Parley does not interpret is stored as given (docs/openai-conversations.md), whatever it is named.
-    const res = await t.http().post('/v1/conversations').set('X-API-Key', p.key).send({ items: [{ type: 'constructor', id: 'x' }] });
+    const res = await t
+      .http()
+      .post('/v1/conversations')
+      .set('X-API-Key', p.key)
+      .send({ items: [{ type: 'constructor', id: 'x' }] });
     expect(res.status).toBe(200);
     const items = await t.http().get(`/v1/conversations/${res.body.id}/items`).set('X-API-Key', p.key).expect(200);
     expect(items.body.data).toEqual([{ id: expect.stringMatching(/^itm_/), type: 'constructor' }]);
@@ -37,7 +45,12 @@ describe('fuzz findings', () => {
   it('an X-Forwarded-For that is not an address is not recorded as the client IP (the log column holds 64 characters)', async () => {
     await deploy(t, p, { slug: 'xff' });
     const forwarded = 'not-an-address-'.repeat(10);
-    const res = await t.http().post(invokePath(p, 'xff')).set('X-API-Key', p.key).set('X-Forwarded-For', forwarded).send({ messages: [{ role: 'user', content: 'hi' }] });
+    const res = await t
+      .http()
+      .post(invokePath(p, 'xff'))
+      .set('X-API-Key', p.key)
+      .set('X-Forwarded-For', forwarded)
+      .send({ messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(200);
     const logs = await requestLogRows(t, p.projectId);
     expect(logs[logs.length - 1].request_ip).toBeNull();
@@ -46,7 +59,7 @@ describe('fuzz findings', () => {
     expect((await requestLogRows(t, p.projectId)).pop()!.request_ip).toBe('203.0.113.7');
   });
 
-  it('a version past PostgreSQL\'s integer range (?v=2147483648) on the langtail prompt routes is the 404 of an unknown version, not a 500', async () => {
+  it("a version past PostgreSQL's integer range (?v=2147483648) on the langtail prompt routes is the 404 of an unknown version, not a 500", async () => {
     await deploy(t, p, { slug: 'big-v' });
     for (const path of [`/project-prompt/big-v/production?v=2147483648`, `/${p.workspace}/${p.project}/big-v/production?v=9999999999`]) {
       const res = await t.http().get(path).set('X-API-Key', p.key);

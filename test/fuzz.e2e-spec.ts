@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
-import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
-import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
+
 import { FuzzContext, FuzzRequest, requestFor } from './fuzz/arbitraries';
 import { FuzzResponse, KeyReach, problemsWith } from './fuzz/expectations';
 import { FuzzRoute, fuzzRoutesOf, routerRoutesOf } from './fuzz/route-table';
+import { createMessage, createProject, createThread, TestProject } from './support/factories';
+import { deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
+import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 /**
  * Issues 13 and 24: seeded, property-based fuzzing of every route of the running application (its
@@ -52,7 +53,14 @@ describe('fuzz: hostile requests to every route', () => {
     const as = { 'X-API-Key': fuzz.key };
     // A second key of the fuzz project for the key routes (revoke, scopes, limits): revoking the
     // fuzzer's own key would leave the rest of the run at 401.
-    const spare = (await t.http().post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`).set(admin).send({ name: 'spare' }).expect(200)).body;
+    const spare = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`)
+        .set(admin)
+        .send({ name: 'spare' })
+        .expect(200)
+    ).body;
     const variables = { name: 'world' };
     const template = [{ role: 'system', content: 'Hello {{name}}.' }];
     await deploy(t, fuzz, { slug: 'fz-prompt', template, variables, environments: ['production', 'staging'] });
@@ -64,16 +72,39 @@ describe('fuzz: hostile requests to every route', () => {
     const response = (await t.http().post('/v1/responses').set(as).send({ model: 'local/echo', input: 'hi' }).expect(200)).body;
 
     // Narrower keys of the fuzz project and its workspace, and a key of a project the fuzzer has no business in.
-    const keyOfPreset = async (name: string, body: object) => (await t.http().post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`).set(admin).send({ name, ...body }).expect(200)).body.key as string;
+    const keyOfPreset = async (name: string, body: object) =>
+      (
+        await t
+          .http()
+          .post(`/v2/workspaces/${fuzz.workspace}/projects/${fuzz.project}/api-keys`)
+          .set(admin)
+          .send({ name, ...body })
+          .expect(200)
+      ).body.key as string;
     const viewerKey = await keyOfPreset('viewer', { preset: 'viewer' });
     const appKey = await keyOfPreset('app', { preset: 'app' });
-    const narrowAdminKey = (await t.http().post(`/v2/workspaces/${fuzz.workspace}/admin-keys`).set(admin).send({ name: 'narrow', preset: 'viewer', scopes: ['keys:manage'] }).expect(200)).body.key as string;
+    const narrowAdminKey = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${fuzz.workspace}/admin-keys`)
+        .set(admin)
+        .send({ name: 'narrow', preset: 'viewer', scopes: ['keys:manage'] })
+        .expect(200)
+    ).body.key as string;
     const stranger = await createProject(t);
     const home = (p: TestProject) => `${p.workspace}/${p.project}`;
     keys.set(fuzz.key, { label: 'the fuzz project', scopes: null, home: home(fuzz) });
-    keys.set(viewerKey, { label: 'viewer', scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read'], home: home(fuzz) });
+    keys.set(viewerKey, {
+      label: 'viewer',
+      scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read'],
+      home: home(fuzz),
+    });
     keys.set(appKey, { label: 'app', scopes: ['invoke', 'threads:read', 'threads:write'], home: home(fuzz) });
-    keys.set(narrowAdminKey, { label: 'narrow workspace admin', scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read', 'keys:manage'], home: `${fuzz.workspace}/` });
+    keys.set(narrowAdminKey, {
+      label: 'narrow workspace admin',
+      scopes: ['threads:read', 'logs:read', 'registry:read', 'providers:read', 'usage:read', 'audit:read', 'keys:manage'],
+      home: `${fuzz.workspace}/`,
+    });
     keys.set(stranger.key, { label: "another project's", scopes: null, home: home(stranger) });
 
     const other = await createProject(t);
@@ -82,7 +113,14 @@ describe('fuzz: hostile requests to every route', () => {
     for (const text of ['first', 'second', 'third']) controlMessages.push(await createMessage(t, other, controlThread.id, text, { text }));
     control = { project: other, threadId: controlThread.id };
 
-    const ids = [fuzzThread.id, fuzzMessage.id, controlThread.id, controlMessages[1].id, '0193b1e2-7c4d-7a2b-9c3d-0123456789ab', 'not-an-id'];
+    const ids = [
+      fuzzThread.id,
+      fuzzMessage.id,
+      controlThread.id,
+      controlMessages[1].id,
+      '0193b1e2-7c4d-7a2b-9c3d-0123456789ab',
+      'not-an-id',
+    ];
     ctx = {
       document,
       ids,
@@ -147,7 +185,11 @@ describe('fuzz: hostile requests to every route', () => {
   }
 
   /** Sends every request, `concurrency` at a time; stops at the first problem and describes it. */
-  async function sendAll(requests: FuzzRequest[], concurrency: number, onAnswer: (req: FuzzRequest, res: FuzzResponse) => void): Promise<string | undefined> {
+  async function sendAll(
+    requests: FuzzRequest[],
+    concurrency: number,
+    onAnswer: (req: FuzzRequest, res: FuzzResponse) => void,
+  ): Promise<string | undefined> {
     let next = 0;
     let failure: string | undefined;
     const worker = async () => {
@@ -219,7 +261,8 @@ describe('fuzz: hostile requests to every route', () => {
           `${Math.round((cpu.user + cpu.system) / 1000)} ms CPU; statuses ${JSON.stringify([...statuses])}\n`,
       );
       // Per route: statuses, and under "0" the milliseconds its requests took in all.
-      for (const [route, counts] of [...byRoute].sort((a, b) => b[1][0] - a[1][0])) process.stderr.write(`  ${route} ${JSON.stringify(counts)}\n`);
+      for (const [route, counts] of [...byRoute].sort((a, b) => b[1][0] - a[1][0]))
+        process.stderr.write(`  ${route} ${JSON.stringify(counts)}\n`);
     }
 
     // The same successful write, BURST times at once: upserts, unique slugs and row locks under contention.
@@ -228,7 +271,9 @@ describe('fuzz: hostile requests to every route', () => {
     const burstFailure = await sendAll(bursts, BURST, () => undefined);
     if (burstFailure) throw new Error(`concurrent writes: ${burstFailure}`);
     // Writes of the admin API, limits and /v1 were among them, not only threads.
-    expect([...firstWrite.keys()]).toEqual(expect.arrayContaining(['PUT /v2/workspaces/{workspace}/projects/{project}/limits', 'POST /v1/conversations', 'POST /v2/threads']));
+    expect([...firstWrite.keys()]).toEqual(
+      expect.arrayContaining(['PUT /v2/workspaces/{workspace}/projects/{project}/limits', 'POST /v1/conversations', 'POST /v2/threads']),
+    );
 
     expect(await controlSnapshot()).toBe(before);
     // The fuzzer reached past validation too, not only its 400s.

@@ -51,9 +51,16 @@ describe('hardening: bounded bodies, storable text, settings upserts', () => {
     });
 
     it('every other parser answers its own documented 400: invoke issues, /v1 OpenAI errors, import, apply', async () => {
-      const invoke = await t.http().post(invokePath(p, 'bounded')).set(as(p)).send({ variables: { a: deep() } });
+      const invoke = await t
+        .http()
+        .post(invokePath(p, 'bounded'))
+        .set(as(p))
+        .send({ variables: { a: deep() } });
       expect(invoke.status).toBe(400);
-      expect(invoke.body).toEqual({ error: 'Invalid request body', issues: [{ code: 'invalid_type', keys: [], path: [], message: `Expected a JSON object body, but ${tooDeep}` }] });
+      expect(invoke.body).toEqual({
+        error: 'Invalid request body',
+        issues: [{ code: 'invalid_type', keys: [], path: [], message: `Expected a JSON object body, but ${tooDeep}` }],
+      });
       for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/conversations']) {
         const res = await t.http().post(path).set(as(p)).send({ metadata: deep() });
         expect({ path, status: res.status }).toEqual({ path, status: 400 });
@@ -69,22 +76,44 @@ describe('hardening: bounded bodies, storable text, settings upserts', () => {
     it('64 levels pass the parser (the validator answers about the value); 65 do not', async () => {
       const arrays = (levels: number) => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
       // The body object is level 1: metadata holding 63 arrays is 64 levels.
-      const deepest = await t.http().post('/v2/threads').set(as(p)).send({ metadata: arrays(63) });
+      const deepest = await t
+        .http()
+        .post('/v2/threads')
+        .set(as(p))
+        .send({ metadata: arrays(63) });
       expectResourceError(deepest, 400, 'Invalid request body');
       expect(deepest.body.error.details).toEqual(['metadata must be an object of key-value pairs']);
-      const over = await t.http().post('/v2/threads').set(as(p)).send({ metadata: arrays(64) });
+      const over = await t
+        .http()
+        .post('/v2/threads')
+        .set(as(p))
+        .send({ metadata: arrays(64) });
       expect(over.body.error.details).toEqual([tooDeep]);
       // Brackets inside strings are text, not nesting.
-      await t.http().post('/v2/threads').set(as(p)).send({ metadata: { brackets: '['.repeat(500) } }).expect(200);
+      await t
+        .http()
+        .post('/v2/threads')
+        .set(as(p))
+        .send({ metadata: { brackets: '['.repeat(500) } })
+        .expect(200);
     });
   });
 
   describe('text PostgreSQL cannot store never reaches it from a URL', () => {
-    it('GET /v1/conversations?metadata[k]=%00 → 400 in OpenAI\'s shape naming the parameter, not a 500', async () => {
-      for (const [query, param] of [['metadata[k]=a%00b', 'metadata[k]'], ['metadata[%00]=v', 'metadata[\\u0000]'], ['after=%00', 'after']]) {
+    it("GET /v1/conversations?metadata[k]=%00 → 400 in OpenAI's shape naming the parameter, not a 500", async () => {
+      for (const [query, param] of [
+        ['metadata[k]=a%00b', 'metadata[k]'],
+        ['metadata[%00]=v', 'metadata[\\u0000]'],
+        ['after=%00', 'after'],
+      ]) {
         const res = await t.http().get(`/v1/conversations?${query}`).set(as(p));
         expect({ query, status: res.status }).toEqual({ query, status: 400 });
-        expect(res.body.error).toEqual({ message: expect.stringContaining('U+0000'), type: 'invalid_request_error', param, code: 'invalid_value' });
+        expect(res.body.error).toEqual({
+          message: expect.stringContaining('U+0000'),
+          type: 'invalid_request_error',
+          param,
+          code: 'invalid_value',
+        });
       }
     });
 
@@ -111,7 +140,11 @@ describe('hardening: bounded bodies, storable text, settings upserts', () => {
         expect(res.status).toBeGreaterThanOrEqual(400);
         expect(res.status).toBeLessThan(500);
       }
-      const invoked = await t.http().post(`${invokePath(p, 'bounded')}%00`).set(as(p)).send({});
+      const invoked = await t
+        .http()
+        .post(`${invokePath(p, 'bounded')}%00`)
+        .set(as(p))
+        .send({});
       expect(invoked.status).toBeLessThan(500);
     });
   });
@@ -121,13 +154,30 @@ describe('hardening: bounded bodies, storable text, settings upserts', () => {
       const q = await createProject(t);
       const path = `/v2/workspaces/${q.workspace}/projects/${q.project}/limits`;
       const answers = await Promise.all(
-        Array.from({ length: 80 }, (_, i) => t.http().put(path).set(admin).send({ project: { requestsPerMinute: 100 + i }, keys: { concurrentInvokes: 1 + (i % 5) } })),
+        Array.from({ length: 80 }, (_, i) =>
+          t
+            .http()
+            .put(path)
+            .set(admin)
+            .send({ project: { requestsPerMinute: 100 + i }, keys: { concurrentInvokes: 1 + (i % 5) } }),
+        ),
       );
       expect(answers.map((res) => res.status).filter((status) => status !== 200)).toEqual([]);
-      const rows = await t.dataSource.query('SELECT subject, requests_per_minute FROM limit_settings WHERE project_id = $1 ORDER BY subject', [q.projectId]);
+      const rows = await t.dataSource.query(
+        'SELECT subject, requests_per_minute FROM limit_settings WHERE project_id = $1 ORDER BY subject',
+        [q.projectId],
+      );
       expect(rows.map((row: { subject: string }) => row.subject)).toEqual(['keys', 'project']);
       const keyPath = `/v2/workspaces/${q.workspace}/projects/${q.project}/api-keys/${q.keyId}/limits`;
-      const keyAnswers = await Promise.all(Array.from({ length: 40 }, (_, i) => t.http().put(keyPath).set(admin).send({ tokensPerDay: 1000 + i })));
+      const keyAnswers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          t
+            .http()
+            .put(keyPath)
+            .set(admin)
+            .send({ tokensPerDay: 1000 + i }),
+        ),
+      );
       expect(keyAnswers.map((res) => res.status).filter((status) => status !== 200)).toEqual([]);
     });
   });

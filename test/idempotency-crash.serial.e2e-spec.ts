@@ -1,7 +1,8 @@
 import request from 'supertest';
+
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
 import { addProviderCredential, deploy, invokePath, sleep } from './support/invoke-factories';
 import { restartServer, ServerProcess, startServer } from './support/server-process';
 import { TestApp } from './support/test-app';
@@ -39,7 +40,9 @@ describe('idempotency across a crash', () => {
 
     // The reply streams slowly; as soon as its turns are stored, the server dies.
     fake.setNext(openaiStream(openaiChunks({ content: ['store', ' me', ' once'] }), { delayMs: 150 }));
-    const first = fetch(`${server.url}${invokePath(p, 'crashy')}`, { method: 'POST', headers, body }).then((res) => res.text()).catch(() => 'cut');
+    const first = fetch(`${server.url}${invokePath(p, 'crashy')}`, { method: 'POST', headers, body })
+      .then((res) => res.text())
+      .catch(() => 'cut');
     const stored = async () => (await remote.http().get(`/v2/threads/${threadId}/messages`).set('X-API-Key', p.key)).body.data?.length ?? 0;
     const deadline = Date.now() + 30_000;
     while ((await stored()) < 2) {
@@ -57,7 +60,10 @@ describe('idempotency across a crash', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const events = (await retry.text()).split('\n\n').filter(Boolean);
     expect(events.at(-1)).toBe('data: [DONE]');
-    const text = events.filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('');
+    const text = events
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '')
+      .join('');
     expect(text).toBe('store me once');
     expect(fake.requests.length).toBe(calls);
     const after = { http: () => request(server!.url) } as unknown as TestApp;

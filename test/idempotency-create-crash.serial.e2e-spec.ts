@@ -1,6 +1,7 @@
 import request from 'supertest';
+
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
 import { sleep } from './support/invoke-factories';
 import { restartServer, ServerProcess, startServer } from './support/server-process';
 import { TestApp } from './support/test-app';
@@ -93,7 +94,12 @@ describe('exactly-once creates across kill -9', () => {
     const stored = new Map<string, string[]>();
     let after: string | undefined;
     for (;;) {
-      const page = await remote().http().get(`/v2/threads/${threadId}/messages`).query({ limit: 100, ...(after ? { after } : {}) }).set('X-API-Key', p.key).expect(200);
+      const page = await remote()
+        .http()
+        .get(`/v2/threads/${threadId}/messages`)
+        .query({ limit: 100, ...(after ? { after } : {}) })
+        .set('X-API-Key', p.key)
+        .expect(200);
       for (const m of page.body.data as { id: string; content: { content: string }[] }[]) {
         stored.set(m.content[0].content, [...(stored.get(m.content[0].content) ?? []), m.id]);
       }

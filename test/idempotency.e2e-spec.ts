@@ -1,6 +1,14 @@
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
+import {
+  addProviderCredential,
+  deploy,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  requestLogRows,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 /** Issue 13 item 5: Idempotency-Key on invokes and creating POSTs (docs/security.md). */
@@ -50,7 +58,10 @@ describe('idempotency keys', () => {
     await invoke('summary', { messages: [user('one')] }, 'retry-2').expect(200);
     const other = await invoke('summary', { messages: [user('two')] }, 'retry-2');
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ error: 'Unprocessable Entity', message: 'This Idempotency-Key was already used with a different request' });
+    expect(other.body).toEqual({
+      error: 'Unprocessable Entity',
+      message: 'This Idempotency-Key was already used with a different request',
+    });
     const calls = upstreamCalls();
     await invoke('summary', { messages: [user('two')] }, 'retry-3').expect(200);
     expect(upstreamCalls()).toBe(calls + 1);
@@ -71,7 +82,12 @@ describe('idempotency keys', () => {
 
   it('replays a streamed call as a stream of the stored completion', async () => {
     const body = { stream: true, messages: [user('stream me please')] };
-    const post = () => fetch(`${baseUrl}${invokePath(p, 'helper')}`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json', 'Idempotency-Key': 'retry-5' }, body: JSON.stringify(body) });
+    const post = () =>
+      fetch(`${baseUrl}${invokePath(p, 'helper')}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json', 'Idempotency-Key': 'retry-5' },
+        body: JSON.stringify(body),
+      });
     const first = await post();
     const firstText = await first.text();
     const threadId = first.headers.get('x-parley-thread-id')!;
@@ -80,17 +96,35 @@ describe('idempotency keys', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(again.headers.get('x-parley-thread-id')).toBe(threadId);
-    const events = (await again.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const events = (await again.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ''));
     expect(events.at(-1)).toBe('[DONE]');
-    const text = (s: string[]) => s.filter((e) => e.startsWith('{')).map((e) => JSON.parse(e).choices[0]?.delta?.content ?? '').join('');
-    expect(text(events)).toBe(text(firstText.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''))));
+    const text = (s: string[]) =>
+      s
+        .filter((e) => e.startsWith('{'))
+        .map((e) => JSON.parse(e).choices[0]?.delta?.content ?? '')
+        .join('');
+    expect(text(events)).toBe(
+      text(
+        firstText
+          .split('\n\n')
+          .filter(Boolean)
+          .map((e) => e.replace(/^data: /, '')),
+      ),
+    );
     expect(text(events)).toBe('stream me please');
     expect(upstreamCalls()).toBe(calls);
     expect(await threadMessageRows(t, p.projectId, threadId)).toHaveLength(2);
   });
 
   it('gives the key back when the provider failed with a 5xx, so the retry runs', async () => {
-    fake.setNext({ type: 'json', status: 500, body: { error: { message: 'boom' } } }, { type: 'json', status: 500, body: { error: { message: 'boom' } } }, { type: 'json', status: 500, body: { error: { message: 'boom' } } });
+    fake.setNext(
+      { type: 'json', status: 500, body: { error: { message: 'boom' } } },
+      { type: 'json', status: 500, body: { error: { message: 'boom' } } },
+      { type: 'json', status: 500, body: { error: { message: 'boom' } } },
+    );
     const body = { messages: [user('fails first')] };
     expect((await invoke('summary', body, 'retry-6')).status).toBe(502);
     expect((await invoke('summary', body, 'retry-6')).status).toBe(200);
@@ -120,7 +154,12 @@ describe('idempotency keys', () => {
       expect(again.headers['idempotent-replayed']).toBe('true');
       const rows = await t.dataSource.query(`SELECT id FROM threads WHERE project_id = $1 AND metadata->>'order' = '42'`, [p.projectId]);
       expect(rows).toEqual([{ id: first.body.id }]);
-      const other = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Idempotency-Key', 'thread-1').send({ metadata: { order: '43' } });
+      const other = await t
+        .http()
+        .post('/v2/threads')
+        .set('X-API-Key', p.key)
+        .set('Idempotency-Key', 'thread-1')
+        .send({ metadata: { order: '43' } });
       expect(other.status).toBe(422);
       expect(other.body).toEqual({ error: { message: 'This Idempotency-Key was already used with a different request' } });
     });
@@ -133,21 +172,39 @@ describe('idempotency keys', () => {
       await t.http().post(path).set('X-API-Key', p.key).set('Idempotency-Key', 'msg-1').send(body).expect(200);
       expect(await threadMessageRows(t, p.projectId, thread.body.id)).toHaveLength(1);
       expect(first.body.content).toEqual([{ role: 'user', content: 'only once' }]);
-      const bad = await t.http().post(path).set('X-API-Key', p.key).set('Idempotency-Key', 'msg-2').send({ message: { role: 'nobody' } });
+      const bad = await t
+        .http()
+        .post(path)
+        .set('X-API-Key', p.key)
+        .set('Idempotency-Key', 'msg-2')
+        .send({ message: { role: 'nobody' } });
       expect(bad.status).toBe(400);
-      const badAgain = await t.http().post(path).set('X-API-Key', p.key).set('Idempotency-Key', 'msg-2').send({ message: { role: 'nobody' } });
+      const badAgain = await t
+        .http()
+        .post(path)
+        .set('X-API-Key', p.key)
+        .set('Idempotency-Key', 'msg-2')
+        .send({ message: { role: 'nobody' } });
       expect(badAgain.status).toBe(400);
       expect(badAgain.body).toEqual(bad.body);
     });
 
-    it('compares bodies by their bytes: a body nested too deep to re-serialise is its endpoint\'s 400, not a 500 (found by the fuzz test)', async () => {
+    it("compares bodies by their bytes: a body nested too deep to re-serialise is its endpoint's 400, not a 500 (found by the fuzz test)", async () => {
       const deep = '['.repeat(20_000) + ']'.repeat(20_000);
-      const res = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Idempotency-Key', 'deep-1').set('Content-Type', 'application/json').send(deep);
+      const res = await t
+        .http()
+        .post('/v2/threads')
+        .set('X-API-Key', p.key)
+        .set('Idempotency-Key', 'deep-1')
+        .set('Content-Type', 'application/json')
+        .send(deep);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Invalid request body', details: ['the body nests arrays and objects more than 64 levels deep'] } });
+      expect(res.body).toEqual({
+        error: { message: 'Invalid request body', details: ['the body nests arrays and objects more than 64 levels deep'] },
+      });
     });
 
-    it('works on the admin API\'s creating POSTs', async () => {
+    it("works on the admin API's creating POSTs", async () => {
       const admin = { 'X-API-Key': TEST_ADMIN_KEY, 'Idempotency-Key': `ws-${p.projectId}` };
       const slug = `idem-${p.projectId.slice(-8)}`;
       const first = await t.http().post('/v2/workspaces').set(admin).send({ slug }).expect(200);
@@ -159,13 +216,27 @@ describe('idempotency keys', () => {
     it('replays a created API key and admin key with the same secret, which the database holds only sealed', async () => {
       const admin = { 'X-API-Key': TEST_ADMIN_KEY };
       const creates = [
-        { path: `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`, body: { name: 'idempotent' }, key: `apikey-${p.projectId}` },
+        {
+          path: `/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`,
+          body: { name: 'idempotent' },
+          key: `apikey-${p.projectId}`,
+        },
         { path: `/v2/workspaces/${p.workspace}/admin-keys`, body: { name: 'idempotent' }, key: `adminkey-${p.projectId}` },
       ];
       for (const create of creates) {
-        const first = await t.http().post(create.path).set({ ...admin, 'Idempotency-Key': create.key }).send(create.body).expect(200);
+        const first = await t
+          .http()
+          .post(create.path)
+          .set({ ...admin, 'Idempotency-Key': create.key })
+          .send(create.body)
+          .expect(200);
         expect(first.body.key).toEqual(expect.any(String));
-        const again = await t.http().post(create.path).set({ ...admin, 'Idempotency-Key': create.key }).send(create.body).expect(200);
+        const again = await t
+          .http()
+          .post(create.path)
+          .set({ ...admin, 'Idempotency-Key': create.key })
+          .send(create.body)
+          .expect(200);
         expect(again.headers['idempotent-replayed']).toBe('true');
         expect(again.body).toEqual(first.body);
         const [row] = await t.dataSource.query('SELECT outcome::text AS outcome FROM idempotency_keys WHERE key = $1', [create.key]);
@@ -175,7 +246,14 @@ describe('idempotency keys', () => {
       }
       const keys = await t.http().get(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set(admin).expect(200);
       // One key was created, and the secret replayed is its secret: it authenticates.
-      const replayed = (await t.http().post(creates[0].path).set({ ...admin, 'Idempotency-Key': creates[0].key }).send(creates[0].body).expect(200)).body.key;
+      const replayed = (
+        await t
+          .http()
+          .post(creates[0].path)
+          .set({ ...admin, 'Idempotency-Key': creates[0].key })
+          .send(creates[0].body)
+          .expect(200)
+      ).body.key;
       await t.http().get('/v2/threads').set('X-API-Key', replayed).expect(200);
       expect(keys.body.data.filter((k: { name: string }) => k.name === 'idempotent')).toHaveLength(1);
     });

@@ -1,4 +1,4 @@
-import { startFakeOpenAIUpstream, FakeUpstream } from './fakes/fake-openai-upstream';
+import { FakeUpstream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
@@ -53,7 +53,11 @@ describe(`cache invalidation across instances (${onPostgres ? 'two instances on 
   it('a key revoked on A is refused by B within 1 s', async () => {
     const p = await createProject(a);
     await threadsOn(b, p).expect(200); // B now holds the key in its cache
-    await a.http().delete(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys/${p.keyId}`).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    await a
+      .http()
+      .delete(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys/${p.keyId}`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .expect(200);
     const elapsed = await within(async () => (await threadsOn(b, p)).status === 401);
     expect(elapsed).toBeLessThan(BOUND_MS);
     const [row] = await b.dataSource.query('SELECT revoked_at FROM api_keys WHERE id = $1', [p.keyId]);
@@ -79,7 +83,12 @@ describe(`cache invalidation across instances (${onPostgres ? 'two instances on 
       return upstream.requests.slice(before).at(-1)?.headers.authorization;
     };
     expect(await sentKey()).toBe('Bearer sk-first-key');
-    await a.http().put('/v2/provider-credentials/upstream').set('X-API-Key', p.key).send({ type: 'openai', baseUrl: upstream.url, apiKey: 'sk-rotated-key' }).expect(200);
+    await a
+      .http()
+      .put('/v2/provider-credentials/upstream')
+      .set('X-API-Key', p.key)
+      .send({ type: 'openai', baseUrl: upstream.url, apiKey: 'sk-rotated-key' })
+      .expect(200);
     const elapsed = await within(async () => (await sentKey()) === 'Bearer sk-rotated-key');
     expect(elapsed).toBeLessThan(BOUND_MS);
   });
@@ -131,7 +140,11 @@ describe(`cache invalidation across instances (${onPostgres ? 'two instances on 
     });
     const q = await createProject(a);
     await threadsOn(b, q).expect(200);
-    await a.http().delete(`/v2/workspaces/${q.workspace}/projects/${q.project}/api-keys/${q.keyId}`).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    await a
+      .http()
+      .delete(`/v2/workspaces/${q.workspace}/projects/${q.project}/api-keys/${q.keyId}`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .expect(200);
     expect(await within(async () => (await threadsOn(b, q)).status === 401)).toBeLessThan(BOUND_MS);
   });
 });

@@ -1,14 +1,40 @@
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client, expectIsoDateTime, UUID } from './support/http';
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
+import { Client, client, expectIsoDateTime, UUID } from './support/http';
+import {
+  addProviderCredential,
+  deploy,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  requestLogRows,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** The spec's request-log object fields (createLog): strings, three booleans, startedAt. */
 const LOG_STRING_FIELDS = [
-  'id', 'url', 'metadata', 'promptId', 'threadId', 'projectId', 'requestIP', 'variables', 'parameters', 'promptSlug', 'environment',
-  'providerKeyId', 'projectSlug', 'requestData', 'deploymentId', 'organizationId', 'projectAPIKeyId', 'organizationSlug',
-  'deploymentVersion', 'promptHistoryHash', 'providerOrganization',
+  'id',
+  'url',
+  'metadata',
+  'promptId',
+  'threadId',
+  'projectId',
+  'requestIP',
+  'variables',
+  'parameters',
+  'promptSlug',
+  'environment',
+  'providerKeyId',
+  'projectSlug',
+  'requestData',
+  'deploymentId',
+  'organizationId',
+  'projectAPIKeyId',
+  'organizationSlug',
+  'deploymentVersion',
+  'promptHistoryHash',
+  'providerOrganization',
 ];
 const LOG_FIELDS = [...LOG_STRING_FIELDS, 'stream', 'assistant', 'doNotRecord', 'startedAt'].sort();
 
@@ -31,7 +57,13 @@ describe('invoke: assistants and their threads', () => {
     api = client(t, p.key);
     await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-a' });
     await deploy(t, p, { slug: 'helper', kind: 'assistant', template: [{ role: 'system', content: 'Help with {{topic}}.' }] });
-    await deploy(t, p, { slug: 'remote', kind: 'assistant', provider: 'upstream', model: 'gpt-a', template: [{ role: 'system', content: 'Be kind.' }] });
+    await deploy(t, p, {
+      slug: 'remote',
+      kind: 'assistant',
+      provider: 'upstream',
+      model: 'gpt-a',
+      template: [{ role: 'system', content: 'Be kind.' }],
+    });
     path = invokePath(p, 'helper');
   });
   afterAll(async () => {
@@ -39,8 +71,10 @@ describe('invoke: assistants and their threads', () => {
     await fake.close();
   });
 
-  it('creates a thread when no threadId is given, announces it in x-parley-thread-id, with this call\'s log as createLog', async () => {
-    const res = await api.post(path, { variables: { topic: 'tea' }, messages: [user('first question')], metadata: { ticket: 'T-1', n: 3 } }).expect(200);
+  it("creates a thread when no threadId is given, announces it in x-parley-thread-id, with this call's log as createLog", async () => {
+    const res = await api
+      .post(path, { variables: { topic: 'tea' }, messages: [user('first question')], metadata: { ticket: 'T-1', n: 3 } })
+      .expect(200);
     const threadId = res.headers['x-parley-thread-id'];
     expect(threadId).toMatch(UUID);
     expect(res.body.choices[0].message).toEqual(reply('first question'));
@@ -65,7 +99,18 @@ describe('invoke: assistants and their threads', () => {
       assistant: true,
       doNotRecord: false,
     });
-    for (const field of ['id', 'url', 'threadId', 'promptId', 'projectId', 'requestIP', 'promptSlug', 'deploymentId', 'organizationId', 'promptHistoryHash']) {
+    for (const field of [
+      'id',
+      'url',
+      'threadId',
+      'promptId',
+      'projectId',
+      'requestIP',
+      'promptSlug',
+      'deploymentId',
+      'organizationId',
+      'promptHistoryHash',
+    ]) {
       expect(typeof createLog[field]).toBe('string');
     }
     for (const field of LOG_STRING_FIELDS) expect(createLog[field] === null || typeof createLog[field] === 'string').toBe(true);
@@ -73,7 +118,11 @@ describe('invoke: assistants and their threads', () => {
     expect(JSON.parse(createLog.metadata)).toEqual({ ticket: 'T-1', n: 3 });
     expect(JSON.parse(createLog.variables)).toEqual({ topic: 'tea' });
     expect(JSON.parse(createLog.parameters)).toEqual({});
-    expect(JSON.parse(createLog.requestData)).toEqual({ variables: { topic: 'tea' }, messages: [user('first question')], metadata: { ticket: 'T-1', n: 3 } });
+    expect(JSON.parse(createLog.requestData)).toEqual({
+      variables: { topic: 'tea' },
+      messages: [user('first question')],
+      metadata: { ticket: 'T-1', n: 3 },
+    });
     expectIsoDateTime(createLog.startedAt);
     // The same object as GET /v2/logs/{id} gives, which adds operational fields.
     const fromLogs = await api.get(`/v2/logs/${log.id}`).expect(200);
@@ -98,7 +147,10 @@ describe('invoke: assistants and their threads', () => {
     expect(Object.keys(got.body.requestLog).sort()).toEqual(['createdAt', 'id', 'request', 'response']);
     expect(got.body.requestLog.id).toBe(log.id);
     expectIsoDateTime(got.body.requestLog.createdAt);
-    expect(got.body.requestLog.request).toMatchObject({ model: 'echo', messages: [{ role: 'system', content: 'Help with .' }, user('one'), user('two')] });
+    expect(got.body.requestLog.request).toMatchObject({
+      model: 'echo',
+      messages: [{ role: 'system', content: 'Help with .' }, user('one'), user('two')],
+    });
     expect(got.body.requestLog.response).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'two' } }] });
   });
 
@@ -137,7 +189,7 @@ describe('invoke: assistants and their threads', () => {
     expect(after[7].content).toEqual([reply('continued')]);
   });
 
-  it('keeps a message\'s tool_choice in the thread but does not send it upstream, where the chat-completion API rejects it', async () => {
+  it("keeps a message's tool_choice in the thread but does not send it upstream, where the chat-completion API rejects it", async () => {
     const thread = await createThread(t, p);
     await api.post(`/v2/threads/${thread.id}/messages`, { message: { role: 'user', content: 'stored', tool_choice: 'auto' } }).expect(200);
     const sent = [
@@ -182,7 +234,9 @@ describe('invoke: assistants and their threads', () => {
   it('answers 404 {error: "Thread not found"} for an unknown, deleted, malformed or other project\'s thread, changing nothing', async () => {
     const other = await createProject(t);
     await deploy(t, other, { slug: 'helper', kind: 'assistant' });
-    const foreign = await client(t, other.key).post(invokePath(other, 'helper'), { messages: [user('mine')] }).expect(200);
+    const foreign = await client(t, other.key)
+      .post(invokePath(other, 'helper'), { messages: [user('mine')] })
+      .expect(200);
     const foreignId = foreign.headers['x-parley-thread-id'];
     const deleted = await createThread(t, p);
     await api.delete(`/v2/threads/${deleted.id}`).expect(200);

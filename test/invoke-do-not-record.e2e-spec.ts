@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
 import { FakeUpstream, openaiError, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, sleep, threadMessageRows } from './support/invoke-factories';
 import { captureOutput } from './support/output-capture';
 import { createTestApp, TestApp } from './support/test-app';
@@ -59,25 +60,40 @@ describe('invoke: doNotRecord', () => {
     const output = captureOutput();
     let threadId: string;
     try {
-      const prompt = await api.post(invokePath(p, 'prompt'), { doNotRecord: true, variables: { topic: secrets.body }, messages: [{ role: 'user', content: `say ${secrets.body}` }] });
+      const prompt = await api.post(invokePath(p, 'prompt'), {
+        doNotRecord: true,
+        variables: { topic: secrets.body },
+        messages: [{ role: 'user', content: `say ${secrets.body}` }],
+      });
       expect(prompt.status).toBe(200);
       expect(prompt.body.choices[0].message.content).toBe(`say ${secrets.body}`);
 
       const created = await api
-        .post(invokePath(p, 'assistant'), { variables: { topic: secrets.header }, messages: [{ role: 'user', content: `say ${secrets.header}` }] })
+        .post(invokePath(p, 'assistant'), {
+          variables: { topic: secrets.header },
+          messages: [{ role: 'user', content: `say ${secrets.header}` }],
+        })
         .set('x-parley-do-not-record', 'true');
       expect(created.status).toBe(200);
       threadId = created.headers['x-parley-thread-id'];
 
       const continued = await api
-        .post(invokePath(p, 'assistant'), { threadId, template: [{ role: 'system', content: `${secrets.template} {{topic}}` }], messages: [{ role: 'user', content: `say ${secrets.langtail}` }] })
+        .post(invokePath(p, 'assistant'), {
+          threadId,
+          template: [{ role: 'system', content: `${secrets.template} {{topic}}` }],
+          messages: [{ role: 'user', content: `say ${secrets.langtail}` }],
+        })
         .set('x-langtail-do-not-record', 'true');
       expect(continued.body.choices[0].message.content).toBe(`say ${secrets.langtail}`);
 
       const streamed = await fetch(`${baseUrl}${invokePath(p, 'remote')}`, {
         method: 'POST',
         headers: { 'X-API-Key': p.key, 'x-parley-do-not-record': 'true' },
-        body: JSON.stringify({ stream: true, variables: { topic: secrets.stream }, messages: [{ role: 'user', content: `say ${secrets.stream}` }] }),
+        body: JSON.stringify({
+          stream: true,
+          variables: { topic: secrets.stream },
+          messages: [{ role: 'user', content: `say ${secrets.stream}` }],
+        }),
       });
       expect(await streamed.text()).toContain(secrets.stream);
 
@@ -139,7 +155,9 @@ describe('invoke: doNotRecord', () => {
     const visible = secret();
     const output = captureOutput();
     try {
-      await api.post(invokePath(p, 'prompt'), { variables: { topic: visible }, messages: [{ role: 'user', content: visible }] }).expect(200);
+      await api
+        .post(invokePath(p, 'prompt'), { variables: { topic: visible }, messages: [{ role: 'user', content: visible }] })
+        .expect(200);
       await sleep(100);
     } finally {
       output.restore();

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
-const WEATHER = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const WEATHER = {
+  type: 'function',
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+};
 
 /**
  * An invoke's `provider` and `tools` in place of the version's (docs/console.md, the playground's
@@ -17,7 +21,8 @@ describe('invoke body: provider and tools overrides', () => {
   let api: Client;
   let fake: FakeUpstream;
 
-  const logOf = (id: string) => t.dataSource.query('SELECT provider_name, provider_type, model FROM request_logs WHERE project_id = $1 AND id = $2', [p.projectId, id]);
+  const logOf = (id: string) =>
+    t.dataSource.query('SELECT provider_name, provider_type, model FROM request_logs WHERE project_id = $1 AND id = $2', [p.projectId, id]);
 
   beforeAll(async () => {
     fake = await startFakeOpenAIUpstream();
@@ -37,7 +42,9 @@ describe('invoke body: provider and tools overrides', () => {
     const plain = await api.post(invokePath(p, 'drafted'), ask).expect(200);
     expect(plain.body.choices[0].message.tool_calls ?? []).toEqual([]);
     const withTools = await api.post(invokePath(p, 'drafted'), { ...ask, tools: [WEATHER] }).expect(200);
-    expect(withTools.body.choices[0].message.tool_calls).toEqual([expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'get_weather' }) })]);
+    expect(withTools.body.choices[0].message.tool_calls).toEqual([
+      expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'get_weather' }) }),
+    ]);
     const version = await api.get('/v2/prompts/drafted/versions/1').expect(200);
     expect(version.body.tools).toEqual([]);
   });
@@ -48,7 +55,9 @@ describe('invoke body: provider and tools overrides', () => {
     expect(res.body.choices[0].message.content).toBe('from upstream');
     const sent = fake.requests.at(-1)!.body as { model: string; tools: unknown[] };
     expect([sent.model, sent.tools]).toEqual(['gpt-draft', [WEATHER]]);
-    expect(await logOf(res.headers['x-parley-log-id'])).toEqual([{ provider_name: 'upstream', provider_type: 'openai', model: 'gpt-draft' }]);
+    expect(await logOf(res.headers['x-parley-log-id'])).toEqual([
+      { provider_name: 'upstream', provider_type: 'openai', model: 'gpt-draft' },
+    ]);
     // Naming the version's own provider changes nothing.
     const same = await api.post(invokePath(p, 'drafted'), { provider: 'local' }).expect(200);
     expect(await logOf(same.headers['x-parley-log-id'])).toEqual([{ provider_name: 'local', provider_type: 'local', model: 'echo' }]);
@@ -80,6 +89,8 @@ describe('invoke body: provider and tools overrides', () => {
     const refused = await client(t, limited).post(invokePath(p, 'drafted'), { provider: 'upstream' });
     expect([refused.status, refused.body.message]).toEqual([403, expect.stringContaining('cannot name another provider')]);
     expect(fake.requests.length).toBe(before);
-    await client(t, limited).post(invokePath(p, 'drafted'), { tools: [WEATHER] }).expect(200);
+    await client(t, limited)
+      .post(invokePath(p, 'drafted'), { tools: [WEATHER] })
+      .expect(200);
   });
 });

@@ -1,11 +1,24 @@
 import OpenAI from 'openai';
+
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
 import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, deploy, expectCompletion, INVOKE_APP_ENV, invokePath, listen, openaiClient, requestLogRows } from './support/invoke-factories';
+import { Client, client } from './support/http';
+import {
+  addProviderCredential,
+  deploy,
+  expectCompletion,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  openaiClient,
+  requestLogRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
-const TOOL = { type: 'function', function: { name: 'lookup', description: 'find a record', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
+const TOOL = {
+  type: 'function',
+  function: { name: 'lookup', description: 'find a record', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+};
 
 /** Endpoint 2, Invoke Deployed Prompt: the completion answered, and what reaches the provider. */
 describe('invoke: deployed prompts', () => {
@@ -34,7 +47,16 @@ describe('invoke: deployed prompts', () => {
         { role: 'user', content: 'Text: {{text}}' },
       ],
       variables: { lang: 'English', audience: 'everyone' },
-      parameters: { temperature: 0.2, top_p: 0.5, max_tokens: 50, presence_penalty: 0.1, frequency_penalty: 0.2, seed: 1, stop: ['END'], tool_choice: 'auto' },
+      parameters: {
+        temperature: 0.2,
+        top_p: 0.5,
+        max_tokens: 50,
+        presence_penalty: 0.1,
+        frequency_penalty: 0.2,
+        seed: 1,
+        stop: ['END'],
+        tool_choice: 'auto',
+      },
       tools: [TOOL],
     });
   });
@@ -43,7 +65,7 @@ describe('invoke: deployed prompts', () => {
     await fake.close();
   });
 
-  it('answers exactly the spec\'s completion fields (plus usage), without a thread header', async () => {
+  it("answers exactly the spec's completion fields (plus usage), without a thread header", async () => {
     const res = await api.post(invokePath(p, 'echo'), { messages: [{ role: 'user', content: 'hello there' }] }).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expectCompletion(res.body, 'echo', { content: 'hello there' });
@@ -56,7 +78,9 @@ describe('invoke: deployed prompts', () => {
 
   it('is read by the official openai SDK as a ChatCompletion', async () => {
     const sdk = openaiClient(baseUrl, p, 'echo');
-    const { data, response } = await sdk.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'typed answer' }] }).withResponse();
+    const { data, response } = await sdk.chat.completions
+      .create({ model: 'echo', messages: [{ role: 'user', content: 'typed answer' }] })
+      .withResponse();
     const completion: OpenAI.ChatCompletion = data;
     expect(response.status).toBe(200);
     expect(completion.object).toBe('chat.completion');
@@ -65,7 +89,7 @@ describe('invoke: deployed prompts', () => {
     expect(completion.usage?.completion_tokens).toBe(2);
   });
 
-  it('sends the stored settings, rendered template and declared defaults to the provider; the upstream\'s extras are dropped', async () => {
+  it("sends the stored settings, rendered template and declared defaults to the provider; the upstream's extras are dropped", async () => {
     fake.setNext(openaiJson({ ...openaiCompletion({ content: 'short summary', model: 'gpt-stored-2024' }), system_fingerprint: 'fp_x' }));
     const res = await api.post(invokePath(p, 'summarize'), { variables: { text: 'a long story' } }).expect(200);
     expectCompletion(res.body, 'gpt-stored-2024', { content: 'short summary' });
@@ -97,7 +121,13 @@ describe('invoke: deployed prompts', () => {
         messages: [
           { role: 'user', content: 'Also in one line.' },
           { role: 'assistant', content: 'Sure.' },
-          { role: 'user', content: [{ type: 'text', text: 'And this image' }, { type: 'image_url', image_url: { url: 'https://img.invalid/a.png' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'And this image' },
+              { type: 'image_url', image_url: { url: 'https://img.invalid/a.png' } },
+            ],
+          },
         ],
         model: 'gpt-override',
         temperature: 1.3,
@@ -120,7 +150,13 @@ describe('invoke: deployed prompts', () => {
         { role: 'user', content: 'Text: the fox' },
         { role: 'user', content: 'Also in one line.' },
         { role: 'assistant', content: 'Sure.' },
-        { role: 'user', content: [{ type: 'text', text: 'And this image' }, { type: 'image_url', image_url: { url: 'https://img.invalid/a.png', detail: 'auto' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'And this image' },
+            { type: 'image_url', image_url: { url: 'https://img.invalid/a.png', detail: 'auto' } },
+          ],
+        },
       ],
       temperature: 1.3,
       top_p: 0.9,
@@ -138,11 +174,17 @@ describe('invoke: deployed prompts', () => {
     const log = (await requestLogRows(t, p.projectId)).pop()!;
     expect(log.metadata).toEqual({ customer: 'c_42', attempt: 2, source: 'header' });
     expect(log.provider_request).toEqual(lastUpstreamBody());
-    expect(log.parameters).toMatchObject({ temperature: 1.3, max_tokens: 77, seed: 42, stop: ['END'], response_format: { type: 'json_object' } });
+    expect(log.parameters).toMatchObject({
+      temperature: 1.3,
+      max_tokens: 77,
+      seed: 42,
+      stop: ['END'],
+      response_format: { type: 'json_object' },
+    });
     expect(log.model).toBe('gpt-override');
   });
 
-  it('replaces the stored template with the body\'s, rendered with the same variables and defaults', async () => {
+  it("replaces the stored template with the body's, rendered with the same variables and defaults", async () => {
     await api
       .post(invokePath(p, 'summarize'), {
         template: [{ role: 'system', content: 'New rules for {{audience}} ({{lang}}), {{style}}.' }],
@@ -157,7 +199,9 @@ describe('invoke: deployed prompts', () => {
   });
 
   it('treats variable values as data: a value that looks like a template is sent as it is', async () => {
-    await api.post(invokePath(p, 'summarize'), { variables: { text: '{{audience}} {{#each x}}y{{/each}}', audience: '{{lang}}' } }).expect(200);
+    await api
+      .post(invokePath(p, 'summarize'), { variables: { text: '{{audience}} {{#each x}}y{{/each}}', audience: '{{lang}}' } })
+      .expect(200);
     expect(lastUpstreamBody().messages).toEqual([
       { role: 'system', content: 'Summarize for {{lang}} in English.' },
       { role: 'user', content: 'Text: {{audience}} {{#each x}}y{{/each}}' },
@@ -184,9 +228,29 @@ describe('invoke: deployed prompts', () => {
     const q = await createProject(t);
     await deploy(t, q, { slug: 'h' });
     const path = invokePath(q, 'h');
-    await t.http().post(path).set('X-API-Key', q.key).set('x-parley-metadata-Team', 'red').set('x-langtail-metadata-run', '7').send({ metadata: { run: 'body' } }).expect(200);
-    await t.http().post(path).set('X-API-Key', q.key).set('x-parley-do-not-record', 'true').send({ messages: [{ role: 'user', content: 'a' }] }).expect(200);
-    await t.http().post(path).set('X-API-Key', q.key).set('x-langtail-do-not-record', 'true').set('x-langtail-metadata-origin', 'sdk').send({}).expect(200);
+    await t
+      .http()
+      .post(path)
+      .set('X-API-Key', q.key)
+      .set('x-parley-metadata-Team', 'red')
+      .set('x-langtail-metadata-run', '7')
+      .send({ metadata: { run: 'body' } })
+      .expect(200);
+    await t
+      .http()
+      .post(path)
+      .set('X-API-Key', q.key)
+      .set('x-parley-do-not-record', 'true')
+      .send({ messages: [{ role: 'user', content: 'a' }] })
+      .expect(200);
+    await t
+      .http()
+      .post(path)
+      .set('X-API-Key', q.key)
+      .set('x-langtail-do-not-record', 'true')
+      .set('x-langtail-metadata-origin', 'sdk')
+      .send({})
+      .expect(200);
     await t.http().post(path).set('X-API-Key', q.key).set('x-parley-do-not-record', 'false').send({ doNotRecord: true }).expect(200);
     await t.http().post(path).set('X-API-Key', q.key).set('x-parley-do-not-record', 'false').send({}).expect(200);
     const logs = await requestLogRows(t, q.projectId);

@@ -1,7 +1,24 @@
-import { FakeUpstream, openaiChunks, openaiCompletion, openaiError, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
+import {
+  FakeUpstream,
+  openaiChunks,
+  openaiCompletion,
+  openaiError,
+  openaiJson,
+  openaiStream,
+  startFakeOpenAIUpstream,
+} from './fakes/fake-openai-upstream';
 import { createProject, createThread, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows, sleep, threadMessageRows } from './support/invoke-factories';
+import { Client, client } from './support/http';
+import {
+  addProviderCredential,
+  deploy,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  requestLogRows,
+  sleep,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 const TIMEOUT_MS = 600;
@@ -51,19 +68,29 @@ describe('invoke: provider failures, retries and timeouts', () => {
     expect(upstreamSince(count)).toHaveLength(1 + RETRIES);
     expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual(before);
     const log = await lastLog();
-    expect(log).toMatchObject({ status: 502, error: 'openai upstream answered 500: boom', thread_id: thread.id, provider_name: 'upstream', model: 'gpt-f' });
+    expect(log).toMatchObject({
+      status: 502,
+      error: 'openai upstream answered 500: boom',
+      thread_id: thread.id,
+      provider_name: 'upstream',
+      model: 'gpt-f',
+    });
     const fromApi = await api.get(`/v2/logs/${log.id}`).expect(200);
     expect(fromApi.body).toMatchObject({ status: 502, error: 'openai upstream answered 500: boom' });
   });
 
   it('creates no thread when the first call of a new one fails, and names none in a header (issue 13: no dangling thread id)', async () => {
-    const threadsBefore: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [p.projectId]);
+    const threadsBefore: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [
+      p.projectId,
+    ]);
     fake.setNext(openaiError(503, 'down'), openaiError(503, 'down'), openaiError(503, 'down'));
     const res = await api.post(path, { messages: [user('nobody hears')] });
     expect(res.status).toBe(502);
     expect(res.headers['x-parley-thread-id']).toBeUndefined();
     expect(res.headers['x-langtail-thread-id']).toBeUndefined();
-    const threadsAfter: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [p.projectId]);
+    const threadsAfter: Array<{ n: string }> = await t.dataSource.query('SELECT count(*)::text AS n FROM threads WHERE project_id = $1', [
+      p.projectId,
+    ]);
     expect(threadsAfter).toEqual(threadsBefore);
     expect((await lastLog()).thread_id).toBeNull();
   });
@@ -112,7 +139,7 @@ describe('invoke: provider failures, retries and timeouts', () => {
     expect(await lastLog()).toMatchObject({ status: 504, error: 'openai upstream did not answer in time', thread_id: thread.id });
   });
 
-  it('answers 502 when the provider key is refused (it is the operator\'s problem) or the upstream is unreachable', async () => {
+  it("answers 502 when the provider key is refused (it is the operator's problem) or the upstream is unreachable", async () => {
     fake.setNext(openaiError(401, 'bad key'));
     const refused = await api.post(path, { messages: [user('x')] });
     expect([refused.status, refused.body]).toEqual([502, { error: 'Bad Gateway', message: 'openai upstream answered 401: bad key' }]);
@@ -174,7 +201,9 @@ describe('invoke: provider failures, retries and timeouts', () => {
     });
     await api.delete(`/v2/threads/${thread.id}`).expect(200);
     const events = (await res.text()).split('\n\n').filter(Boolean);
-    expect(JSON.parse(events[events.length - 1].slice('data: '.length))).toEqual({ error: { message: 'Thread not found', type: 'Not Found', status: 404 } });
+    expect(JSON.parse(events[events.length - 1].slice('data: '.length))).toEqual({
+      error: { message: 'Thread not found', type: 'Not Found', status: 404 },
+    });
     expect(events.join()).not.toContain('[DONE]');
     expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual([]);
     expect(await lastLog()).toMatchObject({ status: 404, stream: true, error: 'Thread not found' });

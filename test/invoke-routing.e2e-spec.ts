@@ -1,5 +1,5 @@
-import { client, Client, expectUnauthorized } from './support/http';
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
+import { Client, client, expectUnauthorized } from './support/http';
 import { deploy, INVOKE_APP_ENV, invokePath, requestLogRows, threadMessageRows } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -19,8 +19,20 @@ describe('invoke: routing, keys and versions', () => {
     api = client(t, p.key);
     // Version 1 answers through the template only, version 2 (deployed) the same: the user
     // message decides what `echo` says, the template what the provider was asked.
-    await deploy(t, p, { slug: 'greet', template: [{ role: 'system', content: 'v1' }, { role: 'user', content: 'version one' }] });
-    await deploy(t, p, { slug: 'greet', template: [{ role: 'system', content: 'v2' }, { role: 'user', content: 'version two' }] });
+    await deploy(t, p, {
+      slug: 'greet',
+      template: [
+        { role: 'system', content: 'v1' },
+        { role: 'user', content: 'version one' },
+      ],
+    });
+    await deploy(t, p, {
+      slug: 'greet',
+      template: [
+        { role: 'system', content: 'v2' },
+        { role: 'user', content: 'version two' },
+      ],
+    });
     await deploy(t, other, { slug: 'greet', template: [{ role: 'user', content: 'other project' }] });
   });
   afterAll(() => t.close());
@@ -45,7 +57,10 @@ describe('invoke: routing, keys and versions', () => {
     for (const bad of ['abc', '0', '1.5', '-1']) {
       const res = await api.post(`${invokePath(p, 'greet')}?v=${bad}`, {});
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'Invalid request body', issues: [{ code: 'invalid_type', keys: [], path: ['v'], message: expect.stringContaining(bad) }] });
+      expect(res.body).toEqual({
+        error: 'Invalid request body',
+        issues: [{ code: 'invalid_type', keys: [], path: ['v'], message: expect.stringContaining(bad) }],
+      });
     }
   });
 
@@ -60,7 +75,12 @@ describe('invoke: routing, keys and versions', () => {
   });
 
   it('answers 403 to a key of another project, whatever the slug and body', async () => {
-    for (const path of [invokePath(other, 'greet'), invokePath(other, 'nope'), `/${other.workspace}/${p.project}/greet/production`, `/${p.workspace}/${other.project}/greet/production`]) {
+    for (const path of [
+      invokePath(other, 'greet'),
+      invokePath(other, 'nope'),
+      `/${other.workspace}/${p.project}/greet/production`,
+      `/${p.workspace}/${other.project}/greet/production`,
+    ]) {
       const res = await api.post(path, { temperature: 'hot' });
       expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', message: 'API key does not belong to this project' }]);
     }
@@ -76,7 +96,7 @@ describe('invoke: routing, keys and versions', () => {
     expect(admin.body.error).toBe('Forbidden');
   });
 
-  it('accepts the langtail path /project-prompt/{slug}/{environment} for the key\'s project, and the Bearer alias', async () => {
+  it("accepts the langtail path /project-prompt/{slug}/{environment} for the key's project, and the Bearer alias", async () => {
     const res = await t.http().post('/project-prompt/greet/production?v=').set('Authorization', `Bearer ${p.key}`).send({}).expect(200);
     expect(said(res.body)).toBe('version two');
     const pinned = await api.post('/project-prompt/greet/production?v=1', {}).expect(200);
@@ -98,7 +118,9 @@ describe('invoke: routing, keys and versions', () => {
     expect(listed.body.data).toHaveLength(2);
 
     await api.post('/v2/prompts', { slug: 'four' }).expect(200);
-    const version = await api.post('/v2/prompts/four/versions', { template: [{ role: 'user', content: 'four' }], model: 'echo' }).expect(200);
+    const version = await api
+      .post('/v2/prompts/four/versions', { template: [{ role: 'user', content: 'four' }], model: 'echo' })
+      .expect(200);
     expect(version.body.version).toBe(1);
     const deployed = await api.post('/v2/prompts/four/deployments', { environment: 'staging' }).expect(200);
     expect(deployed.body).toMatchObject({ slug: 'four', environment: 'staging', version: 1 });
@@ -107,7 +129,12 @@ describe('invoke: routing, keys and versions', () => {
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
     const project = await t.http().post(`/v2/workspaces/${p.workspace}/projects`).set(admin).send({ slug: 'fourth-seg' }).expect(200);
     expect(project.body.slug).toBe('fourth-seg');
-    const keys = await t.http().post(`/v2/workspaces/${p.workspace}/projects/fourth-seg/api-keys`).set(admin).send({ name: 'k' }).expect(200);
+    const keys = await t
+      .http()
+      .post(`/v2/workspaces/${p.workspace}/projects/fourth-seg/api-keys`)
+      .set(admin)
+      .send({ name: 'k' })
+      .expect(200);
     expect(keys.body.key).toMatch(/^pk_/);
   });
 

@@ -1,10 +1,21 @@
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { APIError } from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
+
 import { FakeUpstream, openaiChunks, openaiError, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client, UUID } from './support/http';
 import { createProject, createThread, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, openaiClient, requestLogRows, sleep, threadMessageRows } from './support/invoke-factories';
+import { Client, client, UUID } from './support/http';
+import {
+  addProviderCredential,
+  deploy,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  openaiClient,
+  requestLogRows,
+  sleep,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** DESIGN §4.7: `stream: true` answers text/event-stream in the chat.completion.chunk format. */
@@ -18,7 +29,12 @@ describe('invoke: streaming', () => {
   const user = (content: string) => ({ role: 'user', content });
   /** A streamed invoke through fetch, as any HTTP client would send it. */
   const post = (path: string, body: object, signal?: AbortSignal) =>
-    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }), signal });
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true }),
+      signal,
+    });
   /** The chunks as the openai SDK's own SSE reader parses them. */
   const sdkChunks = async (res: Response) => {
     const chunks: ChatCompletionChunk[] = [];
@@ -60,7 +76,12 @@ describe('invoke: streaming', () => {
     expect(threadId).toMatch(UUID);
     const raw = await res.clone().text();
     expect(raw.endsWith('data: [DONE]\n\n')).toBe(true);
-    expect(raw.split('\n\n').filter(Boolean).every((event) => event.startsWith('data: '))).toBe(true);
+    expect(
+      raw
+        .split('\n\n')
+        .filter(Boolean)
+        .every((event) => event.startsWith('data: ')),
+    ).toBe(true);
     const chunks = await sdkChunks(res);
     expect(chunks.length).toBeGreaterThanOrEqual(7);
     for (const chunk of chunks) {
@@ -117,7 +138,12 @@ describe('invoke: streaming', () => {
       [200, true, null, 3],
       [200, true, null, 3],
     ]);
-    expect(await t.dataSource.query('SELECT count(*)::int AS n FROM threads WHERE project_id = $1 AND create_log->>\'promptSlug\' = $2', [p.projectId, 'plain'])).toEqual([{ n: 0 }]);
+    expect(
+      await t.dataSource.query("SELECT count(*)::int AS n FROM threads WHERE project_id = $1 AND create_log->>'promptSlug' = $2", [
+        p.projectId,
+        'plain',
+      ]),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('aborts the upstream call when the client disconnects mid-stream: nothing appended, the log says 499', async () => {

@@ -1,8 +1,17 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
+
 import { createProject, createThread, TestProject } from './support/factories';
-import { client, Client, UUID } from './support/http';
-import { deploy, failNextTurnWrite, INVOKE_APP_ENV, invokePath, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
+import { Client, client, UUID } from './support/http';
+import {
+  deploy,
+  failNextTurnWrite,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  requestLogRows,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -17,7 +26,11 @@ describe('invoke: thread headers and storing failures', () => {
 
   const user = (content: string) => ({ role: 'user', content });
   const post = (path: string, body: object) =>
-    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': p.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     t = await createTestApp(INVOKE_APP_ENV);
@@ -61,7 +74,12 @@ describe('invoke: thread headers and storing failures', () => {
     });
     // The chunks before the error were the reply, as the openai SDK reads them.
     const chunks: ChatCompletionChunk[] = [];
-    const replay = new Response(events.slice(0, -1).map((e) => `${e}\n\n`).join('') + 'data: [DONE]\n\n');
+    const replay = new Response(
+      events
+        .slice(0, -1)
+        .map((e) => `${e}\n\n`)
+        .join('') + 'data: [DONE]\n\n',
+    );
     for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(replay, new AbortController())) chunks.push(chunk);
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('lost words');
     expect(await threadMessageRows(t, p.projectId, thread.id)).toEqual([]);

@@ -1,4 +1,5 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+
 import {
   anthropicEvents,
   anthropicJson,
@@ -8,12 +9,24 @@ import {
   startFakeAnthropicUpstream,
 } from './fakes/fake-anthropic-upstream';
 import { FakeUpstream, openaiCompletion, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
 import { createProject, createThread, TestProject } from './support/factories';
-import { addProviderCredential, deploy, expectCompletion, INVOKE_APP_ENV, invokePath, listen, openaiClient, threadMessageRows } from './support/invoke-factories';
+import { Client, client } from './support/http';
+import {
+  addProviderCredential,
+  deploy,
+  expectCompletion,
+  INVOKE_APP_ENV,
+  invokePath,
+  listen,
+  openaiClient,
+  threadMessageRows,
+} from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
-const LOOKUP = { type: 'function', function: { name: 'lookup', description: 'find a record', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
+const LOOKUP = {
+  type: 'function',
+  function: { name: 'lookup', description: 'find a record', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+};
 const call = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
 
 /** A tool-call round trip on each provider: the call is stored, the tool result continues the thread. */
@@ -48,13 +61,20 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
   });
 
   it('local: a named tool_choice answers with a call of that function; the tool result continues the thread', async () => {
-    const first = await api.post(invokePath(p, 'local-tools'), { messages: [user('find the fox')], tool_choice: { type: 'function', function: { name: 'lookup' } } }).expect(200);
+    const first = await api
+      .post(invokePath(p, 'local-tools'), {
+        messages: [user('find the fox')],
+        tool_choice: { type: 'function', function: { name: 'lookup' } },
+      })
+      .expect(200);
     const threadId = first.headers['x-parley-thread-id'];
     const toolCall = first.body.choices[0].message.tool_calls[0];
     expect(toolCall).toEqual(call(expect.stringMatching(/^call_/), 'lookup', '{"input":"find the fox"}'));
     expectCompletion(first.body, 'echo', { content: null, tool_calls: [toolCall] }, 'tool_calls');
 
-    const second = await api.post(invokePath(p, 'local-tools'), { threadId, messages: [{ role: 'tool', tool_call_id: toolCall.id, content: 'fox: in the den' }] }).expect(200);
+    const second = await api
+      .post(invokePath(p, 'local-tools'), { threadId, messages: [{ role: 'tool', tool_call_id: toolCall.id, content: 'fox: in the den' }] })
+      .expect(200);
     expectCompletion(second.body, 'echo', { content: 'fox: in the den' });
     const rows = await threadMessageRows(t, p.projectId, threadId);
     expect(rows.map((r) => r.content)).toEqual([
@@ -66,7 +86,17 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
   });
 
   it('openai: the tool call is stored, and the upstream gets the history with the assistant tool_calls and the tool result', async () => {
-    openai.setNext(openaiJson(openaiCompletion({ toolCalls: [call('call_a', 'lookup', '{"q":"fox"}'), call('call_b', 'lookup', '{"q":"hen"}')].map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) })));
+    openai.setNext(
+      openaiJson(
+        openaiCompletion({
+          toolCalls: [call('call_a', 'lookup', '{"q":"fox"}'), call('call_b', 'lookup', '{"q":"hen"}')].map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            arguments: c.function.arguments,
+          })),
+        }),
+      ),
+    );
     const first = await api.post(invokePath(p, 'oai-tools'), { messages: [user('find both')], tool_choice: 'required' }).expect(200);
     const threadId = first.headers['x-parley-thread-id'];
     const calls = [call('call_a', 'lookup', '{"q":"fox"}'), call('call_b', 'lookup', '{"q":"hen"}')];
@@ -99,7 +129,8 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
     const head = { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-t' };
     const chunk = (delta: object, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta, finish_reason: finish }] });
     // Like some OpenAI-compatible servers, this one repeats id, type and name in every delta of a call.
-    const piece = (index: number, id: string, args: string) => chunk({ tool_calls: [{ index, id, type: 'function', function: { name: 'lookup', arguments: args } }] });
+    const piece = (index: number, id: string, args: string) =>
+      chunk({ tool_calls: [{ index, id, type: 'function', function: { name: 'lookup', arguments: args } }] });
     openai.setNext(
       openaiStream([
         chunk({ role: 'assistant', content: null }),
@@ -113,7 +144,11 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
     );
     // The official SDK's streaming helper: it parses the SSE events and assembles the deltas itself.
     const sdk = openaiClient(baseUrl, p, 'oai-tools');
-    const runner = sdk.chat.completions.stream({ model: 'gpt-t', messages: [{ role: 'user', content: 'stream the calls' }], threadId: thread.id } as never);
+    const runner = sdk.chat.completions.stream({
+      model: 'gpt-t',
+      messages: [{ role: 'user', content: 'stream the calls' }],
+      threadId: thread.id,
+    } as never);
     const deltas: unknown[] = [];
     runner.on('chunk', (c: ChatCompletionChunk) => c.choices[0]?.delta.tool_calls && deltas.push(c));
     const final = await runner.finalChatCompletion();
@@ -124,13 +159,24 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
     expect(rows.map((r) => r.content)).toEqual([[user('stream the calls')], [{ role: 'assistant', content: null, tool_calls: calls }]]);
 
     openai.setNext(openaiJson(openaiCompletion({ content: 'done' })));
-    const results = [{ role: 'tool', tool_call_id: 'call_s1', content: 'a' }, { role: 'tool', tool_call_id: 'call_s2', content: 'b' }];
+    const results = [
+      { role: 'tool', tool_call_id: 'call_s1', content: 'a' },
+      { role: 'tool', tool_call_id: 'call_s2', content: 'b' },
+    ];
     await api.post(invokePath(p, 'oai-tools'), { threadId: thread.id, messages: results }).expect(200);
-    expect(openai.requests[openai.requests.length - 1].body.messages).toEqual([system, user('stream the calls'), { role: 'assistant', content: null, tool_calls: calls }, ...results]);
+    expect(openai.requests[openai.requests.length - 1].body.messages).toEqual([
+      system,
+      user('stream the calls'),
+      { role: 'assistant', content: null, tool_calls: calls },
+      ...results,
+    ]);
   });
 
   it('sends a thread message with null content (Create Thread Message allows it) as empty text to every provider', async () => {
-    for (const [slug, fake] of [['oai-tools', openai], ['claude-tools', anthropic]] as const) {
+    for (const [slug, fake] of [
+      ['oai-tools', openai],
+      ['claude-tools', anthropic],
+    ] as const) {
       const thread = await createThread(t, p);
       await api.post(`/v2/threads/${thread.id}/messages`, { message: { content: null } }).expect(200);
       const res = await api.post(invokePath(p, slug), { threadId: thread.id, messages: [user('after the empty one')] });
@@ -143,7 +189,12 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
 
   it('anthropic: tool_use becomes tool_calls, and the tool result goes back as a tool_result block', async () => {
     anthropic.setNext(anthropicJson(anthropicMessage({ toolUses: [{ id: 'toolu_1', name: 'lookup', input: { q: 'fox' } }] })));
-    const first = await api.post(invokePath(p, 'claude-tools'), { messages: [user('find the fox')], tool_choice: { type: 'function', function: { name: 'lookup' } } }).expect(200);
+    const first = await api
+      .post(invokePath(p, 'claude-tools'), {
+        messages: [user('find the fox')],
+        tool_choice: { type: 'function', function: { name: 'lookup' } },
+      })
+      .expect(200);
     const threadId = first.headers['x-parley-thread-id'];
     const calls = [call('toolu_1', 'lookup', '{"q":"fox"}')];
     expectCompletion(first.body, 'claude-fake', { content: null, tool_calls: calls }, 'tool_calls');
@@ -156,7 +207,9 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
     });
 
     anthropic.setNext(anthropicJson(anthropicMessage({ text: 'The fox is in the den.' })));
-    const second = await api.post(invokePath(p, 'claude-tools'), { threadId, messages: [{ role: 'tool', tool_call_id: 'toolu_1', content: 'den' }] }).expect(200);
+    const second = await api
+      .post(invokePath(p, 'claude-tools'), { threadId, messages: [{ role: 'tool', tool_call_id: 'toolu_1', content: 'den' }] })
+      .expect(200);
     expectCompletion(second.body, 'claude-fake', { content: 'The fox is in the den.' });
     expect(anthropic.requests[anthropic.requests.length - 1].body.messages).toEqual([
       user('find the fox'),
@@ -174,9 +227,15 @@ describe('invoke: tool calls on local, openai and anthropic', () => {
 
   it('anthropic streaming: text and tool_use events arrive as chunks and are stored as one reply', async () => {
     const thread = await createThread(t, p);
-    anthropic.setNext(anthropicStream(anthropicEvents({ text: ['Let me ', 'check.'], toolUses: [{ id: 'toolu_s', name: 'lookup', jsonPieces: ['{"q":', '"cat"}'] }] })));
+    anthropic.setNext(
+      anthropicStream(
+        anthropicEvents({ text: ['Let me ', 'check.'], toolUses: [{ id: 'toolu_s', name: 'lookup', jsonPieces: ['{"q":', '"cat"}'] }] }),
+      ),
+    );
     const sdk = openaiClient(baseUrl, p, 'claude-tools');
-    const final = await sdk.chat.completions.stream({ model: 'claude-t', messages: [{ role: 'user', content: 'cat?' }], threadId: thread.id } as never).finalChatCompletion();
+    const final = await sdk.chat.completions
+      .stream({ model: 'claude-t', messages: [{ role: 'user', content: 'cat?' }], threadId: thread.id } as never)
+      .finalChatCompletion();
     const reply = { role: 'assistant', content: 'Let me check.', tool_calls: [call('toolu_s', 'lookup', '{"q":"cat"}')] };
     expect(final.choices[0]).toMatchObject({ message: reply, finish_reason: 'tool_calls' });
     expect(anthropic.requests[anthropic.requests.length - 1].body).toMatchObject({ stream: true, tools: [{ name: 'lookup' }] });

@@ -1,5 +1,5 @@
-import { client, Client } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client } from './support/http';
 import { deploy, expectInvalidBody, INVOKE_APP_ENV, invokePath, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -16,7 +16,12 @@ describe('invoke: body validation', () => {
     p = await createProject(t);
     api = client(t, p.key);
     await deploy(t, p, { slug: 'summarize', template: [{ role: 'system', content: 'Summarize for {{audience}}.' }] });
-    await deploy(t, p, { slug: 'helper', kind: 'assistant', template: [{ role: 'system', content: 'Help with {{topic}}.' }], variables: { tone: 'warm' } });
+    await deploy(t, p, {
+      slug: 'helper',
+      kind: 'assistant',
+      template: [{ role: 'system', content: 'Help with {{topic}}.' }],
+      variables: { tone: 'warm' },
+    });
     promptPath = invokePath(p, 'summarize');
     assistantPath = invokePath(p, 'helper');
   });
@@ -25,7 +30,12 @@ describe('invoke: body validation', () => {
   it('answers the spec example exactly: an unknown variable is unrecognized_keys at ["variables"]', async () => {
     const res = await api.post(promptPath, { variables: { audience: 'kids', tone: 'dry' } });
     expectInvalidBody(res, [
-      { code: 'unrecognized_keys', keys: ['tone'], path: ['variables'], message: 'Unrecognized key "tone" at "variables": the template declares "audience"' },
+      {
+        code: 'unrecognized_keys',
+        keys: ['tone'],
+        path: ['variables'],
+        message: 'Unrecognized key "tone" at "variables": the template declares "audience"',
+      },
     ]);
   });
 
@@ -44,23 +54,64 @@ describe('invoke: body validation', () => {
 
   it.each([
     ['the root', { stream: false, n: 2 }, ['n'], []],
-    ['messages[1]', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b', refusal: null }] }, ['refusal'], ['messages', '1']],
-    ['a content part', { messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: {} }] }] }, ['cache_control'], ['messages', '0', 'content', '0']],
-    ['an image part', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.invalid/a.png', size: 1 } }] }] }, ['size'], ['messages', '0', 'content', '0', 'image_url']],
+    [
+      'messages[1]',
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b', refusal: null },
+        ],
+      },
+      ['refusal'],
+      ['messages', '1'],
+    ],
+    [
+      'a content part',
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: {} }] }] },
+      ['cache_control'],
+      ['messages', '0', 'content', '0'],
+    ],
+    [
+      'an image part',
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.invalid/a.png', size: 1 } }] }] },
+      ['size'],
+      ['messages', '0', 'content', '0', 'image_url'],
+    ],
     [
       'a tool call',
-      { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, index: 0 }] }] },
+      {
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, index: 0 }],
+          },
+        ],
+      },
       ['index'],
       ['messages', '0', 'tool_calls', '0'],
     ],
     [
       'a tool call function',
-      { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}', strict: true } }] }] },
+      {
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}', strict: true } }],
+          },
+        ],
+      },
       ['strict'],
       ['messages', '0', 'tool_calls', '0', 'function'],
     ],
     ['tool_choice', { tool_choice: { type: 'function', function: { name: 'f' }, force: true } }, ['force'], ['tool_choice']],
-    ['tool_choice.function', { tool_choice: { type: 'function', function: { name: 'f', description: 'd' } } }, ['description'], ['tool_choice', 'function']],
+    [
+      'tool_choice.function',
+      { tool_choice: { type: 'function', function: { name: 'f', description: 'd' } } },
+      ['description'],
+      ['tool_choice', 'function'],
+    ],
     ['response_format', { response_format: { type: 'json_object', json_schema: {} } }, ['json_schema'], ['response_format']],
     ['a template message', { template: [{ role: 'system', content: 'x', weight: 2 }] }, ['weight'], ['template', '0']],
   ])('rejects an unknown key in %s, with its path as strings', async (_where, body, keys, path) => {
@@ -75,10 +126,25 @@ describe('invoke: body validation', () => {
     ['max_tokens 0', { max_tokens: 0 }, ['max_tokens'], 'Expected integer >= 1 at "max_tokens", received 0'],
     ['stream as a string', { stream: 'true' }, ['stream'], 'Expected boolean at "stream", received string "true"'],
     ['model as a number', { model: 4 }, ['model'], 'Expected string at "model", received number 4'],
-    ['a variable value that is not a string', { variables: { topic: 5 } }, ['variables', 'topic'], 'Expected string at "variables.topic", received number 5'],
-    ['a message role', { messages: [{ role: 'robot', content: 'x' }] }, ['messages', '0', 'role'], 'Expected one of "assistant", "user", "system", "function", "tool" at "messages.0.role", received "robot"'],
+    [
+      'a variable value that is not a string',
+      { variables: { topic: 5 } },
+      ['variables', 'topic'],
+      'Expected string at "variables.topic", received number 5',
+    ],
+    [
+      'a message role',
+      { messages: [{ role: 'robot', content: 'x' }] },
+      ['messages', '0', 'role'],
+      'Expected one of "assistant", "user", "system", "function", "tool" at "messages.0.role", received "robot"',
+    ],
     ['threadId as a number', { threadId: 7 }, ['threadId'], 'Expected string at "threadId", received number 7'],
-    ['response_format text', { response_format: { type: 'text' } }, ['response_format', 'type'], 'Expected "json_object" at "response_format.type", received "text"'],
+    [
+      'response_format text',
+      { response_format: { type: 'text' } },
+      ['response_format', 'type'],
+      'Expected "json_object" at "response_format.type", received "text"',
+    ],
     ['metadata as an array', { metadata: ['a'] }, ['metadata'], 'Expected object at "metadata", received array'],
   ])('rejects %s as invalid_type with keys []', async (_what, body, path, message) => {
     expectInvalidBody(await api.post(assistantPath, body), [{ code: 'invalid_type', keys: [], path, message }]);
@@ -102,7 +168,12 @@ describe('invoke: body validation', () => {
       { code: 'invalid_type', keys: [], path: ['stream'], message: 'Expected boolean at "stream", received string "yes"' },
       { code: 'invalid_type', keys: [], path: ['temperature'], message: 'Expected number between 0 and 2 at "temperature", received 3' },
       { code: 'unrecognized_keys', keys: ['mode'], path: [], message: 'Unrecognized key "mode"' },
-      { code: 'unrecognized_keys', keys: ['name'], path: ['variables'], message: expect.stringMatching(/^Unrecognized key "name" at "variables"/) },
+      {
+        code: 'unrecognized_keys',
+        keys: ['name'],
+        path: ['variables'],
+        message: expect.stringMatching(/^Unrecognized key "name" at "variables"/),
+      },
     ]);
   });
 
@@ -114,17 +185,32 @@ describe('invoke: body validation', () => {
   it('rejects a body that is not JSON, or not an object, with one issue at the root', async () => {
     const malformed = await api.postRaw(promptPath, '{"variables": {');
     expectInvalidBody(malformed, [{ code: 'invalid_type', keys: [], path: [], message: expect.stringMatching(/not valid JSON/) }]);
-    expectInvalidBody(await api.postRaw(promptPath, '[1,2]'), [{ code: 'invalid_type', keys: [], path: [], message: 'Expected object, received array' }]);
-    expectInvalidBody(await api.postRaw(promptPath, '"hello"'), [{ code: 'invalid_type', keys: [], path: [], message: 'Expected object, received string "hello"' }]);
+    expectInvalidBody(await api.postRaw(promptPath, '[1,2]'), [
+      { code: 'invalid_type', keys: [], path: [], message: 'Expected object, received array' },
+    ]);
+    expectInvalidBody(await api.postRaw(promptPath, '"hello"'), [
+      { code: 'invalid_type', keys: [], path: [], message: 'Expected object, received string "hello"' },
+    ]);
   });
 
   it('accepts an empty body (every field is optional), whatever the Content-Type', async () => {
     await api.post(promptPath).expect(200);
-    await t.http().post(promptPath).set('X-API-Key', p.key).set('Content-Type', 'application/x-www-form-urlencoded').send('{"variables":{"audience":"cats"}}').expect(200);
+    await t
+      .http()
+      .post(promptPath)
+      .set('X-API-Key', p.key)
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('{"variables":{"audience":"cats"}}')
+      .expect(200);
   });
 
   it('rejects a body template that does not compile, at its message', async () => {
-    const res = await api.post(promptPath, { template: [{ role: 'system', content: 'ok' }, { role: 'user', content: 'Hi {{#if x}}' }] });
+    const res = await api.post(promptPath, {
+      template: [
+        { role: 'system', content: 'ok' },
+        { role: 'user', content: 'Hi {{#if x}}' },
+      ],
+    });
     expectInvalidBody(res, [{ code: 'invalid_type', keys: [], path: ['template', '1', 'content'], message: expect.any(String) }]);
   });
 

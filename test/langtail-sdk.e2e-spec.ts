@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
+
 import { Langtail } from 'langtail';
 import { getOpenAIBody } from 'langtail/getOpenAIBody';
-import type { AddressInfo } from 'node:net';
+
 import { createProject, TestProject } from './support/factories';
 import { deployedPrompt, versionBody } from './support/registry-factories';
 import { createTestApp, TestApp } from './support/test-app';
@@ -21,20 +23,40 @@ describe('langtail SDK against Parley', () => {
     await t.app.listen(0, '127.0.0.1');
     baseURL = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     p = await createProject(t);
-    await deployedPrompt(t, p, prompt, 'prompt', versionBody('Summarize for {{audience}}.', { variables: { audience: 'engineers' }, parameters: { temperature: 0.3, max_tokens: 50 } }));
+    await deployedPrompt(
+      t,
+      p,
+      prompt,
+      'prompt',
+      versionBody('Summarize for {{audience}}.', {
+        variables: { audience: 'engineers' },
+        parameters: { temperature: 0.3, max_tokens: 50 },
+      }),
+    );
     await deployedPrompt(t, p, assistant, 'assistant', versionBody('You help {{company}} customers.'));
   });
   afterAll(() => t.close());
 
   const sdk = () => new Langtail({ apiKey: p.key, baseURL });
 
-  it('prompts.get returns a PlaygroundState that the SDK\'s own getOpenAIBody turns into a request', async () => {
+  it("prompts.get returns a PlaygroundState that the SDK's own getOpenAIBody turns into a request", async () => {
     const config = await sdk().prompts.get({ prompt, environment: 'production' });
-    expect(config.state).toMatchObject({ type: 'chat', template: [{ role: 'system', content: 'Summarize for {{audience}}.' }], args: { model: 'echo', temperature: 0.3, max_tokens: 50 } });
+    expect(config.state).toMatchObject({
+      type: 'chat',
+      template: [{ role: 'system', content: 'Summarize for {{audience}}.' }],
+      args: { model: 'echo', temperature: 0.3, max_tokens: 50 },
+    });
     expect(config.chatInput).toEqual({ audience: 'engineers' });
     expect(JSON.stringify(config)).not.toMatch(/apiKey|baseUrl/);
     const body = getOpenAIBody(config, { variables: { audience: 'lawyers' }, messages: [{ role: 'user', content: 'hi' }] });
-    expect(body).toMatchObject({ model: 'echo', temperature: 0.3, messages: [{ role: 'system', content: 'Summarize for lawyers.' }, { role: 'user', content: 'hi' }] });
+    expect(body).toMatchObject({
+      model: 'echo',
+      temperature: 0.3,
+      messages: [
+        { role: 'system', content: 'Summarize for lawyers.' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
   });
 
   it('prompts.get with a version, and a clear failure for what is not deployed', async () => {
@@ -72,8 +94,14 @@ describe('langtail SDK against Parley', () => {
     }
   });
 
-  it('prompts.invoke, on the key\'s project path and on the workspace/project path, with metadata and doNotRecord', async () => {
-    const viaKey = await sdk().prompts.invoke({ prompt, environment: 'production', variables: { audience: 'ops' }, messages: [{ role: 'user', content: 'Hello via key' }], metadata: { team: 'sdk' } });
+  it("prompts.invoke, on the key's project path and on the workspace/project path, with metadata and doNotRecord", async () => {
+    const viaKey = await sdk().prompts.invoke({
+      prompt,
+      environment: 'production',
+      variables: { audience: 'ops' },
+      messages: [{ role: 'user', content: 'Hello via key' }],
+      metadata: { team: 'sdk' },
+    });
     expect(viaKey.choices[0].message.content).toBe('Hello via key');
     const scoped = new Langtail({ apiKey: p.key, baseURL, organization: p.workspace, project: p.project });
     const viaPath = await scoped.prompts.invoke({ prompt, messages: [{ role: 'user', content: 'Hello via path' }], doNotRecord: true });
@@ -86,7 +114,12 @@ describe('langtail SDK against Parley', () => {
   });
 
   it('prompts.invoke with stream: true yields chat.completion.chunk events', async () => {
-    const stream = await sdk().prompts.invoke({ prompt, environment: 'production', stream: true, messages: [{ role: 'user', content: 'streamed words' }] });
+    const stream = await sdk().prompts.invoke({
+      prompt,
+      environment: 'production',
+      stream: true,
+      messages: [{ role: 'user', content: 'streamed words' }],
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('streamed words');
@@ -94,18 +127,28 @@ describe('langtail SDK against Parley', () => {
 
   it('assistants.invoke reports the new thread through onThreadId and continues it', async () => {
     const threadIds: string[] = [];
-    const first = await sdk().assistants.invoke({ assistant, environment: 'production', messages: [{ role: 'user', content: 'first turn' }] }, { onThreadId: (id) => threadIds.push(id) });
+    const first = await sdk().assistants.invoke(
+      { assistant, environment: 'production', messages: [{ role: 'user', content: 'first turn' }] },
+      { onThreadId: (id) => threadIds.push(id) },
+    );
     expect(first.choices[0].message.content).toBe('first turn');
     expect(threadIds).toHaveLength(1);
     const again: string[] = [];
     const second = await sdk().assistants.invoke(
-      { assistant, environment: 'production', threadId: threadIds[0], messages: [{ role: 'user', content: 'second turn' }] } as Parameters<Langtail['assistants']['invoke']>[0],
+      { assistant, environment: 'production', threadId: threadIds[0], messages: [{ role: 'user', content: 'second turn' }] } as Parameters<
+        Langtail['assistants']['invoke']
+      >[0],
       { onThreadId: (id) => again.push(id) },
     );
     expect('choices' in second && second.choices[0].message.content).toBe('second turn');
     expect(again).toEqual(threadIds);
     const messages = await t.http().get(`/v2/threads/${threadIds[0]}/messages`).set('X-API-Key', p.key).expect(200);
-    expect(messages.body.data.map((m: { content: { content: string }[] }) => m.content[0].content)).toEqual(['first turn', 'first turn', 'second turn', 'second turn']);
+    expect(messages.body.data.map((m: { content: { content: string }[] }) => m.content[0].content)).toEqual([
+      'first turn',
+      'first turn',
+      'second turn',
+      'second turn',
+    ]);
   });
 
   // Not driven, because the spec contradicts the SDK's schema: threads.list/retrieve/update (the
@@ -115,7 +158,12 @@ describe('langtail SDK against Parley', () => {
     const threads = sdk().threads;
     const thread = await threads.create({ metadata: { source: 'langtail' } });
     expect(thread.metadata).toEqual({ source: 'langtail' });
-    const added = await t.http().post(`/v2/threads/${thread.id}/messages`).set('X-API-Key', p.key).send({ message: { role: 'user', content: 'hi' } }).expect(200);
+    const added = await t
+      .http()
+      .post(`/v2/threads/${thread.id}/messages`)
+      .set('X-API-Key', p.key)
+      .send({ message: { role: 'user', content: 'hi' } })
+      .expect(200);
     expect(await threads.messages.del(thread.id, added.body.id)).toMatchObject({ id: added.body.id, deleted: true });
     expect(await threads.del(thread.id)).toMatchObject({ id: thread.id, deleted: true });
     await t.http().get(`/v2/threads/${thread.id}`).set('X-API-Key', p.key).expect(404);

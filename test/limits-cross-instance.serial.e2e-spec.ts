@@ -45,14 +45,19 @@ describe('limits across instances: changes and concurrency', () => {
   }
 
   /** Not within 3 s of a minute boundary: the calls of one check stay in one requests-per-minute window. */
-  it('a limit set on A is enforced by B within 1 s, and B\'s calls made before it count', async () => {
+  it("a limit set on A is enforced by B within 1 s, and B's calls made before it count", async () => {
     const p = await project();
     await awayFromMinuteBoundary();
     const invokeOnB = () => b.http().post(invokePath(p, 'shared')).set('X-API-Key', p.key).send(hello);
     // B knows the project has no limits (cached) and serves 3 calls.
     for (let i = 0; i < 3; i++) expect((await invokeOnB()).status).toBe(200);
 
-    await a.http().put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`).set(admin).send({ project: { requestsPerMinute: 5 } }).expect(200);
+    await a
+      .http()
+      .put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`)
+      .set(admin)
+      .send({ project: { requestsPerMinute: 5 } })
+      .expect(200);
     const changedAt = Date.now();
     // B admits what is left of the 5 (its 3 earlier calls counted), then refuses: within 1 s of the change.
     let admitted = 0;
@@ -75,12 +80,22 @@ describe('limits across instances: changes and concurrency', () => {
     const p = await project();
     await addProviderCredential(a, p, { name: 'slow', type: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-test' });
     await deploy(a, p, { slug: 'slow', provider: 'slow', model: 'gpt-fake' });
-    await a.http().put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`).set(admin).send({ project: { concurrentInvokes: 4 } }).expect(200);
+    await a
+      .http()
+      .put(`/v2/workspaces/${p.workspace}/projects/${p.project}/limits`)
+      .set(admin)
+      .send({ project: { concurrentInvokes: 4 } })
+      .expect(200);
     await sleep(300);
     maxRunning = 0;
     const statuses = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        (i % 2 === 0 ? a : b).http().post(invokePath(p, 'slow')).set('X-API-Key', p.key).send({ ...hello, stream: true }).then((res) => res.status),
+        (i % 2 === 0 ? a : b)
+          .http()
+          .post(invokePath(p, 'slow'))
+          .set('X-API-Key', p.key)
+          .send({ ...hello, stream: true })
+          .then((res) => res.status),
       ),
     );
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
@@ -91,7 +106,14 @@ describe('limits across instances: changes and concurrency', () => {
     await sleep(400);
     maxRunning = 0;
     const again = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => (i % 2 === 0 ? a : b).http().post(invokePath(p, 'slow')).set('X-API-Key', p.key).send({ ...hello, stream: true }).then((res) => res.status)),
+      Array.from({ length: 4 }, (_, i) =>
+        (i % 2 === 0 ? a : b)
+          .http()
+          .post(invokePath(p, 'slow'))
+          .set('X-API-Key', p.key)
+          .send({ ...hello, stream: true })
+          .then((res) => res.status),
+      ),
     );
     expect(again).toEqual([200, 200, 200, 200]);
     expect(maxRunning).toBe(4);

@@ -30,7 +30,7 @@ describe('limits across instances', () => {
 
   const liveOf = (t: TestApp) => (t.app.get(LimitsService) as unknown as { leases: { liveInstances(): number } }).leases.liveInstances();
 
-  it('asks the database only when a key\'s budget runs out, not on every call', async () => {
+  it("asks the database only when a key's budget runs out, not on every call", async () => {
     // The files of a jest worker share its database: instances of a file before this one count as
     // live until their rows go stale (5 s), and every live instance makes each one's share smaller.
     const instances = onPostgres ? 2 : 1;
@@ -39,19 +39,30 @@ describe('limits across instances', () => {
       if (Date.now() > deadline) throw new Error(`instances counted: ${liveOf(a)} and ${b ? liveOf(b) : '-'}`);
       await sleep(50);
     }
-    await a.http().put(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys/${p.keyId}/limits`).set(admin).send({ requestsPerMinute: 1000 }).expect(200);
+    await a
+      .http()
+      .put(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys/${p.keyId}/limits`)
+      .set(admin)
+      .send({ requestsPerMinute: 1000 })
+      .expect(200);
     const conditional = jest.spyOn(a.app.get(LimitsRepository), 'addWithin');
-    for (let i = 0; i < 45; i++) expect((await a.http().post(invokePath(p, 'shared')).set('X-API-Key', p.key).send(hello)).status).toBe(200);
+    for (let i = 0; i < 45; i++)
+      expect((await a.http().post(invokePath(p, 'shared')).set('X-API-Key', p.key).send(hello)).status).toBe(200);
     // The local budget is a tenth of what is left split by the live instances (two on PostgreSQL):
     // a handful of conditional increments for 45 calls, not one per call.
     expect(conditional.mock.calls.length).toBeLessThanOrEqual(5);
     conditional.mockRestore();
   });
 
-  (onPostgres ? it : it.skip)('two instances on one database admit within 10 % of a project\'s requests per minute', async () => {
+  (onPostgres ? it : it.skip)("two instances on one database admit within 10 % of a project's requests per minute", async () => {
     const q = await createProject(a);
     await deploy(a, q, { slug: 'shared' });
-    await a.http().put(`/v2/workspaces/${q.workspace}/projects/${q.project}/limits`).set(admin).send({ project: { requestsPerMinute: 50 } }).expect(200);
+    await a
+      .http()
+      .put(`/v2/workspaces/${q.workspace}/projects/${q.project}/limits`)
+      .set(admin)
+      .send({ project: { requestsPerMinute: 50 } })
+      .expect(200);
     // Both instances count each other (their heartbeats) before the burst.
     const deadline = Date.now() + 10_000;
     while (liveOf(a) < 2 || liveOf(b!) < 2) {

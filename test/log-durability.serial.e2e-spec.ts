@@ -1,4 +1,5 @@
 import * as http from 'node:http';
+
 import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
 import { deploy, invokePath } from './support/invoke-factories';
@@ -6,11 +7,15 @@ import { deploy, invokePath } from './support/invoke-factories';
 /** POST with a JSON body; resolves with the status and the thread header once the whole answer arrived. */
 function invoke(url: string, key: string, body: object): Promise<{ status: number; threadId?: string }> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, threadId: res.headers['x-parley-thread-id'] as string | undefined }));
-      res.on('error', () => resolve({ status: 0 }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, threadId: res.headers['x-parley-thread-id'] as string | undefined }));
+        res.on('error', () => resolve({ status: 0 }));
+      },
+    );
     req.on('error', () => resolve({ status: 0 }));
     req.end(JSON.stringify(body));
   });
@@ -52,10 +57,16 @@ describe('request logs survive kill -9 of the server', () => {
 
     const after = await crash.reopen();
     for (const { n, threadId } of answered) {
-      const logs = await after.dataSource.query(`SELECT status, thread_id FROM request_logs WHERE project_id = $1 AND metadata @> $2::jsonb`, [p.projectId, JSON.stringify({ n })]);
+      const logs = await after.dataSource.query(
+        `SELECT status, thread_id FROM request_logs WHERE project_id = $1 AND metadata @> $2::jsonb`,
+        [p.projectId, JSON.stringify({ n })],
+      );
       expect({ n, logs }).toEqual({ n, logs: [{ status: 200, thread_id: threadId ?? null }] });
       if (threadId) {
-        const turns = await after.dataSource.query(`SELECT seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`, [p.projectId, threadId]);
+        const turns = await after.dataSource.query(
+          `SELECT seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`,
+          [p.projectId, threadId],
+        );
         expect(turns.map((t: { seq: number }) => Number(t.seq))).toEqual([1, 2]);
       }
     }

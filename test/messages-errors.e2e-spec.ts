@@ -1,5 +1,5 @@
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { client, Client, expectResourceError } from './support/http';
+import { Client, client, expectResourceError } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 const GET_NOT_FOUND = 'Thread not found, message not in thread, or message does not exist';
@@ -23,7 +23,8 @@ describe('thread message errors', () => {
   });
   afterAll(() => t.close());
 
-  const countMessages = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM thread_messages WHERE thread_id = $1', [threadId]))[0].n);
+  const countMessages = async () =>
+    Number((await t.dataSource.query('SELECT count(*) AS n FROM thread_messages WHERE thread_id = $1', [threadId]))[0].n);
 
   describe('create: Invalid request parameters', () => {
     const invalidBodies: [string, unknown][] = [
@@ -44,7 +45,10 @@ describe('thread message errors', () => {
       ['a content part that is a string', { message: { content: ['hi'] } }],
       ['an image part with a bad detail', { message: { content: [{ type: 'image_url', image_url: { url: 'u', detail: 'max' } }] } }],
       ['an unknown key in a part', { message: { content: [{ type: 'text', text: 'a', bold: true }] } }],
-      ['a tool call without id', { message: { content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '' } }] } }],
+      [
+        'a tool call without id',
+        { message: { content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '' } }] } },
+      ],
       ['tool_choice "required"', { message: { content: 'hi', tool_choice: 'required' } }],
       ['name a number', { message: { content: 'hi', name: 7 } }],
       ['an unknown top-level field', { message: { content: 'hi' }, threadId: 'x' }],
@@ -58,7 +62,12 @@ describe('thread message errors', () => {
       expect(await countMessages()).toBe(before);
     });
 
-    it.each([['malformed JSON', '{"message":'], ['a JSON array', '[]'], ['JSON null', 'null'], ['a JSON string', '"hi"']])('%s → 400', async (_label, raw) => {
+    it.each([
+      ['malformed JSON', '{"message":'],
+      ['a JSON array', '[]'],
+      ['JSON null', 'null'],
+      ['a JSON string', '"hi"'],
+    ])('%s → 400', async (_label, raw) => {
       expectResourceError(await api.postRaw(`/v2/threads/${threadId}/messages`, raw), 400, 'Invalid request parameters');
     });
 
@@ -69,12 +78,22 @@ describe('thread message errors', () => {
   });
 
   describe('list: Invalid request parameters', () => {
-    it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'order=up', 'order=ASC', 'order=', 'after=nope', 'after=', 'order=asc&order=desc'])(
-      '?%s → 400',
-      async (query) => {
-        expectResourceError(await api.get(`/v2/threads/${threadId}/messages?${query}`), 400, 'Invalid request parameters');
-      },
-    );
+    it.each([
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=1.5',
+      'limit=-1',
+      'limit=',
+      'order=up',
+      'order=ASC',
+      'order=',
+      'after=nope',
+      'after=',
+      'order=asc&order=desc',
+    ])('?%s → 400', async (query) => {
+      expectResourceError(await api.get(`/v2/threads/${threadId}/messages?${query}`), 400, 'Invalid request parameters');
+    });
 
     it('after naming a message of another thread, another project, or an unknown uuid → 400', async () => {
       const sibling = await createThread(t, p);
@@ -89,16 +108,27 @@ describe('thread message errors', () => {
   });
 
   describe('update: Metadata is required', () => {
-    it.each([['no body', undefined], ['an empty object', {}], ['metadata null', { metadata: null }], ['metadata a string', { metadata: 's' }], ['metadata an array', { metadata: [1] }]])(
-      '%s → 400',
-      async (_label, body) => {
-        expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, body), 400, 'Metadata is required');
-      },
-    );
+    it.each([
+      ['no body', undefined],
+      ['an empty object', {}],
+      ['metadata null', { metadata: null }],
+      ['metadata a string', { metadata: 's' }],
+      ['metadata an array', { metadata: [1] }],
+    ])('%s → 400', async (_label, body) => {
+      expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, body), 400, 'Metadata is required');
+    });
 
     it('metadata breaking the limits → 400 Invalid request body; the message keeps its metadata', async () => {
-      expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: { a: null } }), 400, 'Invalid request body');
-      expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: {}, content: 'x' }), 400, 'Invalid request body');
+      expectResourceError(
+        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: { a: null } }),
+        400,
+        'Invalid request body',
+      );
+      expectResourceError(
+        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: {}, content: 'x' }),
+        400,
+        'Invalid request body',
+      );
       expect((await api.get(`/v2/threads/${threadId}/messages/${messageId}`)).body.metadata).toEqual({ v: 1 });
     });
   });

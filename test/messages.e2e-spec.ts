@@ -1,5 +1,5 @@
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { client, Client, expectIsoDateTime, expectResourceError, FIELDS, keysOf, UUID } from './support/http';
+import { Client, client, expectIsoDateTime, expectResourceError, FIELDS, keysOf, UUID } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Thread messages: success shapes and types per endpoint, content forms, role default, metadata replace. */
@@ -20,7 +20,10 @@ describe('thread messages', () => {
   describe('POST /v2/threads/:id/messages', () => {
     it('creates with exactly the spec fields (no requestLog without an invoke), requestLogId null', async () => {
       const threadId = await newThread();
-      const res = await api.post(`/v2/threads/${threadId}/messages`, { message: { role: 'assistant', content: 'Hello!' }, metadata: { source: 'import', n: 3 } });
+      const res = await api.post(`/v2/threads/${threadId}/messages`, {
+        message: { role: 'assistant', content: 'Hello!' },
+        metadata: { source: 'import', n: 3 },
+      });
       expect(res.status).toBe(200);
       expect(keysOf(res.body)).toEqual(FIELDS.message);
       expect(res.body.id).toMatch(UUID);
@@ -33,10 +36,18 @@ describe('thread messages', () => {
         metadata: { source: 'import', n: 3 },
         requestLogId: null,
       });
-      const [row] = await t.dataSource.query('SELECT project_id, thread_id, seq, content, metadata, request_log_id, deleted_at FROM thread_messages WHERE id = $1', [res.body.id]);
+      const [row] = await t.dataSource.query(
+        'SELECT project_id, thread_id, seq, content, metadata, request_log_id, deleted_at FROM thread_messages WHERE id = $1',
+        [res.body.id],
+      );
       expect(row).toEqual({
-        project_id: p.projectId, thread_id: threadId, seq: 1, content: [{ role: 'assistant', content: 'Hello!' }],
-        metadata: { source: 'import', n: 3 }, request_log_id: null, deleted_at: null,
+        project_id: p.projectId,
+        thread_id: threadId,
+        seq: 1,
+        content: [{ role: 'assistant', content: 'Hello!' }],
+        metadata: { source: 'import', n: 3 },
+        request_log_id: null,
+        deleted_at: null,
       });
     });
 
@@ -55,15 +66,39 @@ describe('thread messages', () => {
       ];
       const cases: [Record<string, unknown>, Record<string, unknown>][] = [
         [{ content: 'plain' }, { role: 'user', content: 'plain' }],
-        [{ role: 'user', content: parts }, { role: 'user', content: parts }],
-        [{ role: 'system', content: null }, { role: 'system', content: null }],
-        // An image without detail gets the spec's default, "auto".
-        [{ content: [{ type: 'image_url', image_url: { url: 'u' } }] }, { role: 'user', content: [{ type: 'image_url', image_url: { url: 'u', detail: 'auto' } }] }],
         [
-          { role: 'assistant', content: null, name: 'bot', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], tool_choice: 'auto' },
-          { role: 'assistant', content: null, name: 'bot', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], tool_choice: 'auto' },
+          { role: 'user', content: parts },
+          { role: 'user', content: parts },
         ],
-        [{ role: 'tool', content: '42', tool_call_id: 'c1' }, { role: 'tool', content: '42', tool_call_id: 'c1' }],
+        [
+          { role: 'system', content: null },
+          { role: 'system', content: null },
+        ],
+        // An image without detail gets the spec's default, "auto".
+        [
+          { content: [{ type: 'image_url', image_url: { url: 'u' } }] },
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'u', detail: 'auto' } }] },
+        ],
+        [
+          {
+            role: 'assistant',
+            content: null,
+            name: 'bot',
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+            tool_choice: 'auto',
+          },
+          {
+            role: 'assistant',
+            content: null,
+            name: 'bot',
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+            tool_choice: 'auto',
+          },
+        ],
+        [
+          { role: 'tool', content: '42', tool_call_id: 'c1' },
+          { role: 'tool', content: '42', tool_call_id: 'c1' },
+        ],
       ];
       for (const [message, stored] of cases) {
         const res = await api.post(`/v2/threads/${threadId}/messages`, { message });
@@ -87,9 +122,13 @@ describe('thread messages', () => {
 
     it('concurrent appends to one thread get consecutive sequence numbers, none lost', async () => {
       const threadId = await newThread();
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => api.post(`/v2/threads/${threadId}/messages`, { message: { content: `m${i}` } })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => api.post(`/v2/threads/${threadId}/messages`, { message: { content: `m${i}` } })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
-      const rows: { seq: number }[] = await t.dataSource.query('SELECT seq FROM thread_messages WHERE thread_id = $1 ORDER BY seq', [threadId]);
+      const rows: { seq: number }[] = await t.dataSource.query('SELECT seq FROM thread_messages WHERE thread_id = $1 ORDER BY seq', [
+        threadId,
+      ]);
       expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       const [thread] = await t.dataSource.query('SELECT last_seq FROM threads WHERE id = $1', [threadId]);
       expect(thread.last_seq).toBe(12);

@@ -30,10 +30,20 @@ describe('metrics: token, time to first token, database pool', () => {
 
   it('observes time to first token for a streamed invoke, not for a plain one', async () => {
     const path = `/${p.workspace}/${p.project}/ttft/production`;
-    await t.http().post(path).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'plain' }] }).expect(200);
+    await t
+      .http()
+      .post(path)
+      .set('X-API-Key', p.key)
+      .send({ messages: [{ role: 'user', content: 'plain' }] })
+      .expect(200);
     const before = /parley_time_to_first_token_seconds_count\{provider="local",model="echo"\} (\d+)/.exec((await scrape()).text);
     expect(before).toBeNull();
-    await t.http().post(path).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'streamed' }] }).expect(200);
+    await t
+      .http()
+      .post(path)
+      .set('X-API-Key', p.key)
+      .send({ stream: true, messages: [{ role: 'user', content: 'streamed' }] })
+      .expect(200);
     const after = /parley_time_to_first_token_seconds_count\{provider="local",model="echo"\} (\d+)/.exec((await scrape()).text);
     expect(Number(after?.[1])).toBe(1);
   });
@@ -44,7 +54,16 @@ describe('metrics: token, time to first token, database pool', () => {
     const reads = async () => Number(/^parley_limits_settings_reads (\d+)$/m.exec((await scrape()).text)?.[1]);
     const before = await reads();
     const path = `/${q.workspace}/${q.project}/reads/production`;
-    await Promise.all(Array.from({ length: 10 }, () => t.http().post(path).set('X-API-Key', q.key).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200)));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t
+          .http()
+          .post(path)
+          .set('X-API-Key', q.key)
+          .send({ messages: [{ role: 'user', content: 'hi' }] })
+          .expect(200),
+      ),
+    );
     // Ten calls of a new project missed together: one read.
     expect((await reads()) - before).toBe(1);
     expect((await scrape()).text).toMatch(/^parley_stream_projects_waiting 0$/m);
@@ -55,10 +74,20 @@ describe('metrics: token, time to first token, database pool', () => {
     const path = `/${p.workspace}/${p.project}/chat/production`;
     const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
     const before = (await scrape()).text;
-    const first = await t.http().post(path).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'one' }] }).expect(200);
+    const first = await t
+      .http()
+      .post(path)
+      .set('X-API-Key', p.key)
+      .send({ messages: [{ role: 'user', content: 'one' }] })
+      .expect(200);
     const threadId = first.headers['x-parley-thread-id'];
     for (const content of ['two', 'three']) {
-      await t.http().post(path).set('X-API-Key', p.key).send({ threadId, messages: [{ role: 'user', content }] }).expect(200);
+      await t
+        .http()
+        .post(path)
+        .set('X-API-Key', p.key)
+        .send({ threadId, messages: [{ role: 'user', content }] })
+        .expect(200);
     }
     const after = (await scrape()).text;
     // The second call read the thread whole (nothing kept yet), the third only the second's turns.

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+
 import { MetricsService } from '../src/metrics/metrics.service';
 import { createProject, createThread, TestProject } from './support/factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** One sample line's value: `name{labels} value`, labels in the order prom-client writes them. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const rendered = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(',');
+  const rendered = Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',');
   const prefix = `${name}{${rendered}} `;
   const line = text.split('\n').find((l) => l.startsWith(prefix));
   return line === undefined ? undefined : Number(line.slice(prefix.length));
@@ -45,7 +48,12 @@ describe('metrics', () => {
     expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(res.text).toContain('# TYPE parley_http_requests_total counter');
     expect(res.text).toContain('# TYPE parley_http_request_duration_seconds histogram');
-    for (const name of ['parley_provider_requests_total', 'parley_provider_request_duration_seconds', 'parley_provider_errors_total', 'parley_tokens_total']) {
+    for (const name of [
+      'parley_provider_requests_total',
+      'parley_provider_request_duration_seconds',
+      'parley_provider_errors_total',
+      'parley_tokens_total',
+    ]) {
       expect(res.text).toContain(`# HELP ${name} `);
     }
     // Default process metrics, from this application's own registry.
@@ -73,8 +81,13 @@ describe('metrics', () => {
   });
 
   it('counts the scrape itself once it has been answered', async () => {
-    const first = sample((await t.http().get('/metrics')).text, 'parley_http_requests_total', { method: 'GET', route: '/metrics', status: '200' }) ?? 0;
-    const second = sample((await t.http().get('/metrics')).text, 'parley_http_requests_total', { method: 'GET', route: '/metrics', status: '200' });
+    const first =
+      sample((await t.http().get('/metrics')).text, 'parley_http_requests_total', { method: 'GET', route: '/metrics', status: '200' }) ?? 0;
+    const second = sample((await t.http().get('/metrics')).text, 'parley_http_requests_total', {
+      method: 'GET',
+      route: '/metrics',
+      status: '200',
+    });
     expect(second).toBe(first + 1);
   });
 

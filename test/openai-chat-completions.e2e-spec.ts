@@ -1,5 +1,6 @@
 import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+
 import { createProject, TestProject } from './support/factories';
 import { UUID } from './support/http';
 import { deploy, failNextTurnWrite, INVOKE_APP_ENV, listen, requestLogRows, threadMessageRows } from './support/invoke-factories';
@@ -23,30 +24,54 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     baseUrl = await listen(t);
     p = await createProject(t);
     client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.key });
-    await deploy(t, p, { slug: 'greeter', template: [{ role: 'user', content: 'Tell me about {{topic}}' }], variables: { topic: 'nothing' } });
-    await deploy(t, p, { slug: 'greeter', template: [{ role: 'user', content: 'Version two on {{topic}}' }], environments: ['production', 'staging'] });
+    await deploy(t, p, {
+      slug: 'greeter',
+      template: [{ role: 'user', content: 'Tell me about {{topic}}' }],
+      variables: { topic: 'nothing' },
+    });
+    await deploy(t, p, {
+      slug: 'greeter',
+      template: [{ role: 'user', content: 'Version two on {{topic}}' }],
+      environments: ['production', 'staging'],
+    });
     await deploy(t, p, { slug: 'helper', kind: 'assistant', parameters: { max_tokens: 3 } });
   });
   afterAll(() => t.close());
 
-  it('answers a plain call on local/echo in OpenAI\'s completion shape, and logs it as a direct call', async () => {
+  it("answers a plain call on local/echo in OpenAI's completion shape, and logs it as a direct call", async () => {
     const completion = await client.chat.completions.create({ model: 'local/echo', messages: [user('hello from the sdk')] });
     expect(completion).toEqual({
       id: expect.stringMatching(/^chatcmpl-/),
       object: 'chat.completion',
       created: expect.any(Number),
       model: 'echo',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the sdk', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'hello from the sdk', refusal: null }, logprobs: null, finish_reason: 'stop' },
+      ],
       usage: { prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 },
     });
     expect(await lastLog()).toMatchObject({
-      status: 200, prompt_slug: 'local/echo', environment: '', kind: 'prompt', provider_name: 'local', model: 'echo', url: '/v1/chat/completions',
-      prompt_id: null, deployment_id: null, stream: false, request_data: { model: 'local/echo', messages: [user('hello from the sdk')] },
+      status: 200,
+      prompt_slug: 'local/echo',
+      environment: '',
+      kind: 'prompt',
+      provider_name: 'local',
+      model: 'echo',
+      url: '/v1/chat/completions',
+      prompt_id: null,
+      deployment_id: null,
+      stream: false,
+      request_data: { model: 'local/echo', messages: [user('hello from the sdk')] },
     });
   });
 
   it('streams chat.completion.chunk events with a final usage chunk when include_usage is asked', async () => {
-    const stream = await client.chat.completions.create({ model: 'local/echo', messages: [user('one two three')], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'local/echo',
+      messages: [user('one two three')],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0].id)).toBe(true);
@@ -59,7 +84,7 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     expect(await lastLog()).toMatchObject({ status: 200, stream: true, total_tokens: 6 });
   });
 
-  it('supports the SDK\'s .stream() helper and finalChatCompletion()', async () => {
+  it("supports the SDK's .stream() helper and finalChatCompletion()", async () => {
     const runner = client.chat.completions.stream({ model: 'local/echo', messages: [user('assembled by the helper')] });
     const deltas: string[] = [];
     runner.on('content', (delta) => deltas.push(delta));
@@ -85,11 +110,18 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     const threadId = raw.response.headers.get('x-parley-thread-id')!;
     expect(threadId).toMatch(UUID);
     expect(raw.data.choices[0]).toMatchObject({ message: { content: 'a b c' }, finish_reason: 'length' });
-    const next = await client.chat.completions.create({ model: 'helper', messages: [user('f g h i')], max_tokens: 10, thread_id: threadId } as never).withResponse();
+    const next = await client.chat.completions
+      .create({ model: 'helper', messages: [user('f g h i')], max_tokens: 10, thread_id: threadId } as never)
+      .withResponse();
     expect(next.response.headers.get('x-parley-thread-id')).toBe(threadId);
     expect(next.data.choices[0].message.content).toBe('f g h i');
     const rows = await threadMessageRows(t, p.projectId, threadId);
-    expect(rows.map((r) => r.content)).toEqual([[user('a b c d e')], [{ role: 'assistant', content: 'a b c' }], [user('f g h i')], [{ role: 'assistant', content: 'f g h i' }]]);
+    expect(rows.map((r) => r.content)).toEqual([
+      [user('a b c d e')],
+      [{ role: 'assistant', content: 'a b c' }],
+      [user('f g h i')],
+      [{ role: 'assistant', content: 'f g h i' }],
+    ]);
     const other = await client.chat.completions.create({ model: 'helper', messages: [user('x')] }).withResponse();
     expect(other.response.headers.get('x-parley-thread-id')).not.toBe(threadId);
   });
@@ -108,11 +140,20 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
   });
 
   it('honours x-parley-do-not-record: the log keeps no request or reply text', async () => {
-    await client.chat.completions.create({ model: 'local/echo', messages: [user('secret words')] }, { headers: { 'x-parley-do-not-record': 'true' } });
-    expect(await lastLog()).toMatchObject({ status: 200, do_not_record: true, request_data: null, provider_request: null, provider_response: null });
+    await client.chat.completions.create(
+      { model: 'local/echo', messages: [user('secret words')] },
+      { headers: { 'x-parley-do-not-record': 'true' } },
+    );
+    expect(await lastLog()).toMatchObject({
+      status: 200,
+      do_not_record: true,
+      request_data: null,
+      provider_request: null,
+      provider_response: null,
+    });
   });
 
-  it('raises the SDK\'s typed errors: AuthenticationError, NotFoundError, BadRequestError with param', async () => {
+  it("raises the SDK's typed errors: AuthenticationError, NotFoundError, BadRequestError with param", async () => {
     const wrongKey = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'pk_not_a_key' });
     const auth = await wrongKey.chat.completions.create({ model: 'local/echo', messages: [user('x')] }).catch((e) => e);
     expect(auth).toBeInstanceOf(AuthenticationError);
@@ -122,7 +163,12 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     for (const model of ['no-such-prompt', 'nowhere/gpt-4o', 'greeter@production:9', 'greeter@nowhere']) {
       const missing = await client.chat.completions.create({ model, messages: [user('x')] }).catch((e) => e);
       expect(missing).toBeInstanceOf(NotFoundError);
-      expect(missing.error).toEqual({ message: `The model '${model}' does not exist or you do not have access to it.`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
+      expect(missing.error).toEqual({
+        message: `The model '${model}' does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_found',
+      });
     }
 
     const cases: Array<[object, string]> = [
@@ -144,20 +190,27 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
     expect((await requestLogRows(t, p.projectId)).length).toBe(before);
   });
 
-  it('answers a body that is not JSON with OpenAI\'s 400', async () => {
-    const res = await fetch(`${baseUrl}/v1/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${p.key}`, 'Content-Type': 'application/json' }, body: '{"model":' });
+  it("answers a body that is not JSON with OpenAI's 400", async () => {
+    const res = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${p.key}`, 'Content-Type': 'application/json' },
+      body: '{"model":',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: null } });
   });
 
-  it('lists the deployments and providers\' models with models.list() and retrieves one', async () => {
+  it("lists the deployments and providers' models with models.list() and retrieves one", async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) {
       expect(model).toEqual({ id: expect.any(String), object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
       ids.push(model.id);
     }
     expect(ids).toEqual(['greeter@production', 'greeter@staging', 'helper@production', 'local/echo']);
-    expect(await client.models.retrieve('greeter@staging')).toMatchObject({ id: 'greeter@staging', owned_by: `${p.workspace}/${p.project}` });
+    expect(await client.models.retrieve('greeter@staging')).toMatchObject({
+      id: 'greeter@staging',
+      owned_by: `${p.workspace}/${p.project}`,
+    });
     expect(await client.models.retrieve('local/echo')).toEqual({ id: 'local/echo', object: 'model', created: 0, owned_by: 'local' });
     await expect(client.models.retrieve('nope@production')).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -22,9 +22,12 @@ describe('operator secrets stay bound to their hosts', () => {
   let p: TestProject;
   const admin = { 'X-API-Key': TEST_ADMIN_KEY };
   const message = { messages: [{ role: 'user', content: 'hi' }] };
-  const secretsSeenBy = (fake: FakeUpstream) => fake.requests.map((r) => String(r.headers.authorization ?? '')).filter((a) => a.includes('sk-'));
+  const secretsSeenBy = (fake: FakeUpstream) =>
+    fake.requests.map((r) => String(r.headers.authorization ?? '')).filter((a) => a.includes('sk-'));
   const credential = async (q: TestProject, name: string) =>
-    (await t.http().get('/v2/provider-credentials').set('X-API-Key', q.key).expect(200)).body.data.find((c: { name: string }) => c.name === name);
+    (await t.http().get('/v2/provider-credentials').set('X-API-Key', q.key).expect(200)).body.data.find(
+      (c: { name: string }) => c.name === name,
+    );
 
   beforeAll(async () => {
     bound = await startFakeOpenAIUpstream();
@@ -44,24 +47,48 @@ describe('operator secrets stay bound to their hosts', () => {
 
   it('lends a bound variable to its host, and refuses a project key pointing it anywhere else (REST and apply)', async () => {
     const as = { 'X-API-Key': p.key };
-    await t.http().post('/v2/provider-credentials').set(as).send({ name: 'up', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR }).expect(200);
+    await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'up', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR })
+      .expect(200);
     await deploy(t, p, { slug: 'ask', provider: 'up', model: 'gpt-x' });
     await t.http().post(invokePath(p, 'ask')).set(as).send(message).expect(200);
     expect(secretsSeenBy(bound)).toEqual([`Bearer ${OPERATOR_SECRET}`]);
 
-    const created = await t.http().post('/v2/provider-credentials').set(as).send({ name: 'exfil', type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR });
+    const created = await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'exfil', type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR });
     expect(created.status).toBe(400);
-    expect(created.body.error.details).toEqual([`apiKeyEnv ${BOUND_VAR} is lent by the operator to ${new URL(bound.url).host} only (PROVIDER_KEY_BINDINGS), not to ${new URL(foreign.url).host}`]);
-    const updated = await t.http().put('/v2/provider-credentials/up').set(as).send({ type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR });
+    expect(created.body.error.details).toEqual([
+      `apiKeyEnv ${BOUND_VAR} is lent by the operator to ${new URL(bound.url).host} only (PROVIDER_KEY_BINDINGS), not to ${new URL(foreign.url).host}`,
+    ]);
+    const updated = await t
+      .http()
+      .put('/v2/provider-credentials/up')
+      .set(as)
+      .send({ type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR });
     expect(updated.status).toBe(400);
     // Without a baseUrl the key would go to api.openai.com, which is not bound either.
-    expect((await t.http().post('/v2/provider-credentials').set(as).send({ name: 'default-host', type: 'openai', apiKeyEnv: BOUND_VAR })).status).toBe(400);
+    expect(
+      (await t.http().post('/v2/provider-credentials').set(as).send({ name: 'default-host', type: 'openai', apiKeyEnv: BOUND_VAR })).status,
+    ).toBe(400);
     const applied = await t
       .http()
       .post('/v2/apply')
       .set(as)
-      .send({ workspace: p.workspace, project: p.project, providers: [{ name: 'up', type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR }] });
-    expect([applied.status, applied.body.error.details]).toEqual([400, [expect.stringMatching(/^providers\[0\]\.apiKeyEnv: apiKeyEnv PARLEY_PROVIDER_I23_BOUND_KEY is lent by the operator/)]]);
+      .send({
+        workspace: p.workspace,
+        project: p.project,
+        providers: [{ name: 'up', type: 'openai', baseUrl: foreign.url, apiKeyEnv: BOUND_VAR }],
+      });
+    expect([applied.status, applied.body.error.details]).toEqual([
+      400,
+      [expect.stringMatching(/^providers\[0\]\.apiKeyEnv: apiKeyEnv PARLEY_PROVIDER_I23_BOUND_KEY is lent by the operator/)],
+    ]);
     expect(await credential(p, 'up')).toMatchObject({ baseUrl: bound.url, apiKeySource: 'env' });
 
     await t.http().post(invokePath(p, 'ask')).set(as).send(message).expect(200);
@@ -71,8 +98,18 @@ describe('operator secrets stay bound to their hosts', () => {
   it('changing the base URL without a new key leaves no key attached (PUT and apply), so the foreign host gets none', async () => {
     const q = await createProject(t);
     const as = { 'X-API-Key': q.key };
-    await t.http().post('/v2/provider-credentials').set(as).send({ name: 'env', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR }).expect(200);
-    await t.http().post('/v2/provider-credentials').set(as).send({ name: 'own', type: 'openai', baseUrl: bound.url, apiKey: PROJECT_SECRET }).expect(200);
+    await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'env', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR })
+      .expect(200);
+    await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'own', type: 'openai', baseUrl: bound.url, apiKey: PROJECT_SECRET })
+      .expect(200);
     await deploy(t, q, { slug: 'via-env', provider: 'env', model: 'gpt-x' });
     await deploy(t, q, { slug: 'via-own', provider: 'own', model: 'gpt-x' });
 
@@ -81,7 +118,10 @@ describe('operator secrets stay bound to their hosts', () => {
     const file = { workspace: q.workspace, project: q.project, providers: [{ name: 'own', type: 'openai', baseUrl: foreign.url }] };
     expect((await t.http().post('/v2/apply').set(as).send(file).expect(200)).body.providers).toEqual([{ name: 'own', action: 'updated' }]);
     expect(await credential(q, 'own')).toMatchObject({ baseUrl: foreign.url, apiKeySource: 'none' });
-    const [row] = await t.dataSource.query(`SELECT api_key_ciphertext, api_key_env FROM provider_credentials WHERE project_id = $1 AND name = 'own'`, [q.projectId]);
+    const [row] = await t.dataSource.query(
+      `SELECT api_key_ciphertext, api_key_env FROM provider_credentials WHERE project_id = $1 AND name = 'own'`,
+      [q.projectId],
+    );
     expect(row).toEqual({ api_key_ciphertext: null, api_key_env: null });
 
     const before = foreign.requests.length;
@@ -90,16 +130,29 @@ describe('operator secrets stay bound to their hosts', () => {
     expect(foreign.requests.length).toBe(before + 2);
     expect(foreign.requests.slice(before).map((r) => r.headers.authorization ?? null)).toEqual([null, null]);
     // A new key in the same request is kept.
-    await t.http().put('/v2/provider-credentials/own').set(as).send({ type: 'openai', baseUrl: foreign.url, apiKey: PROJECT_SECRET }).expect(200);
+    await t
+      .http()
+      .put('/v2/provider-credentials/own')
+      .set(as)
+      .send({ type: 'openai', baseUrl: foreign.url, apiKey: PROJECT_SECRET })
+      .expect(200);
     expect(await credential(q, 'own')).toMatchObject({ apiKeySource: 'stored' });
   });
 
-  it('an unbound variable is the operator\'s to lend: refused to a project key, accepted from the admin key, dropped when a project key moves it', async () => {
+  it("an unbound variable is the operator's to lend: refused to a project key, accepted from the admin key, dropped when a project key moves it", async () => {
     const q = await createProject(t);
     const as = { 'X-API-Key': q.key };
-    const refused = await t.http().post('/v2/provider-credentials').set(as).send({ name: 'op', type: 'openai', baseUrl: foreign.url, apiKeyEnv: UNBOUND_VAR });
+    const refused = await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'op', type: 'openai', baseUrl: foreign.url, apiKeyEnv: UNBOUND_VAR });
     expect([refused.status, refused.body.error.details]).toEqual([400, [expect.stringContaining('is bound to no host by the operator')]]);
-    const projectFile = { workspace: q.workspace, project: q.project, providers: [{ name: 'op', type: 'openai', baseUrl: bound.url, apiKeyEnv: UNBOUND_VAR }] };
+    const projectFile = {
+      workspace: q.workspace,
+      project: q.project,
+      providers: [{ name: 'op', type: 'openai', baseUrl: bound.url, apiKeyEnv: UNBOUND_VAR }],
+    };
     expect((await t.http().post('/v2/apply').set(as).send(projectFile)).status).toBe(400);
 
     // The operator decides where its own key goes.
@@ -111,7 +164,12 @@ describe('operator secrets stay bound to their hosts', () => {
     // A project key re-pointing it: refused with the variable, and without it the key is dropped.
     const moved = { ...projectFile, providers: [{ name: 'op', type: 'openai', baseUrl: foreign.url, apiKeyEnv: UNBOUND_VAR }] };
     expect((await t.http().post('/v2/apply').set(as).send(moved)).status).toBe(400);
-    await t.http().post('/v2/apply').set(as).send({ ...projectFile, providers: [{ name: 'op', type: 'openai', baseUrl: foreign.url }] }).expect(200);
+    await t
+      .http()
+      .post('/v2/apply')
+      .set(as)
+      .send({ ...projectFile, providers: [{ name: 'op', type: 'openai', baseUrl: foreign.url }] })
+      .expect(200);
     expect(await credential(q, 'op')).toMatchObject({ baseUrl: foreign.url, apiKeySource: 'none' });
     await t.http().post(invokePath(q, 'op-ask')).set(as).send(message).expect(200);
     expect(secretsSeenBy(foreign)).toEqual([]);
@@ -120,10 +178,19 @@ describe('operator secrets stay bound to their hosts', () => {
   it('a row stored before the rule, pointing a lent variable at a foreign host, lends nothing at call time', async () => {
     const q = await createProject(t);
     const as = { 'X-API-Key': q.key };
-    await t.http().post('/v2/provider-credentials').set(as).send({ name: 'old', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR }).expect(200);
+    await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(as)
+      .send({ name: 'old', type: 'openai', baseUrl: bound.url, apiKeyEnv: BOUND_VAR })
+      .expect(200);
     await deploy(t, q, { slug: 'old-ask', provider: 'old', model: 'gpt-x' });
     // As an earlier version of Parley let a project key store it.
-    await t.dataSource.query(`UPDATE provider_credentials SET base_url = $3 WHERE project_id = $1 AND name = $2`, [q.projectId, 'old', foreign.url]);
+    await t.dataSource.query(`UPDATE provider_credentials SET base_url = $3 WHERE project_id = $1 AND name = $2`, [
+      q.projectId,
+      'old',
+      foreign.url,
+    ]);
     t.app.get(RegistryCache).invalidateProject(q.projectId);
     const before = foreign.requests.length;
     await t.http().post(invokePath(q, 'old-ask')).set(as).send(message).expect(200);

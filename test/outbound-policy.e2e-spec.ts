@@ -1,7 +1,7 @@
 import { anthropicJson, anthropicMessage, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { client, Client } from './support/http';
+import { Client, client } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -20,7 +20,11 @@ describe('invoke: outbound policy for provider base URLs', () => {
   beforeAll(async () => {
     [openai, anthropic] = await Promise.all([startFakeOpenAIUpstream(), startFakeAnthropicUpstream()]);
     // Only the Anthropic fake's port is allowed: the same address on another port stays refused.
-    t = await createTestApp({ ...INVOKE_APP_ENV, PROVIDER_ALLOWED_HOSTS: `ollama.internal,127.0.0.1:${new URL(anthropic.url).port}`, PROVIDER_MAX_RETRIES: '2' });
+    t = await createTestApp({
+      ...INVOKE_APP_ENV,
+      PROVIDER_ALLOWED_HOSTS: `ollama.internal,127.0.0.1:${new URL(anthropic.url).port}`,
+      PROVIDER_MAX_RETRIES: '2',
+    });
     p = await createProject(t);
     api = client(t, p.key);
     const targets: Array<[string, 'openai' | 'anthropic', string]> = [

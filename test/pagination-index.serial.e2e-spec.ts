@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
+
 import { ThreadsRepository } from '../src/threads/threads.repository';
 import { bulkInsertThreads, createProject, TestProject } from './support/factories';
-import { client, Client } from './support/http';
+import { Client, client } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 const PER_PROJECT = 10_000;

@@ -1,5 +1,5 @@
 import { bulkInsertMessages, bulkInsertThreads, createMessage, createProject, createThread, TestProject } from './support/factories';
-import { client, Client } from './support/http';
+import { Client, client } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 interface Page {
@@ -44,7 +44,9 @@ describe('pagination', () => {
       p = await createProject(t);
       api = client(t, p.key);
       await bulkInsertThreads(t, p.projectId, 250);
-      const rows: { id: string }[] = await t.dataSource.query('SELECT id FROM threads WHERE project_id = $1 ORDER BY id DESC', [p.projectId]);
+      const rows: { id: string }[] = await t.dataSource.query('SELECT id FROM threads WHERE project_id = $1 ORDER BY id DESC', [
+        p.projectId,
+      ]);
       newestFirst = rows.map((r) => r.id);
       expect(newestFirst).toHaveLength(250);
     });
@@ -119,7 +121,9 @@ describe('pagination', () => {
       // Two more through the API: they continue the sequence after the bulk rows.
       await createMessage(t, p, threadId, 'api 1');
       await createMessage(t, p, threadId, 'api 2');
-      const rows: { id: string }[] = await t.dataSource.query('SELECT id FROM thread_messages WHERE thread_id = $1 ORDER BY seq', [threadId]);
+      const rows: { id: string }[] = await t.dataSource.query('SELECT id FROM thread_messages WHERE thread_id = $1 ORDER BY seq', [
+        threadId,
+      ]);
       bySeq = rows.map((r) => r.id);
       expect(bySeq).toHaveLength(250);
     });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Response } from 'supertest';
+
 import { createProject, TestProject } from './support/factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -20,9 +22,13 @@ describe('project keys managing their own project keys', () => {
     const body = { name: `k-${randomUUID().slice(0, 8)}`, ...(scopes ? { scopes } : {}), ...(environments ? { environments } : {}) };
     return (await t.http().post(keysOf(q)).set(admin).send(body).expect(200)).body as { id: string; key: string; name: string };
   }
-  const keyRows = (projectId: string) => t.dataSource.query('SELECT id, scopes, environments, revoked_at FROM api_keys WHERE project_id = $1 ORDER BY id', [projectId]);
+  const keyRows = (projectId: string) =>
+    t.dataSource.query('SELECT id, scopes, environments, revoked_at FROM api_keys WHERE project_id = $1 ORDER BY id', [projectId]);
   const auditRows = (projectId: string) =>
-    t.dataSource.query('SELECT action, resource_id, actor_kind, actor_key_id, actor_key_name FROM audit_events WHERE project_id = $1 AND resource_type = $2 ORDER BY id', [projectId, 'api_key']);
+    t.dataSource.query(
+      'SELECT action, resource_id, actor_kind, actor_key_id, actor_key_name FROM audit_events WHERE project_id = $1 AND resource_type = $2 ORDER BY id',
+      [projectId, 'api_key'],
+    );
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -34,8 +40,20 @@ describe('project keys managing their own project keys', () => {
   it('creates, lists, re-scopes and revokes keys of its own project, each audited with the key as actor', async () => {
     const manager = await keyWith(p, ['keys:manage', 'logs:read', 'threads:read']);
     const as = { 'X-API-Key': manager.key };
-    const created = await t.http().post(keysOf(p)).set(as).send({ name: 'made-by-key', scopes: ['logs:read'] }).expect(200);
-    expect(created.body).toMatchObject({ name: 'made-by-key', scopes: ['logs:read'], environments: null, workspace: p.workspace, project: p.project, key: expect.stringMatching(/^pk_/) });
+    const created = await t
+      .http()
+      .post(keysOf(p))
+      .set(as)
+      .send({ name: 'made-by-key', scopes: ['logs:read'] })
+      .expect(200);
+    expect(created.body).toMatchObject({
+      name: 'made-by-key',
+      scopes: ['logs:read'],
+      environments: null,
+      workspace: p.workspace,
+      project: p.project,
+      key: expect.stringMatching(/^pk_/),
+    });
     await t.http().get('/v2/logs').set('X-API-Key', created.body.key).expect(200);
     expect((await t.http().get('/v2/threads').set('X-API-Key', created.body.key)).status).toBe(403);
 
@@ -43,11 +61,20 @@ describe('project keys managing their own project keys', () => {
     expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual(expect.arrayContaining([p.keyId, manager.id, created.body.id]));
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
 
-    const rescoped = await t.http().put(`${keysOf(p)}/${created.body.id}/access`).set(as).send({ scopes: ['threads:read'] }).expect(200);
+    const rescoped = await t
+      .http()
+      .put(`${keysOf(p)}/${created.body.id}/access`)
+      .set(as)
+      .send({ scopes: ['threads:read'] })
+      .expect(200);
     expect(rescoped.body.scopes).toEqual(['threads:read']);
     await t.http().get('/v2/threads').set('X-API-Key', created.body.key).expect(200);
 
-    await t.http().delete(`${keysOf(p)}/${created.body.id}`).set(as).expect(200, { id: created.body.id, object: 'api_key.revoked', revoked: true });
+    await t
+      .http()
+      .delete(`${keysOf(p)}/${created.body.id}`)
+      .set(as)
+      .expect(200, { id: created.body.id, object: 'api_key.revoked', revoked: true });
     expect((await t.http().get('/v2/threads').set('X-API-Key', created.body.key)).status).toBe(401);
     const row = (await keyRows(p.projectId)).find((k: { id: string }) => k.id === created.body.id);
     expect(row).toMatchObject({ scopes: ['threads:read'], revoked_at: expect.any(Date) });
@@ -69,8 +96,21 @@ describe('project keys managing their own project keys', () => {
     const refused: [string, Response][] = [
       ['list', await t.http().get(keysOf(other)).set(as)],
       ['create', await t.http().post(keysOf(other)).set(as).send({ name: 'intruder' })],
-      ['access', await t.http().put(`${keysOf(other)}/${other.keyId}/access`).set(as).send({ scopes: ['invoke'] })],
-      ['revoke', await t.http().delete(`${keysOf(other)}/${other.keyId}`).set(as)],
+      [
+        'access',
+        await t
+          .http()
+          .put(`${keysOf(other)}/${other.keyId}/access`)
+          .set(as)
+          .send({ scopes: ['invoke'] }),
+      ],
+      [
+        'revoke',
+        await t
+          .http()
+          .delete(`${keysOf(other)}/${other.keyId}`)
+          .set(as),
+      ],
       ['own workspace, other project', await t.http().get(`/v2/workspaces/${p.workspace}/projects/${other.project}/api-keys`).set(as)],
     ];
     // Exactly the admin key's answer for a project that does not exist.
@@ -78,8 +118,23 @@ describe('project keys managing their own project keys', () => {
     expect(missing.body).toEqual({ error: { message: 'Project not found' } });
     for (const [what, res] of refused) expect([what, res.status, res.body]).toEqual([what, 404, missing.body]);
     // Its own path with the other project's key id: that key is not in this project.
-    expect((await t.http().put(`${keysOf(p)}/${other.keyId}/access`).set(as).send({ scopes: ['invoke'] })).status).toBe(404);
-    expect((await t.http().delete(`${keysOf(p)}/${other.keyId}`).set(as)).status).toBe(404);
+    expect(
+      (
+        await t
+          .http()
+          .put(`${keysOf(p)}/${other.keyId}/access`)
+          .set(as)
+          .send({ scopes: ['invoke'] })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`${keysOf(p)}/${other.keyId}`)
+          .set(as)
+      ).status,
+    ).toBe(404);
     expect(await keyRows(other.projectId)).toEqual(before);
     expect(await auditRows(other.projectId)).toEqual(eventsBefore);
     await t.http().get('/v2/threads').set('X-API-Key', other.key).expect(200);
@@ -105,27 +160,63 @@ describe('project keys managing their own project keys', () => {
       expect([JSON.stringify(body), res.status, res.body.message]).toEqual([JSON.stringify(body), 403, expect.stringContaining(message)]);
     }
     // The project's full key: neither re-scoped nor revoked by the narrower one.
-    const widen = await t.http().put(`${keysOf(p)}/${p.keyId}/access`).set(as).send({ scopes: ['invoke'], environments: ['production'] });
+    const widen = await t
+      .http()
+      .put(`${keysOf(p)}/${p.keyId}/access`)
+      .set(as)
+      .send({ scopes: ['invoke'], environments: ['production'] });
     expect([widen.status, widen.body.message]).toEqual([403, expect.stringContaining('cannot change a key that holds more than itself')]);
-    const revoke = await t.http().delete(`${keysOf(p)}/${p.keyId}`).set(as);
+    const revoke = await t
+      .http()
+      .delete(`${keysOf(p)}/${p.keyId}`)
+      .set(as);
     expect([revoke.status, revoke.body.message]).toEqual([403, expect.stringContaining('cannot change a key that holds more than itself')]);
     expect(await keyRows(p.projectId)).toEqual(rowsBefore);
     expect(await auditRows(p.projectId)).toEqual(eventsBefore);
     await t.http().get('/v2/threads').set('X-API-Key', p.key).expect(200);
 
     // Within its grant it may: a key with what it holds, or less.
-    const made = await t.http().post(keysOf(p)).set(as).send({ scopes: ['invoke'], environments: ['production'] }).expect(200);
+    const made = await t
+      .http()
+      .post(keysOf(p))
+      .set(as)
+      .send({ scopes: ['invoke'], environments: ['production'] })
+      .expect(200);
     expect(made.body).toMatchObject({ scopes: ['invoke'], environments: ['production'] });
-    await t.http().delete(`${keysOf(p)}/${made.body.id}`).set(as).expect(200);
+    await t
+      .http()
+      .delete(`${keysOf(p)}/${made.body.id}`)
+      .set(as)
+      .expect(200);
   });
 
   it('a console session of the key does the same, with the CSRF header', async () => {
     const manager = await keyWith(p, ['keys:manage', 'threads:read']);
     const session = await t.http().post('/v2/console/session').send({ key: manager.key }).expect(200);
-    expect(session.body).toMatchObject({ kind: 'project', workspace: p.workspace, project: p.project, scopes: ['threads:read', 'keys:manage'], environments: null });
+    expect(session.body).toMatchObject({
+      kind: 'project',
+      workspace: p.workspace,
+      project: p.project,
+      scopes: ['threads:read', 'keys:manage'],
+      environments: null,
+    });
     const cookie = (session.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-    expect((await t.http().post(keysOf(p)).set('Cookie', cookie).send({ scopes: ['threads:read'] })).status).toBe(403);
-    const created = await t.http().post(keysOf(p)).set('Cookie', cookie).set('X-Parley-CSRF', '1').send({ scopes: ['threads:read'] }).expect(200);
+    expect(
+      (
+        await t
+          .http()
+          .post(keysOf(p))
+          .set('Cookie', cookie)
+          .send({ scopes: ['threads:read'] })
+      ).status,
+    ).toBe(403);
+    const created = await t
+      .http()
+      .post(keysOf(p))
+      .set('Cookie', cookie)
+      .set('X-Parley-CSRF', '1')
+      .send({ scopes: ['threads:read'] })
+      .expect(200);
     await t.http().get('/v2/threads').set('X-API-Key', created.body.key).expect(200);
     expect((await t.http().get(keysOf(other)).set('Cookie', cookie)).status).toBe(404);
   });

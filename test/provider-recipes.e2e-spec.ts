@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { parse } from 'yaml';
+
 import { anthropicJson, anthropicMessage } from './fakes/fake-anthropic-upstream';
 import { openaiCompletion, openaiError, openaiJson } from './fakes/fake-openai-upstream';
 import { FakeUpstream, startFakeUpstream } from './fakes/fake-upstream';
@@ -9,7 +11,9 @@ import { INVOKE_APP_ENV } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** The `# recipe: <name>` YAML blocks of docs/providers.md, as written there. */
-const recipes = [...fs.readFileSync(path.join(__dirname, '..', 'docs', 'providers.md'), 'utf8').matchAll(/```yaml\n# recipe: (\S+)[^\n]*\n([\s\S]*?)```/g)].map((m) => ({ name: m[1], yaml: m[2] }));
+const recipes = [
+  ...fs.readFileSync(path.join(__dirname, '..', 'docs', 'providers.md'), 'utf8').matchAll(/```yaml\n# recipe: (\S+)[^\n]*\n([\s\S]*?)```/g),
+].map((m) => ({ name: m[1], yaml: m[2] }));
 
 interface Recipe {
   providers: { name: string; type: 'openai' | 'anthropic'; baseUrl: string; apiKeyEnv?: string }[];
@@ -31,7 +35,9 @@ describe('provider recipes of docs/providers.md, against fake upstreams', () => 
     const variables = recipes.flatMap((r) => [...r.yaml.matchAll(/apiKeyEnv: (\w+)/g)].map((m) => m[1]));
     t = await createTestApp({ ...INVOKE_APP_ENV, PROVIDER_KEY_BINDINGS: variables.map((v) => `${v}=127.0.0.1`).join(';') });
     openai = await startFakeUpstream((req) =>
-      req.method === 'POST' && req.path.endsWith('/chat/completions') ? openaiJson(openaiCompletion({ content: 'pong', model: req.body.model })) : openaiError(404, `No route ${req.path}`),
+      req.method === 'POST' && req.path.endsWith('/chat/completions')
+        ? openaiJson(openaiCompletion({ content: 'pong', model: req.body.model }))
+        : openaiError(404, `No route ${req.path}`),
     );
     anthropic = await startFakeUpstream(() => anthropicJson(anthropicMessage({ text: 'pong' })));
   });
@@ -60,7 +66,11 @@ describe('provider recipes of docs/providers.md, against fake upstreams', () => 
       const applied = await t.http().post('/v2/apply').set('X-API-Key', p.key).send({ yaml: pointed }).expect(200);
       expect(applied.body.warnings).toBeUndefined();
       const seen = fake.requests.length;
-      const res = await t.http().post(`/${p.workspace}/${p.project}/ask/production`).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'ping' }] });
+      const res = await t
+        .http()
+        .post(`/${p.workspace}/${p.project}/ask/production`)
+        .set('X-API-Key', p.key)
+        .send({ messages: [{ role: 'user', content: 'ping' }] });
       expect([res.status, res.body.choices?.[0]?.message?.content]).toEqual([200, 'pong']);
       const sent = fake.requests[seen];
       const expectedPath = declared.type === 'anthropic' ? '/v1/messages' : `${documented.pathname.replace(/\/$/, '')}/chat/completions`;

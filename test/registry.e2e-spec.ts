@@ -40,7 +40,11 @@ describe('registry: prompts, versions, environments, deployments', () => {
       expect(got.body.kind).toBe('assistant');
       const list = await t.http().get('/v2/prompts?limit=100').set(as(p)).expect(200);
       expect(list.body.data.map((x: { slug: string }) => x.slug)).toEqual(expect.arrayContaining(['ns-one', 'ns-two']));
-      await t.http().get('/v2/prompts/missing').set(as(p)).expect(404, { error: { message: 'Prompt not found' } });
+      await t
+        .http()
+        .get('/v2/prompts/missing')
+        .set(as(p))
+        .expect(404, { error: { message: 'Prompt not found' } });
     });
 
     it('paginates the prompt list, each prompt with its own current deployments', async () => {
@@ -54,7 +58,10 @@ describe('registry: prompts, versions, environments, deployments', () => {
       const environmentsOf = (page: { data: { slug: string; deployments: { environment: string }[] }[] }) =>
         page.data.map((x) => [x.slug, x.deployments.map((d) => d.environment).sort()]);
       const first = await t.http().get('/v2/prompts?limit=2').set(as(q)).expect(200);
-      expect(environmentsOf(first.body)).toEqual([['pa', []], ['pb', ['production']]]);
+      expect(environmentsOf(first.body)).toEqual([
+        ['pa', []],
+        ['pb', ['production']],
+      ]);
       expect(first.body.has_more).toBe(true);
       const second = await t.http().get(`/v2/prompts?limit=2&after=${first.body.last_id}`).set(as(q)).expect(200);
       expect(environmentsOf(second.body)).toEqual([['pc', ['production', 'staging']]]);
@@ -65,8 +72,22 @@ describe('registry: prompts, versions, environments, deployments', () => {
   describe('versions', () => {
     it('numbers versions, hashes content and declares template variables plus defaults', async () => {
       await createPrompt(t, p, 'v-basic');
-      const v1 = await createVersion(t, p, 'v-basic', versionBody('Hi {{name}}, {{#if vip}}welcome back{{/if}}', { variables: { tone: 'warm' } }));
-      expect(v1).toMatchObject({ slug: 'v-basic', kind: 'prompt', version: 1, provider: 'local', model: 'echo', parameters: {}, tools: [], message: null });
+      const v1 = await createVersion(
+        t,
+        p,
+        'v-basic',
+        versionBody('Hi {{name}}, {{#if vip}}welcome back{{/if}}', { variables: { tone: 'warm' } }),
+      );
+      expect(v1).toMatchObject({
+        slug: 'v-basic',
+        kind: 'prompt',
+        version: 1,
+        provider: 'local',
+        model: 'echo',
+        parameters: {},
+        tools: [],
+        message: null,
+      });
       expect(v1.contentHash).toMatch(/^[0-9a-f]{64}$/);
       expect(v1.declaredVariables).toEqual(['name', 'tone', 'vip']);
       const v2 = await createVersion(t, p, 'v-basic', versionBody('Changed {{name}}', { message: 'shorter' }));
@@ -91,7 +112,10 @@ describe('registry: prompts, versions, environments, deployments', () => {
           WHERE p.project_id = $1 AND p.slug = $2 ORDER BY v.version`,
         [p.projectId, 'v-immutable'],
       );
-      expect(rows).toEqual([{ version: 1, model: 'echo' }, { version: 2, model: 'echo' }]);
+      expect(rows).toEqual([
+        { version: 1, model: 'echo' },
+        { version: 2, model: 'echo' },
+      ]);
     });
 
     it('lists versions newest first, with pagination, and 404s unknown numbers', async () => {
@@ -102,7 +126,11 @@ describe('registry: prompts, versions, environments, deployments', () => {
       const next = await t.http().get(`/v2/prompts/v-list/versions?limit=2&after=${page.body.last_id}`).set(as(p)).expect(200);
       expect(next.body.data.map((v: { version: number }) => v.version)).toEqual([1]);
       for (const bad of ['9', '0', 'abc', '1.5']) {
-        await t.http().get(`/v2/prompts/v-list/versions/${bad}`).set(as(p)).expect(404, { error: { message: 'Version not found' } });
+        await t
+          .http()
+          .get(`/v2/prompts/v-list/versions/${bad}`)
+          .set(as(p))
+          .expect(404, { error: { message: 'Version not found' } });
       }
     });
 
@@ -112,14 +140,25 @@ describe('registry: prompts, versions, environments, deployments', () => {
         .http()
         .post('/v2/prompts/v-broken/versions')
         .set(as(p))
-        .send({ model: 'echo', template: [{ role: 'system', content: 'ok' }, { role: 'user', content: 'line one\nline two {{#if x}} never closed' }] })
+        .send({
+          model: 'echo',
+          template: [
+            { role: 'system', content: 'ok' },
+            { role: 'user', content: 'line one\nline two {{#if x}} never closed' },
+          ],
+        })
         .expect(400);
       expect(res.body.error.message).toBe('Invalid request body');
       expect(res.body.error.details).toHaveLength(1);
       expect(res.body.error.details[0]).toMatch(/^template\.1\.content: template does not compile: .*line 2/);
       const unknownHelper = await t.http().post('/v2/prompts/v-broken/versions').set(as(p)).send(versionBody('{{shout name}}')).expect(400);
       expect(unknownHelper.body.error.details[0]).toMatch(/^template\.0\.content: .*"shout" is not a helper.*line 1/);
-      await t.http().get('/v2/prompts/v-broken/versions').set(as(p)).expect(200).expect((r) => expect(r.body.data).toEqual([]));
+      await t
+        .http()
+        .get('/v2/prompts/v-broken/versions')
+        .set(as(p))
+        .expect(200)
+        .expect((r) => expect(r.body.data).toEqual([]));
     });
 
     it('names every problem of a bad body: unknown fields, wrong types, out-of-range parameters', async () => {
@@ -142,7 +181,12 @@ describe('registry: prompts, versions, environments, deployments', () => {
 
     it('refuses a provider the project does not have, and tool_choice naming a missing tool', async () => {
       await createPrompt(t, p, 'v-provider');
-      const res = await t.http().post('/v2/prompts/v-provider/versions').set(as(p)).send(versionBody('x', { provider: 'openai' })).expect(400);
+      const res = await t
+        .http()
+        .post('/v2/prompts/v-provider/versions')
+        .set(as(p))
+        .send(versionBody('x', { provider: 'openai' }))
+        .expect(400);
       expect(res.body.error.details).toEqual([expect.stringMatching(/^provider: no provider "openai"/)]);
       const tool = await t
         .http()
@@ -166,7 +210,15 @@ describe('registry: prompts, versions, environments, deployments', () => {
       await createVersion(t, p, 'd-flow', versionBody('one'));
       await createVersion(t, p, 'd-flow', versionBody('two'));
       const first = await deploy(t, p, 'd-flow', 'production', 1);
-      expect(first).toMatchObject({ slug: 'd-flow', kind: 'assistant', environment: 'production', version: 1, deploymentVersion: 1, current: true, replacedAt: null });
+      expect(first).toMatchObject({
+        slug: 'd-flow',
+        kind: 'assistant',
+        environment: 'production',
+        version: 1,
+        deploymentVersion: 1,
+        current: true,
+        replacedAt: null,
+      });
       const second = await deploy(t, p, 'd-flow', 'production');
       expect(second).toMatchObject({ version: 2, deploymentVersion: 2, current: true });
       const same = await deploy(t, p, 'd-flow', 'production', 2);
@@ -176,7 +228,13 @@ describe('registry: prompts, versions, environments, deployments', () => {
       await deploy(t, p, 'd-flow', 'staging', 2);
 
       const history = await t.http().get('/v2/prompts/d-flow/deployments?environment=production').set(as(p)).expect(200);
-      expect(history.body.data.map((d: { version: number; deploymentVersion: number; current: boolean }) => [d.version, d.deploymentVersion, d.current])).toEqual([
+      expect(
+        history.body.data.map((d: { version: number; deploymentVersion: number; current: boolean }) => [
+          d.version,
+          d.deploymentVersion,
+          d.current,
+        ]),
+      ).toEqual([
         [1, 3, true],
         [2, 2, false],
         [1, 1, false],
@@ -199,11 +257,19 @@ describe('registry: prompts, versions, environments, deployments', () => {
       expect(none.body.error.details).toEqual(['version: "d-bad" has no versions yet']);
       await createVersion(t, p, 'd-bad');
       const res = await t.http().post('/v2/prompts/d-bad/deployments').set(as(p)).send({ environment: 'nowhere', version: 7 }).expect(400);
-      expect(res.body.error.details).toEqual(['environment: no environment "nowhere" in this project', 'version: "d-bad" has no version 7']);
+      expect(res.body.error.details).toEqual([
+        'environment: no environment "nowhere" in this project',
+        'version: "d-bad" has no version 7',
+      ]);
       await t.http().post('/v2/prompts/missing/deployments').set(as(p)).send({ environment: 'production' }).expect(404);
       // Beyond what the integer column holds: a 400 naming the field, not a failed query.
       for (const version of [2 ** 31, 1e300]) {
-        const huge = await t.http().post('/v2/prompts/d-bad/deployments').set(as(p)).send({ environment: 'production', version }).expect(400);
+        const huge = await t
+          .http()
+          .post('/v2/prompts/d-bad/deployments')
+          .set(as(p))
+          .send({ environment: 'production', version })
+          .expect(400);
         expect(huge.body.error.details).toEqual([expect.stringMatching(/^version must not be greater than 2147483647/)]);
       }
     });
@@ -221,7 +287,10 @@ describe('registry: prompts, versions, environments, deployments', () => {
   describe('resolveForInvoke', () => {
     it('resolves the deployed version, compiled, with its provider and settings', async () => {
       const registry = t.app.get(RegistryService);
-      const body = versionBody('Hello {{name}} from {{team}}', { variables: { team: 'ops' }, parameters: { temperature: 0.3, stop: ['END'] } });
+      const body = versionBody('Hello {{name}} from {{team}}', {
+        variables: { team: 'ops' },
+        parameters: { temperature: 0.3, stop: ['END'] },
+      });
       const { version, deployment } = await deployedPrompt(t, p, 'r-basic', 'assistant', body);
       const resolved = await registry.resolveForInvoke(p.projectId, 'r-basic', 'production');
       expect(resolved).toMatchObject({
@@ -260,7 +329,11 @@ describe('registry: prompts, versions, environments, deployments', () => {
 
       const pinned = await registry.resolveForInvoke(p.projectId, 'r-cache', 'production', 1);
       expect(pinned).toMatchObject({ version: 1, pinned: true, deploymentVersion: 2 });
-      expect((await registry.resolveForInvoke(p.projectId, 'r-cache', 'staging', 2))).toMatchObject({ version: 2, deploymentId: null, deploymentVersion: null });
+      expect(await registry.resolveForInvoke(p.projectId, 'r-cache', 'staging', 2)).toMatchObject({
+        version: 2,
+        deploymentId: null,
+        deploymentVersion: null,
+      });
       expect(await registry.resolveForInvoke(p.projectId, 'r-cache', 'production', 3)).toBeNull();
       expect(await registry.resolveForInvoke(p.projectId, 'r-cache', 'nowhere', 1)).toBeNull();
       expect(await registry.resolveForInvoke(p.projectId, 'r-cache', 'production', 0)).toBeNull();
@@ -285,21 +358,35 @@ describe('registry: prompts, versions, environments, deployments', () => {
     it('treats slugs no prompt can have (NUL bytes, too long) as not found, a NUL in a filter as a 400, never a 500', async () => {
       const key = as(p);
       await t.http().get('/v2/prompts/a%00b').set(key).expect(404);
-      await t.http().get(`/v2/prompts/${'a'.repeat(300)}/versions`).set(key).expect(404);
+      await t
+        .http()
+        .get(`/v2/prompts/${'a'.repeat(300)}/versions`)
+        .set(key)
+        .expect(404);
       await t.http().post('/v2/prompts/a%00b/deployments').set(key).send({ environment: 'production' }).expect(404);
       // Filters are query strings: a NUL in one is refused like in every other (docs/security.md, "Bounded inputs").
       expect((await t.http().get('/v2/deployments?slug=a%00b&environment=%00').set(key).expect(400)).body).toEqual({
-        error: { message: 'Invalid request parameters', details: ['slug: must not contain U+0000', 'environment: must not contain U+0000'] },
+        error: {
+          message: 'Invalid request parameters',
+          details: ['slug: must not contain U+0000', 'environment: must not contain U+0000'],
+        },
       });
       await t.http().delete('/v2/provider-credentials/a%00b').set(key).expect(404);
       // Only a successful export is YAML: its errors are JSON like every other error.
       const foreign = await t.http().get('/v2/export?workspace=a%00&project=b').set(key);
       const missing = await t.http().get('/v2/export?workspace=a%00&project=b').set('X-API-Key', TEST_ADMIN_KEY);
       for (const res of [foreign, missing]) {
-        expect([res.status, res.headers['content-type'], res.body]).toEqual([400, 'application/json; charset=utf-8', { error: { message: expect.any(String), details: ['workspace: must not contain U+0000'] } }]);
+        expect([res.status, res.headers['content-type'], res.body]).toEqual([
+          400,
+          'application/json; charset=utf-8',
+          { error: { message: expect.any(String), details: ['workspace: must not contain U+0000'] } },
+        ]);
       }
       const other = await t.http().get(`/v2/export?workspace=${p.workspace}x&project=b`).set(key).expect(403);
-      expect([other.headers['content-type'], other.body]).toEqual(['application/json; charset=utf-8', { error: 'Forbidden', message: 'API key does not belong to this project' }]);
+      expect([other.headers['content-type'], other.body]).toEqual([
+        'application/json; charset=utf-8',
+        { error: 'Forbidden', message: 'API key does not belong to this project' },
+      ]);
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'a\u0000', 'production')).toBeNull();
       expect(await t.app.get(RegistryService).resolveForInvoke(p.projectId, 'x', 'prod\u0000')).toBeNull();
     });

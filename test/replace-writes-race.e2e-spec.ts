@@ -19,13 +19,21 @@ describe('replace-style writes under concurrency', () => {
     const path = `/v2/workspaces/${p.workspace}/projects/${p.project}/prices`;
     // Overlapping (provider, model) pairs of different sizes; set i is told apart by its rates.
     const sets = Array.from({ length: 80 }, (_, i) =>
-      Array.from({ length: 2 + (i % 5) }, (_, j) => ({ provider: j % 2 === 0 ? 'oai' : 'ant', model: `model-${j}`, inputPerMTok: i, outputPerMTok: i + 0.5 })),
+      Array.from({ length: 2 + (i % 5) }, (_, j) => ({
+        provider: j % 2 === 0 ? 'oai' : 'ant',
+        model: `model-${j}`,
+        inputPerMTok: i,
+        outputPerMTok: i + 0.5,
+      })),
     );
     const answers = await Promise.all(sets.map((prices) => t.http().put(path).set(admin).send({ prices })));
     expect(answers.map((res) => res.status).filter((status) => status !== 200)).toEqual([]);
 
-    const key = (o: { provider: string; model: string; inputPerMTok: string; outputPerMTok: string }) => `${o.provider}/${o.model}@${o.inputPerMTok}/${o.outputPerMTok}`;
-    const expected = sets.map((set) => set.map((o) => key({ ...o, inputPerMTok: String(o.inputPerMTok), outputPerMTok: String(o.outputPerMTok) })).sort());
+    const key = (o: { provider: string; model: string; inputPerMTok: string; outputPerMTok: string }) =>
+      `${o.provider}/${o.model}@${o.inputPerMTok}/${o.outputPerMTok}`;
+    const expected = sets.map((set) =>
+      set.map((o) => key({ ...o, inputPerMTok: String(o.inputPerMTok), outputPerMTok: String(o.outputPerMTok) })).sort(),
+    );
     // Each answer shows the set that request wrote.
     answers.forEach((res, i) => expect(res.body.prices.map(key).sort()).toEqual(expected[i]));
 
@@ -33,7 +41,9 @@ describe('replace-style writes under concurrency', () => {
       'SELECT provider_name, model, input_per_mtok::text AS input, output_per_mtok::text AS output FROM price_overrides WHERE project_id = $1',
       [p.projectId],
     );
-    const stored = rows.map((r) => key({ provider: r.provider_name, model: r.model, inputPerMTok: r.input, outputPerMTok: r.output })).sort();
+    const stored = rows
+      .map((r) => key({ provider: r.provider_name, model: r.model, inputPerMTok: r.input, outputPerMTok: r.output }))
+      .sort();
     const winners = expected.filter((set) => JSON.stringify(set) === JSON.stringify(stored));
     expect(winners).toHaveLength(1);
     expect(new Set(stored).size).toBe(stored.length);
@@ -45,11 +55,18 @@ describe('replace-style writes under concurrency', () => {
     const p = await createProject(t);
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        t.http().put('/v2/provider-credentials/racer').set('X-API-Key', p.key).send({ type: 'openai', baseUrl: `http://127.0.0.1:${9000 + i}/v1` }),
+        t
+          .http()
+          .put('/v2/provider-credentials/racer')
+          .set('X-API-Key', p.key)
+          .send({ type: 'openai', baseUrl: `http://127.0.0.1:${9000 + i}/v1` }),
       ),
     );
     expect(answers.map((res) => res.status).filter((status) => status !== 200)).toEqual([]);
-    const rows: { id: string; base_url: string }[] = await t.dataSource.query('SELECT id, base_url FROM provider_credentials WHERE project_id = $1 AND name = $2', [p.projectId, 'racer']);
+    const rows: { id: string; base_url: string }[] = await t.dataSource.query(
+      'SELECT id, base_url FROM provider_credentials WHERE project_id = $1 AND name = $2',
+      [p.projectId, 'racer'],
+    );
     expect(rows).toHaveLength(1);
     expect(new Set(answers.map((res) => res.body.id))).toEqual(new Set([rows[0].id]));
   });

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import { createProject, TestProject } from './support/factories';
 import { deploy, INVOKE_APP_ENV, invokePath, listen } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
@@ -37,11 +38,16 @@ describe('request ids on request logs', () => {
   it('a call without X-Request-Id is stored under the id Parley gave it and echoed; /v1 answers carry the log id too', async () => {
     const res = await t.http().post(invokePath(p, 'traced')).set('X-API-Key', p.key).send(body).expect(200);
     const given = res.headers['x-request-id'];
-    const [row] = await t.dataSource.query('SELECT id, request_id FROM request_logs WHERE project_id = $1 AND id = $2', [p.projectId, res.headers['x-parley-log-id']]);
+    const [row] = await t.dataSource.query('SELECT id, request_id FROM request_logs WHERE project_id = $1 AND id = $2', [
+      p.projectId,
+      res.headers['x-parley-log-id'],
+    ]);
     expect(row).toEqual({ id: res.headers['x-parley-log-id'], request_id: given });
 
     const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: p.key, maxRetries: 0 });
-    const { response } = await openai.chat.completions.create({ model: 'traced', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { response } = await openai.chat.completions
+      .create({ model: 'traced', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     const logId = response.headers.get('x-parley-log-id');
     const requestId = response.headers.get('x-request-id');
     const found = await t.http().get('/v2/logs').query({ requestId: requestId! }).set('X-API-Key', p.key).expect(200);

@@ -21,7 +21,13 @@ describe('X-Request-Id', () => {
     expect(unauthorized.headers['x-request-id']).toBe('req-401');
     const missing = await t.http().get('/no/such/route').set('X-Request-Id', 'req-404').expect(404);
     expect(missing.headers['x-request-id']).toBe('req-404');
-    const tooLarge = await t.http().post('/v2/threads').set('X-API-Key', p.key).set('X-Request-Id', 'req-413').send({ metadata: { a: 'x'.repeat(2000) } }).expect(413);
+    const tooLarge = await t
+      .http()
+      .post('/v2/threads')
+      .set('X-API-Key', p.key)
+      .set('X-Request-Id', 'req-413')
+      .send({ metadata: { a: 'x'.repeat(2000) } })
+      .expect(413);
     expect(tooLarge.headers['x-request-id']).toBe('req-413');
   });
 

@@ -1,6 +1,6 @@
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -69,7 +69,10 @@ describe('request log detail', () => {
     expect((sent[3] as { messages: unknown[] }).messages).toHaveLength(1 + 5 + 1);
 
     // Stored: the template and the new message only, and where the history is.
-    const stored = await t.dataSource.query(`SELECT provider_request, thread_range FROM request_logs WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`, [p.projectId, logIds]);
+    const stored = await t.dataSource.query(
+      `SELECT provider_request, thread_range FROM request_logs WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`,
+      [p.projectId, logIds],
+    );
     expect(stored.map((row: { provider_request: { messages: unknown[] } }) => row.provider_request.messages.length)).toEqual([2, 2, 2, 2]);
     expect(stored.map((row: { thread_range: unknown }) => row.thread_range)).toEqual([
       null,
@@ -78,7 +81,10 @@ describe('request log detail', () => {
       { threadId, fromSeq: 1, toSeq: 6, skip: [3], at: 1, count: 5 },
     ]);
 
-    const all = (await t.dataSource.query(`SELECT id, seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`, [p.projectId, threadId])) as { id: string }[];
+    const all = (await t.dataSource.query(`SELECT id, seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`, [
+      p.projectId,
+      threadId,
+    ])) as { id: string }[];
     for (const [turn, id] of logIds.entries()) {
       const body = await detail(id);
       expect({ turn, request: body.request }).toEqual({ turn, request: sent[turn] });

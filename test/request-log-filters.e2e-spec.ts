@@ -1,6 +1,6 @@
 import { FakeUpstream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client, expectResourceError } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client, expectResourceError } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
@@ -32,7 +32,14 @@ describe('request log filters: version, model, provider, key', () => {
     p = await createProject(t);
     other = await createProject(t);
     api = client(t, p.key);
-    second = (await t.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'second' }).expect(200)).body;
+    second = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`)
+        .set('X-API-Key', TEST_ADMIN_KEY)
+        .send({ name: 'second' })
+        .expect(200)
+    ).body;
     await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-f' });
     await deploy(t, p, { slug: 'alpha' });
     await api.post(invokePath(p, 'alpha'), {}).expect(200); // v1, local/echo, first key
@@ -85,7 +92,14 @@ describe('request log filters: version, model, provider, key', () => {
     const bare = await api.get('/v2/logs?version=1');
     expectResourceError(bare, 400, 'Invalid request parameters');
     expect(bare.body.error.details).toEqual(['version: needs slug']);
-    for (const query of ['slug=alpha&version=0', 'slug=alpha&version=v2', 'slug=alpha&version=1.5', 'model=%00', `provider=${'x'.repeat(201)}`, 'keyId=%00']) {
+    for (const query of [
+      'slug=alpha&version=0',
+      'slug=alpha&version=v2',
+      'slug=alpha&version=1.5',
+      'model=%00',
+      `provider=${'x'.repeat(201)}`,
+      'keyId=%00',
+    ]) {
       expectResourceError(await api.get(`/v2/logs?${query}`), 400, 'Invalid request parameters');
     }
   });

@@ -1,14 +1,15 @@
 import { DataSource } from 'typeorm';
+
 import { loadAppConfig } from '../src/config/app-config';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { monthStart, uuidBoundOf } from '../src/database/log-partitions';
 import { Foundation1763800000000 } from '../src/database/migrations/1763800000000-Foundation';
 import { Registry1763900000000 } from '../src/database/migrations/1763900000000-Registry';
 import { RequestLogs1763950000000 } from '../src/database/migrations/1763950000000-RequestLogs';
-import { monthStart, uuidBoundOf } from '../src/database/log-partitions';
 import { LogPartitionsService } from '../src/request-logs/log-partitions.service';
-import { client } from './support/http';
 import { uniqueSlug } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
+import { client } from './support/http';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
 
 /** A UUIDv7-ordered id created at `ms` (what newId() gives at that time). */
@@ -29,9 +30,11 @@ describe('request log partitions', () => {
   const recent = idAt(now - 1000, 2);
   const nextMonth = idAt(monthStart(now, 1) + 3_600_000, 3);
   const partitions = async () =>
-    (await t.dataSource.query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'request_logs'::regclass ORDER BY 1`)).map(
-      (r: { relname: string }) => r.relname,
-    );
+    (
+      await t.dataSource.query(
+        `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'request_logs'::regclass ORDER BY 1`,
+      )
+    ).map((r: { relname: string }) => r.relname);
 
   beforeAll(async () => {
     fresh = await freshDatabase();
@@ -43,8 +46,14 @@ describe('request log partitions', () => {
     await before.initialize();
     await before.runMigrations();
     await before.query(`INSERT INTO workspaces (id, slug, name, created_at) VALUES ($1, $2, 'w', now())`, [workspaceId, workspace]);
-    await before.query(`INSERT INTO projects (id, workspace_id, slug, name, created_at) VALUES ($1, $2, 'p', 'p', now())`, [projectId, workspaceId]);
-    for (const [id, slug] of [[old, 'old'], [recent, 'recent']]) {
+    await before.query(`INSERT INTO projects (id, workspace_id, slug, name, created_at) VALUES ($1, $2, 'p', 'p', now())`, [
+      projectId,
+      workspaceId,
+    ]);
+    for (const [id, slug] of [
+      [old, 'old'],
+      [recent, 'recent'],
+    ]) {
       await before.query(
         `INSERT INTO request_logs (project_id, id, prompt_slug, kind, environment, url, stream, do_not_record, status, latency_ms, started_at)
          VALUES ($1, $2, $3, 'prompt', 'production', '/x', false, false, 200, 5, now())`,
@@ -91,7 +100,10 @@ describe('request log partitions', () => {
       after = `&after=${body.last_id}`;
     }
     expect(seen).toEqual([nextMonth, recent, old]);
-    expect((await api.get('/v2/logs?order=asc&status=success').expect(200)).body.data.map((l: { id: string }) => l.id)).toEqual([old, recent]);
+    expect((await api.get('/v2/logs?order=asc&status=success').expect(200)).body.data.map((l: { id: string }) => l.id)).toEqual([
+      old,
+      recent,
+    ]);
     expect((await api.get(`/v2/logs/${old}`).expect(200)).body.promptSlug).toBe('old');
   });
 

@@ -1,6 +1,6 @@
 import { FakeUpstream, openaiError, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { client, Client, expectResourceError } from './support/http';
 import { createProject, TestProject } from './support/factories';
+import { Client, client, expectResourceError } from './support/http';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, sleep } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -44,7 +44,10 @@ describe('request logs', () => {
     mid = new Date().toISOString();
     await sleep(30);
     // Behind the load balancer (a loopback proxy here), the client address comes from X-Forwarded-For.
-    const first = await api.post(invokePath(p, 'beta'), { messages: [{ role: 'user', content: 'hi' }] }).set('X-Forwarded-For', '203.0.113.9').expect(200);
+    const first = await api
+      .post(invokePath(p, 'beta'), { messages: [{ role: 'user', content: 'hi' }] })
+      .set('X-Forwarded-For', '203.0.113.9')
+      .expect(200);
     threadId = first.headers['x-parley-thread-id'];
     await api.post(invokePath(p, 'beta'), { threadId, messages: [{ role: 'user', content: 'again' }] }).expect(200);
     await api.post(invokePath(p, 'alpha'), { model: 'no-such-model' }).expect(400);
@@ -115,11 +118,45 @@ describe('request logs', () => {
     const failed = await api.get(`/v2/logs/${all[0].id}`).expect(200);
     expect(Object.keys(failed.body).sort()).toEqual(
       [
-        'id', 'url', 'metadata', 'promptId', 'threadId', 'projectId', 'requestIP', 'variables', 'parameters', 'promptSlug', 'environment',
-        'providerKeyId', 'projectSlug', 'requestData', 'deploymentId', 'organizationId', 'projectAPIKeyId', 'organizationSlug',
-        'deploymentVersion', 'promptHistoryHash', 'providerOrganization', 'stream', 'assistant', 'doNotRecord', 'startedAt',
-        'kind', 'version', 'provider', 'model', 'status', 'error', 'latencyMs', 'timeToFirstTokenMs', 'usage', 'costUsd', 'priceRef',
-        'request', 'response', 'threadMessageIds',
+        'id',
+        'url',
+        'metadata',
+        'promptId',
+        'threadId',
+        'projectId',
+        'requestIP',
+        'variables',
+        'parameters',
+        'promptSlug',
+        'environment',
+        'providerKeyId',
+        'projectSlug',
+        'requestData',
+        'deploymentId',
+        'organizationId',
+        'projectAPIKeyId',
+        'organizationSlug',
+        'deploymentVersion',
+        'promptHistoryHash',
+        'providerOrganization',
+        'stream',
+        'assistant',
+        'doNotRecord',
+        'startedAt',
+        'kind',
+        'version',
+        'provider',
+        'model',
+        'status',
+        'error',
+        'latencyMs',
+        'timeToFirstTokenMs',
+        'usage',
+        'costUsd',
+        'priceRef',
+        'request',
+        'response',
+        'threadMessageIds',
       ].sort(),
     );
     // A failed call: no response, no thread messages (test/request-log-detail.e2e-spec.ts has the rest).
@@ -138,12 +175,19 @@ describe('request logs', () => {
     const viaProxy = await api.get(`/v2/logs/${all[3].id}`).expect(200);
     expect(viaProxy.body).toMatchObject({ requestIP: '203.0.113.9', url: invokePath(p, 'beta'), assistant: true, threadId });
     const ok = await api.get(`/v2/logs/${all[6].id}`).expect(200);
-    expect(ok.body).toMatchObject({ status: 200, error: null, provider: 'local', model: 'echo', metadata: '{"customer":"c1"}', version: 1 });
+    expect(ok.body).toMatchObject({
+      status: 200,
+      error: null,
+      provider: 'local',
+      model: 'echo',
+      metadata: '{"customer":"c1"}',
+      version: 1,
+    });
     expect(ok.body.usage.total_tokens).toBe(ok.body.usage.prompt_tokens + ok.body.usage.completion_tokens);
     expect(ok.body.latencyMs).toEqual(expect.any(Number));
   });
 
-  it('keeps each project\'s logs to itself: another project\'s log is not found, its list is empty', async () => {
+  it("keeps each project's logs to itself: another project's log is not found, its list is empty", async () => {
     const other = await createProject(t);
     const otherApi = client(t, other.key);
     expectResourceError(await otherApi.get(`/v2/logs/${all[0].id}`), 404, 'Request log not found');
@@ -155,12 +199,21 @@ describe('request logs', () => {
 
   it('answers a filter no log can match (a slug of another shape, a thread id that is no UUID) with an empty page, never a 500', async () => {
     for (const query of ['slug=Alpha', 'environment=a%20b', 'threadId=nope']) {
-      expect([query, (await api.get(`/v2/logs?${query}`).expect(200)).body]).toEqual([query, { object: 'list', data: [], has_more: false, first_id: null, last_id: null }]);
+      expect([query, (await api.get(`/v2/logs?${query}`).expect(200)).body]).toEqual([
+        query,
+        { object: 'list', data: [], has_more: false, first_id: null, last_id: null },
+      ]);
     }
   });
 
   it('refuses a filter holding U+0000 (text no log can hold, nor PostgreSQL compare) with 400 naming it', async () => {
-    for (const [query, name] of [['slug=%00', 'slug'], ['environment=a%00b', 'environment'], ['metadata=customer:%00', 'metadata'], ['metadata=%00:c1', 'metadata'], ['threadId=%00', 'threadId']]) {
+    for (const [query, name] of [
+      ['slug=%00', 'slug'],
+      ['environment=a%00b', 'environment'],
+      ['metadata=customer:%00', 'metadata'],
+      ['metadata=%00:c1', 'metadata'],
+      ['threadId=%00', 'threadId'],
+    ]) {
       const res = await api.get(`/v2/logs?${query}`);
       expect([query, res.status, res.body.error?.message]).toEqual([query, 400, 'Invalid request parameters']);
       expect(res.body.error.details).toContain(`${name}: must not contain U+0000`);
@@ -168,7 +221,18 @@ describe('request logs', () => {
   });
 
   it('rejects invalid query parameters with 400 Invalid request parameters', async () => {
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=bad', 'status=20', 'from=yesterday', 'to=2024-13-01', 'order=up', 'after=nope', 'metadata=novalue']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'status=bad',
+      'status=20',
+      'from=yesterday',
+      'to=2024-13-01',
+      'order=up',
+      'after=nope',
+      'metadata=novalue',
+    ]) {
       expectResourceError(await api.get(`/v2/logs?${query}`), 400, 'Invalid request parameters');
     }
   });

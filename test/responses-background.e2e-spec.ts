@@ -1,10 +1,11 @@
 import OpenAI from 'openai';
+
+import { ResponseEventRetention } from '../src/responses/response-event-retention';
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, INVOKE_APP_ENV, listen, sleep } from './support/invoke-factories';
 import { expectResponseResource, expectStreamingEvents } from './support/open-responses-schema';
 import { createTestApp, TestApp } from './support/test-app';
-import { ResponseEventRetention } from '../src/responses/response-event-retention';
 
 type Event = { type: string; sequence_number: number; response?: { status: string; output_text?: string } };
 
@@ -34,7 +35,8 @@ describe('background responses, cancel and resumable streams', () => {
       await sleep(25);
     }
   };
-  const slow = (pieces: number, delayMs: number) => openaiStream(openaiChunks({ content: Array.from({ length: pieces }, (_, i) => `w${i} `) }), { delayMs });
+  const slow = (pieces: number, delayMs: number) =>
+    openaiStream(openaiChunks({ content: Array.from({ length: pieces }, (_, i) => `w${i} `) }), { delayMs });
   const items = async (conversation: string) => (await openai.conversations.items.list(conversation, { order: 'asc' })).data;
 
   beforeAll(async () => {
@@ -62,11 +64,19 @@ describe('background responses, cancel and resumable streams', () => {
 
   it('background: answered queued at once, runs to completed; polling with retrieve; the conversation holds the turn once', async () => {
     const conversation = await openai.conversations.create({});
-    const created = await openai.responses.create({ model: 'up/gpt-x', input: 'hello there', background: true, conversation: conversation.id });
+    const created = await openai.responses.create({
+      model: 'up/gpt-x',
+      input: 'hello there',
+      background: true,
+      conversation: conversation.id,
+    });
     expect(created.status).toBe('queued');
     expect(created.background).toBe(true);
     expectResponseResource(created);
-    const done = await waitFor(() => openai.responses.retrieve(created.id), (r) => r.status !== 'queued' && r.status !== 'in_progress');
+    const done = await waitFor(
+      () => openai.responses.retrieve(created.id),
+      (r) => r.status !== 'queued' && r.status !== 'in_progress',
+    );
     expect(done).toMatchObject({ status: 'completed', output_text: 'hello there' });
     expect((await items(conversation.id)).map((item) => (item as { role: string }).role)).toEqual(['user', 'assistant']);
     // The whole stream is there too, from response.created (queued) to response.completed.
@@ -88,7 +98,10 @@ describe('background responses, cancel and resumable streams', () => {
     const { data: again, response } = await openai.responses.create(body, { headers: { 'Idempotency-Key': key } }).withResponse();
     expect(again.id).toBe(first.id);
     expect(response.headers.get('idempotent-replayed')).toBe('true');
-    await waitFor(() => openai.responses.retrieve(first.id), (r) => r.status === 'completed');
+    await waitFor(
+      () => openai.responses.retrieve(first.id),
+      (r) => r.status === 'completed',
+    );
     const late = await openai.responses.create(body, { headers: { 'Idempotency-Key': key } });
     expect(late).toMatchObject({ id: first.id, status: 'completed', output_text: 'only once' });
     // Streamed: the retry follows the stored events from the start.
@@ -97,11 +110,21 @@ describe('background responses, cancel and resumable streams', () => {
     const replayed = await collect(await openai.responses.create({ ...body, stream: true }, { headers: { 'Idempotency-Key': streamKey } }));
     expect(replayed).toEqual(streamed);
     expect(fake.requests.length - before).toBe(2);
-    expect((await items(conversation.id)).map((item) => (item as { role: string }).role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    const rows = await t.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND conversation_id = $2', [p.projectId, conversation.id]);
+    expect((await items(conversation.id)).map((item) => (item as { role: string }).role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const rows = await t.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND conversation_id = $2', [
+      p.projectId,
+      conversation.id,
+    ]);
     expect(rows[0].n).toBe(2);
     // Another body with the same key is refused, in OpenAI's shape.
-    await expect(openai.responses.create({ ...body, input: 'something else' }, { headers: { 'Idempotency-Key': key } })).rejects.toMatchObject({ status: 422 });
+    await expect(
+      openai.responses.create({ ...body, input: 'something else' }, { headers: { 'Idempotency-Key': key } }),
+    ).rejects.toMatchObject({ status: 422 });
   });
 
   it('background + stream: the POST follows the stored events; a reader that resumes mid-way gets the rest exactly once', async () => {
@@ -124,10 +147,18 @@ describe('background responses, cancel and resumable streams', () => {
     const conversation = await openai.conversations.create({});
     const before = fake.requests.length;
     fake.setNext(slow(200, 100));
-    const created = await openai.responses.create({ model: 'up/gpt-x', input: 'long one', background: true, conversation: conversation.id });
+    const created = await openai.responses.create({
+      model: 'up/gpt-x',
+      input: 'long one',
+      background: true,
+      conversation: conversation.id,
+    });
     await fake.waitForRequests(before + 1, 10_000);
     const upstream = fake.requests[before];
-    await waitFor(() => openai.responses.retrieve(created.id), (r) => r.status === 'in_progress');
+    await waitFor(
+      () => openai.responses.retrieve(created.id),
+      (r) => r.status === 'in_progress',
+    );
     await sleep(300);
     const cancelledAt = Date.now();
     const cancelled = await openai.responses.cancel(created.id);
@@ -146,12 +177,18 @@ describe('background responses, cancel and resumable streams', () => {
 
   it('cancel of a finished background response answers it unchanged; of a synchronous one 400; of an unknown one 404', async () => {
     const created = await openai.responses.create({ model: 'up/gpt-x', input: 'quick', background: true });
-    await waitFor(() => openai.responses.retrieve(created.id), (r) => r.status === 'completed');
+    await waitFor(
+      () => openai.responses.retrieve(created.id),
+      (r) => r.status === 'completed',
+    );
     const again = await openai.responses.cancel(created.id);
     expect(again.status).toBe('completed');
     expect(again.output_text).toBe('quick');
     const sync = await openai.responses.create({ model: 'up/gpt-x', input: 'sync' });
-    await expect(openai.responses.cancel(sync.id)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Cannot cancel a synchronous response') });
+    await expect(openai.responses.cancel(sync.id)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Cannot cancel a synchronous response'),
+    });
     await expect(openai.responses.cancel('resp_0123456789abcdef0123456789abcdef')).rejects.toMatchObject({ status: 404 });
   });
 
@@ -161,14 +198,21 @@ describe('background responses, cancel and resumable streams', () => {
     expect((await send(`/v1/responses/${sync.id}?stream=true`)).body.error).toMatchObject({ param: 'stream' });
     expect((await send(`/v1/responses/${sync.id}?stream=true&starting_after=x`)).body.error).toMatchObject({ param: 'starting_after' });
     expect((await send(`/v1/responses/${sync.id}?stream=maybe`)).status).toBe(400);
-    const noStore = await t.http().post('/v1/responses').set('Authorization', `Bearer ${p.key}`).send({ model: 'up/gpt-x', input: 'x', background: true, store: false });
+    const noStore = await t
+      .http()
+      .post('/v1/responses')
+      .set('Authorization', `Bearer ${p.key}`)
+      .send({ model: 'up/gpt-x', input: 'x', background: true, store: false });
     expect(noStore.status).toBe(400);
     expect(noStore.body.error.param).toBe('background');
   });
 
   it('retention: events of finished responses are pruned, the response stays retrievable', async () => {
     const created = await openai.responses.create({ model: 'up/gpt-x', input: 'keep me', background: true });
-    await waitFor(() => openai.responses.retrieve(created.id), (r) => r.status === 'completed');
+    await waitFor(
+      () => openai.responses.retrieve(created.id),
+      (r) => r.status === 'completed',
+    );
     const pruned = await t.app.get(ResponseEventRetention).prune(Date.now() + 2 * 86_400_000);
     expect(pruned).toBeGreaterThan(0);
     expect((await openai.responses.retrieve(created.id)).output_text).toBe('keep me');

@@ -1,9 +1,10 @@
 import OpenAI from 'openai';
-import request from 'supertest';
 import { Client } from 'pg';
+import request from 'supertest';
+
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
 import { addProviderCredential, sleep } from './support/invoke-factories';
 import { ServerProcess, startServer } from './support/server-process';
 import { TestApp } from './support/test-app';
@@ -24,9 +25,15 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
   let a: ServerProcess;
   let b: ServerProcess;
   let p: TestProject;
-  const env = () => ({ ...(fresh.env as Record<string, string>), RESPONSES_JOB_LEASE_MS: '5000', RESPONSES_EVENT_FLUSH_MS: '20', RESPONSES_JOB_CONCURRENCY: '4' });
+  const env = () => ({
+    ...(fresh.env as Record<string, string>),
+    RESPONSES_JOB_LEASE_MS: '5000',
+    RESPONSES_EVENT_FLUSH_MS: '20',
+    RESPONSES_JOB_CONCURRENCY: '4',
+  });
   const sdk = (server: ServerProcess) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: p.key, maxRetries: 0 });
-  const slow = (pieces: number, delayMs: number) => openaiStream(openaiChunks({ content: Array.from({ length: pieces }, (_, i) => `w${i} `) }), { delayMs });
+  const slow = (pieces: number, delayMs: number) =>
+    openaiStream(openaiChunks({ content: Array.from({ length: pieces }, (_, i) => `w${i} `) }), { delayMs });
   const db = async <T>(sql: string, params: unknown[]): Promise<T[]> => {
     const client = new Client({ connectionString: (fresh.env as { DATABASE_URL: string }).DATABASE_URL });
     await client.connect();
@@ -59,7 +66,13 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
     const conversation = await sdk(a).conversations.create({});
     const before = fake.requests.length;
     fake.setNext(slow(60, 100));
-    const stream = await sdk(a).responses.create({ model: 'up/gpt-x', input: 'long story', background: true, stream: true, conversation: conversation.id });
+    const stream = await sdk(a).responses.create({
+      model: 'up/gpt-x',
+      input: 'long story',
+      background: true,
+      stream: true,
+      conversation: conversation.id,
+    });
     const seen: Event[] = [];
     try {
       for await (const event of stream) {
@@ -88,7 +101,10 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
     expect(rest.map((e) => e.sequence_number)).toEqual(rest.map((_, i) => last + 1 + i));
     const all = [...seen, ...rest];
     expect(all.map((e) => e.sequence_number)).toEqual(all.map((_, i) => i));
-    expect(rest.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { message: expect.stringContaining('stopped before it finished') } } });
+    expect(rest.at(-1)).toMatchObject({
+      type: 'response.failed',
+      response: { status: 'failed', error: { message: expect.stringContaining('stopped before it finished') } },
+    });
     expect(thrown).toMatchObject({ message: expect.stringContaining('stopped before it finished') });
     expect(await sdk(b).responses.retrieve(id)).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
     expect((await sdk(b).conversations.items.list(conversation.id)).data).toEqual([]);
@@ -102,7 +118,12 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
     const conversation = await sdk(a).conversations.create({});
     const before = fake.requests.length;
     fake.setNext(slow(300, 100));
-    const created = await sdk(a).responses.create({ model: 'up/gpt-x', input: 'cancel me', background: true, conversation: conversation.id });
+    const created = await sdk(a).responses.create({
+      model: 'up/gpt-x',
+      input: 'cancel me',
+      background: true,
+      conversation: conversation.id,
+    });
     await fake.waitForRequests(before + 1, 10_000);
     const upstream = fake.requests[before];
     for (let i = 0; (await sdk(b).responses.retrieve(created.id)).status !== 'in_progress'; i++) {
@@ -126,16 +147,26 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
     const before = fake.requests.length;
     const tag = `batch-${Date.now()}`;
     const ids = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => sdk(i % 2 ? a : b).responses.create({ model: 'up/gpt-x', input: `${tag} ${i}`, background: true }).then((r) => r.id)),
+      Array.from({ length: 200 }, (_, i) =>
+        sdk(i % 2 ? a : b)
+          .responses.create({ model: 'up/gpt-x', input: `${tag} ${i}`, background: true })
+          .then((r) => r.id),
+      ),
     );
     expect(new Set(ids).size).toBe(200);
     const uuids = ids.map(uuidOf);
     const deadline = Date.now() + 60_000;
     let rows: { id: string; status: string; output_text: string; error: unknown }[];
     for (;;) {
-      rows = await db(`SELECT id, status, body->>'output_text' AS output_text, body->'error' AS error FROM responses WHERE project_id = $1 AND id = ANY($2::uuid[])`, [p.projectId, uuids]);
+      rows = await db(
+        `SELECT id, status, body->>'output_text' AS output_text, body->'error' AS error FROM responses WHERE project_id = $1 AND id = ANY($2::uuid[])`,
+        [p.projectId, uuids],
+      );
       if (rows.length === 200 && rows.every((row) => row.status === 'completed')) break;
-      if (Date.now() > deadline || rows.some((row) => row.status === 'failed')) throw new Error(`not all completed: ${JSON.stringify(rows.filter((row) => row.status === 'failed').slice(0, 3))}\nA: ${a.output().slice(-3000)}\nB: ${b.output().slice(-3000)}`);
+      if (Date.now() > deadline || rows.some((row) => row.status === 'failed'))
+        throw new Error(
+          `not all completed: ${JSON.stringify(rows.filter((row) => row.status === 'failed').slice(0, 3))}\nA: ${a.output().slice(-3000)}\nB: ${b.output().slice(-3000)}`,
+        );
       await sleep(200);
     }
     const byId = new Map(rows.map((row) => [row.id, row.output_text]));

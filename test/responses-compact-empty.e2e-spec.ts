@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, INVOKE_APP_ENV, listen, requestLogRows, sleep } from './support/invoke-factories';
@@ -72,7 +73,13 @@ describe('responses: compacting empty input', () => {
 
     // A compaction of real input is called and logged; it is the project's only log row.
     fake.setNext(openaiJson(openaiCompletion({ content: 'The user said hello.' })));
-    const done = await compact({ model: 'upstream/gpt-chat', input: [{ role: 'user', content: '' }, { role: 'user', content: 'hello' }] });
+    const done = await compact({
+      model: 'upstream/gpt-chat',
+      input: [
+        { role: 'user', content: '' },
+        { role: 'user', content: 'hello' },
+      ],
+    });
     expect(done.object).toBe('response.compaction');
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].body.messages[1]).toEqual({ role: 'user', content: 'user: hello' });

@@ -1,22 +1,27 @@
 import * as http from 'node:http';
+
 import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
 
 /** POST JSON with a bearer key; resolves with the status and parsed body once the whole answer arrived. */
 function post(url: string, key: string, body: object): Promise<{ status: number; body?: { id?: string } }> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-        } catch {
-          resolve({ status: res.statusCode ?? 0 });
-        }
-      });
-      res.on('error', () => resolve({ status: 0 }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, agent: false },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch {
+            resolve({ status: res.statusCode ?? 0 });
+          }
+        });
+        res.on('error', () => resolve({ status: 0 }));
+      },
+    );
     req.on('error', () => resolve({ status: 0 }));
     req.end(JSON.stringify(body));
   });
@@ -62,12 +67,19 @@ describe('/v1/responses on a conversation survives kill -9 of the server', () =>
 
     const after = await crash.reopen();
     for (const { n, conversation, responseId } of answered) {
-      const items = await after.http().get(`/v1/conversations/${conversation}/items?order=asc`).set('Authorization', `Bearer ${p.key}`).expect(200);
+      const items = await after
+        .http()
+        .get(`/v1/conversations/${conversation}/items?order=asc`)
+        .set('Authorization', `Bearer ${p.key}`)
+        .expect(200);
       const texts = items.body.data.map((item: { role: string; content: { text: string }[] }) => `${item.role}: ${item.content[0].text}`);
       expect({ n, texts }).toEqual({ n, texts: [`user: turn ${n}`, `assistant: turn ${n}`] });
       const stored = await after.http().get(`/v1/responses/${responseId}`).set('Authorization', `Bearer ${p.key}`).expect(200);
       expect(stored.body).toMatchObject({ id: responseId, status: 'completed' });
-      const logs = await after.dataSource.query('SELECT status FROM request_logs WHERE project_id = $1 AND thread_id = $2', [p.projectId, conversation]);
+      const logs = await after.dataSource.query('SELECT status FROM request_logs WHERE project_id = $1 AND thread_id = $2', [
+        p.projectId,
+        conversation,
+      ]);
       expect({ n, logs }).toEqual({ n, logs: [{ status: 200 }] });
     }
   }, 180_000);

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import { anthropicJson, FakeUpstream as AnthropicFake, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
 import { FakeUpstream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
@@ -22,7 +23,13 @@ describe('responses: input token counts', () => {
     openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
     await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: oaFake.url, apiKey: 'sk-up' });
     await addProviderCredential(t, p, { name: 'claude', type: 'anthropic', baseUrl: anFake.url, apiKey: 'sk-ant' });
-    await deploy(t, p, { slug: 'counted', provider: 'upstream', model: 'gpt-4o', template: [{ role: 'system', content: 'Be {{tone}}.' }], variables: { tone: 'kind' } });
+    await deploy(t, p, {
+      slug: 'counted',
+      provider: 'upstream',
+      model: 'gpt-4o',
+      template: [{ role: 'system', content: 'Be {{tone}}.' }],
+      variables: { tone: 'kind' },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -42,7 +49,10 @@ describe('responses: input token counts', () => {
     const before = oaFake.requests.length;
     expect((await openai.responses.inputTokens.count({ model: 'upstream/gpt-4o', input: 'hello there' })).input_tokens).toBe(9);
     // The deployment's template (a system message) counts too.
-    const withTemplate = await openai.responses.inputTokens.count({ prompt: { id: 'counted', variables: { tone: 'calm' } }, input: 'hello there' } as never);
+    const withTemplate = await openai.responses.inputTokens.count({
+      prompt: { id: 'counted', variables: { tone: 'calm' } },
+      input: 'hello there',
+    } as never);
     expect(withTemplate.input_tokens).toBeGreaterThan(9);
     // A model gpt-tokenizer does not know: an estimate (about four characters a token).
     const estimate = await openai.responses.inputTokens.count({ model: 'upstream/llama-3-8b', input: 'x'.repeat(400) });
@@ -50,7 +60,7 @@ describe('responses: input token counts', () => {
     expect(oaFake.requests.length).toBe(before);
   });
 
-  it("Anthropic: its count endpoint, with the translated request and x-api-key", async () => {
+  it('Anthropic: its count endpoint, with the translated request and x-api-key', async () => {
     anFake.setNext(anthropicJson({ input_tokens: 123 }));
     const count = await openai.responses.inputTokens.count({ model: 'claude/claude-count', input: 'How many?', instructions: 'Count.' });
     expect(count.input_tokens).toBe(123);
@@ -62,6 +72,8 @@ describe('responses: input token counts', () => {
 
   it('the create body rules apply: unknown model 404, bad fields 400', async () => {
     await expect(openai.responses.inputTokens.count({ model: 'nope/none', input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    await expect(openai.responses.inputTokens.count({ model: 'local/echo', input: 'x', temperature: 9 } as never)).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(openai.responses.inputTokens.count({ model: 'local/echo', input: 'x', temperature: 9 } as never)).rejects.toBeInstanceOf(
+      OpenAI.BadRequestError,
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { FakeUpstream, openaiChunks, openaiCompletion, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
+import {
+  FakeUpstream,
+  openaiChunks,
+  openaiCompletion,
+  openaiJson,
+  openaiStream,
+  startFakeOpenAIUpstream,
+} from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
 import { expectResponseResource, expectStreamingEvents } from './support/open-responses-schema';
@@ -38,7 +45,11 @@ describe('responses: Open Responses conformance', () => {
   });
 
   const post = (body: object, headers: Record<string, string> = {}) =>
-    fetch(`${base}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${p.key}`, ...headers }, body: JSON.stringify(body) });
+    fetch(`${base}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${p.key}`, ...headers },
+      body: JSON.stringify(body),
+    });
 
   async function create(body: object, headers: Record<string, string> = {}) {
     const res = await post(body, headers);
@@ -54,21 +65,46 @@ describe('responses: Open Responses conformance', () => {
     const text = await res.text();
     const events = text
       .split('\n\n')
-      .map((frame) => frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6))
+      .map((frame) =>
+        frame
+          .split('\n')
+          .find((line) => line.startsWith('data: '))
+          ?.slice(6),
+      )
       .filter((data): data is string => data !== undefined && data !== '[DONE]')
       .map((data) => JSON.parse(data) as { type: string; sequence_number: number; response?: unknown });
     expectStreamingEvents(events);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
-    const final = [...events].reverse().find((e) => e.type === 'response.completed' || e.type === 'response.incomplete' || e.type === 'response.failed');
+    const final = [...events]
+      .reverse()
+      .find((e) => e.type === 'response.completed' || e.type === 'response.incomplete' || e.type === 'response.failed');
     return { res, events, final: expectResponseResource(final?.response) };
   }
 
   it('POST and GET: every required field, the effective sampling parameters as numbers, completed_at', async () => {
-    const { response } = await create({ model: 'local/echo', input: [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }] });
+    const { response } = await create({
+      model: 'local/echo',
+      input: [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }],
+    });
     expect(response).toMatchObject({
-      status: 'completed', temperature: 1, top_p: 1, presence_penalty: 0, frequency_penalty: 0, top_logprobs: 0, max_tool_calls: null,
-      background: false, service_tier: 'default', reasoning: { effort: null, summary: null }, safety_identifier: null, prompt_cache_key: null,
-      user: null, metadata: {}, tools: [], tool_choice: 'auto', truncation: 'disabled', store: true,
+      status: 'completed',
+      temperature: 1,
+      top_p: 1,
+      presence_penalty: 0,
+      frequency_penalty: 0,
+      top_logprobs: 0,
+      max_tool_calls: null,
+      background: false,
+      service_tier: 'default',
+      reasoning: { effort: null, summary: null },
+      safety_identifier: null,
+      prompt_cache_key: null,
+      user: null,
+      metadata: {},
+      tools: [],
+      tool_choice: 'auto',
+      truncation: 'disabled',
+      store: true,
     });
     expect(response.completed_at).toBeGreaterThanOrEqual(response.created_at);
     const got = await fetch(`${base}/v1/responses/${response.id}`, { headers: { authorization: `Bearer ${p.key}` } });
@@ -76,20 +112,54 @@ describe('responses: Open Responses conformance', () => {
   });
 
   it("a deployment's stored settings are the effective parameters; request values win and are echoed", async () => {
-    const { response } = await create({ prompt: { id: 'tuned' }, input: 'hi', frequency_penalty: 0.25, safety_identifier: 'user-hash-1', prompt_cache_key: 'k1', service_tier: 'auto', max_tool_calls: 2, user: 'u-1' });
+    const { response } = await create({
+      prompt: { id: 'tuned' },
+      input: 'hi',
+      frequency_penalty: 0.25,
+      safety_identifier: 'user-hash-1',
+      prompt_cache_key: 'k1',
+      service_tier: 'auto',
+      max_tool_calls: 2,
+      user: 'u-1',
+    });
     expect(response).toMatchObject({
-      temperature: 0.3, top_p: 0.8, max_output_tokens: 50, presence_penalty: 0.5, frequency_penalty: 0.25,
-      safety_identifier: 'user-hash-1', prompt_cache_key: 'k1', service_tier: 'default', max_tool_calls: 2, user: 'u-1',
+      temperature: 0.3,
+      top_p: 0.8,
+      max_output_tokens: 50,
+      presence_penalty: 0.5,
+      frequency_penalty: 0.25,
+      safety_identifier: 'user-hash-1',
+      prompt_cache_key: 'k1',
+      service_tier: 'default',
+      max_tool_calls: 2,
+      user: 'u-1',
     });
   });
 
   it('safety_identifier, prompt_cache_key, service_tier and the penalties reach an OpenAI-compatible upstream', async () => {
-    await create({ model: 'upstream/gpt-x', input: 'hi', presence_penalty: 0.1, frequency_penalty: 0.2, safety_identifier: 'sid', prompt_cache_key: 'pck', service_tier: 'flex' });
-    expect(fake.requests.at(-1)!.body).toMatchObject({ presence_penalty: 0.1, frequency_penalty: 0.2, safety_identifier: 'sid', prompt_cache_key: 'pck', service_tier: 'flex' });
+    await create({
+      model: 'upstream/gpt-x',
+      input: 'hi',
+      presence_penalty: 0.1,
+      frequency_penalty: 0.2,
+      safety_identifier: 'sid',
+      prompt_cache_key: 'pck',
+      service_tier: 'flex',
+    });
+    expect(fake.requests.at(-1)!.body).toMatchObject({
+      presence_penalty: 0.1,
+      frequency_penalty: 0.2,
+      safety_identifier: 'sid',
+      prompt_cache_key: 'pck',
+      service_tier: 'flex',
+    });
   });
 
   it('stream: response.created, in_progress and completed carry the whole Response; every event as its schema', async () => {
-    const { events, final } = await stream({ model: 'local/echo', input: [{ type: 'message', role: 'user', content: 'Count from 1 to 5.' }] });
+    const { events, final } = await stream({
+      model: 'local/echo',
+      input: [{ type: 'message', role: 'user', content: 'Count from 1 to 5.' }],
+    });
     expect(events.slice(0, 2).map((e) => e.type)).toEqual(['response.created', 'response.in_progress']);
     expect(expectResponseResource(events[0].response)).toMatchObject({ status: 'in_progress', completed_at: null, temperature: 1 });
     expect(final).toMatchObject({ status: 'completed', output: [{ type: 'message', content: [{ text: 'Count from 1 to 5.' }] }] });
@@ -116,7 +186,10 @@ describe('responses: Open Responses conformance', () => {
     expect(two.res.headers.get('idempotent-replayed')).toBe('true');
     expect(two.final.id).toBe(one.final.id);
     expect(two.final.output).toEqual(one.final.output);
-    const rows = await t.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND id = $2', [p.projectId, one.final.id.slice(5).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')]);
+    const rows = await t.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND id = $2', [
+      p.projectId,
+      one.final.id.slice(5).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-'),
+    ]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -126,9 +199,34 @@ describe('responses: Open Responses conformance', () => {
   ])('the compliance suite cases on %s', (_name, model) => {
     it.each([
       ['basic', [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }]],
-      ['system prompt', [{ type: 'message', role: 'system', content: 'You are a pirate.' }, { type: 'message', role: 'user', content: 'Say hello.' }]],
-      ['multi-turn', [{ type: 'message', role: 'user', content: 'My name is Alice.' }, { type: 'message', role: 'assistant', content: 'Hello Alice!' }, { type: 'message', role: 'user', content: 'What is my name?' }]],
-      ['image input', [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What do you see?' }, { type: 'input_image', image_url: pixel }] }]],
+      [
+        'system prompt',
+        [
+          { type: 'message', role: 'system', content: 'You are a pirate.' },
+          { type: 'message', role: 'user', content: 'Say hello.' },
+        ],
+      ],
+      [
+        'multi-turn',
+        [
+          { type: 'message', role: 'user', content: 'My name is Alice.' },
+          { type: 'message', role: 'assistant', content: 'Hello Alice!' },
+          { type: 'message', role: 'user', content: 'What is my name?' },
+        ],
+      ],
+      [
+        'image input',
+        [
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What do you see?' },
+              { type: 'input_image', image_url: pixel },
+            ],
+          },
+        ],
+      ],
     ])('%s: completed with output, JSON and streamed', async (_case, input) => {
       const { response } = await create({ model, input });
       expect(response.status).toBe('completed');
@@ -141,9 +239,20 @@ describe('responses: Open Responses conformance', () => {
   it("tool calling on local/echo (the suite's requests, tool_choice auto): echo calls the tool the user's text mentions, JSON and streamed", async () => {
     const input = [{ type: 'message', role: 'user', content: "What's the weather like in San Francisco?" }];
     const { response } = await create({ model: 'local/echo', input, tools: [weather] });
-    expect(response.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'get_weather', arguments: JSON.stringify({ input: "What's the weather like in San Francisco?" }), status: 'completed' })]);
+    expect(response.output).toEqual([
+      expect.objectContaining({
+        type: 'function_call',
+        name: 'get_weather',
+        arguments: JSON.stringify({ input: "What's the weather like in San Francisco?" }),
+        status: 'completed',
+      }),
+    ]);
     const { events, final } = await stream({ model: 'local/echo', input, tools: [weather] });
-    expect(events.filter((e) => e.type.startsWith('response.output_item') || e.type.startsWith('response.function_call')).map((e) => [e.type, (e as { item?: { type: string } }).item?.type ?? null])).toEqual([
+    expect(
+      events
+        .filter((e) => e.type.startsWith('response.output_item') || e.type.startsWith('response.function_call'))
+        .map((e) => [e.type, (e as { item?: { type: string } }).item?.type ?? null]),
+    ).toEqual([
       ['response.output_item.added', 'function_call'],
       ...Array.from({ length: 7 }, () => ['response.function_call_arguments.delta', null]),
       ['response.function_call_arguments.done', null],
@@ -153,15 +262,32 @@ describe('responses: Open Responses conformance', () => {
   });
 
   it('tool calling through the upstream: function_call output, and its streamed events', async () => {
-    fake.setNext(openaiJson(openaiCompletion({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' }] })));
-    const { response } = await create({ model: 'upstream/gpt-x', input: [{ type: 'message', role: 'user', content: "What's the weather like in San Francisco?" }], tools: [weather] });
-    expect(response.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_1', name: 'get_weather', status: 'completed' })]);
+    fake.setNext(
+      openaiJson(openaiCompletion({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' }] })),
+    );
+    const { response } = await create({
+      model: 'upstream/gpt-x',
+      input: [{ type: 'message', role: 'user', content: "What's the weather like in San Francisco?" }],
+      tools: [weather],
+    });
+    expect(response.output).toEqual([
+      expect.objectContaining({ type: 'function_call', call_id: 'call_1', name: 'get_weather', status: 'completed' }),
+    ]);
     expect(response.tools).toEqual([{ ...weather, strict: null }]);
 
-    fake.setNext(openaiStream(openaiChunks({ toolCalls: [{ id: 'call_2', name: 'get_weather', argumentPieces: ['{"location":', '"SF"}'] }] })));
+    fake.setNext(
+      openaiStream(openaiChunks({ toolCalls: [{ id: 'call_2', name: 'get_weather', argumentPieces: ['{"location":', '"SF"}'] }] })),
+    );
     const { events, final } = await stream({ model: 'upstream/gpt-x', input: 'weather?', tools: [weather] });
     const types = events.map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'response.output_item.added',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+        'response.output_item.done',
+      ]),
+    );
     expect(final.output).toEqual([expect.objectContaining({ type: 'function_call', arguments: '{"location":"SF"}' })]);
   });
 
@@ -173,7 +299,10 @@ describe('responses: Open Responses conformance', () => {
   });
 
   it('background: true without store, and top_logprobs > 0 are 400s naming the field', async () => {
-    for (const [field, value] of [['background', true], ['top_logprobs', 3]] as const) {
+    for (const [field, value] of [
+      ['background', true],
+      ['top_logprobs', 3],
+    ] as const) {
       const res = await post({ model: 'local/echo', input: 'x', store: false, [field]: value });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: object }).error).toMatchObject({ param: field, type: 'invalid_request_error' });

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
+
 import { bulkInsertMessages, createProject, TestProject } from './support/factories';
-import { freshDatabase, FreshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase } from './support/fresh-database';
 import { INVOKE_APP_ENV } from './support/invoke-factories';
 import { ServerProcess, startServer } from './support/server-process';
 import { createTestApp, TestApp } from './support/test-app';
@@ -32,7 +33,8 @@ describe('responses truncation on a long conversation', () => {
     const t = await createTestApp({ ...env, ...INVOKE_APP_ENV });
     try {
       p = await createProject(t);
-      const created = async () => (await t.http().post('/v1/conversations').set('Authorization', `Bearer ${p.key}`).send({}).expect(200)).body.id as string;
+      const created = async () =>
+        (await t.http().post('/v1/conversations').set('Authorization', `Bearer ${p.key}`).send({}).expect(200)).body.id as string;
       longConversation = await created();
       await seedConversation(t, longConversation);
       pagedConversation = await created();
@@ -53,7 +55,11 @@ describe('responses truncation on a long conversation', () => {
   /** 10,000 turns of about 60 estimated tokens each, inserted in one statement (as the API would store them). */
   async function seedConversation(t: TestApp, conversationId: string): Promise<void> {
     await t.dataSource.transaction(async (manager) => {
-      await manager.query('UPDATE threads SET last_seq = last_seq + $3 WHERE project_id = $1 AND id = $2', [p.projectId, conversationId, MESSAGES]);
+      await manager.query('UPDATE threads SET last_seq = last_seq + $3 WHERE project_id = $1 AND id = $2', [
+        p.projectId,
+        conversationId,
+        MESSAGES,
+      ]);
       await manager.query(
         `INSERT INTO thread_messages (project_id, id, thread_id, seq, content, metadata, request_log_id, created_at)
          SELECT $1, uuid_in(overlay(overlay(md5(random()::text || g::text) placing '7' from 13) placing '8' from 17)::cstring), $2, g,
@@ -69,7 +75,13 @@ describe('responses truncation on a long conversation', () => {
     // Once unmeasured: a new process's first call compiles its code paths and reads the 10,000 rows
     // from disk; on PGlite (the database inside the server's event loop) that first call held the
     // loop 126-138 ms, the calls after it 36-62 ms.
-    const warm = await openai.responses.create({ model: 'local/echo', input: 'warm up', conversation: longConversation, truncation: 'auto', store: false });
+    const warm = await openai.responses.create({
+      model: 'local/echo',
+      input: 'warm up',
+      conversation: longConversation,
+      truncation: 'auto',
+      store: false,
+    });
     expect(warm.status).toBe('completed');
     let done = false;
     const healthMs: number[] = [];
@@ -84,11 +96,16 @@ describe('responses truncation on a long conversation', () => {
     })();
     const started = performance.now();
     try {
-      const response = await openai.responses.create({ model: 'local/echo', input: 'the last question', conversation: longConversation, truncation: 'auto' });
+      const response = await openai.responses.create({
+        model: 'local/echo',
+        input: 'the last question',
+        conversation: longConversation,
+        truncation: 'auto',
+      });
       expect(response.status).toBe('completed');
       expect(response.output_text).toBe('the last question');
       // local/echo counts the words it was sent: far fewer than 10,000 turns of 42 words, yet some history came along.
-      expect(response.usage!.input_tokens).toBeLessThan(MESSAGES * 42 / 2);
+      expect(response.usage!.input_tokens).toBeLessThan((MESSAGES * 42) / 2);
       expect(response.usage!.input_tokens).toBeGreaterThan(1000);
     } finally {
       done = true;
@@ -96,7 +113,9 @@ describe('responses truncation on a long conversation', () => {
     }
     const elapsed = performance.now() - started;
     expect(healthMs.length).toBeGreaterThan(3);
-    console.log(`truncation of ${MESSAGES} messages: ${elapsed.toFixed(0)} ms; /health max ${Math.max(...healthMs).toFixed(1)} ms over ${healthMs.length} polls`);
+    console.log(
+      `truncation of ${MESSAGES} messages: ${elapsed.toFixed(0)} ms; /health max ${Math.max(...healthMs).toFixed(1)} ms over ${healthMs.length} polls`,
+    );
     expect(Math.max(...healthMs)).toBeLessThan(100);
   }, 120_000);
 
@@ -107,7 +126,9 @@ describe('responses truncation on a long conversation', () => {
     // The log (through the API) refers to the turns sent (sequence numbers 1..1234, none skipped) instead of copying them.
     const logs = await fetch(`${base}/v2/logs?limit=1`, { headers: { 'X-API-Key': p.key } });
     const [log] = ((await logs.json()) as { data: { id: string }[] }).data;
-    const detail = (await (await fetch(`${base}/v2/logs/${log.id}`, { headers: { 'X-API-Key': p.key } })).json()) as { request: { messages: { content: unknown }[] } };
+    const detail = (await (await fetch(`${base}/v2/logs/${log.id}`, { headers: { 'X-API-Key': p.key } })).json()) as {
+      request: { messages: { content: unknown }[] };
+    };
     const sent = detail.request.messages.map((m) => JSON.stringify(m.content));
     expect(sent).toHaveLength(1235);
     expect(sent[0]).toContain('bulk 1"');

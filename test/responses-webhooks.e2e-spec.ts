@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import OpenAI from 'openai';
+
 import { FakeUpstream, openaiChunks, openaiError, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, INVOKE_APP_ENV, listen, sleep } from './support/invoke-factories';
@@ -56,11 +58,17 @@ describe('webhooks for background responses', () => {
     delete: (path: string) => t.http().delete(path).set('X-API-Key', p.key),
   });
   const signatureOf = (secret: string, r: Received) =>
-    `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`).digest('base64')}`;
+    `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`)
+      .digest('base64')}`;
 
   it('delivers completed, failed and cancelled, each signed; the one answered 500 is retried with the same id', async () => {
     const hook = await api().post('/v2/webhooks', { url: receiverUrl }).expect(200);
-    expect(hook.body).toMatchObject({ object: 'webhook', url: receiverUrl, events: ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'] });
+    expect(hook.body).toMatchObject({
+      object: 'webhook',
+      url: receiverUrl,
+      events: ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'],
+    });
     const secret: string = hook.body.secret;
     expect(secret).toMatch(/^whsec_/);
     expect((await api().get('/v2/webhooks').expect(200)).body.data).toEqual([expect.not.objectContaining({ secret: expect.anything() })]);
@@ -79,8 +87,13 @@ describe('webhooks for background responses', () => {
     for (let i = 0; (await openai.responses.retrieve(cancelled.id)).status !== 'in_progress' && i < 400; i++) await sleep(25);
     await openai.responses.cancel(cancelled.id);
 
-    const expected = new Map([[completed.id, 'response.completed'], [failed.id, 'response.failed'], [cancelled.id, 'response.cancelled']]);
-    const delivered = () => received.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body) as { id: string; type: string; data: { id: string } });
+    const expected = new Map([
+      [completed.id, 'response.completed'],
+      [failed.id, 'response.failed'],
+      [cancelled.id, 'response.cancelled'],
+    ]);
+    const delivered = () =>
+      received.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body) as { id: string; type: string; data: { id: string } });
     const deadline = Date.now() + 20_000;
     while (new Set(delivered().map((event) => event.data.id)).size < 3) {
       if (Date.now() > deadline) throw new Error(`not delivered: ${JSON.stringify(received.map((r) => r.body))}`);
@@ -103,8 +116,12 @@ describe('webhooks for background responses', () => {
 
   it('refuses a bad URL or event with 400, deletes with 200 then 404', async () => {
     await api().post('/v2/webhooks', { url: 'ftp://x' }).expect(400);
-    await api().post('/v2/webhooks', { url: receiverUrl, events: ['response.created'] }).expect(400);
-    const hook = await api().post('/v2/webhooks', { url: receiverUrl, events: ['response.failed'] }).expect(200);
+    await api()
+      .post('/v2/webhooks', { url: receiverUrl, events: ['response.created'] })
+      .expect(400);
+    const hook = await api()
+      .post('/v2/webhooks', { url: receiverUrl, events: ['response.failed'] })
+      .expect(200);
     await api().delete(`/v2/webhooks/${hook.body.id}`).expect(200);
     await api().delete(`/v2/webhooks/${hook.body.id}`).expect(404);
   });

@@ -32,9 +32,24 @@ describe(`schema distributable by project_id (SCHEMA_MODE=${partitioned ? 'parti
         ORDER BY c.relname`,
     );
     const scoped = rows.filter((r) => !REFERENCE_TABLES.includes(r.name));
-    expect(scoped.map((r) => r.name)).toEqual(expect.arrayContaining(['deployments', 'environments', 'prompt_versions', 'prompts', 'provider_credentials', 'thread_messages', 'threads']));
+    expect(scoped.map((r) => r.name)).toEqual(
+      expect.arrayContaining([
+        'deployments',
+        'environments',
+        'prompt_versions',
+        'prompts',
+        'provider_credentials',
+        'thread_messages',
+        'threads',
+      ]),
+    );
     const kinds: Record<string, string> = Object.fromEntries(
-      await Promise.all(REFERENCE_TABLES.map(async (name) => [name, (await t.dataSource.query('SELECT relkind AS kind FROM pg_class WHERE oid = $1::regclass', [name]))[0].kind])),
+      await Promise.all(
+        REFERENCE_TABLES.map(async (name) => [
+          name,
+          (await t.dataSource.query('SELECT relkind AS kind FROM pg_class WHERE oid = $1::regclass', [name]))[0].kind,
+        ]),
+      ),
     );
     expect(kinds).toEqual({ workspaces: 'r', projects: 'r', api_keys: 'r', console_sessions: 'r' });
     if (!partitioned) return;
@@ -46,17 +61,23 @@ describe(`schema distributable by project_id (SCHEMA_MODE=${partitioned ? 'parti
     }
   });
 
-  (partitioned ? it : it.skip)('PostgreSQL refuses a unique key without project_id, and rows land in their project\'s partition', async () => {
-    await expect(t.dataSource.query('CREATE UNIQUE INDEX threads_id_only_key ON threads (id)')).rejects.toThrow(/partition/);
-    const p = await createProject(t);
-    const thread = await createThread(t, p);
-    const [row] = await t.dataSource.query('SELECT tableoid::regclass::text AS partition FROM threads WHERE project_id = $1 AND id = $2', [p.projectId, thread.id]);
-    expect(row.partition).toMatch(/^threads_p[0-7]$/);
-    const [expected] = await t.dataSource.query(
-      `SELECT c.relname AS partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  (partitioned ? it : it.skip)(
+    "PostgreSQL refuses a unique key without project_id, and rows land in their project's partition",
+    async () => {
+      await expect(t.dataSource.query('CREATE UNIQUE INDEX threads_id_only_key ON threads (id)')).rejects.toThrow(/partition/);
+      const p = await createProject(t);
+      const thread = await createThread(t, p);
+      const [row] = await t.dataSource.query(
+        'SELECT tableoid::regclass::text AS partition FROM threads WHERE project_id = $1 AND id = $2',
+        [p.projectId, thread.id],
+      );
+      expect(row.partition).toMatch(/^threads_p[0-7]$/);
+      const [expected] = await t.dataSource.query(
+        `SELECT c.relname AS partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'threads'::regclass AND satisfies_hash_partition('threads'::regclass, 8, substr(c.relname, 10)::int, $1::uuid)`,
-      [p.projectId],
-    );
-    expect(row.partition).toBe(expected.partition);
-  });
+        [p.projectId],
+      );
+      expect(row.partition).toBe(expected.partition);
+    },
+  );
 });

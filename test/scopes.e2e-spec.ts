@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import OpenAI from 'openai';
 import type { Response } from 'supertest';
+
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { Scope, SCOPES } from '../src/auth/scopes';
 import { createProject, TestProject } from './support/factories';
@@ -17,7 +19,15 @@ interface Route {
 }
 
 /** Routes that need no key at all; every other route must declare a scope. */
-const PUBLIC = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /docs', 'GET /docs-json', 'GET /docs-yaml', 'POST /v2/console/session']);
+const PUBLIC = new Set([
+  'GET /health',
+  'GET /ready',
+  'GET /metrics',
+  'GET /docs',
+  'GET /docs-json',
+  'GET /docs-yaml',
+  'POST /v2/console/session',
+]);
 /** Routes about the caller itself, which any key reaches whatever its scopes (@AnyScope). */
 const ANY = 'any';
 
@@ -40,7 +50,10 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/usage\/budgets$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
   [/^GET \/v1\/organization\//, ['usage:read']],
-  [/^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/, ['registry:read']],
+  [
+    /^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/,
+    ['registry:read'],
+  ],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
@@ -88,7 +101,8 @@ describe('scoped API keys', () => {
   /** An instance admin key with exactly these scopes (admin keys are issued by `parley init`, not over HTTP). */
   async function adminKey(scopes: Scope[]): Promise<string> {
     const cacheKey = `a:${scopes.join(',')}`;
-    if (!keyCache.has(cacheKey)) keyCache.set(cacheKey, (await t.app.get(ApiKeysService).issue('admin', null, cacheKey, { scopes })).secret);
+    if (!keyCache.has(cacheKey))
+      keyCache.set(cacheKey, (await t.app.get(ApiKeysService).issue('admin', null, cacheKey, { scopes })).secret);
     return keyCache.get(cacheKey)!;
   }
 
@@ -109,7 +123,9 @@ describe('scoped API keys', () => {
   function expectRefused(res: Response, route: Route): void {
     expect([label(route), res.status]).toEqual([label(route), 403]);
     if (route.path.startsWith('/v1/')) {
-      expect(res.body).toEqual({ error: { message: expect.stringContaining('scope'), type: 'permission_error', param: null, code: 'permission_denied' } });
+      expect(res.body).toEqual({
+        error: { message: expect.stringContaining('scope'), type: 'permission_error', param: null, code: 'permission_denied' },
+      });
     } else {
       expect(res.body).toEqual({ error: 'Forbidden', message: expect.stringContaining('scope') });
     }
@@ -142,14 +158,19 @@ describe('scoped API keys', () => {
       const expected = EXPECTED.find(([pattern]) => pattern.test(label(route)))?.[1];
       if (!route.scopes) return [`${label(route)}: no declared scope`];
       if (!expected) return [`${label(route)}: not in this test's table (declares ${route.scopes.join(', ')})`];
-      return JSON.stringify(route.scopes) === JSON.stringify(expected) ? [] : [`${label(route)}: declares ${route.scopes.join(', ')}, expected ${expected.join(', ')}`];
+      return JSON.stringify(route.scopes) === JSON.stringify(expected)
+        ? []
+        : [`${label(route)}: declares ${route.scopes.join(', ')}, expected ${expected.join(', ')}`];
     });
     expect(problems).toEqual([]);
   });
 
   it("a project's key routes admit a project key (keys:manage, its own project); the rest of /v2/workspaces stays the admin key's", () => {
     const admin = routes.filter((r) => r.path.startsWith('/v2/workspaces'));
-    const expected = admin.map((r) => [label(r), /\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/.test(r.path) ? 'project key too' : 'admin only']);
+    const expected = admin.map((r) => [
+      label(r),
+      /\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/.test(r.path) ? 'project key too' : 'admin only',
+    ]);
     expect(admin.map((r) => [label(r), r.adminOnly ? 'admin only' : 'project key too'])).toEqual(expected);
     expect(expected.filter(([, who]) => who === 'project key too')).toHaveLength(4);
   });
@@ -160,7 +181,8 @@ describe('scoped API keys', () => {
       const keyFor = route.adminOnly ? adminKey : projectKey;
       if (route.scopes![0] === ANY) {
         const allowed = await send(route, await keyFor([]));
-        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500) failures.push(`allowed ${label(route)} without scopes: ${allowed.status}`);
+        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500)
+          failures.push(`allowed ${label(route)} without scopes: ${allowed.status}`);
         continue;
       }
       const scopes = route.scopes as Scope[];
@@ -173,17 +195,29 @@ describe('scoped API keys', () => {
       }
       for (const scope of scopes) {
         const allowed = await send(route, await keyFor([scope]));
-        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500) failures.push(`allowed ${label(route)} with ${scope}: ${allowed.status} ${allowed.text.slice(0, 200)}`);
+        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500)
+          failures.push(`allowed ${label(route)} with ${scope}: ${allowed.status} ${allowed.text.slice(0, 200)}`);
       }
     }
     expect(failures).toEqual([]);
   });
 
   it('a key made without scopes has them all (null), as keys made before scopes existed', async () => {
-    const res = await t.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'legacy' }).expect(200);
+    const res = await t
+      .http()
+      .post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .send({ name: 'legacy' })
+      .expect(200);
     expect(res.body).toMatchObject({ scopes: null, environments: null });
-    for (const path of ['/v2/logs', '/v2/provider-credentials', '/v2/prompts', '/v2/threads']) await t.http().get(path).set('X-API-Key', res.body.key).expect(200);
-    await t.http().post(invokePath(p, 'sc-prompt', 'staging')).set('X-API-Key', res.body.key).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200);
+    for (const path of ['/v2/logs', '/v2/provider-credentials', '/v2/prompts', '/v2/threads'])
+      await t.http().get(path).set('X-API-Key', res.body.key).expect(200);
+    await t
+      .http()
+      .post(invokePath(p, 'sc-prompt', 'staging'))
+      .set('X-API-Key', res.body.key)
+      .send({ messages: [{ role: 'user', content: 'hi' }] })
+      .expect(200);
   });
 
   it('the app preset invokes and keeps threads, and cannot read logs, create providers or apply files', async () => {
@@ -195,16 +229,27 @@ describe('scoped API keys', () => {
       .expect(200);
     expect(created.body.scopes).toEqual(['invoke', 'threads:read', 'threads:write']);
     const app = { 'X-API-Key': created.body.key };
-    const invoked = await t.http().post(invokePath(p, 'sc-assistant')).set(app).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200);
+    const invoked = await t
+      .http()
+      .post(invokePath(p, 'sc-assistant'))
+      .set(app)
+      .send({ messages: [{ role: 'user', content: 'hi' }] })
+      .expect(200);
     await t.http().get(`/v2/threads/${invoked.headers['x-parley-thread-id']}/messages`).set(app).expect(200);
 
     const logsBefore = await t.dataSource.query('SELECT count(*)::int AS n FROM provider_credentials WHERE project_id = $1', [p.projectId]);
     expect((await t.http().get('/v2/logs').set(app)).status).toBe(403);
-    const provider = await t.http().post('/v2/provider-credentials').set(app).send({ name: 'x', type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-x' });
+    const provider = await t
+      .http()
+      .post('/v2/provider-credentials')
+      .set(app)
+      .send({ name: 'x', type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-x' });
     expect(provider.status).toBe(403);
     const applied = await t.http().post('/v2/apply').set(app).send({ workspace: p.workspace, project: p.project, prompts: [] });
     expect(applied.status).toBe(403);
-    expect(await t.dataSource.query('SELECT count(*)::int AS n FROM provider_credentials WHERE project_id = $1', [p.projectId])).toEqual(logsBefore);
+    expect(await t.dataSource.query('SELECT count(*)::int AS n FROM provider_credentials WHERE project_id = $1', [p.projectId])).toEqual(
+      logsBefore,
+    );
 
     // A console session made from the key has the key's scopes, no more.
     const session = await t.http().post('/v2/console/session').send({ key: created.body.key }).expect(200);
@@ -216,8 +261,17 @@ describe('scoped API keys', () => {
   it('an environment-limited key invokes production and is refused staging, on the spec endpoint and on /v1', async () => {
     const key = await projectKey(['invoke'], ['production']);
     const body = { messages: [{ role: 'user', content: 'hi' }] };
-    await t.http().post(invokePath(p, 'sc-prompt', 'production')).set('X-API-Key', key).send(body).expect(200);
-    const refused = await t.http().post(invokePath(p, 'sc-prompt', 'staging')).set('X-API-Key', key).send(body);
+    await t
+      .http()
+      .post(invokePath(p, 'sc-prompt', 'production'))
+      .set('X-API-Key', key)
+      .send(body)
+      .expect(200);
+    const refused = await t
+      .http()
+      .post(invokePath(p, 'sc-prompt', 'staging'))
+      .set('X-API-Key', key)
+      .send(body);
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ error: 'Forbidden', message: 'This API key may only invoke deployments in: production' });
     const legacy = await t.http().post(`/project-prompt/sc-prompt/staging`).set('X-API-Key', key).send(body);
@@ -226,13 +280,20 @@ describe('scoped API keys', () => {
     const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: key, maxRetries: 0 });
     const ok = await openai.chat.completions.create({ model: 'sc-prompt@production', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.choices[0].message.role).toBe('assistant');
-    const err = await openai.chat.completions.create({ model: 'sc-prompt@staging', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await openai.chat.completions
+      .create({ model: 'sc-prompt@staging', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((err as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe('permission_denied');
     // A direct provider call names no environment: refused too.
-    const direct = await openai.chat.completions.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const direct = await openai.chat.completions
+      .create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(direct).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    const logged = await t.dataSource.query(`SELECT count(*)::int AS n FROM request_logs WHERE project_id = $1 AND environment = 'staging'`, [p.projectId]);
+    const logged = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM request_logs WHERE project_id = $1 AND environment = 'staging'`,
+      [p.projectId],
+    );
     expect(logged[0].n).toBe(1); // the legacy key's call above only
   });
 
@@ -240,15 +301,29 @@ describe('scoped API keys', () => {
     const own = await createProject(t);
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
     const editor = (
-      await t.http().post(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys`).set(admin).send({ preset: 'editor' }).expect(200)
+      await t
+        .http()
+        .post(`/v2/workspaces/${own.workspace}/projects/${own.project}/api-keys`)
+        .set(admin)
+        .send({ preset: 'editor' })
+        .expect(200)
     ).body.key;
     const provider = { name: 'up', type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'PARLEY_PROVIDER_TEST_KEY' };
-    const file = { workspace: own.workspace, project: own.project, providers: [provider], prompts: [{ slug: 'ed', model: 'echo', template: [{ role: 'system', content: 'x' }], deploy: ['production'] }] };
+    const file = {
+      workspace: own.workspace,
+      project: own.project,
+      providers: [provider],
+      prompts: [{ slug: 'ed', model: 'echo', template: [{ role: 'system', content: 'x' }], deploy: ['production'] }],
+    };
     const refused = await t.http().post('/v2/apply').set('X-API-Key', editor).send(file);
     expect([refused.status, refused.body.message]).toEqual([403, 'Changing provider "up" needs an API key with the providers:write scope']);
     expect(await t.dataSource.query('SELECT slug FROM prompts WHERE project_id = $1', [own.projectId])).toEqual([]);
     await t.http().post('/v2/apply').set('X-API-Key', own.key).send(file).expect(200);
-    const again = await t.http().post('/v2/apply').set('X-API-Key', editor).send({ ...file, prompts: [{ ...file.prompts[0], template: [{ role: 'system', content: 'y' }] }] });
+    const again = await t
+      .http()
+      .post('/v2/apply')
+      .set('X-API-Key', editor)
+      .send({ ...file, prompts: [{ ...file.prompts[0], template: [{ role: 'system', content: 'y' }] }] });
     expect(again.status).toBe(200);
   });
 
@@ -257,8 +332,17 @@ describe('scoped API keys', () => {
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
     const created = (await t.http().post(keys).set(admin).send({ name: 'changing', preset: 'viewer' }).expect(200)).body;
     await t.http().get('/v2/logs').set('X-API-Key', created.key).expect(200);
-    const updated = await t.http().put(`${keys}/${created.id}/access`).set(admin).send({ preset: 'app', environments: ['production'] }).expect(200);
-    expect(updated.body).toMatchObject({ id: created.id, scopes: ['invoke', 'threads:read', 'threads:write'], environments: ['production'] });
+    const updated = await t
+      .http()
+      .put(`${keys}/${created.id}/access`)
+      .set(admin)
+      .send({ preset: 'app', environments: ['production'] })
+      .expect(200);
+    expect(updated.body).toMatchObject({
+      id: created.id,
+      scopes: ['invoke', 'threads:read', 'threads:write'],
+      environments: ['production'],
+    });
     expect(JSON.stringify(updated.body)).not.toContain(created.key);
     expect((await t.http().get('/v2/logs').set('X-API-Key', created.key)).status).toBe(403);
     const full = await t.http().put(`${keys}/${created.id}/access`).set(admin).send({}).expect(200);
@@ -266,7 +350,13 @@ describe('scoped API keys', () => {
     await t.http().get('/v2/logs').set('X-API-Key', created.key).expect(200);
     await t.http().put(`${keys}/${randomUUID()}/access`).set(admin).send({}).expect(404);
 
-    for (const bad of [{ scopes: ['root'] }, { preset: 'owner' }, { scopes: 'invoke' }, { environments: [] }, { environments: ['Prod uction'] }]) {
+    for (const bad of [
+      { scopes: ['root'] },
+      { preset: 'owner' },
+      { scopes: 'invoke' },
+      { environments: [] },
+      { environments: ['Prod uction'] },
+    ]) {
       const res = await t.http().post(keys).set(admin).send(bad);
       expect([JSON.stringify(bad), res.status, typeof res.body.error?.message]).toEqual([JSON.stringify(bad), 400, 'string']);
     }

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { spawnServer, SpawnedServer } from './support/spawn-server';
+
+import { SpawnedServer, spawnServer } from './support/spawn-server';
 
 /**
  * First start on an empty PostgreSQL database seeds like the embedded default (issue 11 item 2),
@@ -47,7 +48,9 @@ describeOnPostgres('first start on an empty PostgreSQL database (built server, t
         body: JSON.stringify({ variables: { name: 'Ada' }, messages: [{ role: 'user', content: 'Hello from a replica' }] }),
       });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hello from a replica');
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(
+        'Hello from a replica',
+      );
     }
 
     const db = new Client({ connectionString: dbUrl });
@@ -55,7 +58,7 @@ describeOnPostgres('first start on an empty PostgreSQL database (built server, t
     try {
       const workspaces = await db.query('SELECT slug FROM workspaces');
       expect(workspaces.rows).toEqual([{ slug: 'default' }]);
-      const keys = await db.query("SELECT count(*)::int AS n FROM api_keys WHERE project_id IS NULL");
+      const keys = await db.query('SELECT count(*)::int AS n FROM api_keys WHERE project_id IS NULL');
       expect(keys.rows[0].n).toBe(1);
     } finally {
       await db.end();

@@ -1,6 +1,8 @@
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 import request, { Response } from 'supertest';
+
 import { createProject, TestProject } from './support/factories';
 import { deploy, invokePath, sleep } from './support/invoke-factories';
 import { ServerProcess, startServer } from './support/server-process';
@@ -41,7 +43,12 @@ describe('fairness between projects (built server)', () => {
     let count = 0;
     let after: string | null = null;
     for (;;) {
-      const res: Response = await remote.http().get('/v2/logs').query({ status: 'success', limit: '100', ...(after ? { after } : {}) }).set('X-API-Key', p.key).expect(200);
+      const res: Response = await remote
+        .http()
+        .get('/v2/logs')
+        .query({ status: 'success', limit: '100', ...(after ? { after } : {}) })
+        .set('X-API-Key', p.key)
+        .expect(200);
       count += res.body.data.length;
       if (!res.body.has_more) return count;
       after = res.body.last_id;
@@ -67,7 +74,11 @@ describe('fairness between projects (built server)', () => {
     const reads = (await metric('parley_limits_settings_reads')) - readsBefore;
     const statuses = new Map<number, number>();
     for (const o of outcomes) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
-    console.log(`200 cold streams: statuses ${JSON.stringify([...statuses])}, limit settings reads ${reads}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `200 cold streams: statuses ${JSON.stringify([...statuses])}, limit settings reads ${reads}; load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     expect(outcomes.filter((o) => o.status === 503)).toEqual([]);
     expect(outcomes.filter((o) => o.status !== 200 || !o.done)).toEqual([]);
     // Every stream's log was stored.
@@ -104,7 +115,9 @@ describe('fairness between projects (built server)', () => {
     const health = (await Promise.all(checks)).map((c) => c.ms);
     lag.disable();
     const stillRunning = load.running();
-    const machineLoad = loadavg().map((l) => l.toFixed(2)).join(' ');
+    const machineLoad = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
     const ms = (v: number) => v.toFixed(1);
     console.log(
       `quiet project's invoke: idle p50 ${ms(percentile(idle, 50))} ms; with 100 streams p50 ${ms(percentile(busy, 50))} ms, p90 ${ms(percentile(busy, 90))} ms, max ${ms(Math.max(...busy))} ms; ` +

@@ -1,6 +1,12 @@
 import { createTestApp, TestApp } from './support/test-app';
 
-type Operation = { tags?: string[]; security?: object[]; parameters?: { name: string; in: string; example?: unknown }[]; responses: Record<string, { description: string; content?: Record<string, { example?: unknown }> }>; requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> } };
+type Operation = {
+  tags?: string[];
+  security?: object[];
+  parameters?: { name: string; in: string; example?: unknown }[];
+  responses: Record<string, { description: string; content?: Record<string, { example?: unknown }> }>;
+  requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
+};
 
 /** The Swagger document teaches: described tags, the demo seed as examples, every error status of the invoke. */
 describe('Swagger document that teaches', () => {
@@ -13,7 +19,8 @@ describe('Swagger document that teaches', () => {
   });
   afterAll(() => t.close());
 
-  const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   it('describes every tag an operation uses', () => {
     const described = new Map(doc.tags.map((tag) => [tag.name, tag.description]));
@@ -23,10 +30,21 @@ describe('Swagger document that teaches', () => {
 
   it('lists every error status of the invoke, and the demo seed as examples', () => {
     const invoke = doc.paths['/{workspace}/{project}/{slug}/{environment}'].post;
-    expect(Object.keys(invoke.responses).sort()).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '413', '429', '502', '503', '504']));
-    expect(Object.fromEntries((invoke.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.example]))).toEqual({ workspace: 'default', project: 'default', slug: 'demo-prompt', environment: 'production' });
+    expect(Object.keys(invoke.responses).sort()).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '413', '429', '502', '503', '504']),
+    );
+    expect(Object.fromEntries((invoke.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.example]))).toEqual({
+      workspace: 'default',
+      project: 'default',
+      slug: 'demo-prompt',
+      environment: 'production',
+    });
     const examples = invoke.requestBody!.content['application/json'].examples!;
-    expect(examples.prompt.value).toEqual({ variables: { name: 'Ada' }, messages: [{ role: 'user', content: 'Hello!' }], temperature: 0.2 });
+    expect(examples.prompt.value).toEqual({
+      variables: { name: 'Ada' },
+      messages: [{ role: 'user', content: 'Hello!' }],
+      temperature: 0.2,
+    });
     expect(JSON.stringify(invoke)).not.toContain('additionalProp1');
   });
 
@@ -36,6 +54,8 @@ describe('Swagger document that teaches', () => {
     expect(secured.length).toBeGreaterThan(20);
     for (const { path, method, op } of secured) expect([method, path, !!op.responses['401']]).toEqual([method, path, true]);
     const real = await t.http().post('/default/default/demo-prompt/production').send({}).expect(401);
-    expect(real.body).toEqual(doc.paths['/{workspace}/{project}/{slug}/{environment}'].post.responses['401'].content!['application/json'].example);
+    expect(real.body).toEqual(
+      doc.paths['/{workspace}/{project}/{slug}/{environment}'].post.responses['401'].content!['application/json'].example,
+    );
   });
 });

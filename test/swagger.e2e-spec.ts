@@ -1,6 +1,6 @@
-import { client } from './support/http';
 import { createProject, TestProject } from './support/factories';
-import { deploy, invokePath, INVOKE_APP_ENV } from './support/invoke-factories';
+import { client } from './support/http';
+import { deploy, INVOKE_APP_ENV, invokePath } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
 
 type Schema = {
@@ -22,7 +22,10 @@ type Schema = {
 describe('Swagger document against real responses', () => {
   let t: TestApp;
   let p: TestProject;
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>; components: { schemas: Record<string, Schema> } };
+  let doc: {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+    components: { schemas: Record<string, Schema> };
+  };
 
   beforeAll(async () => {
     t = await createTestApp(INVOKE_APP_ENV);
@@ -56,7 +59,9 @@ describe('Swagger document against real responses', () => {
     if (actual === 'array' && s.items) return (value as unknown[]).flatMap((item, i) => problems(item, s.items!, `${path}[${i}]`));
     if (actual === 'object' && s.properties) {
       const obj = value as Record<string, unknown>;
-      const undeclared = Object.keys(obj).filter((k) => !(k in s.properties!)).map((k) => `${path}.${k}: not in the document`);
+      const undeclared = Object.keys(obj)
+        .filter((k) => !(k in s.properties!))
+        .map((k) => `${path}.${k}: not in the document`);
       const missing = (s.required ?? []).filter((k) => !(k in obj)).map((k) => `${path}.${k}: required but absent`);
       const nested = Object.entries(obj).flatMap(([k, v]) => (s.properties![k] ? problems(v, s.properties![k], `${path}.${k}`) : []));
       return [...undeclared, ...missing, ...nested];
@@ -81,18 +86,32 @@ describe('Swagger document against real responses', () => {
       ['/v2/threads/{threadId}', 'post', (await api.post(`/v2/threads/${created.id}`, { metadata: { b: 'x' } }).expect(200)).body],
       ['/v2/threads/{threadId}/messages', 'post', message],
       ['/v2/threads/{threadId}/messages', 'get', (await api.get(`/v2/threads/${created.id}/messages`).expect(200)).body],
-      ['/v2/threads/{threadId}/messages/{messageId}', 'get', (await api.get(`/v2/threads/${created.id}/messages/${message.id}`).expect(200)).body],
-      ['/v2/threads/{threadId}/messages/{messageId}', 'post', (await api.post(`/v2/threads/${created.id}/messages/${message.id}`, { metadata: {} }).expect(200)).body],
-      ['/v2/threads/{threadId}/messages/{messageId}', 'delete', (await api.delete(`/v2/threads/${created.id}/messages/${message.id}`).expect(200)).body],
+      [
+        '/v2/threads/{threadId}/messages/{messageId}',
+        'get',
+        (await api.get(`/v2/threads/${created.id}/messages/${message.id}`).expect(200)).body,
+      ],
+      [
+        '/v2/threads/{threadId}/messages/{messageId}',
+        'post',
+        (await api.post(`/v2/threads/${created.id}/messages/${message.id}`, { metadata: {} }).expect(200)).body,
+      ],
+      [
+        '/v2/threads/{threadId}/messages/{messageId}',
+        'delete',
+        (await api.delete(`/v2/threads/${created.id}/messages/${message.id}`).expect(200)).body,
+      ],
       ['/v2/threads/{threadId}', 'delete', (await api.delete(`/v2/threads/${created.id}`).expect(200)).body],
     ];
-    for (const [path, method, body] of checks) expect([path, method, problems(body, schemaOf(path, method), '$')]).toEqual([path, method, []]);
+    for (const [path, method, body] of checks)
+      expect([path, method, problems(body, schemaOf(path, method), '$')]).toEqual([path, method, []]);
   });
 
   it('an invoke and its request log answer what the document says', async () => {
     await deploy(t, p, { slug: 'doc-assistant', kind: 'assistant' });
     const api = client(t, p.key);
-    const completion = (await api.post(invokePath(p, 'doc-assistant'), { messages: [{ role: 'user', content: 'hello' }] }).expect(200)).body;
+    const completion = (await api.post(invokePath(p, 'doc-assistant'), { messages: [{ role: 'user', content: 'hello' }] }).expect(200))
+      .body;
     expect(problems(completion, schemaOf('/{workspace}/{project}/{slug}/{environment}', 'post'), '$')).toEqual([]);
     const logs = (await api.get('/v2/logs').expect(200)).body;
     expect(logs.data.length).toBeGreaterThan(0);
@@ -105,7 +124,12 @@ describe('Swagger document against real responses', () => {
   it('the checker itself finds an undeclared field, a wrong type and a missing required field', () => {
     const schema = schemaOf('/v2/threads/{threadId}', 'get');
     expect(problems({ id: 1, createdAt: 'x', extra: true }, schema, '$')).toEqual(
-      expect.arrayContaining(['$.extra: not in the document', '$.projectId: required but absent', '$.id: expected string, got number', '$.createdAt: expected number, got string']),
+      expect.arrayContaining([
+        '$.extra: not in the document',
+        '$.projectId: required but absent',
+        '$.id: expected string, got number',
+        '$.createdAt: expected number, got string',
+      ]),
     );
   });
 });

@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
+
+import { FakeUpstream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TestApp } from './support/test-app';
-import { FakeUpstream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 
 const REPEATS = 1000;
 /** The template: one variable used 1,000 times. */
@@ -36,12 +37,18 @@ describe('template amplification', () => {
     const before = fake.requests.length;
     const started = performance.now();
     const rss = process.memoryUsage().rss;
-    const res = await t.http().post(invokePath(p, 'amplifier')).set('X-API-Key', p.key).send({ variables: { doc: 'x'.repeat(400_000) } });
+    const res = await t
+      .http()
+      .post(invokePath(p, 'amplifier'))
+      .set('X-API-Key', p.key)
+      .send({ variables: { doc: 'x'.repeat(400_000) } });
     const elapsed = performance.now() - started;
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: 'Invalid request body',
-      issues: [{ code: 'invalid_type', keys: [], path: ['variables'], message: expect.stringContaining('would exceed 1000000 characters') }],
+      issues: [
+        { code: 'invalid_type', keys: [], path: ['variables'], message: expect.stringContaining('would exceed 1000000 characters') },
+      ],
     });
     expect(fake.requests.length).toBe(before);
     const [log] = (await requestLogRows(t, p.projectId)).slice(-1);
@@ -51,14 +58,23 @@ describe('template amplification', () => {
     expect(elapsed).toBeLessThan(5000);
 
     // The same key again replays the refusal (a 400 is stored) without calling anyone.
-    const again = await t.http().post(invokePath(p, 'amplifier')).set('X-API-Key', p.key).set('Idempotency-Key', 'amp-1').send({ variables: { doc: 'y'.repeat(400_000) } });
+    const again = await t
+      .http()
+      .post(invokePath(p, 'amplifier'))
+      .set('X-API-Key', p.key)
+      .set('Idempotency-Key', 'amp-1')
+      .send({ variables: { doc: 'y'.repeat(400_000) } });
     expect(again.status).toBe(400);
     expect(fake.requests.length).toBe(before);
   });
 
   it('under the bound the same template renders and is sent whole', async () => {
     const before = fake.requests.length;
-    const res = await t.http().post(invokePath(p, 'amplifier')).set('X-API-Key', p.key).send({ variables: { doc: 'ab' }, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await t
+      .http()
+      .post(invokePath(p, 'amplifier'))
+      .set('X-API-Key', p.key)
+      .send({ variables: { doc: 'ab' }, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(200);
     expect(fake.requests.length).toBe(before + 1);
     const sent = fake.requests.at(-1)!.body as { messages: { content: string }[] };

@@ -1,5 +1,5 @@
 import { createProject, createThread, TestProject } from './support/factories';
-import { client, Client, expectResourceError } from './support/http';
+import { Client, client, expectResourceError } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Threads: every documented error message with its status (DESIGN §3: 400 invalid, 404 not found). */
@@ -22,7 +22,8 @@ describe('thread errors', () => {
   });
   afterAll(() => t.close());
 
-  const countThreads = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM threads WHERE project_id = $1', [p.projectId]))[0].n);
+  const countThreads = async () =>
+    Number((await t.dataSource.query('SELECT count(*) AS n FROM threads WHERE project_id = $1', [p.projectId]))[0].n);
 
   describe('create: Invalid request body', () => {
     const tooManyKeys = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
@@ -58,7 +59,9 @@ describe('thread errors', () => {
 
     it('names what is wrong in error.details', async () => {
       const res = await api.post('/v2/threads', { metadata: { a: { b: 1 } }, createLog: { colour: 'red' } });
-      expect(res.body.error.details).toEqual(expect.arrayContaining(['metadata.a must be a string or a number', 'createLog.colour: unknown field']));
+      expect(res.body.error.details).toEqual(
+        expect.arrayContaining(['metadata.a must be a string or a number', 'createLog.colour: unknown field']),
+      );
     });
 
     it.each([
@@ -74,8 +77,16 @@ describe('thread errors', () => {
     });
 
     it('a form-encoded or plain-text body → 400 (the API speaks JSON only)', async () => {
-      expectResourceError(await t.http().post('/v2/threads').set('X-API-Key', p.key).type('form').send('metadata=1'), 400, 'Invalid request body');
-      expectResourceError(await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Content-Type', 'text/plain').send('hi'), 400, 'Invalid request body');
+      expectResourceError(
+        await t.http().post('/v2/threads').set('X-API-Key', p.key).type('form').send('metadata=1'),
+        400,
+        'Invalid request body',
+      );
+      expectResourceError(
+        await t.http().post('/v2/threads').set('X-API-Key', p.key).set('Content-Type', 'text/plain').send('hi'),
+        400,
+        'Invalid request body',
+      );
     });
   });
 
@@ -94,7 +105,11 @@ describe('thread errors', () => {
       expectResourceError(await api.post(`/v2/threads/${id}`, body), 400, 'Metadata is required');
     });
 
-    it.each([['malformed JSON', '{"metadata":'], ['a JSON array', '[]'], ['JSON null', 'null']])('%s → 400', async (_label, raw) => {
+    it.each([
+      ['malformed JSON', '{"metadata":'],
+      ['a JSON array', '[]'],
+      ['JSON null', 'null'],
+    ])('%s → 400', async (_label, raw) => {
       expectResourceError(await api.postRaw(`/v2/threads/${id}`, raw), 400, 'Metadata is required');
     });
 
@@ -142,12 +157,21 @@ describe('thread errors', () => {
   });
 
   describe('list: Invalid request parameters', () => {
-    it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'limit=1e2', 'limit=1&limit=2', 'after=nope', 'after=', 'after=a&after=b'])(
-      '?%s → 400',
-      async (query) => {
-        expectResourceError(await api.get(`/v2/threads?${query}`), 400, 'Invalid request parameters');
-      },
-    );
+    it.each([
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=1.5',
+      'limit=-1',
+      'limit=',
+      'limit=1e2',
+      'limit=1&limit=2',
+      'after=nope',
+      'after=',
+      'after=a&after=b',
+    ])('?%s → 400', async (query) => {
+      expectResourceError(await api.get(`/v2/threads?${query}`), 400, 'Invalid request parameters');
+    });
 
     it('after naming a thread of another project, or an unknown uuid → 400', async () => {
       expectResourceError(await api.get(`/v2/threads?after=${otherThreadId}`), 400, 'Invalid request parameters');

@@ -1,5 +1,5 @@
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { client, Client, expectResourceError } from './support/http';
+import { Client, client, expectResourceError } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 const WEIRD_IDS = [
@@ -56,7 +56,7 @@ describe('hostile input on thread and message endpoints', () => {
     expect(Number(n)).toBe(1);
   });
 
-  it('weird message ids → 404 with each endpoint\'s message', async () => {
+  it("weird message ids → 404 with each endpoint's message", async () => {
     for (const raw of WEIRD_IDS) {
       const path = `/v2/threads/${threadId}/messages/${encodeURIComponent(raw)}`;
       expectResourceError(await api.get(path), 404, 'Thread not found, message not in thread, or message does not exist');
@@ -84,7 +84,20 @@ describe('hostile input on thread and message endpoints', () => {
   it('no body of any shape answers 500 on any endpoint that takes one', async () => {
     const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
     const bodies: string[] = [
-      '', ' ', '{', '}', '[]', '[[]]', 'true', '0', '-0', '1e999', '"\\u0000"', 'null', '{"a":1}{"b":2}', '\u00ff\u00fe',
+      '',
+      ' ',
+      '{',
+      '}',
+      '[]',
+      '[[]]',
+      'true',
+      '0',
+      '-0',
+      '1e999',
+      '"\\u0000"',
+      'null',
+      '{"a":1}{"b":2}',
+      '\u00ff\u00fe',
       '{"metadata":' + deep(100_000) + '}',
       '{"message":{"content":' + deep(100_000) + '}}',
       '{"createLog":{"id":' + deep(100_000) + '}}',
@@ -100,7 +113,12 @@ describe('hostile input on thread and message endpoints', () => {
       JSON.stringify({ metadata: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])) }),
       JSON.stringify({ message: { content: Array.from({ length: 5000 }, () => ({ type: 'text', text: 'x' })) } }),
     ];
-    const paths = ['/v2/threads', `/v2/threads/${threadId}`, `/v2/threads/${threadId}/messages`, `/v2/threads/${threadId}/messages/${messageId}`];
+    const paths = [
+      '/v2/threads',
+      `/v2/threads/${threadId}`,
+      `/v2/threads/${threadId}/messages`,
+      `/v2/threads/${threadId}/messages/${messageId}`,
+    ];
     for (const body of bodies) {
       for (const path of paths) {
         const res = await api.postRaw(path, body);
@@ -113,13 +131,21 @@ describe('hostile input on thread and message endpoints', () => {
     expect(Object.keys(thread.metadata).length).toBeLessThanOrEqual(64);
   });
 
-  it('text PostgreSQL cannot store (U+0000, an unpaired surrogate) → 400 with the endpoint\'s message; emoji are fine', async () => {
+  it("text PostgreSQL cannot store (U+0000, an unpaired surrogate) → 400 with the endpoint's message; emoji are fine", async () => {
     for (const bad of ['\\u0000', 'a\\ud800', '\\udc00b']) {
       expectResourceError(await api.postRaw('/v2/threads', `{"metadata":{"a":"${bad}"}}`), 400, 'Invalid request body');
       expectResourceError(await api.postRaw('/v2/threads', `{"metadata":{"${bad}":"a"}}`), 400, 'Invalid request body');
       expectResourceError(await api.postRaw('/v2/threads', `{"createLog":{"id":"${bad}"}}`), 400, 'Invalid request body');
-      expectResourceError(await api.postRaw(`/v2/threads/${threadId}/messages`, `{"message":{"content":"${bad}"}}`), 400, 'Invalid request parameters');
-      expectResourceError(await api.postRaw(`/v2/threads/${threadId}/messages/${messageId}`, `{"metadata":{"a":"${bad}"}}`), 400, 'Metadata is required');
+      expectResourceError(
+        await api.postRaw(`/v2/threads/${threadId}/messages`, `{"message":{"content":"${bad}"}}`),
+        400,
+        'Invalid request parameters',
+      );
+      expectResourceError(
+        await api.postRaw(`/v2/threads/${threadId}/messages/${messageId}`, `{"metadata":{"a":"${bad}"}}`),
+        400,
+        'Metadata is required',
+      );
     }
     const ok = await api.postRaw('/v2/threads', '{"metadata":{"\\ud83e\\udd9c":"ñandú \\ud83e\\udd9c 線程"}}');
     expect(ok.status).toBe(200);
@@ -156,7 +182,12 @@ describe('hostile input on thread and message endpoints', () => {
   });
 
   it('an unknown route → 404 with a JSON body, with or without a key', async () => {
-    for (const req of [api.get('/v2/nothing-here'), t.http().get('/v2/threads/a/b/c/d'), t.http().put('/v2/threads'), api.delete('/v2/threads')]) {
+    for (const req of [
+      api.get('/v2/nothing-here'),
+      t.http().get('/v2/threads/a/b/c/d'),
+      t.http().put('/v2/threads'),
+      api.delete('/v2/threads'),
+    ]) {
       const res = await req;
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -1,5 +1,5 @@
 import { createMessage, createProject, createThread, projectRows, TestProject } from './support/factories';
-import { client, Client, expectResourceError } from './support/http';
+import { Client, client, expectResourceError } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** A key of project B can neither see nor change anything of project A. */

@@ -7,7 +7,8 @@ describe('thread list filtered by metadata', () => {
   let p: TestProject;
   let other: TestProject;
   const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-  const list = async (q: TestProject, query: string) => (await t.http().get(`/v2/threads?${query}`).set('X-API-Key', q.key).expect(200)).body;
+  const list = async (q: TestProject, query: string) =>
+    (await t.http().get(`/v2/threads?${query}`).set('X-API-Key', q.key).expect(200)).body;
 
   beforeAll(async () => {
     t = await createTestApp();

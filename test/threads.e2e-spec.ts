@@ -1,5 +1,5 @@
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
-import { client, Client, expectIsoDateTime, expectResourceError, expectUnixSeconds, FIELDS, keysOf, UUID } from './support/http';
+import { Client, client, expectIsoDateTime, expectResourceError, expectUnixSeconds, FIELDS, keysOf, UUID } from './support/http';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Threads: success shapes and types per endpoint, createLog, metadata replace, soft delete. */
@@ -16,11 +16,30 @@ describe('threads', () => {
   afterAll(() => t.close());
 
   const FULL_CREATE_LOG = {
-    id: 'log_1', url: 'https://example.invalid/acme/support/bot/production', metadata: '{"k":"v"}', promptId: 'p_1',
-    threadId: 't_1', projectId: 'proj_1', requestIP: '203.0.113.7', variables: '{"name":"Ada"}', parameters: '{"temperature":0.2}',
-    promptSlug: 'bot', environment: 'production', providerKeyId: 'pk-neutral-1', projectSlug: 'support', requestData: '{}',
-    deploymentId: 'd_1', organizationId: 'o_1', projectAPIKeyId: 'k_1', organizationSlug: 'acme', deploymentVersion: '3',
-    promptHistoryHash: 'abc123', providerOrganization: 'org-neutral', stream: false, assistant: true, doNotRecord: false,
+    id: 'log_1',
+    url: 'https://example.invalid/acme/support/bot/production',
+    metadata: '{"k":"v"}',
+    promptId: 'p_1',
+    threadId: 't_1',
+    projectId: 'proj_1',
+    requestIP: '203.0.113.7',
+    variables: '{"name":"Ada"}',
+    parameters: '{"temperature":0.2}',
+    promptSlug: 'bot',
+    environment: 'production',
+    providerKeyId: 'pk-neutral-1',
+    projectSlug: 'support',
+    requestData: '{}',
+    deploymentId: 'd_1',
+    organizationId: 'o_1',
+    projectAPIKeyId: 'k_1',
+    organizationSlug: 'acme',
+    deploymentVersion: '3',
+    promptHistoryHash: 'abc123',
+    providerOrganization: 'org-neutral',
+    stream: false,
+    assistant: true,
+    doNotRecord: false,
     startedAt: '2025-01-02T03:04:05.678Z',
   };
 
@@ -35,7 +54,9 @@ describe('threads', () => {
       expect(Date.parse(res.body.createdAt)).toBeGreaterThanOrEqual(before - 1000);
       expect(res.body).toMatchObject({ projectId: p.projectId, metadata: { customer: 'c_42', tier: 2 }, deletedAt: null, createLog: {} });
 
-      const [row] = await t.dataSource.query('SELECT project_id, metadata, create_log, deleted_at FROM threads WHERE id = $1', [res.body.id]);
+      const [row] = await t.dataSource.query('SELECT project_id, metadata, create_log, deleted_at FROM threads WHERE id = $1', [
+        res.body.id,
+      ]);
       expect(row).toEqual({ project_id: p.projectId, metadata: { customer: 'c_42', tier: 2 }, create_log: {}, deleted_at: null });
     });
 
@@ -82,7 +103,14 @@ describe('threads', () => {
       expect(keysOf(res.body)).toEqual(FIELDS.thread);
       expectUnixSeconds(res.body.createdAt);
       expect(res.body.createdAt).toBe(Math.floor(Date.parse(created.createdAt as string) / 1000));
-      expect(res.body).toEqual({ id: created.id, createdAt: res.body.createdAt, projectId: p.projectId, deletedAt: null, createLog: {}, metadata: { a: 'b' } });
+      expect(res.body).toEqual({
+        id: created.id,
+        createdAt: res.body.createdAt,
+        projectId: p.projectId,
+        deletedAt: null,
+        createLog: {},
+        metadata: { a: 'b' },
+      });
     });
   });
 
@@ -120,7 +148,13 @@ describe('threads', () => {
       expect(res.status).toBe(200);
       expect(keysOf(res.body)).toEqual(FIELDS.threadUpdated);
       expectUnixSeconds(res.body.createdAt);
-      expect(res.body).toEqual({ id: created.id, createdAt: res.body.createdAt, projectId: p.projectId, metadata: { fresh: 'yes' }, createLog: { id: 'L' } });
+      expect(res.body).toEqual({
+        id: created.id,
+        createdAt: res.body.createdAt,
+        projectId: p.projectId,
+        metadata: { fresh: 'yes' },
+        createLog: { id: 'L' },
+      });
       expect((await api.get(`/v2/threads/${created.id}`)).body.metadata).toEqual({ fresh: 'yes' });
       const [row] = await t.dataSource.query('SELECT metadata FROM threads WHERE id = $1', [created.id]);
       expect(row.metadata).toEqual({ fresh: 'yes' });

@@ -33,7 +33,11 @@ describe('upstream answers of another shape', () => {
     ['claude-ish/claude-x', /anthropic upstream answered something that is not a Messages API message: content: /],
     ['odd/gpt-x', /openai upstream answered something that is not a chat completion: choices: /],
   ])('%s: a 502 naming the shape, and a log that says the same', async (model, reason) => {
-    const res = await t.http().post('/v1/chat/completions').set('X-API-Key', p.key).send({ model, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await t
+      .http()
+      .post('/v1/chat/completions')
+      .set('X-API-Key', p.key)
+      .send({ model, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(502);
     expect(res.body.error.message).toMatch(reason);
     const logs = (await requestLogRows(t, p.projectId)).filter((row) => `${row.provider_name}/${row.model}` === model);

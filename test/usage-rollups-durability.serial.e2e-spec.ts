@@ -1,4 +1,5 @@
 import * as http from 'node:http';
+
 import { rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
 import { useCrashFixture } from './support/crash-fixture';
 import { createProject, TestProject } from './support/factories';
@@ -7,11 +8,15 @@ import { TEST_ADMIN_KEY } from './support/test-app';
 
 function invoke(url: string, key: string, body: object): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(JSON.stringify(body));
   });
@@ -43,7 +48,12 @@ describe('usage rollups survive kill -9 equal to the logs', () => {
     const remote = crash.remote();
     const server = crash.server();
     const p: TestProject = await createProject(remote);
-    const second = await remote.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'second' }).expect(200);
+    const second = await remote
+      .http()
+      .post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .send({ name: 'second' })
+      .expect(200);
     const keys = [p.key, second.body.key as string];
     await deploy(remote, p, { slug: 'load-prompt' });
     await deploy(remote, p, { slug: 'load-assistant', kind: 'assistant' });
@@ -57,7 +67,11 @@ describe('usage rollups survive kill -9 equal to the logs', () => {
       while (!killed && next < total) {
         const n = next++;
         const slug = n % 3 === 0 ? 'load-assistant' : 'load-prompt';
-        const body = { stream: n % 2 === 0, metadata: { n }, messages: [{ role: 'user', content: `call number ${n} ${'word '.repeat(n % 9)}` }] };
+        const body = {
+          stream: n % 2 === 0,
+          metadata: { n },
+          messages: [{ role: 'user', content: `call number ${n} ${'word '.repeat(n % 9)}` }],
+        };
         const status = await invoke(`${server.url}${invokePath(p, slug)}`, keys[n % 2], body);
         if (status !== 200) continue;
         answered += 1;
@@ -72,14 +86,20 @@ describe('usage rollups survive kill -9 equal to the logs', () => {
     expect(answered).toBeGreaterThanOrEqual(total / 3);
 
     const after = await crash.reopen();
-    const fromLogs: Array<Record<string, unknown>> = await after.dataSource.query(`${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const fromLogs: Array<Record<string, unknown>> = await after.dataSource.query(
+      `${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
     const columns = Object.keys(fromLogs[0]);
     const rollups: Array<Record<string, unknown>> = await after.dataSource.query(
       `SELECT ${columns.join(', ')} FROM usage_rollups WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
       [p.projectId],
     );
     expect(rollups.map(normalise)).toEqual(fromLogs.map(normalise));
-    const dailyFromLogs: Array<Record<string, unknown>> = await after.dataSource.query(`${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const dailyFromLogs: Array<Record<string, unknown>> = await after.dataSource.query(
+      `${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
     const daily: Array<Record<string, unknown>> = await after.dataSource.query(
       `SELECT ${Object.keys(dailyFromLogs[0]).join(', ')} FROM usage_rollups_daily WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
       [p.projectId],

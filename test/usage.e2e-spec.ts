@@ -1,17 +1,36 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import OpenAI from 'openai';
-import { anthropicEvents, anthropicJson, anthropicMessage, anthropicStream, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
-import { FakeUpstream, openaiChunks, openaiCompletion, openaiJson, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
+
+import { newId } from '../src/common/ids';
+import { LATENCY_BUCKET_STARTS, LATENCY_BUCKETS, latencyBucketBoundMs, rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
+import { UsageRetentionService } from '../src/usage/usage-retention.service';
+import {
+  anthropicEvents,
+  anthropicJson,
+  anthropicMessage,
+  anthropicStream,
+  startFakeAnthropicUpstream,
+} from './fakes/fake-anthropic-upstream';
+import {
+  FakeUpstream,
+  openaiChunks,
+  openaiCompletion,
+  openaiJson,
+  openaiStream,
+  startFakeOpenAIUpstream,
+} from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { addProviderCredential, deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
-import { LATENCY_BUCKET_STARTS, LATENCY_BUCKETS, latencyBucketBoundMs, rollupsFromLogsQuery } from '../src/request-logs/usage-rollups';
-import { UsageRetentionService } from '../src/usage/usage-retention.service';
-import { newId } from '../src/common/ids';
 
 const GPT = 'gpt-4o';
 const CLAUDE = 'claude-sonnet-4-20250514';
-const OPENAI_USAGE = { prompt_tokens: 1000, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } };
+const OPENAI_USAGE = {
+  prompt_tokens: 1000,
+  completion_tokens: 300,
+  prompt_tokens_details: { cached_tokens: 600 },
+  completion_tokens_details: { reasoning_tokens: 200 },
+};
 const ANTHROPIC_USAGE = { input_tokens: 40, cache_read_input_tokens: 2000, cache_creation_input_tokens: 500, output_tokens: 70 };
 
 type Kinds = { input: number; cacheRead: number; cacheWrite: number; reasoning: number; output: number };
@@ -20,7 +39,12 @@ const ANTHROPIC_KINDS: Kinds = { input: 40, cacheRead: 2000, cacheWrite: 500, re
 
 /** The cost as the price table itself computes it (genai-prices' calcPrice), independently of Parley's arithmetic. */
 function tableCost(kinds: Kinds, model: string, providerId: string): number {
-  const usage = { input_tokens: kinds.input + kinds.cacheRead + kinds.cacheWrite, cache_read_tokens: kinds.cacheRead, cache_write_tokens: kinds.cacheWrite, output_tokens: kinds.output + kinds.reasoning };
+  const usage = {
+    input_tokens: kinds.input + kinds.cacheRead + kinds.cacheWrite,
+    cache_read_tokens: kinds.cacheRead,
+    cache_write_tokens: kinds.cacheWrite,
+    output_tokens: kinds.output + kinds.reasoning,
+  };
   return calcPrice(usage, model, { providerId })!.total_price;
 }
 
@@ -61,7 +85,13 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
   it('OpenAI-compatible, plain: cached and reasoning tokens reach the client, the log splits them and prices each kind', async () => {
     openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: GPT, usage: OPENAI_USAGE })));
     const completion = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }] });
-    expect(completion.usage).toEqual({ prompt_tokens: 1000, completion_tokens: 300, total_tokens: 1300, prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } });
+    expect(completion.usage).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 300,
+      total_tokens: 1300,
+      prompt_tokens_details: { cached_tokens: 600 },
+      completion_tokens_details: { reasoning_tokens: 200 },
+    });
     const log = (await requestLogRows(t, p.projectId)).at(-1)!;
     expect(logKinds(log)).toEqual(OPENAI_KINDS);
     expect([log.prompt_tokens, log.completion_tokens, log.total_tokens, log.usage_partial]).toEqual([1000, 300, 1300, false]);
@@ -82,7 +112,12 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
 
   it('OpenAI-compatible, streamed with include_usage: the client gets the usage chunk with its details', async () => {
     openaiFake.setNext(openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE })));
-    const stream = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: `oai/${GPT}`,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let usage;
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     expect(usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 600 }, completion_tokens_details: { reasoning_tokens: 200 } });
@@ -90,10 +125,25 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
 
   it('Anthropic, plain and streamed through a deployment: cache reads and writes apart from uncached input', async () => {
     anthropicFake.setNext(anthropicJson(anthropicMessage({ text: 'ok', model: CLAUDE, usage: ANTHROPIC_USAGE })));
-    const plain = await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ messages: [{ role: 'user', content: 'hi' }] }).expect(200);
-    expect(plain.body.usage).toEqual({ prompt_tokens: 2540, completion_tokens: 70, total_tokens: 2610, prompt_tokens_details: { cached_tokens: 2000 } });
+    const plain = await t
+      .http()
+      .post(invokePath(p, 'summarise'))
+      .set('X-API-Key', p.key)
+      .send({ messages: [{ role: 'user', content: 'hi' }] })
+      .expect(200);
+    expect(plain.body.usage).toEqual({
+      prompt_tokens: 2540,
+      completion_tokens: 70,
+      total_tokens: 2610,
+      prompt_tokens_details: { cached_tokens: 2000 },
+    });
     anthropicFake.setNext(anthropicStream(anthropicEvents({ text: ['o', 'k'], model: CLAUDE, usage: ANTHROPIC_USAGE })));
-    await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'hi' }] }).expect(200);
+    await t
+      .http()
+      .post(invokePath(p, 'summarise'))
+      .set('X-API-Key', p.key)
+      .send({ stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .expect(200);
     const [a, b] = (await requestLogRows(t, p.projectId)).slice(-2);
     for (const log of [a, b]) {
       expect([logKinds(log), log.usage_partial, log.status]).toEqual([ANTHROPIC_KINDS, false, 200]);
@@ -105,31 +155,53 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const events = anthropicEvents({ text: ['one', ' two', ' three'], model: CLAUDE, usage: ANTHROPIC_USAGE });
     // message_start (prompt usage) and the first text deltas, then the connection drops.
     anthropicFake.setNext(anthropicStream(events.slice(0, 4), { dropConnection: true }));
-    const cut = await t.http().post(invokePath(p, 'summarise')).set('X-API-Key', p.key).send({ stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const cut = await t
+      .http()
+      .post(invokePath(p, 'summarise'))
+      .set('X-API-Key', p.key)
+      .send({ stream: true, messages: [{ role: 'user', content: 'hi' }] });
     expect(cut.text).toContain('"error"');
-    openaiFake.setNext(openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE }).slice(0, 2), { dropConnection: true }));
+    openaiFake.setNext(
+      openaiStream(openaiChunks({ content: ['o', 'k'], model: GPT, usage: OPENAI_USAGE }).slice(0, 2), { dropConnection: true }),
+    );
     const stream = await client.chat.completions.create({ model: `oai/${GPT}`, messages: [{ role: 'user', content: 'hi' }], stream: true });
-    await expect((async () => {
-      for await (const _chunk of stream) void _chunk;
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const _chunk of stream) void _chunk;
+      })(),
+    ).rejects.toThrow();
 
     const [anthropicCut, openaiCut] = (await requestLogRows(t, p.projectId)).slice(-2);
     // Anthropic told the prompt's usage at the start and one output token so far.
-    expect([logKinds(anthropicCut), anthropicCut.usage_partial, anthropicCut.status]).toEqual([{ ...ANTHROPIC_KINDS, output: 1 }, true, 502]);
+    expect([logKinds(anthropicCut), anthropicCut.usage_partial, anthropicCut.status]).toEqual([
+      { ...ANTHROPIC_KINDS, output: 1 },
+      true,
+      502,
+    ]);
     expect(Number(anthropicCut.cost_usd)).toBeCloseTo(tableCost({ ...ANTHROPIC_KINDS, output: 1 }, CLAUDE, 'anthropic'), 12);
     // OpenAI reports usage only at the end: nothing known, no cost, still marked partial.
-    expect([logKinds(openaiCut), openaiCut.usage_partial, openaiCut.cost_usd]).toEqual([{ input: null, cacheRead: null, cacheWrite: null, reasoning: null, output: null }, true, null]);
+    expect([logKinds(openaiCut), openaiCut.usage_partial, openaiCut.cost_usd]).toEqual([
+      { input: null, cacheRead: null, cacheWrite: null, reasoning: null, output: null },
+      true,
+      null,
+    ]);
   });
 
   it('rollups equal the sums over the logs, and /v2/usage shows each kind of token once with the cost of the logs', async () => {
     const logs = await requestLogRows(t, p.projectId);
-    const expected: Array<Record<string, unknown>> = await t.dataSource.query(`${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const expected: Array<Record<string, unknown>> = await t.dataSource.query(
+      `${rollupsFromLogsQuery('project_id = $1')} ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
     const rollups: Array<Record<string, unknown>> = await t.dataSource.query(
       `SELECT ${Object.keys(expected[0]).join(', ')} FROM usage_rollups WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
       [p.projectId],
     );
     expect(rollups.map(normalise)).toEqual(expected.map(normalise));
-    const expectedDaily: Array<Record<string, unknown>> = await t.dataSource.query(`${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`, [p.projectId]);
+    const expectedDaily: Array<Record<string, unknown>> = await t.dataSource.query(
+      `${rollupsFromLogsQuery('project_id = $1', 'day')} ORDER BY 2, 3, 4, 5, 6, 7, 8`,
+      [p.projectId],
+    );
     const daily: Array<Record<string, unknown>> = await t.dataSource.query(
       `SELECT ${Object.keys(expectedDaily[0]).join(', ')} FROM usage_rollups_daily WHERE project_id = $1 ORDER BY 2, 3, 4, 5, 6, 7, 8`,
       [p.projectId],
@@ -152,7 +224,10 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
         total: sum((l) => l.total_tokens),
       },
     });
-    const independent = 3 * tableCost(OPENAI_KINDS, GPT, 'openai') + 2 * tableCost(ANTHROPIC_KINDS, CLAUDE, 'anthropic') + tableCost({ ...ANTHROPIC_KINDS, output: 1 }, CLAUDE, 'anthropic');
+    const independent =
+      3 * tableCost(OPENAI_KINDS, GPT, 'openai') +
+      2 * tableCost(ANTHROPIC_KINDS, CLAUDE, 'anthropic') +
+      tableCost({ ...ANTHROPIC_KINDS, output: 1 }, CLAUDE, 'anthropic');
     expect(Number(report.body.totals.costUsd)).toBeCloseTo(independent, 12);
     const models = report.body.data.map((row: { model: string }) => row.model).sort();
     expect(models).toEqual(expect.arrayContaining([GPT, CLAUDE]));
@@ -162,7 +237,12 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const dayReport = await t.http().get('/v2/usage').query({ from, bucket: 'day', group_by: 'model' }).set('X-API-Key', p.key).expect(200);
     expect(dayReport.body.totals).toEqual(report.body.totals);
     const perModel = (rows: Array<{ model: string; calls: number; tokens: { total: number } }>) =>
-      Object.fromEntries(models.map((m: string) => [m, rows.filter((r) => r.model === m).reduce((acc, r) => [acc[0] + r.calls, acc[1] + r.tokens.total], [0, 0])]));
+      Object.fromEntries(
+        models.map((m: string) => [
+          m,
+          rows.filter((r) => r.model === m).reduce((acc, r) => [acc[0] + r.calls, acc[1] + r.tokens.total], [0, 0]),
+        ]),
+      );
     expect(perModel(dayReport.body.data)).toEqual(perModel(report.body.data));
   });
 
@@ -185,13 +265,22 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const text = (await t.http().get('/metrics').expect(200)).text;
     const value = (name: string, labels: string) => Number(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, 'm').exec(text)?.[1]);
     const labels = `project="${p.workspace}/${p.project}",model="${GPT}"`;
-    expect(value('parley_usage_tokens_total', `${labels},kind="cache_read"`)).toBe(logs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0));
-    expect(value('parley_usage_tokens_total', `${labels},kind="reasoning"`)).toBe(logs.reduce((sum, log) => sum + (log.reasoning_tokens ?? 0), 0));
-    expect(value('parley_usage_cost_usd_total', labels)).toBeCloseTo(logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0), 12);
+    expect(value('parley_usage_tokens_total', `${labels},kind="cache_read"`)).toBe(
+      logs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0),
+    );
+    expect(value('parley_usage_tokens_total', `${labels},kind="reasoning"`)).toBe(
+      logs.reduce((sum, log) => sum + (log.reasoning_tokens ?? 0), 0),
+    );
+    expect(value('parley_usage_cost_usd_total', labels)).toBeCloseTo(
+      logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0),
+      12,
+    );
   });
 
   it('lists a model without a price as unpriced, its cost null (never 0)', async () => {
-    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 5, completion_tokens: 2 } })));
+    openaiFake.setNext(
+      openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 5, completion_tokens: 2 } })),
+    );
     await client.chat.completions.create({ model: 'oai/house-model-7b', messages: [{ role: 'user', content: 'hi' }] });
     const log = (await requestLogRows(t, p.projectId)).at(-1)!;
     expect([log.cost_usd, log.price_ref, log.total_tokens]).toEqual([null, null, 7]);
@@ -203,21 +292,55 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
   it('prices a model from an override set in the admin API or parley.yaml, which wins over the price table', async () => {
     const prices = `/v2/workspaces/${p.workspace}/projects/${p.project}/prices`;
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
-    const bad = await t.http().put(prices).set(admin).send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: -1, outputPerMTok: 1 }] }).expect(400);
+    const bad = await t
+      .http()
+      .put(prices)
+      .set(admin)
+      .send({ prices: [{ provider: 'oai', model: 'm', inputPerMTok: -1, outputPerMTok: 1 }] })
+      .expect(400);
     expect(bad.body.error.details[0]).toMatch(/^prices\.0\.inputPerMTok: /);
     await t.http().put(prices).set('X-API-Key', p.key).send({ prices: [] }).expect(403);
-    const set = await t.http().put(prices).set(admin).send({ prices: [{ provider: 'oai', model: 'house-model-7b', inputPerMTok: 0.2, outputPerMTok: 0.6, cacheReadPerMTok: 0.05 }] }).expect(200);
-    expect(set.body).toMatchObject({ object: 'project.prices', prices: [{ provider: 'oai', model: 'house-model-7b', inputPerMTok: '0.2', outputPerMTok: '0.6', cacheReadPerMTok: '0.05', cacheWritePerMTok: null }] });
+    const set = await t
+      .http()
+      .put(prices)
+      .set(admin)
+      .send({ prices: [{ provider: 'oai', model: 'house-model-7b', inputPerMTok: 0.2, outputPerMTok: 0.6, cacheReadPerMTok: 0.05 }] })
+      .expect(200);
+    expect(set.body).toMatchObject({
+      object: 'project.prices',
+      prices: [
+        {
+          provider: 'oai',
+          model: 'house-model-7b',
+          inputPerMTok: '0.2',
+          outputPerMTok: '0.6',
+          cacheReadPerMTok: '0.05',
+          cacheWritePerMTok: null,
+        },
+      ],
+    });
     expect((await t.http().get(prices).set(admin).expect(200)).body.prices).toHaveLength(1);
 
-    openaiFake.setNext(openaiJson(openaiCompletion({ content: 'ok', model: 'house-model-7b', usage: { prompt_tokens: 1000, completion_tokens: 500, prompt_tokens_details: { cached_tokens: 400 } } })));
+    openaiFake.setNext(
+      openaiJson(
+        openaiCompletion({
+          content: 'ok',
+          model: 'house-model-7b',
+          usage: { prompt_tokens: 1000, completion_tokens: 500, prompt_tokens_details: { cached_tokens: 400 } },
+        }),
+      ),
+    );
     await client.chat.completions.create({ model: 'oai/house-model-7b', messages: [{ role: 'user', content: 'hi' }] });
     const priced = (await requestLogRows(t, p.projectId)).at(-1)!;
     // 600 × 0.2 + 400 × 0.05 + 500 × 0.6 = 440 per million
     expect([priced.cost_usd, priced.price_ref]).toEqual(['0.00044', 'override: oai/house-model-7b']);
 
     // parley.yaml: the operator's (a project key may not set prices), replacing the overrides.
-    const file = { workspace: p.workspace, project: p.project, prices: [{ provider: 'oai', model: GPT, inputPerMTok: 0, outputPerMTok: 0 }] };
+    const file = {
+      workspace: p.workspace,
+      project: p.project,
+      prices: [{ provider: 'oai', model: GPT, inputPerMTok: 0, outputPerMTok: 0 }],
+    };
     await t.http().post('/v2/apply').set('X-API-Key', p.key).send(file).expect(403);
     await t.http().post('/v2/apply').set(admin).send(file).expect(200);
     expect((await t.http().get(prices).set(admin).expect(200)).body.prices.map((o: { model: string }) => o.model)).toEqual([GPT]);
@@ -229,13 +352,25 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
 
   it('answers 400 for a bad range or group, and keeps a project key to its own project', async () => {
     const bad = await t.http().get('/v2/usage').query({ from, group_by: 'model,colour' }).set('X-API-Key', p.key).expect(400);
-    expect(bad.body.error.details).toEqual(['group_by: "colour" is not one of prompt, version, environment, model, provider, key, project, workspace']);
+    expect(bad.body.error.details).toEqual([
+      'group_by: "colour" is not one of prompt, version, environment, model, provider, key, project, workspace',
+    ]);
     await t.http().get('/v2/usage').query({ from: 'yesterday' }).set('X-API-Key', p.key).expect(400);
-    await t.http().get('/v2/usage').query({ from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', bucket: 'hour' }).set('X-API-Key', p.key).expect(400);
+    await t
+      .http()
+      .get('/v2/usage')
+      .query({ from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', bucket: 'hour' })
+      .set('X-API-Key', p.key)
+      .expect(400);
     await t.http().get('/v2/usage').query({ from, group_by: 'project' }).set('X-API-Key', p.key).expect(400);
     await t.http().get('/v2/usage').query({ from, workspace: 'other' }).set('X-API-Key', p.key).expect(400);
 
-    const app = await t.http().post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY).send({ name: 'app', preset: 'app' }).expect(200);
+    const app = await t
+      .http()
+      .post(`/v2/workspaces/${p.workspace}/projects/${p.project}/api-keys`)
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .send({ name: 'app', preset: 'app' })
+      .expect(200);
     await t.http().get('/v2/usage').query({ from }).set('X-API-Key', app.body.key).expect(403);
 
     const other = await createProject(t);
@@ -244,9 +379,16 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
   });
 
   it('gives the admin key any project, by workspace and project, with totals per workspace', async () => {
-    const mine = await t.http().get('/v2/usage').query({ from, workspace: p.workspace, group_by: 'project' }).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    const mine = await t
+      .http()
+      .get('/v2/usage')
+      .query({ from, workspace: p.workspace, group_by: 'project' })
+      .set('X-API-Key', TEST_ADMIN_KEY)
+      .expect(200);
     const own = await t.http().get('/v2/usage').query({ from }).set('X-API-Key', p.key).expect(200);
-    expect(mine.body.data.map((row: { workspace: string; project: string }) => [row.workspace, row.project])).toEqual([[p.workspace, p.project]]);
+    expect(mine.body.data.map((row: { workspace: string; project: string }) => [row.workspace, row.project])).toEqual([
+      [p.workspace, p.project],
+    ]);
     expect(mine.body.workspaces).toEqual([{ workspace: p.workspace, ...own.body.totals }]);
     expect(mine.body.totals).toEqual(own.body.totals);
   });
@@ -256,21 +398,51 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
     const start = Math.floor(Date.parse(from) / 1000);
     const admin = { 'X-API-Key': TEST_ADMIN_KEY };
     await t.http().get('/v1/organization/usage/completions').query({ start_time: start }).set('X-API-Key', p.key).expect(403);
-    const bad = await t.http().get('/v1/organization/usage/completions').query({ start_time: start, bucket_width: '1m' }).set(admin).expect(400);
+    const bad = await t
+      .http()
+      .get('/v1/organization/usage/completions')
+      .query({ start_time: start, bucket_width: '1m' })
+      .set(admin)
+      .expect(400);
     expect(bad.body.error).toMatchObject({ type: 'invalid_request_error', param: 'bucket_width' });
 
-    const usage = await t.http().get(`/v1/organization/usage/completions?start_time=${start}&bucket_width=1h&limit=3&group_by=model&project_ids=${p.projectId}`).set(admin).expect(200);
+    const usage = await t
+      .http()
+      .get(`/v1/organization/usage/completions?start_time=${start}&bucket_width=1h&limit=3&group_by=model&project_ids=${p.projectId}`)
+      .set(admin)
+      .expect(200);
     expect(usage.body).toMatchObject({ object: 'page', has_more: false, next_page: null });
-    const results = usage.body.data.flatMap((bucket: { results: Array<Record<string, any>> }) => bucket.results).filter((r: { model: string }) => r.model === GPT);
+    const results = usage.body.data
+      .flatMap((bucket: { results: Array<Record<string, any>> }) => bucket.results)
+      .filter((r: { model: string }) => r.model === GPT);
     const gptLogs = logs.filter((log) => log.model === GPT);
     expect(results.reduce((sum: number, r: Record<string, number>) => sum + r.num_model_requests, 0)).toBe(gptLogs.length);
-    expect(results.reduce((sum: number, r: Record<string, number>) => sum + r.input_cached_tokens, 0)).toBe(gptLogs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0));
-    expect(results[0]).toMatchObject({ object: 'organization.usage.completions.result', project_id: null, api_key_id: null, user_id: null, batch: null });
+    expect(results.reduce((sum: number, r: Record<string, number>) => sum + r.input_cached_tokens, 0)).toBe(
+      gptLogs.reduce((sum, log) => sum + (log.cache_read_tokens ?? 0), 0),
+    );
+    expect(results[0]).toMatchObject({
+      object: 'organization.usage.completions.result',
+      project_id: null,
+      api_key_id: null,
+      user_id: null,
+      batch: null,
+    });
 
-    const costs = await t.http().get(`/v1/organization/costs?start_time=${start}&group_by=project_id&project_ids=${p.projectId}`).set(admin).expect(200);
+    const costs = await t
+      .http()
+      .get(`/v1/organization/costs?start_time=${start}&group_by=project_id&project_ids=${p.projectId}`)
+      .set(admin)
+      .expect(200);
     const amounts = costs.body.data.flatMap((bucket: { results: Array<Record<string, any>> }) => bucket.results);
-    expect(amounts.every((r: Record<string, any>) => r.object === 'organization.costs.result' && r.project_id === p.projectId && r.amount.currency === 'usd')).toBe(true);
-    expect(amounts.reduce((sum: number, r: Record<string, any>) => sum + r.amount.value, 0)).toBeCloseTo(logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0), 9);
+    expect(
+      amounts.every(
+        (r: Record<string, any>) => r.object === 'organization.costs.result' && r.project_id === p.projectId && r.amount.currency === 'usd',
+      ),
+    ).toBe(true);
+    expect(amounts.reduce((sum: number, r: Record<string, any>) => sum + r.amount.value, 0)).toBeCloseTo(
+      logs.reduce((sum, log) => sum + Number(log.cost_usd ?? 0), 0),
+      9,
+    );
   });
 
   it('keeps rollups for USAGE_RETENTION_DAYS, on their own horizon', async () => {
@@ -281,7 +453,9 @@ describe('usage and cost: tokens by kind, plain, streamed and cut mid-way', () =
          FROM usage_rollups WHERE project_id = $1 LIMIT 1`,
       [p.projectId, newId()],
     );
-    const currentDaily = Number((await t.dataSource.query('SELECT count(*) AS n FROM usage_rollups_daily WHERE project_id = $1', [p.projectId]))[0].n);
+    const currentDaily = Number(
+      (await t.dataSource.query('SELECT count(*) AS n FROM usage_rollups_daily WHERE project_id = $1', [p.projectId]))[0].n,
+    );
     await t.dataSource.query(
       `INSERT INTO usage_rollups_daily SELECT project_id, $2::uuid, day - interval '401 days', prompt_slug, version, environment, model, provider_name, api_key_id,
          calls, errors, partial_calls, unpriced_calls, uncached_input_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, output_tokens, cost_usd, latency_buckets
@@ -302,7 +476,15 @@ function normalise(row: Record<string, unknown>): Record<string, unknown> {
     Object.entries(row).map(([key, value]) => {
       if (value instanceof Date) return [key, value.toISOString()];
       if (Array.isArray(value)) return [key, value.map(Number)];
-      if (typeof value === 'string' && key !== 'prompt_slug' && key !== 'environment' && key !== 'model' && key !== 'provider_name' && /^-?\d+(\.\d+)?$/.test(value)) return [key, Number(value)];
+      if (
+        typeof value === 'string' &&
+        key !== 'prompt_slug' &&
+        key !== 'environment' &&
+        key !== 'model' &&
+        key !== 'provider_name' &&
+        /^-?\d+(\.\d+)?$/.test(value)
+      )
+        return [key, Number(value)];
       return [key, value];
     }),
   );

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import OpenAI from 'openai';
+
 import { newId } from '../src/common/ids';
 import { createProject, TestProject } from './support/factories';
 import { INVOKE_APP_ENV, listen, sleep } from './support/invoke-factories';
@@ -24,9 +26,9 @@ describe('webhook delivery across projects', () => {
   const hookFor = async (p: TestProject, url: string): Promise<string> =>
     (await t.http().post('/v2/webhooks').set('X-API-Key', p.key).send({ url }).expect(200)).body.id;
   const deliveries = (projectId: string) =>
-    t.dataSource.query('SELECT state, attempts, last_error FROM webhook_deliveries WHERE project_id = $1 ORDER BY created_at', [projectId]) as Promise<
-      Array<{ state: string; attempts: number; last_error: string | null }>
-    >;
+    t.dataSource.query('SELECT state, attempts, last_error FROM webhook_deliveries WHERE project_id = $1 ORDER BY created_at', [
+      projectId,
+    ]) as Promise<Array<{ state: string; attempts: number; last_error: string | null }>>;
 
   beforeAll(async () => {
     hanging = http.createServer(() => {
@@ -88,7 +90,10 @@ describe('webhook delivery across projects', () => {
     const p = await createProject(t);
     const webhookId = await hookFor(p, urlOf(fast));
     // The operator narrowed the policy after the webhook was made: its address is now refused (never connected to).
-    await t.dataSource.query(`UPDATE webhooks SET url = 'http://192.0.2.1/hooks' WHERE project_id = $1 AND id = $2`, [p.projectId, webhookId]);
+    await t.dataSource.query(`UPDATE webhooks SET url = 'http://192.0.2.1/hooks' WHERE project_id = $1 AND id = $2`, [
+      p.projectId,
+      webhookId,
+    ]);
     const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
     await openai.responses.create({ model: 'local/echo', input: 'refused', background: true });
     let rows = await deliveries(p.projectId);

@@ -28,11 +28,18 @@ describe('workspace admin keys', () => {
     const listed = await t.http().get('/v2/workspaces').set(wk).expect(200);
     expect(listed.body.data.map((w: { slug: string }) => w.slug)).toEqual([own]);
     await t.http().post(`/v2/workspaces/${own}/projects`).set(wk).send({ slug: 'mine' }).expect(200);
-    const key = await t.http().post(`/v2/workspaces/${own}/projects/mine/api-keys`).set(wk).send({ name: 'app', preset: 'app' }).expect(200);
+    const key = await t
+      .http()
+      .post(`/v2/workspaces/${own}/projects/mine/api-keys`)
+      .set(wk)
+      .send({ name: 'app', preset: 'app' })
+      .expect(200);
     await t.http().get('/v2/threads').set('X-API-Key', key.body.key).expect(200);
     expect((await t.http().get(`/v2/workspaces/${own}/projects/mine/api-keys`).set(wk).expect(200)).body.data).toHaveLength(1);
     await t.http().delete(`/v2/workspaces/${own}/projects/mine/api-keys/${key.body.id}`).set(wk).expect(200);
-    expect((await t.http().get(`/v2/workspaces/${own}/admin-keys`).set(wk).expect(200)).body.data.map((k: { id: string }) => k.id)).toEqual([wkId]);
+    expect((await t.http().get(`/v2/workspaces/${own}/admin-keys`).set(wk).expect(200)).body.data.map((k: { id: string }) => k.id)).toEqual(
+      [wkId],
+    );
   });
 
   it('gets not-found for another workspace on every route, and changes nothing there', async () => {
@@ -51,36 +58,95 @@ describe('workspace admin keys', () => {
     for (const res of await Promise.all(attempts)) expectResourceError(res, 404, 'Workspace not found');
     const apply = await t.http().post('/v2/apply').set(wk).send({ workspace: other, project: 'theirs', prompts: [] });
     expectResourceError(apply, 404, 'Workspace not found');
-    expectResourceError(await t.http().post('/v2/apply').set(wk).send({ workspace: uniqueSlug('new'), project: 'p' }), 404, 'Workspace not found');
-    expectResourceError(await t.http().get('/v2/export').query({ workspace: other, project: 'theirs' }).set(wk), 404, 'Workspace not found');
-    expectResourceError(await t.http().post('/v2/import').set(wk).send({ workspace: other, project: 'theirs', records: [] }), 404, 'Workspace not found');
+    expectResourceError(
+      await t
+        .http()
+        .post('/v2/apply')
+        .set(wk)
+        .send({ workspace: uniqueSlug('new'), project: 'p' }),
+      404,
+      'Workspace not found',
+    );
+    expectResourceError(
+      await t.http().get('/v2/export').query({ workspace: other, project: 'theirs' }).set(wk),
+      404,
+      'Workspace not found',
+    );
+    expectResourceError(
+      await t.http().post('/v2/import').set(wk).send({ workspace: other, project: 'theirs', records: [] }),
+      404,
+      'Workspace not found',
+    );
     const rows = await t.dataSource.query(
       `SELECT count(*)::int AS n FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = $1`,
       [other],
     );
     expect(rows[0].n).toBe(1);
-    expect(await t.dataSource.query(`SELECT count(*)::int AS n FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = $1`, [other])).toEqual([{ n: 0 }]);
+    expect(
+      await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = $1`,
+        [other],
+      ),
+    ).toEqual([{ n: 0 }]);
   });
 
   it("is not the instance's admin: no new workspaces, no limits, no unbound operator variables", async () => {
-    expect((await t.http().post('/v2/workspaces').set(wk).send({ slug: uniqueSlug('ws') })).status).toBe(403);
+    expect(
+      (
+        await t
+          .http()
+          .post('/v2/workspaces')
+          .set(wk)
+          .send({ slug: uniqueSlug('ws') })
+      ).status,
+    ).toBe(403);
     await t.http().post(`/v2/workspaces/${own}/projects`).set(wk).send({ slug: 'limited' }).expect(200);
     expect((await t.http().get(`/v2/workspaces/${own}/projects/limited/limits`).set(wk)).status).toBe(403);
     const base = { workspace: own, project: 'limited' };
-    expect((await t.http().post('/v2/apply').set(wk).send({ ...base, limits: { project: { requestsPerMinute: 1000000 } } })).status).toBe(403);
-    const unbound = await t.http().post('/v2/apply').set(wk).send({ ...base, providers: [{ name: 'op', type: 'openai', baseUrl: 'https://evil.example/v1', apiKeyEnv: 'PARLEY_PROVIDER_WK_UNBOUND' }] });
+    expect(
+      (
+        await t
+          .http()
+          .post('/v2/apply')
+          .set(wk)
+          .send({ ...base, limits: { project: { requestsPerMinute: 1000000 } } })
+      ).status,
+    ).toBe(403);
+    const unbound = await t
+      .http()
+      .post('/v2/apply')
+      .set(wk)
+      .send({
+        ...base,
+        providers: [{ name: 'op', type: 'openai', baseUrl: 'https://evil.example/v1', apiKeyEnv: 'PARLEY_PROVIDER_WK_UNBOUND' }],
+      });
     expect([unbound.status, unbound.body.error.details]).toEqual([400, [expect.stringContaining('only the admin key may name it')]]);
-    await t.http().post('/v2/apply').set(wk).send({ ...base, providers: [{ name: 'bound', type: 'openai', apiKeyEnv: 'PARLEY_PROVIDER_WK_BOUND' }] }).expect(200);
+    await t
+      .http()
+      .post('/v2/apply')
+      .set(wk)
+      .send({ ...base, providers: [{ name: 'bound', type: 'openai', apiKeyEnv: 'PARLEY_PROVIDER_WK_BOUND' }] })
+      .expect(200);
   });
 
   it('grants at most its own scopes, and stops working once revoked', async () => {
-    const narrow = await t.http().post(`/v2/workspaces/${own}/admin-keys`).set(wk).send({ name: 'keys-only', scopes: ['keys:manage'] }).expect(200);
+    const narrow = await t
+      .http()
+      .post(`/v2/workspaces/${own}/admin-keys`)
+      .set(wk)
+      .send({ name: 'keys-only', scopes: ['keys:manage'] })
+      .expect(200);
     const as = { 'X-API-Key': narrow.body.key };
     await t.http().post(`/v2/workspaces/${own}/projects`).set(admin).send({ slug: 'granted' }).expect(200);
     const full = await t.http().post(`/v2/workspaces/${own}/projects/granted/api-keys`).set(as).send({ name: 'full' });
     expect([full.status, full.body.message]).toEqual([403, expect.stringContaining('cannot grant scopes it does not hold: invoke')]);
     expect((await t.http().post(`/v2/workspaces/${own}/projects/granted/api-keys`).set(as).send({ preset: 'app' })).status).toBe(403);
-    await t.http().post(`/v2/workspaces/${own}/projects/granted/api-keys`).set(as).send({ scopes: ['keys:manage'] }).expect(200);
+    await t
+      .http()
+      .post(`/v2/workspaces/${own}/projects/granted/api-keys`)
+      .set(as)
+      .send({ scopes: ['keys:manage'] })
+      .expect(200);
     expect((await t.http().post('/v2/apply').set(as).send({ workspace: own, project: 'granted' })).status).toBe(403);
 
     await t.http().delete(`/v2/workspaces/${own}/admin-keys/${narrow.body.id}`).set(admin).expect(200);

@@ -17,7 +17,11 @@ function lastUserText(body) {
     const m = messages[i];
     if (m?.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
-    if (Array.isArray(m.content)) return m.content.filter((p) => p?.type === 'text').map((p) => p.text).join('\n');
+    if (Array.isArray(m.content))
+      return m.content
+        .filter((p) => p?.type === 'text')
+        .map((p) => p.text)
+        .join('\n');
     return '';
   }
   return '';
@@ -47,7 +51,9 @@ function chunkEvents(text, model, usage) {
 
 function notFound(res, req) {
   res.writeHead(404, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } }));
+  res.end(
+    JSON.stringify({ error: { message: `No route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } }),
+  );
 }
 
 const server = http.createServer((req, res) => {

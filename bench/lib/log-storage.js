@@ -19,13 +19,25 @@ const REPORTED_TURNS = [1, 50, 200];
 
 /** A different ~300-byte text per turn, the same on every run. */
 function turnText(turn) {
-  const words = crypto.createHash('sha512').update(`turn ${turn}`).digest('base64').match(/.{1,7}/g);
-  const more = crypto.createHash('sha512').update(`more ${turn}`).digest('base64').match(/.{1,7}/g);
+  const words = crypto
+    .createHash('sha512')
+    .update(`turn ${turn}`)
+    .digest('base64')
+    .match(/.{1,7}/g);
+  const more = crypto
+    .createHash('sha512')
+    .update(`more ${turn}`)
+    .digest('base64')
+    .match(/.{1,7}/g);
   return `Turn ${turn}: ${[...words, ...more].join(' ')} ${[...words].reverse().join(' ')}`;
 }
 
 async function invoke(baseUrl, path, key, body) {
-  const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`log storage: turn answered ${res.status}: ${text.slice(0, 300)}`);
   return threadIdOf(res.headers);

@@ -37,7 +37,10 @@ function ensureInstalled(log) {
   fs.mkdirSync(PEERS, { recursive: true });
   const manifest = path.join(PEERS, 'package.json');
   if (!fs.existsSync(manifest)) {
-    fs.writeFileSync(manifest, `${JSON.stringify({ name: 'parley-bench-peers', private: true, description: 'Peers installed by npm run bench; not part of Parley' }, null, 2)}\n`);
+    fs.writeFileSync(
+      manifest,
+      `${JSON.stringify({ name: 'parley-bench-peers', private: true, description: 'Peers installed by npm run bench; not part of Parley' }, null, 2)}\n`,
+    );
   }
   log(`installing ${PACKAGE}@${VERSION} into ${path.relative(process.cwd(), PEERS)} (npm, once)`);
   // --ignore-scripts: its only install script is patch-package, with no patches in the published package.
@@ -77,7 +80,11 @@ async function startPortkey(upstreamUrl, log) {
   try {
     entry = ensureInstalled(log);
   } catch (err) {
-    const detail = String(err.stderr || err.message).trim().split('\n').slice(-3).join(' ');
+    const detail = String(err.stderr || err.message)
+      .trim()
+      .split('\n')
+      .slice(-3)
+      .join(' ');
     return { skipped: `could not install ${PACKAGE}@${VERSION}: ${detail}` };
   }
   try {

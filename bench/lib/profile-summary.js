@@ -21,7 +21,10 @@ for (const id of profile.samples) counts.set(id, (counts.get(id) || 0) + 1);
 
 const label = (n) => {
   const f = n.callFrame;
-  const url = f.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'nm:').replace(/.*\/dist\//, 'dist/');
+  const url = f.url
+    .replace(/^file:\/\//, '')
+    .replace(/.*node_modules\//, 'nm:')
+    .replace(/.*\/dist\//, 'dist/');
   return `${f.functionName || '(anon)'} ${url}:${f.lineNumber + 1}`;
 };
 const pkg = (n) => {

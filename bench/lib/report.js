@@ -13,15 +13,34 @@ function table(headers, rows) {
 function printReport(report) {
   const m = report.machine;
   console.log(`\nParley benchmark ${report.timestamp}: ${report.command}`);
-  console.log(`${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, PostgreSQL ${m.postgres}, ${m.kernel}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end`);
+  console.log(
+    `${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, PostgreSQL ${m.postgres}, ${m.kernel}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end`,
+  );
   const st = report.settings;
-  console.log(`${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; RSS = peak MB of the server; busy % = whole machine, other % = processes not part of the benchmark (worst slice)`);
+  console.log(
+    `${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; RSS = peak MB of the server; busy % = whole machine, other % = processes not part of the benchmark (worst slice)`,
+  );
   if (report.peers.portkey.skipped) console.log(`(p) Portkey SKIPPED: ${report.peers.portkey.skipped}`);
   console.log('');
 
   console.log(
     table(
-      ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'srv CPU', 'db CPU', 'upstr CPU', 'RSS MB', 'busy %', 'other %', 'errors'],
+      [
+        'scenario',
+        'conns',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'TTFB p50',
+        'TTFB p99',
+        'srv CPU',
+        'db CPU',
+        'upstr CPU',
+        'RSS MB',
+        'busy %',
+        'other %',
+        'errors',
+      ],
       report.runs.map((r) => [
         `(${r.scenario}) ${r.name}`,
         r.connections,
@@ -61,23 +80,34 @@ function printReport(report) {
   if (report.logStorage && !report.logStorage.error) {
     const ls = report.logStorage;
     const at = ls.perTurn.map((t) => `turn ${t.turn}: ${t.storedBytes} B stored (${t.logicalBytes} B as text)`).join('; ');
-    console.log(`\nLog storage, one ${ls.turns}-turn thread: ${at}; the thread's ${ls.turns} logs hold ${ls.totalStoredBytes} B stored (${ls.totalLogicalBytes} B as text)`);
+    console.log(
+      `\nLog storage, one ${ls.turns}-turn thread: ${at}; the thread's ${ls.turns} logs hold ${ls.totalStoredBytes} B stored (${ls.totalLogicalBytes} B as text)`,
+    );
   }
 
   for (const issue of [...new Set(report.targets.map((t) => t.issue))]) {
-  console.log(`\nTargets (issue ${issue}):`);
-  for (const t of report.targets.filter((x) => x.issue === issue)) {
-    const verdict = t.met === null ? 'N/A' : t.met ? 'MET' : 'MISSED';
-    const value = t.value === null ? '-' : t.unit === 'ms' ? `${signed(t.value)} ms` : t.unit === 'MB' ? `${t.value.toFixed(0)} MB` : `${t.value.toFixed(2)}×`;
-    const limit = `${t.kind === 'min' ? '≥' : '≤'} ${t.limit}${t.unit === 'ms' ? ' ms' : t.unit === 'MB' ? ' MB' : '×'}`;
-    const why = t.notMeasured ? ` — ${t.notMeasured}` : '';
-    const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile` : '';
-    console.log(`  ${verdict.padEnd(6)} ${t.description}: ${value} (target ${limit})${why}${disturbed}`);
-  }
+    console.log(`\nTargets (issue ${issue}):`);
+    for (const t of report.targets.filter((x) => x.issue === issue)) {
+      const verdict = t.met === null ? 'N/A' : t.met ? 'MET' : 'MISSED';
+      const value =
+        t.value === null
+          ? '-'
+          : t.unit === 'ms'
+            ? `${signed(t.value)} ms`
+            : t.unit === 'MB'
+              ? `${t.value.toFixed(0)} MB`
+              : `${t.value.toFixed(2)}×`;
+      const limit = `${t.kind === 'min' ? '≥' : '≤'} ${t.limit}${t.unit === 'ms' ? ' ms' : t.unit === 'MB' ? ' MB' : '×'}`;
+      const why = t.notMeasured ? ` — ${t.notMeasured}` : '';
+      const disturbed = t.disturbedPct ? ` — disturbed: other processes used ${t.disturbedPct}% of the machine meanwhile` : '';
+      console.log(`  ${verdict.padEnd(6)} ${t.description}: ${value} (target ${limit})${why}${disturbed}`);
+    }
   }
   if (report.databaseProbe) {
     const { selectRoundTripMs: rt, insertCommitMs: ic } = report.databaseProbe;
-    console.log(`\nPostgreSQL alone (sequential, one connection): SELECT 1 p50 ${rt.p50} / p99 ${rt.p99} ms; one-row INSERT + commit p50 ${ic.p50} / p99 ${ic.p99} ms`);
+    console.log(
+      `\nPostgreSQL alone (sequential, one connection): SELECT 1 p50 ${rt.p50} / p99 ${rt.p99} ms; one-row INSERT + commit p50 ${ic.p50} / p99 ${ic.p99} ms`,
+    );
   }
   if (report.integrity) {
     const i = report.integrity;
@@ -86,7 +116,8 @@ function printReport(report) {
         `${i.threads} threads, ${i.threadMessages} thread messages`,
     );
   }
-  if (report.parleyMemoryMB) console.log(`Parley memory: RSS ${report.parleyMemoryMB.rssAtEnd} MB at the end, peak ${report.parleyMemoryMB.peak} MB over the run`);
+  if (report.parleyMemoryMB)
+    console.log(`Parley memory: RSS ${report.parleyMemoryMB.rssAtEnd} MB at the end, peak ${report.parleyMemoryMB.peak} MB over the run`);
   console.log(`wall clock ${report.wallClockSec}s`);
 }
 

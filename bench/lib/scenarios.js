@@ -24,7 +24,13 @@ function threadIdOf(headers) {
 
 /** Per connection: a conversation of `turns` calls; the first opens the thread, the rest continue it. */
 function conversation(pathname, stream, turns = 10) {
-  const body = (threadId) => JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE], ...(stream ? { stream: true } : {}), ...(threadId ? { threadId } : {}) });
+  const body = (threadId) =>
+    JSON.stringify({
+      variables: VARIABLES,
+      messages: [USER_MESSAGE],
+      ...(stream ? { stream: true } : {}),
+      ...(threadId ? { threadId } : {}),
+    });
   const remember = (status, _body, context, headers) => {
     const id = threadIdOf(headers);
     if (status === 200 && id) context.threadId = id;
@@ -32,7 +38,12 @@ function conversation(pathname, stream, turns = 10) {
   return Array.from({ length: turns }, (_, i) =>
     i === 0
       ? { method: 'POST', path: pathname, body: body(undefined), onResponse: remember }
-      : { method: 'POST', path: pathname, setupRequest: (req, context) => ({ ...req, body: body(context.threadId) }), onResponse: remember },
+      : {
+          method: 'POST',
+          path: pathname,
+          setupRequest: (req, context) => ({ ...req, body: body(context.threadId) }),
+          onResponse: remember,
+        },
   );
 }
 
@@ -48,7 +59,11 @@ function responsesConversation(turns = 10) {
   };
   return [
     { method: 'POST', path: '/v1/conversations', body: '{}', onResponse: remember },
-    ...Array.from({ length: turns }, () => ({ method: 'POST', path: '/v1/responses', setupRequest: (req, context) => ({ ...req, body: body(context.conversation) }) })),
+    ...Array.from({ length: turns }, () => ({
+      method: 'POST',
+      path: '/v1/responses',
+      setupRequest: (req, context) => ({ ...req, body: body(context.conversation) }),
+    })),
   ];
 }
 
@@ -61,28 +76,93 @@ function scenariosOf(servers, setup) {
   const key = { 'x-api-key': setup.key };
   const bearer = { authorization: `Bearer ${setup.key}` };
   const list = [
-    { id: 'a', name: 'upstream direct', serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) } },
-    { id: 'a~', name: 'upstream direct, streamed', stream: true, serverPid: () => upstream.pid, target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) } },
+    {
+      id: 'a',
+      name: 'upstream direct',
+      serverPid: () => upstream.pid,
+      target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(false) },
+    },
+    {
+      id: 'a~',
+      name: 'upstream direct, streamed',
+      stream: true,
+      serverPid: () => upstream.pid,
+      target: { url: `${upstream.url}/chat/completions`, body: upstreamBody(true) },
+    },
   ];
-  if (rawProxy) list.push({ id: 'r', name: 'raw node:http + undici Pool proxy', serverPid: () => rawProxy.pid, target: { url: `${rawProxy.url}/chat/completions`, body: upstreamBody(false) } });
-  if (bare) list.push({ id: 'b', name: 'bare Nest + express, undici.request', serverPid: () => bare.pid, target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) } });
-  if (bareFetch) list.push({ id: 'b~', name: 'bare Nest + express, global fetch', serverPid: () => bareFetch.pid, target: { url: `${bareFetch.url}/chat/completions`, body: upstreamBody(false) } });
+  if (rawProxy)
+    list.push({
+      id: 'r',
+      name: 'raw node:http + undici Pool proxy',
+      serverPid: () => rawProxy.pid,
+      target: { url: `${rawProxy.url}/chat/completions`, body: upstreamBody(false) },
+    });
+  if (bare)
+    list.push({
+      id: 'b',
+      name: 'bare Nest + express, undici.request',
+      serverPid: () => bare.pid,
+      target: { url: `${bare.url}/chat/completions`, body: upstreamBody(false) },
+    });
+  if (bareFetch)
+    list.push({
+      id: 'b~',
+      name: 'bare Nest + express, global fetch',
+      serverPid: () => bareFetch.pid,
+      target: { url: `${bareFetch.url}/chat/completions`, body: upstreamBody(false) },
+    });
   if (portkey?.proc) {
-    list.push({ id: 'p', name: `Portkey gateway ${portkey.version}`, serverPid: () => portkey.proc.pid, target: { url: `${portkey.url}/chat/completions`, headers: portkey.headers, body: upstreamBody(false) } });
+    list.push({
+      id: 'p',
+      name: `Portkey gateway ${portkey.version}`,
+      serverPid: () => portkey.proc.pid,
+      target: { url: `${portkey.url}/chat/completions`, headers: portkey.headers, body: upstreamBody(false) },
+    });
   }
   const invoke = JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE] });
   list.push(
-    { id: 'c', name: 'Parley deployed prompt', usesDb: true, serverPid: () => parley.pid, target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke } },
-    { id: 'd', name: 'Parley assistant + thread', usesDb: true, thread: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, false) } },
-    { id: 'e', name: 'Parley assistant streamed', usesDb: true, thread: true, stream: true, serverPid: () => parley.pid, target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, true) } },
+    {
+      id: 'c',
+      name: 'Parley deployed prompt',
+      usesDb: true,
+      serverPid: () => parley.pid,
+      target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke },
+    },
+    {
+      id: 'd',
+      name: 'Parley assistant + thread',
+      usesDb: true,
+      thread: true,
+      serverPid: () => parley.pid,
+      target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, false) },
+    },
+    {
+      id: 'e',
+      name: 'Parley assistant streamed',
+      usesDb: true,
+      thread: true,
+      stream: true,
+      serverPid: () => parley.pid,
+      target: { url: parley.url, headers: key, requests: conversation(setup.assistantPath, true) },
+    },
     {
       id: 'g',
       name: 'Parley /v1/chat/completions, deployment',
       usesDb: true,
       serverPid: () => parley.pid,
-      target: { url: `${parley.url}/v1/chat/completions`, headers: bearer, body: JSON.stringify({ model: 'bench-prompt@production', messages: [USER_MESSAGE], variables: VARIABLES }) },
+      target: {
+        url: `${parley.url}/v1/chat/completions`,
+        headers: bearer,
+        body: JSON.stringify({ model: 'bench-prompt@production', messages: [USER_MESSAGE], variables: VARIABLES }),
+      },
     },
-    { id: 'f', name: 'Parley /v1/responses, conversation', usesDb: true, serverPid: () => parley.pid, target: { url: parley.url, headers: bearer, requests: responsesConversation() } },
+    {
+      id: 'f',
+      name: 'Parley /v1/responses, conversation',
+      usesDb: true,
+      serverPid: () => parley.pid,
+      target: { url: parley.url, headers: bearer, requests: responsesConversation() },
+    },
   );
   return list;
 }
@@ -98,7 +178,8 @@ async function sanityCheck(scenario) {
   const problem = (why) => new Error(`scenario ${scenario.id} (${scenario.name}): ${why}\n${res.status} ${text.slice(0, 600)}`);
   if (res.status !== 200) throw problem('sanity request failed');
   if (scenario.stream) {
-    if (!/^data: /.test(text) || !text.includes('data: [DONE]') || !text.includes('Summarize')) throw problem('not a chat.completion.chunk stream echoing the message');
+    if (!/^data: /.test(text) || !text.includes('data: [DONE]') || !text.includes('Summarize'))
+      throw problem('not a chat.completion.chunk stream echoing the message');
   } else if (JSON.parse(text).choices?.[0]?.message?.content !== USER_MESSAGE.content) {
     throw problem('the reply does not echo the user message');
   }
@@ -108,7 +189,8 @@ async function sanityCheck(scenario) {
 /** Scenario f: a conversation is created, and a response on it echoes the input. */
 async function sanityCheckResponses(scenario) {
   const t = scenario.target;
-  const post = (path, body) => fetch(new URL(path, t.url).href, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
+  const post = (path, body) =>
+    fetch(new URL(path, t.url).href, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
   const created = await post('/v1/conversations', '{}');
   const conversation = created.status === 200 ? (await created.json()).id : null;
   if (!conversation) throw new Error(`scenario f: POST /v1/conversations answered ${created.status}`);
@@ -116,7 +198,8 @@ async function sanityCheckResponses(scenario) {
   const res = await post('/v1/responses', t.requests[1].setupRequest({}, context).body);
   const text = await res.text();
   const output = res.status === 200 ? JSON.parse(text).output?.[0]?.content?.[0]?.text : undefined;
-  if (output !== USER_MESSAGE.content) throw new Error(`scenario f (${scenario.name}): the response does not echo the input\n${res.status} ${text.slice(0, 600)}`);
+  if (output !== USER_MESSAGE.content)
+    throw new Error(`scenario f (${scenario.name}): the response does not echo the input\n${res.status} ${text.slice(0, 600)}`);
 }
 
 module.exports = { scenariosOf, sanityCheck, threadIdOf, USER_MESSAGE, VARIABLES };

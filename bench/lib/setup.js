@@ -27,8 +27,16 @@ async function setUpParley(baseUrl, adminKey, upstreamUrl) {
   await call(baseUrl, adminKey, 'POST', `/v2/workspaces/${WORKSPACE}/projects`, { slug: PROJECT, name: 'Performance' });
   const { key } = await call(baseUrl, adminKey, 'POST', `/v2/workspaces/${WORKSPACE}/projects/${PROJECT}/api-keys`, { name: 'bench' });
 
-  await call(baseUrl, key, 'POST', '/v2/provider-credentials', { name: 'fake', type: 'openai', baseUrl: upstreamUrl, apiKey: 'sk-bench-not-a-real-key' });
-  for (const [slug, kind] of [['bench-prompt', 'prompt'], ['bench-assistant', 'assistant']]) {
+  await call(baseUrl, key, 'POST', '/v2/provider-credentials', {
+    name: 'fake',
+    type: 'openai',
+    baseUrl: upstreamUrl,
+    apiKey: 'sk-bench-not-a-real-key',
+  });
+  for (const [slug, kind] of [
+    ['bench-prompt', 'prompt'],
+    ['bench-assistant', 'assistant'],
+  ]) {
     await call(baseUrl, key, 'POST', '/v2/prompts', { slug, kind });
     await call(baseUrl, key, 'POST', `/v2/prompts/${slug}/versions`, {
       template: TEMPLATE,

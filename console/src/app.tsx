@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
+
 import { api, unwrap } from './api/client';
 import { EmptyState, ErrorNote, Loading } from './components/ui';
 import { KeysScreen, Picker } from './screens/keys';
@@ -70,7 +71,14 @@ export function App() {
               <Route path="/threads/:id" element={<ThreadScreen />} />
               <Route path="/usage" element={<UsageScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
-              <Route path="*" element={<p>No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.</p>} />
+              <Route
+                path="*"
+                element={
+                  <p>
+                    No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.
+                  </p>
+                }
+              />
             </Routes>
           )}
         </Suspense>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSyncExternalStore } from 'react';
+
 import { api, ApiError, getActingProject, type ProjectRef, setActingProject, subscribeActingProject, unwrap } from './api/client';
 
 export type Session = Awaited<ReturnType<typeof fetchSession>>;
@@ -37,7 +38,9 @@ export function useSwitchProject() {
   const client = useQueryClient();
   return (next: ProjectRef | null) => {
     setActingProject(next);
-    client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'workspaces' && query.queryKey[0] !== 'projects' });
+    client.removeQueries({
+      predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'workspaces' && query.queryKey[0] !== 'projects',
+    });
   };
 }
 

@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
+
 import type { Locator, Page, Response } from 'playwright-core';
-import { spawnServer, SpawnedServer } from '../../test/support/spawn-server';
+
+import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
 
 /**
@@ -28,7 +30,11 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     if (options.csrf) headers['X-Parley-CSRF'] = '1';
     if (options.key) headers['X-API-Key'] = options.key;
     if (options.cookie) headers.Cookie = options.cookie;
-    const res = await fetch(`${server.url}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
@@ -37,7 +43,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
    * cut at max_tokens words: version 2 sets max_tokens to 12, version 1 none, so the answer tells them apart.
    */
   const productionAnswer = async () => {
-    const res = await api('POST', '/default/default/demo-prompt/production', { key: projectKey, body: { variables: { name: 'Ada' }, messages: [{ role: 'user', content: COUNTED }] } });
+    const res = await api('POST', '/default/default/demo-prompt/production', {
+      key: projectKey,
+      body: { variables: { name: 'Ada' }, messages: [{ role: 'user', content: COUNTED }] },
+    });
     expect(res.status).toBe(200);
     return res.body.choices[0].message.content as string;
   };
@@ -46,17 +55,30 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
   };
   const choose = async (label: string, option: string, within = page.getByRole('main')) => {
-    await within.locator('.field').filter({ has: page.getByText(label, { exact: true }) }).getByRole('button').click();
+    await within
+      .locator('.field')
+      .filter({ has: page.getByText(label, { exact: true }) })
+      .getByRole('button')
+      .click();
     await page.getByRole('option', { name: option, exact: true }).click();
   };
   /** Picks a workspace, then a project; the project picker is reopened until its list has loaded (one opened before shows nothing). */
   const chooseProject = async (workspace: string, project: string, within = page.getByRole('main')) => {
     await choose('Workspace', workspace, within);
-    const picker = within.locator('.field').filter({ has: page.getByText('Project', { exact: true }) }).getByRole('button');
+    const picker = within
+      .locator('.field')
+      .filter({ has: page.getByText('Project', { exact: true }) })
+      .getByRole('button');
     const option = page.getByRole('option', { name: project, exact: true });
     for (let attempt = 0; attempt < 20; attempt++) {
       await picker.click();
-      if (await option.waitFor({ timeout: 1000 }).then(() => true, () => false)) return option.click();
+      if (
+        await option.waitFor({ timeout: 1000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return option.click();
       await page.keyboard.press('Escape');
     }
     throw new Error(`no project ${project} in ${workspace}`);
@@ -151,8 +173,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).click();
     const changed = page.locator('.cm-merge-b .cm-changedLine');
     await changed.first().waitFor();
-    expect(await changed.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Version two <img src=x'), expect.stringContaining('"max_tokens":12')]));
-    expect(await page.locator('.cm-merge-a .cm-changedLine').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Greet {{name}}')]));
+    expect(await changed.allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('Version two <img src=x'), expect.stringContaining('"max_tokens":12')]),
+    );
+    expect(await page.locator('.cm-merge-a .cm-changedLine').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('Greet {{name}}')]),
+    );
     await noScriptRan();
     await accessible('diff');
   });
@@ -224,7 +250,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   });
 
   it('opens the thread of an assistant call as a transcript, user text rendered as text', async () => {
-    const call = await api('POST', '/default/default/demo-assistant/production', { key: projectKey, body: { messages: [{ role: 'user', content: XSS_MESSAGE }] } });
+    const call = await api('POST', '/default/default/demo-assistant/production', {
+      key: projectKey,
+      body: { messages: [{ role: 'user', content: XSS_MESSAGE }] },
+    });
     expect(call.status).toBe(200);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
     await page.getByRole('heading', { name: 'Threads', exact: true }).waitFor();
@@ -273,7 +302,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   });
 
   it("runs a draft's own provider and tools without saving them, then saves them as a new version", async () => {
-    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+    const weather = {
+      type: 'function',
+      function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    };
     await page.goto(`${server.url}/console/prompts/demo-prompt/playground?from=1`);
     const replace = async (name: string, text: string) => {
       await page.getByRole('textbox', { name }).click();
@@ -293,7 +325,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await output.locator('.tool-call').getByText('get_weather', { exact: true }).waitFor();
     // Run, not saved: the latest version is still 2, without tools.
     const versions = await api('GET', '/v2/prompts/demo-prompt/versions', { cookie: projectCookie });
-    expect(versions.body.data.map((v: { version: number; tools: unknown[] }) => [v.version, v.tools])).toEqual(expect.arrayContaining([[2, []], [1, []]]));
+    expect(versions.body.data.map((v: { version: number; tools: unknown[] }) => [v.version, v.tools])).toEqual(
+      expect.arrayContaining([
+        [2, []],
+        [1, []],
+      ]),
+    );
     expect(versions.body.data.some((v: { version: number }) => v.version === 3)).toBe(false);
     const ran = await api('GET', '/v2/logs?slug=demo-prompt&limit=1', { cookie: projectCookie });
     expect([ran.body.data[0].provider, JSON.parse(ran.body.data[0].requestData).tools]).toEqual(['local', [weather]]);
@@ -310,11 +347,18 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const ws = (otherWorkspace = `other-${Date.now()}`);
     expect((await api('POST', '/v2/workspaces', { key: adminKey, body: { slug: ws } })).status).toBe(200);
     expect((await api('POST', `/v2/workspaces/${ws}/projects`, { key: adminKey, body: { slug: 'p' } })).status).toBe(200);
-    const otherKey = (await api('POST', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey, body: { name: 'other' } })).body.key as string;
+    const otherKey = (await api('POST', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey, body: { name: 'other' } })).body
+      .key as string;
     await api('POST', '/v2/prompts', { key: otherKey, body: { slug: 'secret-prompt', kind: 'assistant' } });
-    await api('POST', '/v2/prompts/secret-prompt/versions', { key: otherKey, body: { template: [{ role: 'system', content: 'secret' }], model: 'echo' } });
+    await api('POST', '/v2/prompts/secret-prompt/versions', {
+      key: otherKey,
+      body: { template: [{ role: 'system', content: 'secret' }], model: 'echo' },
+    });
     await api('POST', '/v2/prompts/secret-prompt/deployments', { key: otherKey, body: { environment: 'production' } });
-    expect((await api('POST', `/${ws}/p/secret-prompt/production`, { key: otherKey, body: { messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
+    expect(
+      (await api('POST', `/${ws}/p/secret-prompt/production`, { key: otherKey, body: { messages: [{ role: 'user', content: 'hi' }] } }))
+        .status,
+    ).toBe(200);
     const otherLog = (await api('GET', '/v2/logs?limit=1', { key: otherKey })).body.data[0];
 
     expect((await api('GET', '/v2/prompts/secret-prompt', { cookie: projectCookie })).status).toBe(404);
@@ -324,7 +368,9 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect((await api('GET', `/v2/threads/${otherLog.threadId}/messages`, { cookie: projectCookie })).status).toBe(404);
     expect((await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { cookie: projectCookie })).status).toBe(404);
     const otherKeyId = (await api('GET', `/v2/workspaces/${ws}/projects/p/api-keys`, { key: adminKey })).body.data[0].id as string;
-    expect((await api('DELETE', `/v2/workspaces/default/projects/default/api-keys/${otherKeyId}`, { cookie: projectCookie, csrf: true })).status).toBe(404);
+    expect(
+      (await api('DELETE', `/v2/workspaces/default/projects/default/api-keys/${otherKeyId}`, { cookie: projectCookie, csrf: true })).status,
+    ).toBe(404);
     expect((await api('GET', '/v2/threads', { key: otherKey })).status).toBe(200);
     // Usage: a project session reports on its own project only; naming another is refused.
     const from = new Date(Date.now() - 86_400_000).toISOString();
@@ -353,8 +399,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect((await api('GET', '/v2/threads', { key: secret })).status).toBe(401);
     // The audit trail names the signed-in project key as who made and revoked it.
     const audit = await api('GET', '/v2/audit?limit=20', { cookie: projectCookie });
-    const events = audit.body.data.filter((e: { after: { name?: string } | null; before: { name?: string } | null }) => (e.after ?? e.before)?.name === 'browser-test');
-    expect(events.map((e: { action: string; actor: { kind: string; keyName: string } }) => [e.action, e.actor.kind, e.actor.keyName])).toEqual(
+    const events = audit.body.data.filter(
+      (e: { after: { name?: string } | null; before: { name?: string } | null }) => (e.after ?? e.before)?.name === 'browser-test',
+    );
+    expect(
+      events.map((e: { action: string; actor: { kind: string; keyName: string } }) => [e.action, e.actor.kind, e.actor.keyName]),
+    ).toEqual(
       expect.arrayContaining([
         ['api_key.created', 'project', 'default'],
         ['api_key.revoked', 'project', 'default'],
@@ -370,7 +420,10 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
     await chooseProject('default', 'default');
     await page.getByRole('button', { name: 'Revoke default' }).waitFor();
-    await page.getByText(/^revoked /).first().waitFor();
+    await page
+      .getByText(/^revoked /)
+      .first()
+      .waitFor();
     await accessible('admin-keys');
 
     // No project picked yet: the project screens say what to do.

@@ -16,12 +16,14 @@ function track(name, child) {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  proc.exitedPromise = new Promise((resolve) => child.on('exit', (code, signal) => {
-    proc.exited = true;
-    proc.exit = signal ?? code;
-    started.delete(proc);
-    resolve();
-  }));
+  proc.exitedPromise = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      proc.exited = true;
+      proc.exit = signal ?? code;
+      started.delete(proc);
+      resolve();
+    }),
+  );
   started.add(proc);
   return proc;
 }
@@ -73,14 +75,18 @@ async function startNginx(dir, listenPort, upstreamPorts) {
   // The compose server line's parameters (max_fails, fail_timeout, ...) apply to each instance,
   // except `resolve`: loopback addresses need no DNS (and Debian's nginx 1.22 predates it).
   const SERVER_LINE = /^\s*server\s+[^\s;{]+:\d+([^;]*);[^\n]*$/gm;
-  const parameters = (SERVER_LINE.exec(site)?.[1] ?? '').split(/\s+/).filter((p) => p && p !== 'resolve').join(' ');
+  const parameters = (SERVER_LINE.exec(site)?.[1] ?? '')
+    .split(/\s+/)
+    .filter((p) => p && p !== 'resolve')
+    .join(' ');
   const servers = upstreamPorts.map((port) => `  server 127.0.0.1:${port}${parameters ? ` ${parameters}` : ''};`).join('\n');
   const rewritten = site
     .replace(/^\s*resolver\s[^;]*;[^\n]*$/m, '')
     .replace(SERVER_LINE, '')
     .replace(/upstream\s+parley\s*\{/, (head) => `${head}\n${servers}`)
     .replace(/listen\s+\d+\s*;/, `listen 127.0.0.1:${listenPort};`);
-  if (!rewritten.includes(`server 127.0.0.1:${upstreamPorts[0]}`)) throw new Error('deploy/nginx.conf has no "upstream parley { ... }" block to point at the instances');
+  if (!rewritten.includes(`server 127.0.0.1:${upstreamPorts[0]}`))
+    throw new Error('deploy/nginx.conf has no "upstream parley { ... }" block to point at the instances');
   // Workers run as an unprivileged user when the master is root: they must reach their temp files.
   fs.chmodSync(dir, 0o755);
   for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {

@@ -43,8 +43,16 @@ async function setUp(baseUrl, upstreamUrl) {
   await api(baseUrl, ADMIN_KEY, 'POST', '/v2/workspaces', { slug: 'cluster' });
   const project = await api(baseUrl, ADMIN_KEY, 'POST', '/v2/workspaces/cluster/projects', { slug: 'load' });
   const { key } = await api(baseUrl, ADMIN_KEY, 'POST', '/v2/workspaces/cluster/projects/load/api-keys', { name: 'cluster' });
-  await api(baseUrl, key, 'POST', '/v2/provider-credentials', { name: 'fake', type: 'openai', baseUrl: upstreamUrl, apiKey: 'sk-cluster-fake' });
-  for (const [slug, kind] of [['helper', 'assistant'], ['summarize', 'prompt']]) {
+  await api(baseUrl, key, 'POST', '/v2/provider-credentials', {
+    name: 'fake',
+    type: 'openai',
+    baseUrl: upstreamUrl,
+    apiKey: 'sk-cluster-fake',
+  });
+  for (const [slug, kind] of [
+    ['helper', 'assistant'],
+    ['summarize', 'prompt'],
+  ]) {
     await api(baseUrl, key, 'POST', '/v2/prompts', { slug, kind });
     const version = await api(baseUrl, key, 'POST', `/v2/prompts/${slug}/versions`, {
       template: [{ role: 'system', content: 'You are terse.' }],
@@ -54,7 +62,8 @@ async function setUp(baseUrl, upstreamUrl) {
     await api(baseUrl, key, 'POST', `/v2/prompts/${slug}/deployments`, { environment: 'production', version: version.version });
   }
   const threads = [];
-  for (let i = 0; i < settings.threads; i++) threads.push((await api(baseUrl, key, 'POST', '/v2/threads', { metadata: { shared: String(i) } })).id);
+  for (let i = 0; i < settings.threads; i++)
+    threads.push((await api(baseUrl, key, 'POST', '/v2/threads', { metadata: { shared: String(i) } })).id);
   return {
     baseUrl,
     key,
@@ -95,7 +104,12 @@ async function checkThreads(projectId, threads) {
         const [user, reply] = [rows[i], rows[i + 1]];
         const said = user.content?.[0];
         const answered = reply?.content?.[0];
-        if (said?.role !== 'user' || answered?.role !== 'assistant' || answered.content !== said.content || reply.request_log_id !== user.request_log_id) {
+        if (
+          said?.role !== 'user' ||
+          answered?.role !== 'assistant' ||
+          answered.content !== said.content ||
+          reply.request_log_id !== user.request_log_id
+        ) {
           problems.push(`thread ${threadId}: seq ${user.seq} is not a user turn followed by its own answer`);
           break;
         }
@@ -157,7 +171,9 @@ async function main() {
   // The load lasts the set duration, and at least 12 s past the restart (nginx tries a failed
   // server again after fail_timeout, 10 s at most), so the restarted instance is seen serving
   // again; never more than 2 minutes past the set duration.
-  const done = () => Date.now() >= deadline + 120_000 || (Date.now() >= deadline && events.restartedAt !== undefined && Date.now() >= events.restartedAt + 12_000);
+  const done = () =>
+    Date.now() >= deadline + 120_000 ||
+    (Date.now() >= deadline && events.restartedAt !== undefined && Date.now() >= events.restartedAt + 12_000);
   const calls = await runLoad(target, { clients: settings.clients, threads: target.threads, done });
   await chaos;
   const elapsedS = (Date.now() - started) / 1000;
@@ -182,14 +198,19 @@ async function main() {
   const unknown = [...markers.keys()].filter((m) => !issued.has(m));
   const failedButStored = threadCalls.filter((c) => !c.ok && markers.get(c.marker) === 1).length;
 
-  const latencies = calls.filter((c) => c.ok).map((c) => c.end - c.start).sort((a, b) => a - b);
+  const latencies = calls
+    .filter((c) => c.ok)
+    .map((c) => c.end - c.start)
+    .sort((a, b) => a - b);
   const byOp = (op) => calls.filter((c) => c.op === op);
   const servedBy = new Map();
   for (const { upstreams } of access.values()) {
     const last = upstreams.split(', ').at(-1);
     servedBy.set(last, (servedBy.get(last) ?? 0) + 1);
   }
-  const afterRestart = calls.filter((c) => c.start >= events.restartedAt && access.get(c.id)?.upstreams.split(', ').at(-1) === victimAddress && c.ok).length;
+  const afterRestart = calls.filter(
+    (c) => c.start >= events.restartedAt && access.get(c.id)?.upstreams.split(', ').at(-1) === victimAddress && c.ok,
+  ).length;
 
   const report = [
     `duration                 ${elapsedS.toFixed(1)} s, ${settings.clients} clients, ${settings.threads} shared threads, 3 instances behind nginx`,
@@ -197,7 +218,10 @@ async function main() {
     `calls                    ${calls.length} (assistant ${byOp('assistant').length}, assistant stream ${byOp('assistant-stream').length}, prompt ${byOp('prompt').length})`,
     `calls answered           ${calls.length - failed.length} (${((calls.length - failed.length) / elapsedS).toFixed(1)}/s)`,
     `errors                   ${failed.length} (in flight on the killed instance: ${failed.length - unexpected.length}; other: ${unexpected.length})`,
-    `requests per instance    ${[...servedBy.entries()].sort().map(([addr, n]) => `${addr} ${n}`).join(', ')} (parley-2 after its restart: ${afterRestart})`,
+    `requests per instance    ${[...servedBy.entries()]
+      .sort()
+      .map(([addr, n]) => `${addr} ${n}`)
+      .join(', ')} (parley-2 after its restart: ${afterRestart})`,
     `turns stored             ${turns} on ${target.threads.length} threads (${failedButStored} of them from calls that failed at the kill: committed before the client saw the error)`,
     `turns lost               ${lost.length}`,
     `turns duplicated         ${duplicated.length}`,
@@ -214,7 +238,13 @@ async function main() {
   await stop(nginx, 'SIGQUIT');
   await stopAll();
   fs.rmSync(dir, { recursive: true, force: true });
-  const ok = unexpected.length === 0 && lost.length === 0 && duplicated.length === 0 && unknown.length === 0 && problems.length === 0 && calls.length > failed.length;
+  const ok =
+    unexpected.length === 0 &&
+    lost.length === 0 &&
+    duplicated.length === 0 &&
+    unknown.length === 0 &&
+    problems.length === 0 &&
+    calls.length > failed.length;
   log(ok ? 'PASS' : 'FAIL');
   process.exitCode = ok ? 0 : 1;
 }

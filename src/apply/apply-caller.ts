@@ -9,5 +9,10 @@ export function applyCallerOf(principal: Principal): ApplyCaller {
         ...(principal.workspaceSlug !== null ? { workspace: principal.workspaceSlug } : {}),
         mayWriteProviders: hasScope(principal, 'providers:write'),
       }
-    : { kind: 'project', workspaceSlug: principal.workspaceSlug, projectSlug: principal.projectSlug, mayWriteProviders: hasScope(principal, 'providers:write') };
+    : {
+        kind: 'project',
+        workspaceSlug: principal.workspaceSlug,
+        projectSlug: principal.projectSlug,
+        mayWriteProviders: hasScope(principal, 'providers:write'),
+      };
 }

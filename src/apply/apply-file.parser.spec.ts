@@ -14,7 +14,16 @@ prompts:
 describe('parseApplyText', () => {
   it('reports an alias without its anchor, and too many alias expansions, as file errors (found by the fuzz test)', () => {
     expect(parseApplyText('*VSkK-S;')).toEqual({ ok: false, issues: [expect.stringMatching(/^\(file\) Unresolved alias .*VSkK-S;/)] });
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 6 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 6 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(', ')}]`,
+      ),
+    ].join('\n');
     const result = parseApplyText(bomb);
     expect(result.ok).toBe(false);
   });
@@ -25,7 +34,14 @@ describe('parseApplyText', () => {
     if (!r.ok) return;
     expect(r.file.environments).toEqual(['preview', 'staging', 'production']);
     expect(r.file.providers).toEqual([]);
-    expect(r.file.prompts[0].declared).toMatchObject({ kind: 'prompt', provider: 'local', parameters: {}, tools: [], variables: {}, deploy: [] });
+    expect(r.file.prompts[0].declared).toMatchObject({
+      kind: 'prompt',
+      provider: 'local',
+      parameters: {},
+      tools: [],
+      variables: {},
+      deploy: [],
+    });
     expect(r.file.prompts[0].prepared.declaredVariables).toEqual(['audience']);
   });
 
@@ -74,8 +90,16 @@ describe('formatPath and describeSummary', () => {
 
   it('says when nothing changed', () => {
     const unchanged = { slug: 'a', action: 'unchanged' as const };
-    expect(describeSummary({ workspace: unchanged, project: unchanged, environments: [], providers: [], prompts: [], deployments: [], changed: false })).toBe(
-      'No changes: a/a already matches the file.',
-    );
+    expect(
+      describeSummary({
+        workspace: unchanged,
+        project: unchanged,
+        environments: [],
+        providers: [],
+        prompts: [],
+        deployments: [],
+        changed: false,
+      }),
+    ).toBe('No changes: a/a already matches the file.');
   });
 });

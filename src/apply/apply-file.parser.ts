@@ -1,9 +1,10 @@
 import { LineCounter, Node, parseDocument } from 'yaml';
 import { z } from 'zod';
+
 import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
-import { ApplyFileTop, applyFileSchema, DeclaredPrompt, promptSchema, providerSchema, slugSchema } from './apply-file.schema';
-import { describeYamlError } from './yaml-errors';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
+import { applyFileSchema, ApplyFileTop, DeclaredPrompt, promptSchema, providerSchema, slugSchema } from './apply-file.schema';
+import { describeYamlError } from './yaml-errors';
 
 export type IssuePath = (string | number)[];
 
@@ -43,7 +44,9 @@ function promptReferences(raw: unknown, index: number): PromptReferences {
     const parsed = promptSchema.shape[key].safeParse(entry[key]);
     return parsed.success ? (parsed.data as DeclaredPrompt[K]) : undefined;
   };
-  const deploy = Array.isArray(entry.deploy) ? entry.deploy.map((slug) => (slugSchema.safeParse(slug).success ? (slug as string) : undefined)) : [];
+  const deploy = Array.isArray(entry.deploy)
+    ? entry.deploy.map((slug) => (slugSchema.safeParse(slug).success ? (slug as string) : undefined))
+    : [];
   return { index, slug: field('slug'), kind: field('kind'), provider: field('provider'), deploy };
 }
 
@@ -79,17 +82,19 @@ function zodIssues(error: z.ZodError, prefix: IssuePath, locate?: Locate): strin
  * every problem is reported, each with its path in the file (and line, when `locate` knows it).
  */
 export function validateApplyDocument(document: unknown, locate?: Locate): ApplyFileResult {
-  if (document === null || document === undefined) return { ok: false, issues: ['(file): the file is empty; expected workspace, project and prompts'] };
+  if (document === null || document === undefined)
+    return { ok: false, issues: ['(file): the file is empty; expected workspace, project and prompts'] };
   const top = applyFileSchema.safeParse(document, { reportInput: true });
   const issues = top.success ? [] : zodIssues(top.error, [], locate);
-  const rawPrompts = Array.isArray((document as { prompts?: unknown }).prompts) ? ((document as { prompts: unknown[] }).prompts) : [];
+  const rawPrompts = Array.isArray((document as { prompts?: unknown }).prompts) ? (document as { prompts: unknown[] }).prompts : [];
   const prompts: ApplyFile['prompts'] = [];
   rawPrompts.forEach((raw, index) => {
     const parsed = promptSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) return issues.push(...zodIssues(parsed.error, ['prompts', index], locate));
     const { template, provider, model, parameters, tools, variables } = parsed.data;
     const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables });
-    if (!prepared.ok) return issues.push(...prepared.issues.map((issue) => describe(['prompts', index, ...issue.path], issue.message, locate)));
+    if (!prepared.ok)
+      return issues.push(...prepared.issues.map((issue) => describe(['prompts', index, ...issue.path], issue.message, locate)));
     prompts.push({ declared: parsed.data, prepared: prepared.value });
   });
   if (top.success) issues.push(...duplicates(top.data, locate));
@@ -99,7 +104,11 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
 }
 
 /** The references of a document whose top level may be invalid: see ApplyReferences. */
-function referencesOf(document: unknown, prompts: ApplyReferences['prompts'], describe: ApplyReferences['describe']): ApplyReferences | undefined {
+function referencesOf(
+  document: unknown,
+  prompts: ApplyReferences['prompts'],
+  describe: ApplyReferences['describe'],
+): ApplyReferences | undefined {
   const raw = document as Record<string, unknown>;
   const workspace = slugSchema.safeParse(raw.workspace);
   const project = slugSchema.safeParse(raw.project);
@@ -113,8 +122,12 @@ function referencesOf(document: unknown, prompts: ApplyReferences['prompts'], de
   return {
     workspace: workspace.data,
     project: project.data,
-    environments: Array.isArray(raw.environments) ? raw.environments.filter((e): e is string => typeof e === 'string') : [...DEFAULT_ENVIRONMENTS],
-    providerNames: rawProviders.map((p) => (p as { name?: unknown } | null)?.name).filter((name): name is string => typeof name === 'string'),
+    environments: Array.isArray(raw.environments)
+      ? raw.environments.filter((e): e is string => typeof e === 'string')
+      : [...DEFAULT_ENVIRONMENTS],
+    providerNames: rawProviders
+      .map((p) => (p as { name?: unknown } | null)?.name)
+      .filter((name): name is string => typeof name === 'string'),
     providers,
     prompts,
     describe,
@@ -134,11 +147,24 @@ function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
     }
   };
   const raw = top.prompts as { slug?: unknown; deploy?: unknown }[];
-  check(top.environments.map((value, i) => ({ value, path: ['environments', i] })), 'environment');
-  check(top.providers.map((p, i) => ({ value: p.name, path: ['providers', i, 'name'] })), 'provider');
-  check(raw.map((p, i) => ({ value: p?.slug, path: ['prompts', i, 'slug'] })), 'slug');
+  check(
+    top.environments.map((value, i) => ({ value, path: ['environments', i] })),
+    'environment',
+  );
+  check(
+    top.providers.map((p, i) => ({ value: p.name, path: ['providers', i, 'name'] })),
+    'provider',
+  );
+  check(
+    raw.map((p, i) => ({ value: p?.slug, path: ['prompts', i, 'slug'] })),
+    'slug',
+  );
   raw.forEach((p, i) => {
-    if (Array.isArray(p?.deploy)) check(p.deploy.map((value, j) => ({ value, path: ['prompts', i, 'deploy', j] })), 'environment');
+    if (Array.isArray(p?.deploy))
+      check(
+        p.deploy.map((value, j) => ({ value, path: ['prompts', i, 'deploy', j] })),
+        'environment',
+      );
   });
   return found;
 }

@@ -1,7 +1,10 @@
-import { baseUrlProblem } from '../common/http/redact-url';
 import { z } from 'zod';
+
 import { expects } from '../common/chat';
+import { baseUrlProblem } from '../common/http/redact-url';
 import { SLUG_PATTERN } from '../common/validation/slug';
+import { MAX_BUDGET_USD } from '../limits/limits.types';
+import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import {
   modelParametersSchema,
   PROVIDER_NAME_PATTERN,
@@ -9,9 +12,7 @@ import {
   toolsSchema,
   VARIABLE_NAME_PATTERN,
 } from '../registry/content/version-content.schema';
-import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
-import { MAX_BUDGET_USD } from '../limits/limits.types';
 import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
 
 /**
@@ -41,7 +42,14 @@ export const providerSchema = z.strictObject({
     .string()
     .superRefine((url, ctx) => {
       const problem = baseUrlProblem(url);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'must be an http(s) URL' ? 'Expected an http(s) URL' : `Expected an http(s) URL that ${problem.replace(/^must/, 'does')}` });
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            problem === 'must be an http(s) URL'
+              ? 'Expected an http(s) URL'
+              : `Expected an http(s) URL that ${problem.replace(/^must/, 'does')}`,
+        });
     })
     .optional(),
   apiKeyEnv: envVarName.optional(),
@@ -77,7 +85,10 @@ export const limitValuesSchema = z.strictObject({
 export const applyFileSchema = z.strictObject({
   workspace: slug,
   project: slug,
-  environments: z.array(slug).min(1).default([...DEFAULT_ENVIRONMENTS]),
+  environments: z
+    .array(slug)
+    .min(1)
+    .default([...DEFAULT_ENVIRONMENTS]),
   providers: z.array(providerSchema).default([]),
   prompts: z.array(z.unknown()).default([]),
   limits: z.strictObject({ project: limitValuesSchema.optional(), keys: limitValuesSchema.optional() }).optional(),

@@ -37,7 +37,11 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [PromptAction] }) prompts: PromptAction[];
   @ApiProperty({ type: [DeploymentAction] }) deployments: DeploymentAction[];
   @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
-  @ApiProperty({ required: false, type: [String], description: 'things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server' })
+  @ApiProperty({
+    required: false,
+    type: [String],
+    description: 'things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server',
+  })
   warnings?: string[];
 }
 
@@ -49,7 +53,8 @@ export function describeSummary(s: ApplySummary): string {
   if (s.workspace.action === 'created') lines.push(`  + workspace ${s.workspace.slug}`);
   if (s.project.action === 'created') lines.push(`  + project ${s.project.slug}`);
   for (const e of s.environments) if (e.action === 'created') lines.push(`  + environment ${e.slug}`);
-  for (const p of s.providers) if (p.action !== 'unchanged') lines.push(`  ${p.action === 'created' ? '+' : '~'} provider ${p.name} (${p.action})`);
+  for (const p of s.providers)
+    if (p.action !== 'unchanged') lines.push(`  ${p.action === 'created' ? '+' : '~'} provider ${p.name} (${p.action})`);
   for (const p of s.prompts) {
     if (p.action === 'created') lines.push(`  + ${p.kind} ${p.slug} v${p.version}`);
     if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);

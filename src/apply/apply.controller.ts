@@ -1,15 +1,16 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { applyCallerOf } from './apply-caller';
-import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto';
-import { ApplySummary, ApplySummaryDto } from './apply-summary';
-import { ApplyService } from './apply.service';
-import { ExportService } from './export.service';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto';
+import { ApplyService } from './apply.service';
+import { applyCallerOf } from './apply-caller';
+import { ApplySummary, ApplySummaryDto } from './apply-summary';
+import { ExportService } from './export.service';
 
 @ApiTags('Registry: apply and export')
 @ApiSecurity('admin-key')
@@ -37,21 +38,25 @@ export class ApplyController {
   @ApiBody({ schema: APPLY_BODY_SCHEMA, examples: APPLY_BODY_EXAMPLES })
   @ApiOkResponse({ type: ApplySummaryDto })
   @ApiErrors(400)
-  apply(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @InCreateTransaction() tx: CreateTransaction): Promise<ApplySummary> {
+  apply(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<ApplySummary> {
     return this.applier.applyBody(body, applyCallerOf(principal), tx);
   }
 
   @RequireScope('registry:read')
   @Get('export')
   @Header('Content-Type', 'application/yaml; charset=utf-8')
-  @ApiOperation({ summary: 'Export a project as parley.yaml', description: 'The prompts and assistants as deployed; applying the result changes nothing.' })
+  @ApiOperation({
+    summary: 'Export a project as parley.yaml',
+    description: 'The prompts and assistants as deployed; applying the result changes nothing.',
+  })
   // Only the success is YAML; errors are the usual JSON bodies.
   @ApiOkResponse({ description: 'a parley.yaml file', content: { 'application/yaml': { schema: { type: 'string' } } } })
   @ApiErrors(400, 404)
-  export(
-    @CurrentPrincipal() principal: Principal,
-    @Query() query: ExportQuery,
-  ): Promise<string> {
+  export(@CurrentPrincipal() principal: Principal, @Query() query: ExportQuery): Promise<string> {
     return this.exporter.exportFor(applyCallerOf(principal), query.workspace, query.project);
   }
 }

@@ -25,7 +25,10 @@ export const APPLY_BODY_SCHEMA = {
       properties: { yaml: { type: 'string', description: 'the text of parley.yaml; errors then carry line numbers' } },
       additionalProperties: false,
     },
-    { ...openApiSchemaOf(applyFileSchema.extend({ prompts: promptSchema.array().optional() })), description: 'the parley.yaml document as JSON' },
+    {
+      ...openApiSchemaOf(applyFileSchema.extend({ prompts: promptSchema.array().optional() })),
+      description: 'the parley.yaml document as JSON',
+    },
   ],
 };
 
@@ -36,7 +39,15 @@ export const APPLY_BODY_EXAMPLES = {
     value: {
       workspace: 'acme',
       project: 'support',
-      prompts: [{ slug: 'summarize', model: 'echo', template: [{ role: 'system', content: 'Summarize for {{audience}}.' }], variables: { audience: 'engineers' }, deploy: ['production'] }],
+      prompts: [
+        {
+          slug: 'summarize',
+          model: 'echo',
+          template: [{ role: 'system', content: 'Summarize for {{audience}}.' }],
+          variables: { audience: 'engineers' },
+          deploy: ['production'],
+        },
+      ],
     },
   },
 };

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+
 import { LimitsModule } from '../limits/limits.module';
-import { PricingModule } from '../usage/pricing/pricing.module';
-import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { RegistryModule } from '../registry/registry.module';
+import { RegistryCacheModule } from '../registry-cache/registry-cache';
+import { PricingModule } from '../usage/pricing/pricing.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { ApplyController } from './apply.controller';
 import { ApplyService } from './apply.service';

@@ -1,12 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiException, badRequest, forbidden, isMalformedJsonBody, isPlainObject, isUniqueViolation, malformedBodyReason, notFound } from '../common/errors';
+
+import {
+  ApiException,
+  badRequest,
+  forbidden,
+  isMalformedJsonBody,
+  isPlainObject,
+  isUniqueViolation,
+  malformedBodyReason,
+  notFound,
+} from '../common/errors';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { LimitSettingsService } from '../limits/limit-settings.service';
-import { LimitsService } from '../limits/limits.service';
 import { fromLimitValuesDto } from '../limits/limits.mapper';
-import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
-import { PricesService } from '../usage/pricing/prices.service';
+import { LimitsService } from '../limits/limits.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
@@ -14,6 +22,8 @@ import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { RegistryCache } from '../registry-cache/registry-cache';
+import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
+import { PricesService } from '../usage/pricing/prices.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
 import { ApplySummary } from './apply-summary';
@@ -39,7 +49,8 @@ interface ProjectState {
 const MAX_ATTEMPTS = 5;
 
 /** The admin key and the CLI on the database are the operator: they may lend any of the server's provider keys (docs/security.md). */
-const writerOf = (caller: ApplyCaller): CredentialWriter => (caller.kind === 'admin' && caller.workspace === undefined ? 'operator' : 'project');
+const writerOf = (caller: ApplyCaller): CredentialWriter =>
+  caller.kind === 'admin' && caller.workspace === undefined ? 'operator' : 'project';
 
 /** A workspace admin key naming another workspace: not found, as on every admin route. */
 export function assertReachable(caller: ApplyCaller, workspace: string): void {
@@ -76,7 +87,8 @@ export class ApplyService {
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
   applyBody(body: unknown, caller: ApplyCaller, tx?: CreateTransaction): Promise<ApplySummary> {
-    if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string') return this.apply(parseApplyText(body.yaml), caller, undefined, tx);
+    if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string')
+      return this.apply(parseApplyText(body.yaml), caller, undefined, tx);
     if (isMalformedJsonBody(body)) throw badRequest(INVALID_FILE, [`(file): ${malformedBodyReason(body)}`]);
     if (!isPlainObject(body)) {
       throw badRequest(INVALID_FILE, ['(file): expected a JSON object: the parley.yaml document, or {"yaml": "<file text>"}']);
@@ -93,10 +105,16 @@ export class ApplyService {
     return this.apply(validateApplyDocument(document), caller, manager);
   }
 
-  private async apply(result: ApplyFileResult, caller: ApplyCaller, manager?: EntityManager, tx?: CreateTransaction): Promise<ApplySummary> {
+  private async apply(
+    result: ApplyFileResult,
+    caller: ApplyCaller,
+    manager?: EntityManager,
+    tx?: CreateTransaction,
+  ): Promise<ApplySummary> {
     if (!result.ok) {
       // Its references are checked too, so that one report holds every problem of the file.
-      const references = result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, caller, manager) : [];
+      const references =
+        result.references && mayApply(caller, result.references) ? await this.referenceIssues(result.references, caller, manager) : [];
       throw badRequest(INVALID_FILE, [...result.issues, ...references]);
     }
     const { file } = result;
@@ -106,7 +124,9 @@ export class ApplyService {
     if (file.limits && writerOf(caller) !== 'operator') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     // Prices decide costs (and the budgets they are charged to): the operator's too.
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
-    const { summary, projectId } = manager ? await this.execute(manager, file, caller) : await this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource));
+    const { summary, projectId } = manager
+      ? await this.execute(manager, file, caller)
+      : await this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource));
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
     return summary;
@@ -116,7 +136,11 @@ export class ApplyService {
    * Two applies racing to create the same row: the loser's transaction is rolled back and it runs
    * again. In the route's CreateTransaction: an Idempotency-Key's outcome commits with the file.
    */
-  private async inTransaction(file: ApplyFile, caller: ApplyCaller, tx: CreateTransaction): Promise<{ summary: ApplySummary; projectId: string }> {
+  private async inTransaction(
+    file: ApplyFile,
+    caller: ApplyCaller,
+    tx: CreateTransaction,
+  ): Promise<{ summary: ApplySummary; projectId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
         let projectId = '';
@@ -139,7 +163,11 @@ export class ApplyService {
     return this.check(references, await this.readState(manager, references), caller);
   }
 
-  private async execute(manager: EntityManager, file: ApplyFile, caller: ApplyCaller): Promise<{ summary: ApplySummary; projectId: string }> {
+  private async execute(
+    manager: EntityManager,
+    file: ApplyFile,
+    caller: ApplyCaller,
+  ): Promise<{ summary: ApplySummary; projectId: string }> {
     const state = await this.readState(manager, file);
     const issues = this.check(file.references, state, caller);
     if (issues.length > 0) throw badRequest(INVALID_FILE, issues);
@@ -157,7 +185,8 @@ export class ApplyService {
     let projectId = state.projectId;
     if (!projectId) {
       projectId = (await this.workspaces.createProject(file.workspace, { slug: file.project }, manager)).id;
-      for (const slug of DEFAULT_ENVIRONMENTS) if (!file.environments.includes(slug)) summary.environments.push({ slug, action: 'created' });
+      for (const slug of DEFAULT_ENVIRONMENTS)
+        if (!file.environments.includes(slug)) summary.environments.push({ slug, action: 'created' });
     }
     for (const slug of file.environments) {
       const exists = state.projectId ? state.environments.has(slug) : (DEFAULT_ENVIRONMENTS as readonly string[]).includes(slug);
@@ -197,12 +226,21 @@ export class ApplyService {
     const warnings = this.unsetApiKeyEnvs(file);
     if (warnings.length > 0) summary.warnings = warnings;
     if (file.limits) {
-      await this.limitSettings.setForProject(projectId, { project: fromLimitValuesDto(file.limits.project), keys: fromLimitValuesDto(file.limits.keys) }, manager);
+      await this.limitSettings.setForProject(
+        projectId,
+        { project: fromLimitValuesDto(file.limits.project), keys: fromLimitValuesDto(file.limits.keys) },
+        manager,
+      );
     }
     if (file.prices) await this.prices.replaceOverrides(projectId, toOverrideValues(file.prices), manager);
-    summary.changed = [summary.workspace, summary.project, ...summary.environments, ...summary.providers, ...summary.prompts, ...summary.deployments].some(
-      (item) => item.action !== 'unchanged',
-    );
+    summary.changed = [
+      summary.workspace,
+      summary.project,
+      ...summary.environments,
+      ...summary.providers,
+      ...summary.prompts,
+      ...summary.deployments,
+    ].some((item) => item.action !== 'unchanged');
     if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };
   }
@@ -211,7 +249,10 @@ export class ApplyService {
   private unsetApiKeyEnvs(file: ApplyFile): string[] {
     return file.providers
       .filter((p) => p.apiKeyEnv && !this.credentials.isEnvSet(p.apiKeyEnv))
-      .map((p) => `provider "${p.name}": ${p.apiKeyEnv} is not set on the server that serves this project; its calls go out without an API key until it is`);
+      .map(
+        (p) =>
+          `provider "${p.name}": ${p.apiKeyEnv} is not set on the server that serves this project; its calls go out without an API key until it is`,
+      );
   }
 
   private async readState(manager: EntityManager, file: { workspace: string; project: string }): Promise<ProjectState> {
@@ -247,13 +288,16 @@ export class ApplyService {
     file.prompts.forEach(({ index, slug, kind, provider, deploy }) => {
       const existing = slug === undefined ? undefined : state.prompts.get(slug);
       if (existing && kind !== undefined && existing.kind !== kind) {
-        issues.push(file.describe(['prompts', index, 'kind'], `"${slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`));
+        issues.push(
+          file.describe(['prompts', index, 'kind'], `"${slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`),
+        );
       }
       if (provider !== undefined && !providers.has(provider)) {
         issues.push(file.describe(['prompts', index, 'provider'], `no provider "${provider}": declare it under providers, or use "local"`));
       }
       deploy.forEach((environment, j) => {
-        if (environment !== undefined && !environments.has(environment)) issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${environment}": list it under environments`));
+        if (environment !== undefined && !environments.has(environment))
+          issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${environment}": list it under environments`));
       });
     });
     return issues;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Document, isScalar, isSeq, visit } from 'yaml';
+
 import { badRequest, forbidden } from '../common/errors';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitValues } from '../limits/limits.types';
@@ -7,8 +8,8 @@ import { ProviderCredentialsService } from '../provider-credentials/provider-cre
 import { DeploymentRow } from '../registry/deployments/deployments.repository';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { EnvironmentsService } from '../registry/environments/environments.service';
-import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
+import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -69,13 +70,22 @@ export class ExportService {
         notes.push(`${prompt.slug}: has no versions yet, so it is not in this file`);
       }
     }
-    const versions = new Map((await this.versions.listByIds(project.id, [...choices.values()].map((c) => c.versionId))).map((v) => [v.id, v]));
+    const versions = new Map(
+      (
+        await this.versions.listByIds(
+          project.id,
+          [...choices.values()].map((c) => c.versionId),
+        )
+      ).map((v) => [v.id, v]),
+    );
     // An undeployed prompt whose newest version names a since-deleted provider could not be applied back.
     const providerNames = new Set(['local', ...credentials.map((c) => c.name)]);
     for (const prompt of prompts) {
       const version = choices.has(prompt.id) ? versions.get(choices.get(prompt.id)!.versionId) : undefined;
       if (version && !providerNames.has(version.provider)) {
-        notes.push(`${prompt.slug}: v${version.version} uses provider "${version.provider}", which no longer exists, so it is not in this file`);
+        notes.push(
+          `${prompt.slug}: v${version.version} uses provider "${version.provider}", which no longer exists, so it is not in this file`,
+        );
         choices.delete(prompt.id);
       }
     }
@@ -97,11 +107,16 @@ export class ExportService {
       environments,
       ...(providers.length > 0 ? { providers } : {}),
       ...(limits ? { limits } : {}),
-      prompts: prompts.filter((p) => choices.has(p.id)).map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
+      prompts: prompts
+        .filter((p) => choices.has(p.id))
+        .map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
     });
     // Lists of plain names read best on one line: `deploy: [staging, production]`.
     visit(doc, { Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)) });
-    doc.commentBefore = [` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`, ...notes.map((n) => ` note: ${n}`)].join('\n');
+    doc.commentBefore = [
+      ` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`,
+      ...notes.map((n) => ` note: ${n}`),
+    ].join('\n');
     return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
   }
 
@@ -116,10 +131,14 @@ export class ExportService {
   private choose(prompt: PromptEntity, rows: DeploymentRow[], environments: string[], notes: string[]): Choice {
     const byVersion = new Map<string, DeploymentRow[]>();
     for (const row of rows) byVersion.set(row.version_id, [...(byVersion.get(row.version_id) ?? []), row]);
-    const [versionId, chosen] = [...byVersion.entries()].sort(([, a], [, b]) => b.length - a.length || Number(b[0].version) - Number(a[0].version))[0];
+    const [versionId, chosen] = [...byVersion.entries()].sort(
+      ([, a], [, b]) => b.length - a.length || Number(b[0].version) - Number(a[0].version),
+    )[0];
     for (const row of rows) {
       if (row.version_id !== versionId) {
-        notes.push(`${prompt.slug}: ${row.environment} runs v${row.version}, not v${chosen[0].version} as in this file; apply leaves ${row.environment} as it is`);
+        notes.push(
+          `${prompt.slug}: ${row.environment} runs v${row.version}, not v${chosen[0].version} as in this file; apply leaves ${row.environment} as it is`,
+        );
       }
     }
     const order = (slug: string) => environments.indexOf(slug);

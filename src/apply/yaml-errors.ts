@@ -20,7 +20,8 @@ export function describeYamlError(error: YAMLError, text: string, lineCounter: L
     }
     case 'BLOCK_AS_IMPLICIT_KEY':
     case 'MULTILINE_IMPLICIT_KEY':
-      if (nextDeeper) return `${where(at.line + 1)}: indented deeper than line ${at.line}, whose key already has a value; align it with the keys above`;
+      if (nextDeeper)
+        return `${where(at.line + 1)}: indented deeper than line ${at.line}, whose key already has a value; align it with the keys above`;
       if (error.code === 'BLOCK_AS_IMPLICIT_KEY') return `${where(at.line, at.col)}: a value contains ": "; put the whole value in quotes`;
       return `${where(at.line)}: expected "key: value" (a colon and a space after the key)`;
     case 'BLOCK_IN_FLOW':
@@ -35,7 +36,8 @@ export function describeYamlError(error: YAMLError, text: string, lineCounter: L
         const opened = findUnclosedFlow(lines, at.line);
         return `${where(opened ?? at.line)}: a { or [ opened here is not closed on its line; add the closing } or ]`;
       }
-      if (/without - indicator/.test(error.message)) return `${where(at.line)}: not aligned with the keys of the list item above; indent it like them`;
+      if (/without - indicator/.test(error.message))
+        return `${where(at.line)}: not aligned with the keys of the list item above; indent it like them`;
       break;
     }
   }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
 import { PageQuery } from '../common/pagination';
 
 const RESOURCE_TYPES = ['prompt', 'version', 'deployment', 'environment', 'provider', 'api_key', 'limits'];
@@ -7,23 +8,30 @@ const RESOURCE_TYPES = ['prompt', 'version', 'deployment', 'environment', 'provi
 /** GET /v2/audit: newest first, filters combine with AND, `after` is the last id of the previous page. */
 export class AuditQuery extends PageQuery {
   @ApiProperty({ required: false, example: 'provider.updated', description: '`<resource>.<verb>`' })
-  @IsOptional() @Matches(/^[a-z_]{1,32}\.[a-z_]{1,32}$/, { message: 'action must look like "provider.updated"' })
+  @IsOptional()
+  @Matches(/^[a-z_]{1,32}\.[a-z_]{1,32}$/, { message: 'action must look like "provider.updated"' })
   action?: string;
 
   @ApiProperty({ required: false, enum: RESOURCE_TYPES })
-  @IsOptional() @IsIn(RESOURCE_TYPES)
+  @IsOptional()
+  @IsIn(RESOURCE_TYPES)
   resourceType?: string;
 
   @ApiProperty({ required: false, description: 'a slug, a name, `slug@version`, `slug@environment` or a key id' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   resourceId?: string;
 
   @ApiProperty({ required: false, format: 'uuid', description: 'the key that made the change' })
-  @IsOptional() @Matches(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, { message: 'actorKeyId must be a UUID' })
+  @IsOptional()
+  @Matches(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, { message: 'actorKeyId must be a UUID' })
   actorKeyId?: string;
 
   @ApiProperty({ required: false, description: 'the X-Request-Id of the request that made the change' })
-  @IsOptional() @IsString() @MaxLength(128)
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
   requestId?: string;
 }
 
@@ -41,8 +49,20 @@ export class AuditEventDto {
   @ApiProperty({ example: 'provider.updated' }) action: string;
   @ApiProperty({ enum: RESOURCE_TYPES }) resourceType: string;
   @ApiProperty() resourceId: string;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'the resource before the change (secrets never included)' }) before: Record<string, unknown> | null;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'the resource after the change (secrets never included)' }) after: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'the resource before the change (secrets never included)',
+  })
+  before: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'the resource after the change (secrets never included)',
+  })
+  after: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, type: String }) requestId: string | null;
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditEventEntity } from '../audit/audit-event.entity';
 import { AuditTrailController } from './audit-trail.controller';
 import { AuditTrailService } from './audit-trail.service';

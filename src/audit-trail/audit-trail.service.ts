@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+
 import { AuditEventEntity } from '../audit/audit-event.entity';
 import { isUuid } from '../common/ids';
 import { pageLimit, toPage } from '../common/pagination';
@@ -35,7 +36,10 @@ export class AuditTrailService {
     if (query.resourceId) qb.andWhere('e.resource_id = :resourceId', { resourceId: query.resourceId });
     if (query.actorKeyId) qb.andWhere('e.actor_key_id = :actorKeyId', { actorKeyId: query.actorKeyId });
     if (query.requestId) qb.andWhere('e.request_id = :requestId', { requestId: query.requestId });
-    const rows = await qb.orderBy('e.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await qb
+      .orderBy('e.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
     return { object: 'list', ...toPage(rows.map(toAuditEventDto), limit) };
   }
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { auditContext, currentAuditedRequest } from './audit-context';
 
 function fakeResponse(): ServerResponse & EventEmitter {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 import { newId } from '../common/ids';
 import { currentAuditedRequest } from './audit-context';
 import { AuditEventEntity } from './audit-event.entity';

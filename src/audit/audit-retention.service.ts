@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 
 const EVERY_MS = 60 * 60 * 1000;

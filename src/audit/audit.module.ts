@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditLog } from './audit-log';
 import { AuditRetentionService } from './audit-retention.service';

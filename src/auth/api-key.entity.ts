@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import type { Scope } from './scopes';
 
 /** A project key, or an admin key when projectId is null. Only the SHA-256 of the secret is kept. */

@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+
 import { forbidden, invalidApiKey, notFound } from '../common/errors';
-import { Access, ACCESS_KEY, ANY_SCOPE, SCOPES_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
+import { Access, ACCESS_KEY, ANY_SCOPE, SCOPES_KEY } from './auth.decorators';
 import { Principal, RequestWithPrincipal } from './principal';
 import { grants, Scope } from './scopes';
 import { CSRF_HEADER, SessionPrincipals, sessionTokenOf } from './session-cookie';
@@ -73,7 +74,12 @@ export class ApiKeyGuard implements CanActivate {
     if (rule.scopes !== ANY_SCOPE && (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes))) throw missingScope(rule.scopes);
     // A workspace admin key reaches its own workspace only: any other is not found, as if it did not exist.
     const workspace = request.params?.workspace;
-    if (principal.kind === 'admin' && principal.workspaceSlug !== null && workspace !== undefined && workspace !== principal.workspaceSlug) {
+    if (
+      principal.kind === 'admin' &&
+      principal.workspaceSlug !== null &&
+      workspace !== undefined &&
+      workspace !== principal.workspaceSlug
+    ) {
       throw notFound('Workspace not found');
     }
     request.principal = principal;

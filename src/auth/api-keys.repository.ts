@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
+
 import { ApiKeyEntity } from './api-key.entity';
 import type { Scope } from './scopes';
 
@@ -73,7 +74,9 @@ export class ApiKeysRepository {
   }
 
   async revokeInWorkspace(workspaceId: string, id: string, at: Date, manager: EntityManager): Promise<boolean> {
-    const result = await manager.getRepository(ApiKeyEntity).update({ workspaceId, projectId: IsNull(), id, revokedAt: IsNull() }, { revokedAt: at });
+    const result = await manager
+      .getRepository(ApiKeyEntity)
+      .update({ workspaceId, projectId: IsNull(), id, revokedAt: IsNull() }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
   }
 
@@ -86,12 +89,20 @@ export class ApiKeysRepository {
   }
 
   async revoke(projectId: string, id: string, at: Date, manager?: EntityManager): Promise<boolean> {
-    const result = await (manager ? manager.getRepository(ApiKeyEntity) : this.keys).update({ projectId, id, revokedAt: IsNull() }, { revokedAt: at });
+    const result = await (manager ? manager.getRepository(ApiKeyEntity) : this.keys).update(
+      { projectId, id, revokedAt: IsNull() },
+      { revokedAt: at },
+    );
     return (result.affected ?? 0) > 0;
   }
 
   /** The live key with its new scopes and environments, or null. */
-  async setAccess(projectId: string, id: string, access: Pick<ApiKeyEntity, 'scopes' | 'environments'>, manager: EntityManager): Promise<ApiKeyEntity | null> {
+  async setAccess(
+    projectId: string,
+    id: string,
+    access: Pick<ApiKeyEntity, 'scopes' | 'environments'>,
+    manager: EntityManager,
+  ): Promise<ApiKeyEntity | null> {
     const repo = manager.getRepository(ApiKeyEntity);
     const result = await repo.update({ projectId, id, revokedAt: IsNull() }, access);
     return (result.affected ?? 0) > 0 ? repo.findOne({ where: { projectId, id } }) : null;

@@ -1,7 +1,9 @@
-import { AuditLog } from '../audit/audit-log';
-import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { AuditLog } from '../audit/audit-log';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
@@ -14,7 +16,13 @@ import { AdminPrincipal, INSTANCE_ADMIN, Principal, ProjectPrincipal } from './p
 import type { Scope } from './scopes';
 
 /** A key as the audit trail shows it: never its secret or hash. */
-const auditView = (key: ApiKeyEntity) => ({ id: key.id, name: key.name, prefix: key.keyPrefix, scopes: key.scopes, environments: key.environments });
+const auditView = (key: ApiKeyEntity) => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.keyPrefix,
+  scopes: key.scopes,
+  environments: key.environments,
+});
 
 /** What a new key may do; an absent field is no restriction. */
 export interface KeyAccess {
@@ -161,7 +169,14 @@ export class ApiKeysService {
     return revoked;
   }
 
-  private insertKey(kind: KeyKind, projectId: string | null, workspaceId: string | null, name: string, access: KeyAccess, manager?: EntityManager): Promise<IssuedKey> {
+  private insertKey(
+    kind: KeyKind,
+    projectId: string | null,
+    workspaceId: string | null,
+    name: string,
+    access: KeyAccess,
+    manager?: EntityManager,
+  ): Promise<IssuedKey> {
     const { secret, hash, prefix } = generateApiKey(kind);
     const entity = Object.assign(new ApiKeyEntity(), {
       id: newId(),
@@ -179,7 +194,13 @@ export class ApiKeysService {
     // A project key: stored with its audit event, in the caller's transaction when given.
     const store = async (m: EntityManager) => {
       const saved = await this.keys.insert(entity, m);
-      await this.audit.record(m, { projectId, action: 'api_key.created', resourceType: 'api_key', resourceId: saved.id, after: auditView(saved) });
+      await this.audit.record(m, {
+        projectId,
+        action: 'api_key.created',
+        resourceType: 'api_key',
+        resourceId: saved.id,
+        after: auditView(saved),
+      });
       return { entity: saved, secret };
     };
     return manager ? store(manager) : this.dataSource.transaction(store);
@@ -197,7 +218,14 @@ export class ApiKeysService {
       const changed = await this.keys.revoke(projectId, keyId, new Date(), manager);
       if (changed) {
         await this.changes.publish({ kind: 'api-key', keyId }, manager);
-        await this.audit.record(manager, { projectId, action: 'api_key.revoked', resourceType: 'api_key', resourceId: keyId, before: auditView(before!), after: null });
+        await this.audit.record(manager, {
+          projectId,
+          action: 'api_key.revoked',
+          resourceType: 'api_key',
+          resourceId: keyId,
+          before: auditView(before!),
+          after: null,
+        });
       }
       return changed;
     });
@@ -210,10 +238,22 @@ export class ApiKeysService {
     const updated = await this.dataSource.transaction(async (manager) => {
       const before = await this.keys.findInProject(projectId, keyId, manager);
       if (before && !before.revokedAt) check?.(before);
-      const key = await this.keys.setAccess(projectId, keyId, { scopes: access.scopes ?? null, environments: access.environments ?? null }, manager);
+      const key = await this.keys.setAccess(
+        projectId,
+        keyId,
+        { scopes: access.scopes ?? null, environments: access.environments ?? null },
+        manager,
+      );
       if (key) {
         await this.changes.publish({ kind: 'api-key', keyId }, manager);
-        await this.audit.record(manager, { projectId, action: 'api_key.access_changed', resourceType: 'api_key', resourceId: keyId, before: auditView(before!), after: auditView(key) });
+        await this.audit.record(manager, {
+          projectId,
+          action: 'api_key.access_changed',
+          resourceType: 'api_key',
+          resourceId: keyId,
+          before: auditView(before!),
+          after: auditView(key),
+        });
       }
       return key;
     });

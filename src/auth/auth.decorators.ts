@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+
 import { Principal, ProjectPrincipal, RequestWithPrincipal } from './principal';
 import { Scope } from './scopes';
 
@@ -22,7 +23,8 @@ export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' s
  * (ScopeCoverage).
  * Shown in the OpenAPI document as `x-parley-scopes`.
  */
-export const RequireScope = (...anyOf: [Scope, ...Scope[]]) => applyDecorators(SetMetadata(SCOPES_KEY, anyOf), ApiExtension('x-parley-scopes', anyOf));
+export const RequireScope = (...anyOf: [Scope, ...Scope[]]) =>
+  applyDecorators(SetMetadata(SCOPES_KEY, anyOf), ApiExtension('x-parley-scopes', anyOf));
 
 /** Any authenticated key, whatever its scopes: routes about the caller itself (who am I, sign out). */
 export const ANY_SCOPE = 'any';

@@ -1,4 +1,5 @@
 import { Controller, Get, Post } from '@nestjs/common';
+
 import { Public, RequireScope } from './auth.decorators';
 import { routesWithoutScope } from './scope-coverage';
 

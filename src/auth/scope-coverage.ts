@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+
 import { Access, ACCESS_KEY, SCOPES_KEY } from './auth.decorators';
 
 type ControllerClass = { name: string; prototype: object };
@@ -14,7 +15,8 @@ export function routesWithoutScope(controllers: ControllerClass[], scanner = new
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
       const access: Access | undefined = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller);
       if (access === 'public') continue;
-      const scopes: unknown[] | string | undefined = Reflect.getMetadata(SCOPES_KEY, handler) ?? Reflect.getMetadata(SCOPES_KEY, controller);
+      const scopes: unknown[] | string | undefined =
+        Reflect.getMetadata(SCOPES_KEY, handler) ?? Reflect.getMetadata(SCOPES_KEY, controller);
       if (!scopes || scopes.length === 0) missing.push(`${controller.name}.${name}`);
     }
   }

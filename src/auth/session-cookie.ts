@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Principal } from './principal';
 
 /** The console's session cookie (docs/console.md, "Sessions"): an opaque token, stored hashed. */

@@ -1,5 +1,6 @@
 import { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+
 import { AppConfig, loadAppConfig } from '../config/app-config';
 import { lockDataDir } from '../database/data-dir-lock';
 import { describeDatabaseUrl, EMBEDDED_DATABASE, isServerRunning, readServerInfo } from '../database/server-info';
@@ -23,7 +24,10 @@ export class UnusedDatabaseError extends Error {
  * runs on PostgreSQL (UnusedDatabaseError), then takes the DATA_DIR lock, so it never opens files
  * a running server holds (it fails with DataDirLockedError instead).
  */
-export async function withAppContext<T>(work: (ctx: INestApplicationContext, config: AppConfig) => Promise<T>, module: Type = CliModule): Promise<T> {
+export async function withAppContext<T>(
+  work: (ctx: INestApplicationContext, config: AppConfig) => Promise<T>,
+  module: Type = CliModule,
+): Promise<T> {
   const config = loadAppConfig();
   if (config.embedded && !config.inMemory) {
     const server = readServerInfo(config.dataDir);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ApplyModule } from '../apply/apply.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
@@ -15,6 +16,16 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
  * interceptors.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuditModule, AuthModule, IdempotencyModule, WorkspacesModule, SetupModule, RegistryModule, ApplyModule],
+  imports: [
+    ConfigModule,
+    DatabaseModule,
+    AuditModule,
+    AuthModule,
+    IdempotencyModule,
+    WorkspacesModule,
+    SetupModule,
+    RegistryModule,
+    ApplyModule,
+  ],
 })
 export class CliModule {}

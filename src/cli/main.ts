@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+
 import { Command, CommanderError } from 'commander';
+
+import { ApiException } from '../common/errors';
 import { ConfigError } from '../config/app-config';
 import { DataDirLockedError } from '../database/data-dir-lock';
-import { ApiException } from '../common/errors';
 import { applyCommand } from './commands/apply.command';
 import { exportCommand } from './commands/export.command';
 import { importCommand } from './commands/import.command';

@@ -64,7 +64,12 @@ export function announceTarget(target: string): void {
 }
 
 /** One JSON (or text) request to a Parley server; errors become RemoteApiError. */
-export async function callServer(route: Extract<Route, { kind: 'server' }>, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+export async function callServer(
+  route: Extract<Route, { kind: 'server' }>,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(route.url + path, {

@@ -1,19 +1,46 @@
+import * as path from 'node:path';
+
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
-import * as path from 'node:path';
+
 import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 
 const ENV_NAMES = [
-  'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'DATA_DIR_TEMPLATE', 'PARLEY_ADMIN_KEY', 'PARLEY_SECRET_KEY',
-  'BODY_LIMIT', 'LOG_LEVEL', 'DB_POOL_SIZE', 'AUTH_CACHE_TTL_MS', 'REGISTRY_CACHE_TTL_MS', 'HISTORY_CACHE_MB',
-  'PROVIDER_TIMEOUT_MS', 'PROVIDER_MAX_RETRIES', 'PROVIDER_MAX_RETRY_AFTER_S', 'IDEMPOTENCY_LEASE_MARGIN_S',
-  'SCHEMA_MODE', 'DATABASE_DIRECT_URL',
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'DATA_DIR',
+  'DATA_DIR_TEMPLATE',
+  'PARLEY_ADMIN_KEY',
+  'PARLEY_SECRET_KEY',
+  'BODY_LIMIT',
+  'LOG_LEVEL',
+  'DB_POOL_SIZE',
+  'AUTH_CACHE_TTL_MS',
+  'REGISTRY_CACHE_TTL_MS',
+  'HISTORY_CACHE_MB',
+  'PROVIDER_TIMEOUT_MS',
+  'PROVIDER_MAX_RETRIES',
+  'PROVIDER_MAX_RETRY_AFTER_S',
+  'IDEMPOTENCY_LEASE_MARGIN_S',
+  'SCHEMA_MODE',
+  'DATABASE_DIRECT_URL',
   'PROVIDER_API_KEY_ENV_PREFIX',
-  'LOG_RETENTION_DAYS', 'AUDIT_RETENTION_DAYS', 'KEEP_ALIVE_TIMEOUT_MS', 'METRICS_TOKEN', 'RESPONSES_CONTEXT_BUDGET_TOKENS',
-  'PROVIDER_ALLOWED_HOSTS', 'PROVIDER_KEY_BINDINGS', 'TEMPLATE_MAX_RENDERED_CHARS',
-  'RESPONSES_JOB_LEASE_MS', 'RESPONSES_JOB_CONCURRENCY', 'RESPONSES_EVENT_FLUSH_MS', 'RESPONSES_EVENT_RETENTION_S',
-  'USAGE_RETENTION_DAYS', 'RESPONSES_COMPACTION_PROMPT',
+  'LOG_RETENTION_DAYS',
+  'AUDIT_RETENTION_DAYS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'METRICS_TOKEN',
+  'RESPONSES_CONTEXT_BUDGET_TOKENS',
+  'PROVIDER_ALLOWED_HOSTS',
+  'PROVIDER_KEY_BINDINGS',
+  'TEMPLATE_MAX_RENDERED_CHARS',
+  'RESPONSES_JOB_LEASE_MS',
+  'RESPONSES_JOB_CONCURRENCY',
+  'RESPONSES_EVENT_FLUSH_MS',
+  'RESPONSES_EVENT_RETENTION_S',
+  'USAGE_RETENTION_DAYS',
+  'RESPONSES_COMPACTION_PROMPT',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -40,105 +67,212 @@ const IsAllowedHostList = () =>
 
 /** The environment variables Parley reads; each is validated at start (README: Configuration). */
 class EnvironmentVariables {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_DIRECT_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   DATA_DIR?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(1)
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
   DATA_DIR_TEMPLATE?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(24, { message: 'PARLEY_ADMIN_KEY must be at least 24 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(24, { message: 'PARLEY_ADMIN_KEY must be at least 24 characters' })
   PARLEY_ADMIN_KEY?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^[A-Za-z0-9+/=_-]{32,}$/, { message: 'PARLEY_SECRET_KEY must be at least 32 characters of base64 or hex' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9+/=_-]{32,}$/, { message: 'PARLEY_SECRET_KEY must be at least 32 characters of base64 or hex' })
   PARLEY_SECRET_KEY?: string;
 
-  @IsOptional() @Matches(/^\d+(b|kb|mb)?$/i, { message: 'BODY_LIMIT must be a size such as 1mb, 512kb or 1048576' })
+  @IsOptional()
+  @Matches(/^\d+(b|kb|mb)?$/i, { message: 'BODY_LIMIT must be a size such as 1mb, 512kb or 1048576' })
   BODY_LIMIT?: string;
 
-  @IsOptional() @IsIn(LOG_LEVELS)
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
   LOG_LEVEL?: (typeof LOG_LEVELS)[number];
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DB_POOL_SIZE?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   AUTH_CACHE_TTL_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   REGISTRY_CACHE_TTL_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65_536)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65_536)
   HISTORY_CACHE_MB?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
   PROVIDER_TIMEOUT_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10)
   PROVIDER_MAX_RETRIES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
   PROVIDER_MAX_RETRY_AFTER_S?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
   IDEMPOTENCY_LEASE_MARGIN_S?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsIn(SCHEMA_MODES)
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(SCHEMA_MODES)
   SCHEMA_MODE?: SchemaMode;
-  @IsOptional() @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_' })
+  @IsOptional()
+  @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, {
+    message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_',
+  })
   PROVIDER_API_KEY_ENV_PREFIX?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
   LOG_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
   USAGE_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
   AUDIT_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
   KEEP_ALIVE_TIMEOUT_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(10_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(10_000_000)
   RESPONSES_CONTEXT_BUDGET_TOKENS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(100_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(100_000_000)
   TEMPLATE_MAX_RENDERED_CHARS?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
-  @Matches(/^[^@:/\s]+(@[^@:/\s]+(:[1-9][0-9]{0,8})?)?$/, { message: 'RESPONSES_COMPACTION_PROMPT must be <slug>[@<environment>[:<version>]]' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @Matches(/^[^@:/\s]+(@[^@:/\s]+(:[1-9][0-9]{0,8})?)?$/, {
+    message: 'RESPONSES_COMPACTION_PROMPT must be <slug>[@<environment>[:<version>]]',
+  })
   RESPONSES_COMPACTION_PROMPT?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
   RESPONSES_JOB_LEASE_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   RESPONSES_JOB_CONCURRENCY?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   RESPONSES_EVENT_FLUSH_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(31_536_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
   RESPONSES_EVENT_RETENTION_S?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
   METRICS_TOKEN?: string;
-  @IsOptional() @IsAllowedHostList()
+  @IsOptional()
+  @IsAllowedHostList()
   PROVIDER_ALLOWED_HOSTS?: string;
 
   /** Checked with the prefix it depends on, in loadAppConfig. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   PROVIDER_KEY_BINDINGS?: string;
 }
 
@@ -317,7 +451,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n  PROVIDER_KEY_BINDINGS: ${(err as Error).message}`);
   }
   if (config.dataDirTemplate !== undefined && !config.inMemory) {
-    throw new ConfigError('Invalid configuration:\n  DATA_DIR_TEMPLATE: only an in-memory database (DATA_DIR=memory://, no DATABASE_URL) starts from a template');
+    throw new ConfigError(
+      'Invalid configuration:\n  DATA_DIR_TEMPLATE: only an in-memory database (DATA_DIR=memory://, no DATABASE_URL) starts from a template',
+    );
   }
   return config;
 }

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { AppConfig, loadAppConfig } from './app-config';
 
 /** Provides the validated AppConfig everywhere; a bad environment stops the start with a clear list. */

@@ -1,6 +1,20 @@
-import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode, HttpStatus, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  CanActivate,
+  Controller,
+  Delete,
+  ExecutionContext,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+
 import { AdminOrProject, AnyScope, CurrentPrincipal, Public } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { crossSiteRefusal, isJsonContentType, SESSION_COOKIE, sessionTokenOf } from '../auth/session-cookie';
@@ -76,9 +90,17 @@ export class ConsoleSessionController {
   @ApiOkResponse({ type: ConsoleSessionDto })
   @ApiErrors(400, 401, 403)
   @ApiResponse({ status: 415, description: 'The body was not sent as `application/json`', schema: RESOURCE_ERROR_SCHEMA })
-  @ApiResponse({ status: 429, description: 'Too many failed sign-ins from this address or for this key (Retry-After)', schema: RESOURCE_ERROR_SCHEMA })
+  @ApiResponse({
+    status: 429,
+    description: 'Too many failed sign-ins from this address or for this key (Retry-After)',
+    schema: RESOURCE_ERROR_SCHEMA,
+  })
   @UseGuards(sameOrigin, jsonOnly)
-  async signIn(@Body() dto: CreateConsoleSessionDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<ConsoleSessionDto> {
+  async signIn(
+    @Body() dto: CreateConsoleSessionDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ConsoleSessionDto> {
     const session = await this.sessions.start(dto.key, clientOf(req), sessionTokenOf(req.headers));
     res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), maxAge: SESSION_TTL_MS });
     return sessionDto(session.principal, session.expiresAt);
@@ -88,7 +110,10 @@ export class ConsoleSessionController {
   @AnyScope()
   @Get()
   @ApiSecurity('api-key')
-  @ApiOperation({ summary: 'Who the console is signed in as', description: 'With a session cookie, or with a key (then `expiresAt` is null).' })
+  @ApiOperation({
+    summary: 'Who the console is signed in as',
+    description: 'With a session cookie, or with a key (then `expiresAt` is null).',
+  })
   @ApiOkResponse({ type: ConsoleSessionDto })
   current(@CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<ConsoleSessionDto> {
     return this.sessions.expiryOf(sessionTokenOf(req.headers)).then((expiresAt) => sessionDto(principal, expiresAt));
@@ -100,7 +125,8 @@ export class ConsoleSessionController {
   @ApiSecurity('api-key')
   @ApiOperation({
     summary: 'Sign out of the console',
-    description: 'Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.',
+    description:
+      'Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.',
   })
   @ApiOkResponse({ type: ConsoleSessionEndedDto })
   @ApiErrors(403)

@@ -1,5 +1,7 @@
-import { HttpStatus, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+
+import { HttpStatus, Injectable, OnModuleInit } from '@nestjs/common';
+
 import { hashApiKey } from '../auth/api-key-secret';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { INSTANCE_ADMIN, Principal } from '../auth/principal';
@@ -83,7 +85,9 @@ export class SignInThrottle {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       // The endpoint's `{error: {message}}` shape, with Retry-After.
       const message = `Too many failed sign-ins from this address or for this key; try again in ${seconds} s`;
-      throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, resourceError(HttpStatus.TOO_MANY_REQUESTS, message).body, { 'Retry-After': String(seconds) });
+      throw new ApiException(HttpStatus.TOO_MANY_REQUESTS, resourceError(HttpStatus.TOO_MANY_REQUESTS, message).body, {
+        'Retry-After': String(seconds),
+      });
     }
     this.byClient.add(client, now);
     this.byKey.add(prefix, now);

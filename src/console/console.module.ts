@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ConsoleSessionController } from './console-session.controller';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 import { ConsoleSessionsService } from './console-sessions.service';

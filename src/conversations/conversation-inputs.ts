@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { summaryOf } from '../common/chat';
 import { isMalformedJsonBody, malformedBodyReason, openaiError } from '../common/errors';
 
@@ -45,10 +46,16 @@ const inputFile = z
       .regex(/^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=\s]*$/, 'file_data must be a base64 data URL: data:<media type>;base64,<data>')
       .nullable()
       .optional(),
-    file_url: z.string().regex(/^https?:\/\/\S+$/i, 'file_url must be an http(s) URL').nullable().optional(),
+    file_url: z
+      .string()
+      .regex(/^https?:\/\/\S+$/i, 'file_url must be an http(s) URL')
+      .nullable()
+      .optional(),
     file_id: z.null().optional(),
   })
-  .refine((part) => (part.file_data != null) !== (part.file_url != null), { message: 'give either file_data (a data URL, with filename) or file_url' });
+  .refine((part) => (part.file_data != null) !== (part.file_url != null), {
+    message: 'give either file_data (a data URL, with filename) or file_url',
+  });
 const status = z.enum(['in_progress', 'completed', 'incomplete']).optional();
 /** Read-only fields of listed items, accepted (and not stored) so listed items can be sent back as input. */
 const compactedBy = z.string().nullable().optional();
@@ -130,12 +137,16 @@ function deepest(issue: Issue, base: PropertyKey[]): { issue: Issue; path: Prope
 /** Parses with a zod schema; a failure is OpenAI's 400 naming the first bad parameter. */
 export function parseOpenAI<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
   // The body parser's markers are frozen empty objects that a schema of optional fields would accept.
-  if (isMalformedJsonBody(input)) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(input)}.`);
+  if (isMalformedJsonBody(input))
+    throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(input)}.`);
   // Query strings spell U+0000 as %00; bodies holding it never get here (the body parser refuses them).
   const nul = pathToNul(input);
   if (nul) {
     const param = paramOf([...prefix, ...nul]);
-    throw openaiError(400, `Invalid value for '${param || 'query'}': text must not contain U+0000.`, { param: param || null, code: 'invalid_value' });
+    throw openaiError(400, `Invalid value for '${param || 'query'}': text must not contain U+0000.`, {
+      param: param || null,
+      code: 'invalid_value',
+    });
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -152,7 +163,10 @@ export function parseInputItem(raw: unknown, prefix: PropertyKey[]): InputItem {
   if (schema) return parseOpenAI(schema, raw, prefix) as InputItem;
   if (typeof type !== 'string' || !ITEM_TYPE.test(type) || Array.isArray(raw)) {
     const param = paramOf([...prefix, 'type']);
-    throw openaiError(400, `Invalid item type ${JSON.stringify(type)}: expected a type name such as "message"`, { param, code: 'invalid_value' });
+    throw openaiError(400, `Invalid item type ${JSON.stringify(type)}: expected a type name such as "message"`, {
+      param,
+      code: 'invalid_value',
+    });
   }
   if (type === 'compaction') {
     const item = parseOpenAI(compactionItemSchema, raw, prefix);
@@ -166,8 +180,16 @@ export function parseInputItem(raw: unknown, prefix: PropertyKey[]): InputItem {
 function boundedItem(raw: Record<string, unknown>, prefix: PropertyKey[]): Record<string, unknown> {
   const { id: _id, compacted_by: _compactedBy, ...item } = raw;
   const param = paramOf(prefix);
-  if (depthOf(item) > MAX_OTHER_ITEM_DEPTH) throw openaiError(400, `Invalid value for '${param}': nested deeper than ${MAX_OTHER_ITEM_DEPTH} levels`, { param, code: 'invalid_value' });
-  if (JSON.stringify(item).length > MAX_OTHER_ITEM_CHARS) throw openaiError(400, `Invalid value for '${param}': more than ${MAX_OTHER_ITEM_CHARS} characters of JSON`, { param, code: 'invalid_value' });
+  if (depthOf(item) > MAX_OTHER_ITEM_DEPTH)
+    throw openaiError(400, `Invalid value for '${param}': nested deeper than ${MAX_OTHER_ITEM_DEPTH} levels`, {
+      param,
+      code: 'invalid_value',
+    });
+  if (JSON.stringify(item).length > MAX_OTHER_ITEM_CHARS)
+    throw openaiError(400, `Invalid value for '${param}': more than ${MAX_OTHER_ITEM_CHARS} characters of JSON`, {
+      param,
+      code: 'invalid_value',
+    });
   return item;
 }
 

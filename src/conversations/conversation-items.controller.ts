@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { ConversationItemsService } from './conversation-items.service';
 import { parseItemListQuery } from './conversation-queries';
 import { ConversationDto, ConversationItemListDto, CREATE_ITEMS_BODY, ITEM_SCHEMA } from './dto/conversation.dto';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('OpenAI: Conversations')
 @ApiSecurity('api-key')
@@ -40,7 +41,11 @@ export class ConversationItemsController {
   @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'] })
   @ApiQuery({ name: 'include', required: false, description: 'accepted; Parley has no extra fields to include' })
   @ApiOkResponse({ type: ConversationItemListDto })
-  list(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string, @Query() query: Record<string, unknown>): Promise<ConversationItemListDto> {
+  list(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('conversationId') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<ConversationItemListDto> {
     return this.items.list(caller, id, parseItemListQuery(query));
   }
 
@@ -48,7 +53,11 @@ export class ConversationItemsController {
   @Get(':itemId')
   @ApiOperation({ summary: 'Retrieve an item' })
   @ApiOkResponse({ schema: ITEM_SCHEMA })
-  retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string, @Param('itemId') itemId: string): Promise<unknown> {
+  retrieve(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('conversationId') id: string,
+    @Param('itemId') itemId: string,
+  ): Promise<unknown> {
     return this.items.retrieve(caller, id, itemId);
   }
 
@@ -57,7 +66,11 @@ export class ConversationItemsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete an item', description: 'Soft delete (rows kept); answers the conversation.' })
   @ApiOkResponse({ type: ConversationDto })
-  delete(@CurrentProject() caller: ProjectPrincipal, @Param('conversationId') id: string, @Param('itemId') itemId: string): Promise<ConversationDto> {
+  delete(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('conversationId') id: string,
+    @Param('itemId') itemId: string,
+  ): Promise<ConversationDto> {
     return this.items.delete(caller, id, itemId);
   }
 }

@@ -41,7 +41,9 @@ export interface CompactionItem {
 /** An item of a type Parley does not interpret: its fields as given, with Parley's `id`. */
 export type OtherItem = Record<string, unknown> & { id: string; type: string };
 /** `compacted_by`: the id of the compaction item that summarizes this item for the model (Parley's). */
-export type ConversationItem = (MessageItem | FunctionCallItem | FunctionCallOutputItem | CompactionItem | OtherItem) & { compacted_by?: string };
+export type ConversationItem = (MessageItem | FunctionCallItem | FunctionCallOutputItem | CompactionItem | OtherItem) & {
+  compacted_by?: string;
+};
 
 /** An item with its position in its thread message (for cursors and deletes). */
 export interface PlacedItem {
@@ -65,7 +67,14 @@ function partsOf(content: unknown, role: string): ContentPart[] {
     }
     if (part.type === 'file') {
       const { filename, file_data, file_url } = part.file as { filename?: string; file_data?: string; file_url?: string };
-      return [{ type: 'input_file', ...(filename !== undefined ? { filename } : {}), ...(file_data !== undefined ? { file_data } : {}), ...(file_url !== undefined ? { file_url } : {}) }];
+      return [
+        {
+          type: 'input_file',
+          ...(filename !== undefined ? { filename } : {}),
+          ...(file_data !== undefined ? { file_data } : {}),
+          ...(file_url !== undefined ? { file_url } : {}),
+        },
+      ];
     }
     return [];
   });
@@ -77,7 +86,11 @@ const hasText = (content: unknown) => (typeof content === 'string' ? content.len
 function itemsOfChatMessage(messageId: string, i: number, message: Chat): PlacedItem[] {
   const role = String(message.role);
   if (isCompactionMessage(message)) {
-    const item: CompactionItem = { id: itemId('compaction', messageId, i, 0), type: 'compaction', encrypted_content: encryptedContentOf(String(message.content)) };
+    const item: CompactionItem = {
+      id: itemId('compaction', messageId, i, 0),
+      type: 'compaction',
+      encrypted_content: encryptedContentOf(String(message.content)),
+    };
     return [{ item, index: i, part: 0 }];
   }
   if (isStoredItem(message)) {
@@ -87,26 +100,61 @@ function itemsOfChatMessage(messageId: string, i: number, message: Chat): Placed
   if (role === 'tool' || role === 'function') {
     const callId = String((role === 'tool' ? message.tool_call_id : message.name) ?? '');
     const output = typeof message.content === 'string' ? message.content : partsOf(message.content, 'user');
-    const item: FunctionCallOutputItem = { id: itemId('function_call_output', messageId, i, 0), type: 'function_call_output', status: 'completed', call_id: callId, output };
+    const item: FunctionCallOutputItem = {
+      id: itemId('function_call_output', messageId, i, 0),
+      type: 'function_call_output',
+      status: 'completed',
+      call_id: callId,
+      output,
+    };
     return [{ item, index: i, part: 0 }];
   }
-  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []) as { id: string; function: { name: string; arguments: string } }[];
+  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []) as {
+    id: string;
+    function: { name: string; arguments: string };
+  }[];
   const legacy = message.function_call as { name: string; arguments: string } | undefined;
   const callItems: PlacedItem[] = calls.map((call, k) => ({
-    item: { id: itemId('function_call', messageId, i, k + 1), type: 'function_call', status: 'completed', call_id: call.id, name: call.function.name, arguments: call.function.arguments },
+    item: {
+      id: itemId('function_call', messageId, i, k + 1),
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    },
     index: i,
     part: k + 1,
   }));
   if (legacy && calls.length === 0) {
     callItems.push({
-      item: { id: itemId('function_call', messageId, i, 1), type: 'function_call', status: 'completed', call_id: legacy.name, name: legacy.name, arguments: legacy.arguments },
+      item: {
+        id: itemId('function_call', messageId, i, 1),
+        type: 'function_call',
+        status: 'completed',
+        call_id: legacy.name,
+        name: legacy.name,
+        arguments: legacy.arguments,
+      },
       index: i,
       part: 1,
     });
   }
   const own: PlacedItem[] =
     hasText(message.content) || callItems.length === 0
-      ? [{ item: { id: itemId('message', messageId, i, 0), type: 'message', role, status: 'completed', content: partsOf(message.content, role) }, index: i, part: 0 }]
+      ? [
+          {
+            item: {
+              id: itemId('message', messageId, i, 0),
+              type: 'message',
+              role,
+              status: 'completed',
+              content: partsOf(message.content, role),
+            },
+            index: i,
+            part: 0,
+          },
+        ]
       : [];
   return [...own, ...callItems];
 }

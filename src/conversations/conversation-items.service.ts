@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { itemPosition } from '../messages/deleted-items';
 import { MessagesService } from '../messages/messages.service';
 import { ThreadMessageEntity } from '../messages/thread-message.entity';
@@ -44,7 +45,8 @@ export class ConversationItemsService {
     if (query.after !== undefined) {
       const address = parseItemId(query.after);
       const seq = address ? await this.messages.sequenceOf(caller.projectId, conversationId, address.messageId) : null;
-      if (!address || seq === null) throw openaiError(400, `No item with id '${query.after}' in this conversation.`, { param: 'after', code: 'invalid_value' });
+      if (!address || seq === null)
+        throw openaiError(400, `No item with id '${query.after}' in this conversation.`, { param: 'after', code: 'invalid_value' });
       cursor = { ...address, seq };
     }
     const items = await this.collect(caller.projectId, conversationId, query, cursor);
@@ -65,13 +67,23 @@ export class ConversationItemsService {
     const found = await this.find(caller.projectId, conversationId, itemId);
     const livePositions = (row: ThreadMessageEntity) => itemsOfTurn(row).map((placed) => itemPosition(placed.index, placed.part));
     const deleted = found
-      ? await this.messages.deleteItem(caller.projectId, conversationId, found.row.id, itemPosition(found.placed.index, found.placed.part), livePositions)
+      ? await this.messages.deleteItem(
+          caller.projectId,
+          conversationId,
+          found.row.id,
+          itemPosition(found.placed.index, found.placed.part),
+          livePositions,
+        )
       : null;
     if (!deleted) throw itemNotFound(itemId);
     return toConversation(thread);
   }
 
-  private async find(projectId: string, conversationId: string, itemId: string): Promise<{ row: ThreadMessageEntity; placed: PlacedItem } | null> {
+  private async find(
+    projectId: string,
+    conversationId: string,
+    itemId: string,
+  ): Promise<{ row: ThreadMessageEntity; placed: PlacedItem } | null> {
     const address = parseItemId(itemId);
     const row = address ? await this.messages.findLiveEntity(projectId, conversationId, address.messageId) : null;
     const placed = row ? itemsOfTurn(row).find((candidate) => candidate.item.id === itemId) : undefined;
@@ -79,7 +91,12 @@ export class ConversationItemsService {
   }
 
   /** `limit + 1` items after the cursor (so has_more is known), reading messages a page at a time. */
-  private async collect(projectId: string, conversationId: string, query: ItemListQuery, cursor: (ItemAddress & { seq: number }) | null): Promise<ConversationItem[]> {
+  private async collect(
+    projectId: string,
+    conversationId: string,
+    query: ItemListQuery,
+    cursor: (ItemAddress & { seq: number }) | null,
+  ): Promise<ConversationItem[]> {
     const wanted = query.limit + 1;
     const items: ConversationItem[] = [];
     let fromSeq = cursor ? cursor.seq : null;

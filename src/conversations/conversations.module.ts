@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { MessagesModule } from '../messages/messages.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { ConversationItemsController } from './conversation-items.controller';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { MessagesService } from '../messages/messages.service';
 import { ThreadEntity } from '../threads/thread.entity';
 import { ThreadsService } from '../threads/threads.service';

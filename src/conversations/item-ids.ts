@@ -14,7 +14,13 @@ import { isUuid } from '../common/ids';
 export type ItemType = 'message' | 'function_call' | 'function_call_output' | 'compaction' | 'other';
 
 /** `cmp`: a compaction; `itm`: an item of a type Parley does not interpret (stored as given). */
-const PREFIX: Record<ItemType, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', compaction: 'cmp', other: 'itm' };
+const PREFIX: Record<ItemType, string> = {
+  message: 'msg',
+  function_call: 'fc',
+  function_call_output: 'fco',
+  compaction: 'cmp',
+  other: 'itm',
+};
 const ITEM_ID = /^(msg|fc|fco|cmp|itm)_([0-9a-f]{32})_(\d{1,4})_(\d{1,4})$/;
 
 export interface ItemAddress {

@@ -17,7 +17,10 @@ function chatContent(item: MessageItemInput, index: number): Chat['content'] {
     if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text };
     if (item.role !== 'user') {
       const what = part.type === 'input_image' ? 'images' : 'files';
-      throw openaiError(400, `Only user messages can carry ${what} (a ${item.role} message cannot)`, { param: `items[${index}].content[${j}]`, code: 'invalid_value' });
+      throw openaiError(400, `Only user messages can carry ${what} (a ${item.role} message cannot)`, {
+        param: `items[${index}].content[${j}]`,
+        code: 'invalid_value',
+      });
     }
     if (part.type === 'input_image') return { type: 'image_url', image_url: { url: part.image_url, detail: part.detail } };
     // The chat-completion `file` part; `file_url` is Parley's own field there (each adapter sends or refuses it).

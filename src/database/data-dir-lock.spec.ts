@@ -1,8 +1,10 @@
-import { transformFileSync } from '@swc/core';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import { transformFileSync } from '@swc/core';
+
 import { DataDirLockedError, isDataDirLocked, lockDataDir, removeDeadLock } from './data-dir-lock';
 import { currentOwner, LockOwner } from './lock-owner';
 
@@ -39,7 +41,9 @@ describe('the DATA_DIR lock', () => {
     await release();
     expect(await isDataDirLocked(dir)).toBe(false);
     expect(fs.readdirSync(dir)).toEqual([]);
-    await (await lockDataDir(dir))();
+    await (
+      await lockDataDir(dir)
+    )();
   });
 
   (linux ? it : it.skip)('is taken over at once when its owner is known dead: killed on this host, or its pid reused', async () => {
@@ -70,7 +74,9 @@ describe('the DATA_DIR lock', () => {
       fs.rmSync(lockDir(), { recursive: true });
       leaveLock(owner, 16_000);
       expect(await isDataDirLocked(dir)).toBe(false);
-      await (await lockDataDir(dir))();
+      await (
+        await lockDataDir(dir)
+      )();
     }
   });
 
@@ -88,14 +94,18 @@ describe('the DATA_DIR lock', () => {
     fs.mkdirSync(`${lockDir()}.takeover`);
     setTimeout(() => fs.rmdirSync(`${lockDir()}.takeover`), 200);
     const started = Date.now();
-    await (await lockDataDir(dir))();
+    await (
+      await lockDataDir(dir)
+    )();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
 
     leaveLock({ pid: deadPid() });
     fs.mkdirSync(`${lockDir()}.takeover`);
     const old = new Date(Date.now() - 10_000);
     fs.utimesSync(`${lockDir()}.takeover`, old, old);
-    await (await lockDataDir(dir))();
+    await (
+      await lockDataDir(dir)
+    )();
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
@@ -140,25 +150,29 @@ describe('the DATA_DIR lock, raced by several processes', () => {
       () => { console.log('acquired'); process.stdin.on('end', () => process.exit(0)).resume(); },
       (err) => { console.log(err.constructor.name); process.exit(0); });`;
 
-  (linux ? it : it.skip)('lets exactly one of several starters that find the same dead owner take it over', async () => {
-    const module = compiledModule();
-    try {
-      for (let round = 0; round < 3; round++) {
-        leaveLock({ pid: deadPid() });
-        const startAt = Date.now() + 400;
-        const starters = Array.from({ length: 4 }, () => spawn(process.execPath, ['-e', STARTER, module, dir, String(startAt)]));
-        const outcomes = await Promise.all(
-          starters.map((p) => new Promise<string>((resolve) => p.stdout.once('data', (chunk) => resolve(String(chunk).trim())))),
-        );
-        expect([...outcomes].sort()).toEqual(['DataDirLockedError', 'DataDirLockedError', 'DataDirLockedError', 'acquired']);
-        expect(ownerOf().pid).toBe(starters[outcomes.indexOf('acquired')].pid);
-        const exited = starters.map((p) => new Promise((resolve) => (p.exitCode !== null ? resolve(null) : p.once('exit', resolve))));
-        for (const p of starters) p.stdin.end();
-        await Promise.all(exited);
-        expect(fs.readdirSync(dir)).toEqual([]); // the winner released it on exit; nothing else left behind
+  (linux ? it : it.skip)(
+    'lets exactly one of several starters that find the same dead owner take it over',
+    async () => {
+      const module = compiledModule();
+      try {
+        for (let round = 0; round < 3; round++) {
+          leaveLock({ pid: deadPid() });
+          const startAt = Date.now() + 400;
+          const starters = Array.from({ length: 4 }, () => spawn(process.execPath, ['-e', STARTER, module, dir, String(startAt)]));
+          const outcomes = await Promise.all(
+            starters.map((p) => new Promise<string>((resolve) => p.stdout.once('data', (chunk) => resolve(String(chunk).trim())))),
+          );
+          expect([...outcomes].sort()).toEqual(['DataDirLockedError', 'DataDirLockedError', 'DataDirLockedError', 'acquired']);
+          expect(ownerOf().pid).toBe(starters[outcomes.indexOf('acquired')].pid);
+          const exited = starters.map((p) => new Promise((resolve) => (p.exitCode !== null ? resolve(null) : p.once('exit', resolve))));
+          for (const p of starters) p.stdin.end();
+          await Promise.all(exited);
+          expect(fs.readdirSync(dir)).toEqual([]); // the winner released it on exit; nothing else left behind
+        }
+      } finally {
+        fs.rmSync(path.dirname(module), { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(path.dirname(module), { recursive: true, force: true });
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

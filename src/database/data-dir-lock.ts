@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { currentOwner, LockOwner, ownerLiveness, parseLockOwner } from './lock-owner';
 
 /** PGlite must never be opened by two processes: that corrupts it (DESIGN.md §2). */

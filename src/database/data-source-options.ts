@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { DataSourceOptions } from 'typeorm';
 import { PGliteDriver } from 'typeorm-pglite';
+
 import { AppConfig } from '../config/app-config';
 import { PGliteExclusivePool } from './pglite-exclusive-pool';
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
+
 import { AppConfig, SchemaMode } from '../config/app-config';
 import { ChangesModule } from './changes';
 import { buildDataSourceOptions } from './data-source-options';

@@ -1,5 +1,6 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+
 import { runStatement } from './prepared-statements';
 
 /** SQL text by table and shape (which columns the statement names); bounded, a handful in practice. */
@@ -15,7 +16,12 @@ const MAX_STATEMENTS = 500;
  * (none of them has any), a property left `undefined` takes the column's DEFAULT, jsonb values
  * are sent as JSON text (arrays included, which `pg` alone would send as PostgreSQL arrays).
  */
-export async function fastInsert<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: readonly T[], computed?: ComputedColumns): Promise<void> {
+export async function fastInsert<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  rows: readonly T[],
+  computed?: ComputedColumns,
+): Promise<void> {
   if (rows.length === 0) return;
   const { sql, parameters } = insertOf(manager, target, rows, computed);
   await runStatement(manager, sql, parameters);
@@ -83,7 +89,9 @@ export function insertOf<T extends ObjectLiteral>(
   if (!sql) {
     const named = columns.filter((_, c) => given[c] !== 2);
     const sources = named.map((column, i) =>
-      isJsonb(column) ? `jsonb_array_elements($${i + 1}::jsonb)` : `unnest($${i + 1}::${manager.connection.driver.normalizeType(column)}[])`,
+      isJsonb(column)
+        ? `jsonb_array_elements($${i + 1}::jsonb)`
+        : `unnest($${i + 1}::${manager.connection.driver.normalizeType(column)}[])`,
     );
     // A JS null is SQL NULL, as in the VALUES form: the JSON array's null elements are turned back into it.
     const plain = named.map((column, i) => (isJsonb(column) ? `nullif(c${i}, 'null'::jsonb)` : `c${i}`));
@@ -125,7 +133,11 @@ function remember(shape: string, sql: string): void {
 }
 
 /** The same rows as a multi-row VALUES list, each row's undefined properties as DEFAULT. */
-function valuesInsertOf(table: string, columns: readonly ColumnMetadata[], rows: readonly ObjectLiteral[]): { sql: string; parameters: unknown[] } {
+function valuesInsertOf(
+  table: string,
+  columns: readonly ColumnMetadata[],
+  rows: readonly ObjectLiteral[],
+): { sql: string; parameters: unknown[] } {
   let shape = `${table}\u0001`;
   const parameters: unknown[] = [];
   for (const row of rows) {
@@ -143,7 +155,9 @@ function valuesInsertOf(table: string, columns: readonly ColumnMetadata[], rows:
   let sql = statements.get(shape);
   if (!sql) {
     let n = 0;
-    const tuples = rows.map((row) => `(${columns.map((column) => (row[column.propertyName] === undefined ? 'DEFAULT' : `$${++n}`)).join(', ')})`);
+    const tuples = rows.map(
+      (row) => `(${columns.map((column) => (row[column.propertyName] === undefined ? 'DEFAULT' : `$${++n}`)).join(', ')})`,
+    );
     sql = `INSERT INTO "${table}" (${columns.map((column) => `"${column.databaseName}"`).join(', ')}) VALUES ${tuples.join(', ')}`;
     remember(shape, sql);
   }

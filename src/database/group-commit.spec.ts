@@ -34,7 +34,11 @@ function recorder(options: { maxInFlight?: number; maxBatch?: number } = {}) {
   };
 }
 
-const settle = (p: Promise<void>) => p.then(() => 'ok', (err: Error) => err.message);
+const settle = (p: Promise<void>) =>
+  p.then(
+    () => 'ok',
+    (err: Error) => err.message,
+  );
 
 describe('GroupCommit', () => {
   it('writes an item that finds nothing being written at once, the items arriving meanwhile as one batch after it', async () => {

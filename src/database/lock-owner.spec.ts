@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+
 import { currentOwner, ownerLiveness, parseLockOwner } from './lock-owner';
 
 /** The pid of a process that has exited and been reaped. */
@@ -14,7 +15,12 @@ describe('lock owner liveness', () => {
   const self = currentOwner();
 
   (linux ? it : it.skip)('knows this process by host, boot, pid namespace and start time (Linux)', () => {
-    expect(self).toMatchObject({ pid: process.pid, boot: expect.any(String), pidNamespace: expect.stringMatching(/^pid:\[\d+\]$/), started: expect.stringMatching(/^\d+$/) });
+    expect(self).toMatchObject({
+      pid: process.pid,
+      boot: expect.any(String),
+      pidNamespace: expect.stringMatching(/^pid:\[\d+\]$/),
+      started: expect.stringMatching(/^\d+$/),
+    });
     expect(self.token).not.toBe(currentOwner().token);
     expect(ownerLiveness(self)).toBe('alive');
   });

@@ -76,7 +76,11 @@ function pidExists(pid: number): boolean {
  */
 export function ownerLiveness(owner: LockOwner, self: LockOwner = currentOwner()): OwnerLiveness {
   const comparable =
-    self.boot !== undefined && self.pidNamespace !== undefined && owner.host === self.host && owner.boot === self.boot && owner.pidNamespace === self.pidNamespace;
+    self.boot !== undefined &&
+    self.pidNamespace !== undefined &&
+    owner.host === self.host &&
+    owner.boot === self.boot &&
+    owner.pidNamespace === self.pidNamespace;
   if (!comparable || !Number.isInteger(owner.pid) || owner.pid <= 0) return 'unknown';
   if (!pidExists(owner.pid)) return 'dead';
   const stat = processStat(owner.pid);

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+
 import type { SchemaMode } from '../config/app-config';
 import { checkDistributable, partitionProjectTables } from './partitioned-schema';
 

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+
 import { pipelinedTransaction } from './pipelined-transaction';
 import { queryRows } from './prepared-statements';
 
@@ -58,7 +59,9 @@ describe('pipelinedTransaction', () => {
 
   it('sends neither BEGIN nor COMMIT when the work sent nothing', async () => {
     const { pool, sent, released } = fakePool({ failing: /^$/ });
-    await expect(pipelinedTransaction(dataSource, pool, async (_manager, pipeline) => pipeline.commit().then(() => 'done'))).resolves.toBe('done');
+    await expect(pipelinedTransaction(dataSource, pool, async (_manager, pipeline) => pipeline.commit().then(() => 'done'))).resolves.toBe(
+      'done',
+    );
     expect(sent).toEqual([]);
     expect(released).toEqual([undefined]);
   });

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+
 import { bindManagerTo, nodePostgresPool, PgQueryable } from './prepared-statements';
 
 /** What this module needs of a pooled node-postgres client (the pool runs in pipeline mode). */
@@ -46,7 +47,11 @@ export interface Pipeline {
  * statement sent is waited for and the transaction is rolled back before the connection goes back
  * to the pool; a connection that cannot roll back is closed instead.
  */
-export async function pipelinedTransaction<T>(dataSource: DataSource, pool: PgPool, work: (manager: EntityManager, pipeline: Pipeline) => Promise<T>): Promise<T> {
+export async function pipelinedTransaction<T>(
+  dataSource: DataSource,
+  pool: PgPool,
+  work: (manager: EntityManager, pipeline: Pipeline) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   const sent: Promise<unknown>[] = [];
   let failed: unknown = null;

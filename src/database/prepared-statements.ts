@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 
 /**

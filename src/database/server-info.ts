@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+
 import { serverInfoPath } from './data-dir-lock';
 
 /**
@@ -72,7 +73,12 @@ export function readServerInfo(dataDir: string): ServerInfo | null {
     const parsed = JSON.parse(fs.readFileSync(serverInfoPath(dataDir), 'utf8')) as Partial<ServerInfo>;
     if (typeof parsed.url !== 'string') return null;
     const database = typeof parsed.database === 'string' ? parsed.database : EMBEDDED_DATABASE;
-    return { url: parsed.url, pid: Number(parsed.pid), database, ...(typeof parsed.adminToken === 'string' ? { adminToken: parsed.adminToken } : {}) };
+    return {
+      url: parsed.url,
+      pid: Number(parsed.pid),
+      database,
+      ...(typeof parsed.adminToken === 'string' ? { adminToken: parsed.adminToken } : {}),
+    };
   } catch {
     return null;
   }

@@ -1,7 +1,8 @@
 import { Controller, Get, Post } from '@nestjs/common';
-import { createsOutsideTransaction, uncoveredPostRoutes } from './idempotency-coverage';
+
 import { CreateTransaction, InCreateTransaction } from './create-transaction';
 import { IdempotencyInCore, Idempotent } from './idempotency.interceptor';
+import { createsOutsideTransaction, uncoveredPostRoutes } from './idempotency-coverage';
 
 @Controller()
 class Covered {
@@ -55,6 +56,10 @@ class Creates {
 
 describe('createsOutsideTransaction', () => {
   it('names the creating @Idempotent() handlers without an @InCreateTransaction() parameter', () => {
-    expect(createsOutsideTransaction([Covered, InCore, Forgotten, Creates])).toEqual(['Covered.create', 'Forgotten.update', 'Creates.forgot']);
+    expect(createsOutsideTransaction([Covered, InCore, Forgotten, Creates])).toEqual([
+      'Covered.create',
+      'Forgotten.update',
+      'Creates.forgot',
+    ]);
   });
 });

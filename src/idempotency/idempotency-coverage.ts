@@ -1,8 +1,9 @@
 import { Injectable, OnApplicationBootstrap, RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+
 import { CREATE_TRANSACTION_PARAM } from './create-transaction';
-import { IDEMPOTENT_WITHOUT_CREATE, IdempotencyInterceptor, IN_CORE } from './idempotency.interceptor';
+import { IdempotencyInterceptor, IDEMPOTENT_WITHOUT_CREATE, IN_CORE } from './idempotency.interceptor';
 
 /** The POST handlers of `controllers` that have neither `@Idempotent()` nor `@IdempotencyInCore()`. */
 export function uncoveredPostRoutes(controllers: { name: string; prototype: object }[], scanner = new MetadataScanner()): string[] {
@@ -54,6 +55,7 @@ export class IdempotencyCoverage implements OnApplicationBootstrap {
     const missing = uncoveredPostRoutes(controllers);
     if (missing.length > 0) throw new Error(`POST routes without @Idempotent() or @IdempotencyInCore(): ${missing.join(', ')}`);
     const outside = createsOutsideTransaction(controllers);
-    if (outside.length > 0) throw new Error(`@Idempotent() creating POST routes without an @InCreateTransaction() parameter: ${outside.join(', ')}`);
+    if (outside.length > 0)
+      throw new Error(`@Idempotent() creating POST routes without an @InCreateTransaction() parameter: ${outside.join(', ')}`);
   }
 }

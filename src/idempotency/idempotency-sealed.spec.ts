@@ -25,7 +25,10 @@ describe('stored outcomes of answers that hold a secret', () => {
     expect(outcome).toEqual({ kind: 'sealed', sealed: expect.any(String) });
     expect(JSON.stringify(outcome)).not.toContain(created.key);
     expect(service.opened('scope-1', 'idem-1', outcome)).toEqual({ kind: 'response', status: 200, body: created });
-    for (const [scope, key] of [['scope-2', 'idem-1'], ['scope-1', 'idem-2']]) {
+    for (const [scope, key] of [
+      ['scope-2', 'idem-1'],
+      ['scope-1', 'idem-2'],
+    ]) {
       const refusal = refusalOf(() => service.opened(scope, key, outcome));
       expect(refusal).toBeInstanceOf(ApiException);
       expect(refusal!.getStatus()).toBe(409);

@@ -1,10 +1,20 @@
-import { applyDecorators, CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  HttpStatus,
+  Injectable,
+  NestInterceptor,
+  SetMetadata,
+  UseInterceptors,
+} from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { DataSource } from 'typeorm';
 import { from, Observable, of, throwError } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
+import { DataSource } from 'typeorm';
+
 import { credentialOf, RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
 import { rawBodyDigest } from '../common/http/json-body';

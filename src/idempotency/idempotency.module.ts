@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+
 import { CryptoModule } from '../common/crypto/crypto.module';
-import { IdempotencyCoverage } from './idempotency-coverage';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotencyCoverage } from './idempotency-coverage';
 
 /** Global: `@Idempotent()` routes of every feature module instantiate the interceptor in their own module. */
 @Global()

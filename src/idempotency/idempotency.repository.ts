@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { IDEMPOTENCY_TTL_HOURS, StoredOutcome } from './idempotency.types';
 
 export interface IdempotencyRow {
@@ -49,7 +50,10 @@ export class IdempotencyRepository {
 
   /** Gives the key back (the request failed in a way a retry may not): the next request with it runs. */
   async release(projectId: string, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE project_id = $1 AND key = $2 AND state = 'in_flight'`, [projectId, key]);
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE project_id = $1 AND key = $2 AND state = 'in_flight'`, [
+      projectId,
+      key,
+    ]);
   }
 
   async deleteExpired(): Promise<void> {

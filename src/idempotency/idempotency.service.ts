@@ -1,6 +1,8 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { SecretBox } from '../common/crypto/secret-box';
 import { ApiException, resourceError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
@@ -33,7 +35,8 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     config: AppConfig,
     private readonly box: SecretBox,
   ) {
-    this.leaseSeconds = Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + config.idempotencyLeaseMarginSeconds;
+    this.leaseSeconds =
+      Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + config.idempotencyLeaseMarginSeconds;
   }
 
   onModuleInit(): void {
@@ -63,7 +66,10 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   /** A stored answer as it is replayed: a sealed one opened, a withheld one a 409 that says why. */
   opened(scopeId: string, key: string, outcome: StoredOutcome): StoredOutcome {
     const notKept = (why: string) =>
-      resourceError(409, `This Idempotency-Key's request created a secret that is shown only once and ${why}: revoke the key it created and create another`);
+      resourceError(
+        409,
+        `This Idempotency-Key's request created a secret that is shown only once and ${why}: revoke the key it created and create another`,
+      );
     if (outcome.kind === 'sealed') {
       let opened: string;
       try {
@@ -82,7 +88,8 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     if (await this.repo.claim(scopeId, key, requestHash, this.leaseSeconds)) return { type: 'new' };
     const row = await this.repo.find(scopeId, key);
     // Deleted between the two statements (its request failed and gave the key back): try once more.
-    if (!row) return (await this.repo.claim(scopeId, key, requestHash, this.leaseSeconds)) ? { type: 'new' } : Promise.reject(errors.inFlight());
+    if (!row)
+      return (await this.repo.claim(scopeId, key, requestHash, this.leaseSeconds)) ? { type: 'new' } : Promise.reject(errors.inFlight());
     if (row.request_hash !== requestHash) throw errors.mismatch();
     if (row.state !== 'completed' || !row.outcome) throw errors.inFlight();
     return { type: 'replay', outcome: row.outcome };
@@ -102,7 +109,9 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     if (err instanceof ApiException) {
       const status = err.getStatus();
       if (status >= 400 && status < 500 && ![408, 409, 429, 499].includes(status)) {
-        await this.complete(scopeId, key, { kind: 'error', status, body: err.body, headers: err.headers }).catch(() => this.release(scopeId, key));
+        await this.complete(scopeId, key, { kind: 'error', status, body: err.body, headers: err.headers }).catch(() =>
+          this.release(scopeId, key),
+        );
         return;
       }
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ExportedMessage, ExportedThread, exportedMessageSchema, exportedThreadSchema } from './assistants-export.schema';
+
+import { ExportedMessage, exportedMessageSchema, ExportedThread, exportedThreadSchema } from './assistants-export.schema';
 
 export const MAX_IMPORT_RECORDS = 10_000;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { metadataProblems } from '../common/validation';
 
 /**
@@ -53,6 +54,8 @@ export function chatMessageOf(message: ExportedMessage): Record<string, unknown>
   if (parts.length === 1 && parts[0].type === 'text') return { role: message.role, content: parts[0].text.value };
   return {
     role: message.role,
-    content: parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text.value } : { type: 'image_url', image_url: part.image_url })),
+    content: parts.map((part) =>
+      part.type === 'text' ? { type: 'text', text: part.text.value } : { type: 'image_url', image_url: part.image_url },
+    ),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { Principal } from '../auth/principal';
 import { badRequest, forbidden, isMalformedJsonBody, malformedBodyReason, notFound } from '../common/errors';
 import { INVALID_IMPORT } from './import.service';
@@ -16,7 +17,11 @@ export type ImportTarget = { kind: 'project'; projectId: string } | { kind: 'slu
 export function parseImportBody(body: unknown): ImportBody {
   if (isMalformedJsonBody(body)) throw badRequest(INVALID_IMPORT, [`body: ${malformedBodyReason(body)}`]);
   const parsed = importBodySchema.safeParse(body ?? {});
-  if (!parsed.success) throw badRequest(INVALID_IMPORT, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`));
+  if (!parsed.success)
+    throw badRequest(
+      INVALID_IMPORT,
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`),
+    );
   return parsed.data;
 }
 

@@ -1,13 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
-import { ImportFacade } from './import.facade';
-import { importBodySchema, importTargetOf, parseImportBody } from './import-target';
-import { ImportSummary } from './import.service';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { ImportFacade } from './import.facade';
+import { ImportSummary } from './import.service';
+import { importBodySchema, importTargetOf, parseImportBody } from './import-target';
 
 @ApiTags('Import')
 @ApiSecurity('api-key')
@@ -30,7 +31,9 @@ export class ImportController {
       'the project and the original ids, so importing again creates nothing new. One transaction per thread. See docs/import.md.',
   })
   @ApiBody({ schema: openApiSchemaOf(importBodySchema) })
-  @ApiOkResponse({ description: '{threads_created, messages_created, threads: [{source_id, thread_id, action, messages_created, messages_existing}]}' })
+  @ApiOkResponse({
+    description: '{threads_created, messages_created, threads: [{source_id, thread_id, action, messages_created, messages_existing}]}',
+  })
   @ApiErrors(400, 404)
   importAssistantsThreads(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<ImportSummary> {
     const parsed = parseImportBody(body);

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+
 import { notFound } from '../common/errors';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { ImportTarget } from './import-target';
 import { ImportService, ImportSummary } from './import.service';
+import { ImportTarget } from './import-target';
 
 /** Resolves the target project (by slugs for the admin key and the CLI) and runs the import. */
 @Injectable()

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { badRequest, isUniqueViolation } from '../common/errors';
 import { Metadata } from '../common/validation';
 import { MessagesService } from '../messages/messages.service';
@@ -45,10 +46,12 @@ export class ImportService {
     const threads: ImportedThread[] = [];
     for (const { thread, messages } of parsed.value.threads) {
       // Two imports racing on a new thread: the loser's INSERT fails; its retry finds the thread.
-      threads.push(await this.importThread(projectId, thread, messages).catch((err) => {
-        if (!isUniqueViolation(err)) throw err;
-        return this.importThread(projectId, thread, messages);
-      }));
+      threads.push(
+        await this.importThread(projectId, thread, messages).catch((err) => {
+          if (!isUniqueViolation(err)) throw err;
+          return this.importThread(projectId, thread, messages);
+        }),
+      );
     }
     return {
       threads_created: threads.filter((t) => t.action === 'created').length,
@@ -70,12 +73,24 @@ export class ImportService {
       const state = await this.threads.lockState(manager, projectId, threadId);
       if (state === 'deleted') return { ...result('deleted', 0), messages_existing: 0 };
       if (state === 'missing') {
-        await this.threads.insert(projectId, (thread.metadata ?? {}) as Metadata, {}, manager, threadId, new Date(thread.created_at * 1000));
+        await this.threads.insert(
+          projectId,
+          (thread.metadata ?? {}) as Metadata,
+          {},
+          manager,
+          threadId,
+          new Date(thread.created_at * 1000),
+        );
       }
       const ids = messages.map((m) => derivedId(projectId, m.id, m.created_at));
       const existing = await this.messages.existingIds(manager, projectId, ids);
       const turns = messages
-        .map((m, i) => ({ id: ids[i], createdAt: new Date(m.created_at * 1000), content: [chatMessageOf(m)], metadata: (m.metadata ?? {}) as Metadata }))
+        .map((m, i) => ({
+          id: ids[i],
+          createdAt: new Date(m.created_at * 1000),
+          content: [chatMessageOf(m)],
+          metadata: (m.metadata ?? {}) as Metadata,
+        }))
         .filter((turn) => !existing.has(turn.id));
       if (turns.length > 0) await this.messages.appendTurns(manager, projectId, threadId, turns);
       return result(state === 'missing' ? 'created' : 'existing', turns.length);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { LimitsModule } from '../limits/limits.module';
@@ -8,9 +9,9 @@ import { RegistryModule } from '../registry/registry.module';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { PricingModule } from '../usage/pricing/pricing.module';
+import { InvocationService } from './invocation.service';
 import { InvocationRecorder } from './invocation-recorder';
 import { TurnWriter } from './turn-writer';
-import { InvocationService } from './invocation.service';
 
 /**
  * The invocation core, with no routes: every surface that calls a model (the spec's invoke

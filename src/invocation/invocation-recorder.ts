@@ -1,12 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LimitsService } from '../limits/limits.service';
 import { ThreadTurn } from '../messages/messages.service';
 import { MetricsService } from '../metrics/metrics.service';
-import { completionTokensOf, promptTokensOf, tokensFromOpenAI, type ChatCompletion, type CompletionUsage, type TokenCounts } from '../providers';
+import {
+  type ChatCompletion,
+  completionTokensOf,
+  type CompletionUsage,
+  promptTokensOf,
+  type TokenCounts,
+  tokensFromOpenAI,
+} from '../providers';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { toRequestLogObject } from '../request-logs/request-logs.mapper';
 import { RequestLogsService } from '../request-logs/request-logs.service';
@@ -66,7 +74,12 @@ export class InvocationRecorder {
       return;
     }
     try {
-      await this.turns.write({ log, thread: prepared.threadId ? this.threadOf(caller, prepared, prepared.threadId, log, completion) : null, also, rows });
+      await this.turns.write({
+        log,
+        thread: prepared.threadId ? this.threadOf(caller, prepared, prepared.threadId, log, completion) : null,
+        also,
+        rows,
+      });
     } catch (err) {
       // The thread was deleted after the history was read: nothing was written for this call.
       if (!(err instanceof ApiException && err.getStatus() === 404)) throw err;
@@ -78,7 +91,13 @@ export class InvocationRecorder {
   }
 
   /** The thread a successful call appends to: opened by it or continued, and its two turns. */
-  private threadOf(caller: ProjectPrincipal, prepared: PreparedInvocation, threadId: string, log: RequestLogEntity, completion: ChatCompletion): TurnRecord['thread'] {
+  private threadOf(
+    caller: ProjectPrincipal,
+    prepared: PreparedInvocation,
+    threadId: string,
+    log: RequestLogEntity,
+    completion: ChatCompletion,
+  ): TurnRecord['thread'] {
     const turns: ThreadTurn[] = [];
     if (prepared.input.messages.length > 0) {
       turns.push({ content: prepared.input.messages as ThreadTurn['content'], requestLogId: log.id });
@@ -102,19 +121,37 @@ export class InvocationRecorder {
   }
 
   /** The outcome an Idempotency-Key replays (docs/security.md, "Idempotency keys"). */
-  private async storeOutcome(caller: ProjectPrincipal, prepared: PreparedInvocation, completion: ChatCompletion, manager: EntityManager): Promise<void> {
+  private async storeOutcome(
+    caller: ProjectPrincipal,
+    prepared: PreparedInvocation,
+    completion: ChatCompletion,
+    manager: EntityManager,
+  ): Promise<void> {
     const key = prepared.input.idempotencyKey;
     if (!key) return;
     const objectId = prepared.input.objectId;
-    await this.idempotency.complete(caller.projectId, key, { kind: 'invocation', threadId: prepared.threadId, completion, ...(objectId ? { objectId } : {}) }, manager);
+    await this.idempotency.complete(
+      caller.projectId,
+      key,
+      { kind: 'invocation', threadId: prepared.threadId, completion, ...(objectId ? { objectId } : {}) },
+      manager,
+    );
   }
 
   /** Never throws: failing to log a failure must not hide the failure from the client. */
   async recordFailure(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<void> {
     try {
-      const log = this.buildLog(caller, prepared, outcome, prepared.newThread ? null : prepared.threadId, await this.costOf(caller, prepared, outcome));
+      const log = this.buildLog(
+        caller,
+        prepared,
+        outcome,
+        prepared.newThread ? null : prepared.threadId,
+        await this.costOf(caller, prepared, outcome),
+      );
       this.observe(log, caller);
-      await this.requestLogs.record(log).catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
+      await this.requestLogs
+        .record(log)
+        .catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
     } catch (err) {
       this.logger.error(`could not record a failed call: ${(err as Error).message}`);
     }
@@ -165,13 +202,20 @@ export class InvocationRecorder {
     }
   }
 
-  private buildLog(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome, threadId: string | null, cost: CallCost): RequestLogEntity {
+  private buildLog(
+    caller: ProjectPrincipal,
+    prepared: PreparedInvocation,
+    outcome: InvokeOutcome,
+    threadId: string | null,
+    cost: CallCost,
+  ): RequestLogEntity {
     const { target, doNotRecord, log: request } = prepared.input;
     const deployment = target.deployment;
     const tokens = this.tokensOf(outcome);
     const sent = doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null);
     // The thread history stays in the thread: the log keeps where it is (docs/decisions.md).
-    const { request: providerRequest, range: threadRange } = sent && prepared.history ? elideHistory(sent, prepared.history) : { request: sent, range: null };
+    const { request: providerRequest, range: threadRange } =
+      sent && prepared.history ? elideHistory(sent, prepared.history) : { request: sent, range: null };
     return Object.assign(new RequestLogEntity(), {
       projectId: caller.projectId,
       id: prepared.logId,

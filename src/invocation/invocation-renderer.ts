@@ -1,11 +1,12 @@
 import { HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+
 import type { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { sendJson } from '../common/http/send-json';
 import type { ChatCompletion, ChatCompletionChunk } from '../providers';
-import type { PreparedInvocation } from './invocation.types';
 import { InvocationService } from './invocation.service';
+import type { PreparedInvocation } from './invocation.types';
 import { abortOnClose, LOG_ID_HEADER, setThreadIdHeaders } from './invoke-http';
 import { SseResponse } from './sse-response';
 
@@ -32,7 +33,13 @@ const logger = new Logger('Invocation');
  * id, then JSON or a stream that ends with `[DONE]`, or with one error event (never `[DONE]`)
  * when the call or the storing of its reply failed after the headers went out.
  */
-export async function renderInvocation(res: Response, invocation: InvocationService, caller: ProjectPrincipal, prepared: PreparedInvocation, codec: InvocationCodec): Promise<void> {
+export async function renderInvocation(
+  res: Response,
+  invocation: InvocationService,
+  caller: ProjectPrincipal,
+  prepared: PreparedInvocation,
+  codec: InvocationCodec,
+): Promise<void> {
   if (!prepared.newThread) setThreadIdHeaders(res, prepared.threadId);
   const result = await invocation.run(caller, prepared, abortOnClose(res));
   setThreadIdHeaders(res, result.threadId);

@@ -17,10 +17,24 @@ export function chunksOf(completion: ChatCompletion): ChatCompletionChunk[] {
   return completion.choices.flatMap((choice) => {
     const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function');
     const chunks: ChatCompletionChunk[] = [
-      { ...head, choices: [{ index: choice.index, delta: { role: 'assistant', content: choice.message.content ?? (calls.length > 0 ? null : '') }, finish_reason: null }] },
+      {
+        ...head,
+        choices: [
+          {
+            index: choice.index,
+            delta: { role: 'assistant', content: choice.message.content ?? (calls.length > 0 ? null : '') },
+            finish_reason: null,
+          },
+        ],
+      },
     ];
     if (calls.length > 0) {
-      const deltas = calls.map((call, index) => ({ index, id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }));
+      const deltas = calls.map((call, index) => ({
+        index,
+        id: call.id,
+        type: 'function' as const,
+        function: { name: call.function.name, arguments: call.function.arguments },
+      }));
       chunks.push({ ...head, choices: [{ index: choice.index, delta: { tool_calls: deltas }, finish_reason: null }] });
     }
     chunks.push({ ...head, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason }] });
@@ -42,5 +56,12 @@ export function replayOutcome(outcome: StoredOutcome, prepared: PreparedInvocati
   const { completion, threadId } = outcome;
   const replayed = outcome.objectId ? { objectId: outcome.objectId } : {};
   if (!prepared.input.stream) return { type: 'completion', threadId, completion, headers: REPLAYED, replayed };
-  return { type: 'stream', threadId, headers: REPLAYED, replayed, chunks: iterate(chunksOf(completion)), finish: () => Promise.resolve(completion) };
+  return {
+    type: 'stream',
+    threadId,
+    headers: REPLAYED,
+    replayed,
+    chunks: iterate(chunksOf(completion)),
+    finish: () => Promise.resolve(completion),
+  };
 }

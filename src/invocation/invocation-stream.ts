@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, isDatabaseUnavailable } from '../common/errors';
-import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream, TokenCounts } from '../providers';
 import type { Admission } from '../limits/limits.service';
-import { InvocationRecorder } from './invocation-recorder';
+import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream, TokenCounts } from '../providers';
 import { PreparedInvocation, StreamResult } from './invocation.types';
+import { InvocationRecorder } from './invocation-recorder';
 import { storeFailure } from './invoke-errors';
 
 /**
@@ -56,7 +57,12 @@ export class InvocationStreamRun {
     };
   }
 
-  private async *iterate(stream: ProviderStream, chunks: AsyncIterator<ChatCompletionChunk>, first: IteratorResult<ChatCompletionChunk>, ttftMs: number): AsyncGenerator<ChatCompletionChunk> {
+  private async *iterate(
+    stream: ProviderStream,
+    chunks: AsyncIterator<ChatCompletionChunk>,
+    first: IteratorResult<ChatCompletionChunk>,
+    ttftMs: number,
+  ): AsyncGenerator<ChatCompletionChunk> {
     try {
       for (let next = first; !next.done; next = await chunks.next()) {
         const wait = this.pace();
@@ -98,4 +104,3 @@ export class InvocationStreamRun {
     return completion;
   }
 }
-

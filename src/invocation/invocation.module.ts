@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { InvocationController } from './invocation.controller';
 import { InvocationCoreModule } from './invocation-core.module';
 import { SpecInvokeParser } from './spec-invoke.parser';

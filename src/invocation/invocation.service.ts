@@ -1,20 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { credentialOf, mayInvokeIn, ProjectPrincipal } from '../auth/principal';
 import { ChatMessage } from '../common/chat';
 import { ApiException, serviceError } from '../common/errors';
 import { newId } from '../common/ids';
-import { MessagesService } from '../messages/messages.service';
-import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
+import { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
+import { MessagesService } from '../messages/messages.service';
+import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { RegistryService } from '../registry/registry.service';
-import { AppConfig } from '../config/app-config';
-import { TemplateTooLargeError } from '../templates';
 import type { SentHistory } from '../request-logs/thread-range';
+import { TemplateTooLargeError } from '../templates';
+import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
-import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { environmentRefused, providerFailure, TemplateTooLarge, templateTooLarge, threadNotFound, unsupportedParam } from './invoke-errors';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
@@ -49,7 +50,14 @@ export class InvocationService {
     if (target.type === 'provider') {
       const provider = await this.registry.resolveProvider(caller.projectId, target.provider);
       if (!provider) return null;
-      return { deployment: null, provider, model: target.model, kind: 'prompt', slug: `${target.provider}/${target.model}`, environment: '' };
+      return {
+        deployment: null,
+        provider,
+        model: target.model,
+        kind: 'prompt',
+        slug: `${target.provider}/${target.model}`,
+        environment: '',
+      };
     }
     const deployment = await this.registry.resolveForInvoke(caller.projectId, target.slug, target.environment, target.version);
     if (!deployment) return null;
@@ -86,9 +94,27 @@ export class InvocationService {
     }
     const history = (sent?.messages ?? []) as ChatMessage[];
     const parameters = effectiveParameters(target, input.overrides);
-    const request = buildProviderRequest({ target, overrides: input.overrides, parameters, templateMessages, history, messages: input.messages, metadata: input.metadata });
+    const request = buildProviderRequest({
+      target,
+      overrides: input.overrides,
+      parameters,
+      templateMessages,
+      history,
+      messages: input.messages,
+      metadata: input.metadata,
+    });
     const newThread = threadId !== null && !(input.thread && 'continue' in input.thread);
-    return { input, logId: newId(), threadId, newThread, variables, parameters, request, ...(sent ? { history: sent } : {}), ...(refusal ? { refusal } : {}) };
+    return {
+      input,
+      logId: newId(),
+      threadId,
+      newThread,
+      variables,
+      parameters,
+      request,
+      ...(sent ? { history: sent } : {}),
+      ...(refusal ? { refusal } : {}),
+    };
   }
 
   /**
@@ -128,14 +154,17 @@ export class InvocationService {
         return failure;
       };
       const shares = this.limits.streamShares;
-      const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () => shares.turn(caller.projectId));
+      const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () =>
+        shares.turn(caller.projectId),
+      );
       const streamed = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.
-      const finish = () => streamed.finish().catch(async (err: unknown) => {
-        await this.idempotency.release(caller.projectId, key);
-        throw err;
-      });
+      const finish = () =>
+        streamed.finish().catch(async (err: unknown) => {
+          await this.idempotency.release(caller.projectId, key);
+          throw err;
+        });
       return { ...streamed, finish };
     }
     let result;
@@ -189,9 +218,17 @@ export class InvocationService {
   }
 
   /** Records the failed call and returns the error to answer with. */
-  private async failed(caller: ProjectPrincipal, prepared: PreparedInvocation, err: unknown, startedAt: Date, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }): Promise<ApiException> {
+  private async failed(
+    caller: ProjectPrincipal,
+    prepared: PreparedInvocation,
+    err: unknown,
+    startedAt: Date,
+    ttftMs: number | null,
+    partial?: { tokens: TokenCounts | undefined },
+  ): Promise<ApiException> {
     // Anything else is a bug in an adapter: answered as a provider failure, logged with its stack.
-    if (!(err instanceof ProviderError)) this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
+    if (!(err instanceof ProviderError))
+      this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
     const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
     const message = (failure.body as { message: string }).message;
     // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.

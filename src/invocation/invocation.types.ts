@@ -5,9 +5,10 @@
  * core returns. Nothing here knows HTTP.
  */
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+
 import type { ChatMessage } from '../common/chat';
-import type { WireLogFields } from '../common/http/wire-request';
 import type { ApiException } from '../common/errors';
+import type { WireLogFields } from '../common/http/wire-request';
 import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
 import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
 import type { SentHistory } from '../request-logs/thread-range';
@@ -15,8 +16,7 @@ import type { CompiledTemplate } from '../templates';
 
 /** What a caller names: a deployed prompt or assistant, or a model of a provider called directly. */
 export type InvokeTarget =
-  | { type: 'deployment'; slug: string; environment: string; version?: number }
-  | { type: 'provider'; provider: string; model: string };
+  { type: 'deployment'; slug: string; environment: string; version?: number } | { type: 'provider'; provider: string; model: string };
 
 /** A target resolved against the caller's project. */
 export interface ResolvedTarget {

@@ -26,7 +26,12 @@ export const threadNotFound = () => new ThreadNotFound();
  * reports in OpenAI's error body.
  */
 export class ProviderFailure extends ApiException {
-  constructor(status: number, message: string, headers: Record<string, string>, readonly param?: string) {
+  constructor(
+    status: number,
+    message: string,
+    headers: Record<string, string>,
+    readonly param?: string,
+  ) {
     super(status, serviceError(status, ERROR_NAMES[status] ?? 'Provider Error', message).body, headers);
   }
 }
@@ -55,7 +60,9 @@ export class TemplateTooLarge extends ApiException {
 }
 
 export function templateTooLarge(maxChars: number): TemplateTooLarge {
-  return new TemplateTooLarge(`The template rendered with these variables would exceed ${maxChars} characters (each use of a variable counts its whole value)`);
+  return new TemplateTooLarge(
+    `The template rendered with these variables would exceed ${maxChars} characters (each use of a variable counts its whole value)`,
+  );
 }
 
 /** Storing a finished reply failed: a database that is down is a 503, as on every other endpoint. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+
 import { metadataProblems } from '../common/validation/metadata';
 
 const DO_NOT_RECORD_HEADERS = ['x-parley-do-not-record', 'x-langtail-do-not-record'];
@@ -37,6 +38,7 @@ export function invokeMetadataOf(fromHeaders: Record<string, string>, fromBody: 
   const problems = metadataProblems(metadata, 'metadata');
   const keys = Object.keys(fromHeaders).length;
   // Header names are counted too: say so when they are what pushed the count over.
-  if (keys > 0 && problems.length > 0) problems.push(`metadata includes ${keys} value(s) from x-parley-metadata-* / x-langtail-metadata-* headers`);
+  if (keys > 0 && problems.length > 0)
+    problems.push(`metadata includes ${keys} value(s) from x-parley-metadata-* / x-langtail-metadata-* headers`);
   return { metadata, problems };
 }

@@ -1,7 +1,7 @@
-import { forModel, type ChatMessage } from '../common/chat';
-import { withoutReasoning } from '../providers';
+import { type ChatMessage, forModel } from '../common/chat';
 import type { ChatCompletion, ProviderRequest, ReasoningFields } from '../providers';
-import type { ResolvedTarget, RequestOverrides } from './invocation.types';
+import { withoutReasoning } from '../providers';
+import type { RequestOverrides, ResolvedTarget } from './invocation.types';
 
 /** Overrides that are not model settings: they never appear in the log's `parameters`. */
 const NOT_PARAMETERS = new Set(['model', 'user', 'tools']);
@@ -49,7 +49,9 @@ export function buildProviderRequest(input: {
 }
 
 /** The reply as stored in a thread: a message object with only the spec's fields. */
-export function replyMessage(message: { role: string; content: unknown; tool_calls?: unknown; function_call?: unknown } & ReasoningFields): ChatMessage {
+export function replyMessage(
+  message: { role: string; content: unknown; tool_calls?: unknown; function_call?: unknown } & ReasoningFields,
+): ChatMessage {
   const reply: Record<string, unknown> = { role: 'assistant', content: message.content ?? null };
   // Kept in the thread so the next turn can send it back where the provider needs it (providers/reasoning.ts).
   if (message.reasoning_content) reply.reasoning_content = message.reasoning_content;

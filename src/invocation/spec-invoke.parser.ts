@@ -1,14 +1,23 @@
 import { Injectable } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ChatMessage, chatMessageSchema, SpecIssue } from '../common/chat';
-import { WireRequest, wireLogFields } from '../common/http/wire-request';
-import { ApiException, forbidden, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, serviceError } from '../common/errors';
+import {
+  ApiException,
+  forbidden,
+  isMalformedJsonBody,
+  isPlainObject,
+  malformedBodyReason,
+  NESTED_TOO_DEEP_BODY,
+  serviceError,
+} from '../common/errors';
+import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
-import { compileTemplate, CompiledTemplate, TemplateCompileError } from '../templates';
+import { CompiledTemplate, compileTemplate, TemplateCompileError } from '../templates';
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
-import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 import { InvocationService } from './invocation.service';
 import { InvocationInput, RequestOverrides, ResolvedTarget } from './invocation.types';
+import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 
 /** What the path of the spec's invoke endpoints names. */
 export interface SpecInvokeRoute {
@@ -25,7 +34,19 @@ const issue = (path: string[], message: string): SpecIssue => ({ code: 'invalid_
 const deploymentNotFound = () => new ApiException(404, { error: 'Prompt deployment not found' });
 
 /** The body fields that override a version's stored model settings, one for one (with `model` and `user`). */
-const OVERRIDES = ['model', 'temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice', 'response_format', 'user', 'tools'] as const;
+const OVERRIDES = [
+  'model',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'tool_choice',
+  'response_format',
+  'user',
+  'tools',
+] as const;
 
 /**
  * The spec's invoke endpoints as an invocation core input: the path names the deployment, the zod
@@ -41,11 +62,17 @@ export class SpecInvokeParser {
       throw forbidden('API key does not belong to this project');
     }
     const version = this.versionOf(input.versionParam);
-    const deployed = await this.invocation.resolve(caller, { type: 'deployment', slug: input.slug, environment: input.environment, version });
+    const deployed = await this.invocation.resolve(caller, {
+      type: 'deployment',
+      slug: input.slug,
+      environment: input.environment,
+      version,
+    });
     const resolved = deployed?.deployment;
     if (!deployed || !resolved) throw deploymentNotFound();
 
-    if (wire.body === NESTED_TOO_DEEP_BODY) throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(wire.body)}`)]);
+    if (wire.body === NESTED_TOO_DEEP_BODY)
+      throw invalidBody([issue([], `Expected a JSON object body, but ${malformedBodyReason(wire.body)}`)]);
     if (isMalformedJsonBody(wire.body)) throw invalidBody([issue([], 'Expected a JSON object body, received text that is not valid JSON')]);
     const bodyTemplate = this.compileBodyTemplate(wire.body);
     const declared = bodyTemplate.compiled
@@ -59,7 +86,9 @@ export class SpecInvokeParser {
     const headers = optionsFromHeaders(wire.headers);
     const metadata = invokeMetadataOf(headers.metadata, body.metadata);
     if (metadata.problems.length > 0) throw invalidBody(metadata.problems.map((problem) => issue(['metadata'], problem)));
-    const idempotencyKey = idempotencyKeyOf(wire.headers, () => serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'));
+    const idempotencyKey = idempotencyKeyOf(wire.headers, () =>
+      serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'),
+    );
     const target = await this.withProvider(caller, deployed, body.provider);
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
@@ -88,9 +117,11 @@ export class SpecInvokeParser {
    */
   private async withProvider(caller: ProjectPrincipal, target: ResolvedTarget, name: string | undefined): Promise<ResolvedTarget> {
     if (name === undefined || name === target.provider.name) return target;
-    if (caller.environments !== null) throw forbidden('This API key may only invoke deployments as they are: it cannot name another provider');
+    if (caller.environments !== null)
+      throw forbidden('This API key may only invoke deployments as they are: it cannot name another provider');
     const direct = await this.invocation.resolve(caller, { type: 'provider', provider: name, model: target.model });
-    if (!direct) throw invalidBody([issue(['provider'], `Unknown provider "${name.slice(0, 64)}": use "local" or a provider of this project`)]);
+    if (!direct)
+      throw invalidBody([issue(['provider'], `Unknown provider "${name.slice(0, 64)}": use "local" or a provider of this project`)]);
     return { ...target, provider: direct.provider };
   }
 

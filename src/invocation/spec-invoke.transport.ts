@@ -1,13 +1,15 @@
+import { STATUS_CODES } from 'node:http';
+
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { STATUS_CODES } from 'node:http';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
-import { InvocationCodec, renderInvocation } from './invocation-renderer';
+import type { WireRequest } from '../common/http/wire-request';
 import { InvocationService } from './invocation.service';
+import { InvocationCodec, renderInvocation } from './invocation-renderer';
 import { completionResponse } from './invoke-request';
 import { SpecInvokeParser, SpecInvokeRoute } from './spec-invoke.parser';
-import type { WireRequest } from '../common/http/wire-request';
 
 /**
  * The object of the spec's error event after the headers: the `{error, message}` of a provider

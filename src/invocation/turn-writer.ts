@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { fastInsert } from '../database/fast-insert';
 import { GroupCommit, ItemOutcome } from '../database/group-commit';
@@ -126,7 +127,12 @@ export class TurnWriter implements BeforeApplicationShutdown {
     }
     const statements = this.openingStatements(manager, records);
     if (demand.size > 0) statements.push(() => this.threads.reserveSequencesOrFail(manager, [...demand.values()]));
-    statements.push(() => this.requestLogs.recordMany(records.map((r) => r.log), manager));
+    statements.push(() =>
+      this.requestLogs.recordMany(
+        records.map((r) => r.log),
+        manager,
+      ),
+    );
     if (rows.length > 0) statements.push(() => this.messages.insertCountedBack(manager, rows));
     statements.push(...this.surfaceStatements(manager, records));
     if (pipeline) statements.push(() => pipeline.commit());
@@ -137,7 +143,9 @@ export class TurnWriter implements BeforeApplicationShutdown {
 
   /** The INSERT of the threads the batch opens: before the reservation, so that it finds them. */
   private openingStatements(manager: EntityManager, records: TurnRecord[]): (() => Promise<unknown>)[] {
-    const opened = records.filter((r) => r.thread?.createLog).map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
+    const opened = records
+      .filter((r) => r.thread?.createLog)
+      .map((r) => ({ projectId: r.log.projectId, id: r.thread!.id, createLog: r.thread!.createLog! }));
     return opened.length > 0 ? [() => this.threads.insertMany(manager, opened)] : [];
   }
 
@@ -150,7 +158,11 @@ export class TurnWriter implements BeforeApplicationShutdown {
       if (same) same.push(...own.rows);
       else others.set(own.target, [...own.rows]);
     }
-    return [...others].map(([target, batch]) => () => fastInsert(manager, target, batch));
+    return [...others].map(
+      ([target, batch]) =>
+        () =>
+          fastInsert(manager, target, batch),
+    );
   }
 
   /**
@@ -186,7 +198,13 @@ export class TurnWriter implements BeforeApplicationShutdown {
       written.push(record);
     }
     const writes: (() => Promise<unknown>)[] = [];
-    if (written.length > 0) writes.push(() => this.requestLogs.recordMany(written.map((r) => r.log), manager));
+    if (written.length > 0)
+      writes.push(() =>
+        this.requestLogs.recordMany(
+          written.map((r) => r.log),
+          manager,
+        ),
+      );
     if (rows.length > 0) writes.push(() => this.messages.insertReserved(manager, rows));
     writes.push(...this.surfaceStatements(manager, written));
     if (pipeline) writes.push(() => pipeline.commit());

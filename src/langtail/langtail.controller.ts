@@ -1,5 +1,6 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { Wire, WireRequest } from '../common/http/wire-request';
@@ -21,14 +22,24 @@ export class LangtailController {
   @Get('project-prompt/:slug/:environment')
   @ApiOperation({
     summary: "A deployed prompt's configuration (langtail SDK prompts.get)",
-    description: 'Template, model settings and variable defaults of what `slug` runs in `environment` in the key\'s project; never provider keys.',
+    description:
+      "Template, model settings and variable defaults of what `slug` runs in `environment` in the key's project; never provider keys.",
   })
   @ApiParam({ name: 'slug', example: 'demo-prompt' })
   @ApiParam({ name: 'environment', example: 'production' })
   @ApiQuery({ name: 'v', required: false, description: 'a version number instead of the deployed one' })
   @ApiOkResponse({ schema: PLAYGROUND_STATE_SCHEMA })
-  @ApiResponse({ status: 404, description: 'no such prompt, environment, deployment or version', schema: { type: 'object', properties: { error: { type: 'string', example: 'Prompt deployment not found' } } } })
-  get(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Param('environment') environment: string, @Query('v') v?: string) {
+  @ApiResponse({
+    status: 404,
+    description: 'no such prompt, environment, deployment or version',
+    schema: { type: 'object', properties: { error: { type: 'string', example: 'Prompt deployment not found' } } },
+  })
+  get(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Param('environment') environment: string,
+    @Query('v') v?: string,
+  ) {
     return this.langtail.promptConfig(caller.projectId, slug, environment, versionOf(v));
   }
 
@@ -41,13 +52,13 @@ export class LangtailController {
   @Get(':workspace/:project/:slug/:environment')
   @ApiOperation({
     summary: "A deployed prompt's configuration on the workspace/project path (langtail SDK prompts.get with workspace and project)",
-    description: 'As `GET /project-prompt/{slug}/{environment}`; `workspace` and `project` must be the key\'s (else 404).',
+    description: "As `GET /project-prompt/{slug}/{environment}`; `workspace` and `project` must be the key's (else 404).",
   })
   @ApiParam({ name: 'slug', example: 'demo-prompt' })
   @ApiParam({ name: 'environment', example: 'production' })
   @ApiQuery({ name: 'v', required: false, description: 'a version number instead of the deployed one' })
   @ApiOkResponse({ schema: PLAYGROUND_STATE_SCHEMA })
-  @ApiResponse({ status: 404, description: 'not the key\'s workspace/project, or no such prompt, environment, deployment or version' })
+  @ApiResponse({ status: 404, description: "not the key's workspace/project, or no such prompt, environment, deployment or version" })
   getScoped(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('workspace') workspace: string,
@@ -57,7 +68,8 @@ export class LangtailController {
     @Wire() wire: WireRequest,
     @Query('v') v?: string,
   ) {
-    if (workspace !== caller.workspaceSlug || project !== caller.projectSlug) throw new NotFoundException(`Cannot GET ${wire.url.split('?')[0]}`);
+    if (workspace !== caller.workspaceSlug || project !== caller.projectSlug)
+      throw new NotFoundException(`Cannot GET ${wire.url.split('?')[0]}`);
     return this.langtail.promptConfig(caller.projectId, slug, environment, versionOf(v));
   }
 

@@ -1,5 +1,5 @@
-import type { DeploymentDto } from '../registry/deployments/dto/deployment.dto';
 import type { ResolvedDeployment } from '../registry';
+import type { DeploymentDto } from '../registry/deployments/dto/deployment.dto';
 
 /**
  * The langtail SDK's `PlaygroundState` (langtail 0.16, `prompts.get`): the deployed version's
@@ -34,5 +34,10 @@ export function toPlaygroundState(resolved: ResolvedDeployment): PlaygroundState
 }
 
 export function toLangtailDeployment(deployment: DeploymentDto): LangtailDeployment {
-  return { deployedAt: deployment.deployedAt, promptSlug: deployment.slug, environment: deployment.environment, version: String(deployment.version) };
+  return {
+    deployedAt: deployment.deployedAt,
+    promptSlug: deployment.slug,
+    environment: deployment.environment,
+    version: String(deployment.version),
+  };
 }

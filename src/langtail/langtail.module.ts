@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { RegistryModule } from '../registry/registry.module';
 import { LangtailController } from './langtail.controller';
 import { LangtailService } from './langtail.service';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ApiException } from '../common/errors';
 import { RegistryService } from '../registry';
 import { DeploymentsService } from '../registry/deployments/deployments.service';

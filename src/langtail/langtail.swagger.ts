@@ -9,9 +9,17 @@ export const PLAYGROUND_STATE_SCHEMA = {
       required: ['type', 'template', 'args'],
       properties: {
         type: { type: 'string', enum: ['chat'] },
-        template: { type: 'array', items: { type: 'object' }, example: [{ role: 'system', content: 'Greet {{name}} warmly, in one short sentence.' }] },
+        template: {
+          type: 'array',
+          items: { type: 'object' },
+          example: [{ role: 'system', content: 'Greet {{name}} warmly, in one short sentence.' }],
+        },
         tools: { type: 'array', items: { type: 'object' } },
-        args: { type: 'object', example: { model: 'echo', stream: false }, description: 'model and the stored parameters (temperature, max_tokens, ...; jsonmode for response_format json_object)' },
+        args: {
+          type: 'object',
+          example: { model: 'echo', stream: false },
+          description: 'model and the stored parameters (temperature, max_tokens, ...; jsonmode for response_format json_object)',
+        },
       },
     },
     chatInput: { type: 'object', additionalProperties: { type: 'string' }, example: { name: 'there' }, description: 'variable defaults' },

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -18,7 +19,8 @@ export class BudgetsController {
   @Get()
   @ApiOperation({
     summary: "Budgets and spend of the key's project and of each of its keys, today and this month (UTC)",
-    description: 'The answer of the admin API\'s GET /v2/workspaces/{workspace}/projects/{project}/budgets, for the calling key\'s project (docs/usage.md, "Budgets").',
+    description:
+      'The answer of the admin API\'s GET /v2/workspaces/{workspace}/projects/{project}/budgets, for the calling key\'s project (docs/usage.md, "Budgets").',
   })
   @ApiOkResponse({ type: ProjectBudgetsDto })
   budgets(@CurrentProject() caller: ProjectPrincipal): Promise<ProjectBudgetsDto> {

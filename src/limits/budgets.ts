@@ -209,17 +209,32 @@ export class Budgets {
   }
 
   /** The day's and month's spend and budget of some subjects, as shared (the database) plus this instance's unsent part. */
-  async stateOf(projectId: string, subjects: Array<Pick<BudgetSubject, 'scope' | 'values'>>, nowMs = Date.now()): Promise<Array<Record<'day' | 'month', BudgetPeriodState>>> {
+  async stateOf(
+    projectId: string,
+    subjects: Array<Pick<BudgetSubject, 'scope' | 'values'>>,
+    nowMs = Date.now(),
+  ): Promise<Array<Record<'day' | 'month', BudgetPeriodState>>> {
     const windows = PERIODS.map((p) => windowOf(p.period, nowMs));
     const scopes = subjects.flatMap((s) => PERIODS.map((p) => `${s.scope}:${p.suffix}`));
-    const shared = await this.repo.countersOf(projectId, scopes, windows.map((w) => w.start));
+    const shared = await this.repo.countersOf(
+      projectId,
+      scopes,
+      windows.map((w) => w.start),
+    );
     return subjects.map(({ scope, values }) => {
       const entries = PERIODS.map((p, i) => {
         const counter = `${scope}:${p.suffix}`;
         const { start, seconds } = windows[i];
         const spentNano = this.counters.totalWith(projectId, counter, start, shared.get(`${counter}|${start}`) ?? 0);
         const budget = values[p.field];
-        return [p.name, { limitNano: budget === null ? null : nanoUsd(budget, 'down'), spentNano: Math.max(0, spentNano), resetsAt: new Date((start + seconds) * 1000) }];
+        return [
+          p.name,
+          {
+            limitNano: budget === null ? null : nanoUsd(budget, 'down'),
+            spentNano: Math.max(0, spentNano),
+            resetsAt: new Date((start + seconds) * 1000),
+          },
+        ];
       });
       return Object.fromEntries(entries) as Record<'day' | 'month', BudgetPeriodState>;
     });

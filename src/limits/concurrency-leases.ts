@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { newId } from '../common/ids';
 import { LimitsRepository } from './limits.repository';
 

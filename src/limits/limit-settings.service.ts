@@ -1,13 +1,14 @@
-import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChangeNotifier } from '../database/changes';
+
+import { AuditLog } from '../audit/audit-log';
 import { notFound } from '../common/errors';
+import { ChangeNotifier } from '../database/changes';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApiKeyBudgetDto, ProjectBudgetsDto } from './dto/budgets.dto';
 import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingEntity } from './limit-setting.entity';
 import { fromLimitValuesDto, toBudgetStateDto, toLimitsDto, toLimitValues } from './limits.mapper';
-import { ApiKeyBudgetDto, ProjectBudgetsDto } from './dto/budgets.dto';
 import { LimitsRepository } from './limits.repository';
 import { LimitsService } from './limits.service';
 import { hasAnyLimit, KEY_DEFAULT_SUBJECT, LimitValues, PROJECT_SUBJECT } from './limits.types';
@@ -83,7 +84,11 @@ export class LimitSettingsService {
     const { project: found } = await this.workspaces.requireProject(workspace, project);
     const keyIds = (await this.workspaces.listApiKeys(workspace, project)).filter((key) => key.revokedAt === null).map((key) => key.id);
     const state = await this.limits.budgetStateOf(found.id, keyIds);
-    return { object: 'project.budgets', project: toBudgetStateDto(state.project), keys: keyIds.map((keyId, i) => ({ keyId, ...toBudgetStateDto(state.keys[i]) })) };
+    return {
+      object: 'project.budgets',
+      project: toBudgetStateDto(state.project),
+      keys: keyIds.map((keyId, i) => ({ keyId, ...toBudgetStateDto(state.keys[i]) })),
+    };
   }
 
   async getKeyBudget(workspace: string, project: string, keyId: string): Promise<ApiKeyBudgetDto> {
@@ -104,7 +109,11 @@ export class LimitSettingsService {
     const stored = await this.repo.settingOf(projectId, subject, manager);
     const before = stored ? { ...toLimitValues(stored) } : null;
     const after = hasAnyLimit(values) ? { ...(toLimitsDto(values) as unknown as Record<string, number | null>) } : null;
-    if (after) await this.repo.saveSetting(Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }), manager);
+    if (after)
+      await this.repo.saveSetting(
+        Object.assign(new LimitSettingEntity(), { projectId, subject, ...values, updatedAt: new Date() }),
+        manager,
+      );
     else await this.repo.deleteSetting(projectId, subject, manager);
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       await this.audit.record(manager, { projectId, action: 'limits.updated', resourceType: 'limits', resourceId: subject, before, after });

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { InstanceAdminOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { ApiKeyBudgetDto, ProjectBudgetsDto } from './dto/budgets.dto';
+import { ApiKeyLimitsDto, LimitValuesDto, ProjectLimitsDto, SetProjectLimitsDto } from './dto/limits.dto';
 import { LimitSettingsService } from './limit-settings.service';
 
 @ApiTags('Admin: limits')
@@ -24,26 +25,39 @@ export class LimitsController {
 
   @Put('limits')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replace the project\'s limits and its default limits for keys' })
+  @ApiOperation({ summary: "Replace the project's limits and its default limits for keys" })
   @ApiOkResponse({ type: ProjectLimitsDto })
   @ApiErrors(400)
-  setProjectLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Body() dto: SetProjectLimitsDto): Promise<ProjectLimitsDto> {
+  setProjectLimits(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Body() dto: SetProjectLimitsDto,
+  ): Promise<ProjectLimitsDto> {
     return this.settings.setProjectLimits(workspace, project, dto);
   }
 
   @Get('api-keys/:keyId/limits')
   @ApiOperation({ summary: 'The limits of one key' })
   @ApiOkResponse({ type: ApiKeyLimitsDto })
-  getKeyLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string): Promise<ApiKeyLimitsDto> {
+  getKeyLimits(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('keyId') keyId: string,
+  ): Promise<ApiKeyLimitsDto> {
     return this.settings.getKeyLimits(workspace, project, keyId);
   }
 
   @Put('api-keys/:keyId/limits')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replace one key\'s own limits (null or absent: the project\'s default for keys applies)' })
+  @ApiOperation({ summary: "Replace one key's own limits (null or absent: the project's default for keys applies)" })
   @ApiOkResponse({ type: ApiKeyLimitsDto })
   @ApiErrors(400)
-  setKeyLimits(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string, @Body() dto: LimitValuesDto): Promise<ApiKeyLimitsDto> {
+  setKeyLimits(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('keyId') keyId: string,
+    @Body() dto: LimitValuesDto,
+  ): Promise<ApiKeyLimitsDto> {
     return this.settings.setKeyLimits(workspace, project, keyId, dto);
   }
 
@@ -60,7 +74,11 @@ export class LimitsController {
   @Get('api-keys/:keyId/budget')
   @ApiOperation({ summary: 'Budgets and spend of one key, today and this month (UTC)' })
   @ApiOkResponse({ type: ApiKeyBudgetDto })
-  getKeyBudget(@Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string): Promise<ApiKeyBudgetDto> {
+  getKeyBudget(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('keyId') keyId: string,
+  ): Promise<ApiKeyBudgetDto> {
     return this.settings.getKeyBudget(workspace, project, keyId);
   }
 }

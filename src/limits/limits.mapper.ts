@@ -1,8 +1,8 @@
-import { LimitSettingEntity } from './limit-setting.entity';
-import { LimitsDto, LimitValuesDto } from './dto/limits.dto';
-import { BudgetPeriodDto, BudgetStateDto } from './dto/budgets.dto';
 import type { BudgetPeriodState } from './budgets';
 import { usdText } from './budgets';
+import { BudgetPeriodDto, BudgetStateDto } from './dto/budgets.dto';
+import { LimitsDto, LimitValuesDto } from './dto/limits.dto';
+import { LimitSettingEntity } from './limit-setting.entity';
 import { LIMIT_FIELDS, LimitValues, NO_LIMITS } from './limits.types';
 
 function pick(source: Partial<Record<keyof LimitValues, number | null | undefined>> | null | undefined): LimitValues {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+
 import { LimitSettingEntity } from './limit-setting.entity';
 
 export interface CounterIncrement {
@@ -54,7 +55,12 @@ export class LimitsRepository {
        SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::bigint[], $4::bigint[])
        ON CONFLICT (project_id, scope, window_start) DO UPDATE SET count = limit_counters.count + EXCLUDED.count
        RETURNING count`,
-      [increments.map((i) => i.projectId), increments.map((i) => i.scope), increments.map((i) => i.windowStart), increments.map((i) => i.amount)],
+      [
+        increments.map((i) => i.projectId),
+        increments.map((i) => i.scope),
+        increments.map((i) => i.windowStart),
+        increments.map((i) => i.amount),
+      ],
     );
     return rows.map((row) => Number(row.count));
   }

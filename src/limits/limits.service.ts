@@ -1,16 +1,17 @@
 import { Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
-import { ApiException, serviceError } from '../common/errors';
 import { TtlCache } from '../common/cache/ttl-cache';
+import { ApiException, serviceError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { MetricsService } from '../metrics/metrics.service';
-import { ConcurrencyLeases } from './concurrency-leases';
-import { ProjectGate } from './project-gate';
-import { LimitsRepository } from './limits.repository';
 import { BudgetPeriodState, Budgets } from './budgets';
+import { ConcurrencyLeases } from './concurrency-leases';
 import { toLimitValues } from './limits.mapper';
+import { LimitsRepository } from './limits.repository';
 import { EffectiveLimits, hasAnyLimit, KEY_DEFAULT_SUBJECT, LIMIT_FIELDS, LimitValues, NO_LIMITS, PROJECT_SUBJECT } from './limits.types';
+import { ProjectGate } from './project-gate';
 import { SharedCounters } from './shared-counters';
 import { StreamShares } from './stream-shares';
 
@@ -98,8 +99,18 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       },
       onFlush: () => this.settings.clear(),
     });
-    metrics?.gauge('parley_limits_settings_reads', 'Limit settings read from the database by this instance since it started (one read per project and cache miss, shared by the calls that missed together)', [], (gauge) => gauge.set(this.settingsReads));
-    metrics?.gauge('parley_stream_projects_waiting', 'Projects whose streams wait for their slice of streaming work on this instance', [], (gauge) => gauge.set(this.streamShares.waitingProjects));
+    metrics?.gauge(
+      'parley_limits_settings_reads',
+      'Limit settings read from the database by this instance since it started (one read per project and cache miss, shared by the calls that missed together)',
+      [],
+      (gauge) => gauge.set(this.settingsReads),
+    );
+    metrics?.gauge(
+      'parley_stream_projects_waiting',
+      'Projects whose streams wait for their slice of streaming work on this instance',
+      [],
+      (gauge) => gauge.set(this.streamShares.waitingProjects),
+    );
   }
 
   onModuleInit(): void {
@@ -145,7 +156,11 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
       { scope: 'project', values: limits.project, who: 'this project' },
     ];
     const { projectId } = caller;
-    if (!hasAnyLimit(limits.key) && !hasAnyLimit(limits.project)) return this.counted(projectId, scopes.map((s) => s.scope));
+    if (!hasAnyLimit(limits.key) && !hasAnyLimit(limits.project))
+      return this.counted(
+        projectId,
+        scopes.map((s) => s.scope),
+      );
     this.lastLimitedMs = Date.now();
 
     for (const { scope, values, who } of scopes) {
@@ -178,7 +193,10 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Requests per minute, then concurrency: the x-ratelimit-* headers and the concurrency slots entered. */
-  private async admitRate(projectId: string, scopes: Array<{ scope: string; values: LimitValues; who: string }>): Promise<{ headers: Record<string, string>; entered: string[] }> {
+  private async admitRate(
+    projectId: string,
+    scopes: Array<{ scope: string; values: LimitValues; who: string }>,
+  ): Promise<{ headers: Record<string, string>; entered: string[] }> {
     const taken: string[] = [];
     let headers: Record<string, string> = {};
     let tightest = Infinity;
@@ -189,7 +207,11 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
         continue;
       }
       const result = await this.counters.take(projectId, `${scope}:rpm`, MINUTE, values.requestsPerMinute);
-      const rate = { 'x-ratelimit-limit': String(values.requestsPerMinute), 'x-ratelimit-remaining': String(Math.max(0, values.requestsPerMinute - result.used)), 'x-ratelimit-reset': String(result.resetSeconds) };
+      const rate = {
+        'x-ratelimit-limit': String(values.requestsPerMinute),
+        'x-ratelimit-remaining': String(Math.max(0, values.requestsPerMinute - result.used)),
+        'x-ratelimit-reset': String(result.resetSeconds),
+      };
       if (!result.ok) {
         for (const s of taken) this.counters.untake(projectId, s, MINUTE);
         throw tooMany(`Rate limit reached: ${values.requestsPerMinute} requests per minute for ${who}`, result.resetSeconds, rate);
@@ -222,7 +244,10 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Budgets and spend of the project and of some of its keys (their effective budgets), for the admin API. */
-  async budgetStateOf(projectId: string, keyIds: string[]): Promise<{ project: Record<'day' | 'month', BudgetPeriodState>; keys: Array<Record<'day' | 'month', BudgetPeriodState>> }> {
+  async budgetStateOf(
+    projectId: string,
+    keyIds: string[],
+  ): Promise<{ project: Record<'day' | 'month', BudgetPeriodState>; keys: Array<Record<'day' | 'month', BudgetPeriodState>> }> {
     // The project's limits do not depend on the key asked with.
     const subjects = [{ scope: 'project', values: (await this.limitsOf({ projectId, keyId: '' })).project }];
     for (const keyId of keyIds) subjects.push({ scope: `key:${keyId}`, values: (await this.limitsOf({ projectId, keyId })).key });

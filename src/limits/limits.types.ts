@@ -12,7 +12,13 @@ export interface LimitValues {
   budgetUsdPerMonth: number | null;
 }
 
-export const NO_LIMITS: LimitValues = { requestsPerMinute: null, concurrentInvokes: null, tokensPerDay: null, budgetUsdPerDay: null, budgetUsdPerMonth: null };
+export const NO_LIMITS: LimitValues = {
+  requestsPerMinute: null,
+  concurrentInvokes: null,
+  tokensPerDay: null,
+  budgetUsdPerDay: null,
+  budgetUsdPerMonth: null,
+};
 
 /** Every field of LimitValues, in the order the API shows them. */
 export const LIMIT_FIELDS = ['requestsPerMinute', 'concurrentInvokes', 'tokensPerDay', 'budgetUsdPerDay', 'budgetUsdPerMonth'] as const;

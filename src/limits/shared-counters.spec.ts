@@ -63,7 +63,7 @@ describe('SharedCounters', () => {
     expect([...store.totals.values()]).toEqual([admitted]);
   });
 
-  it('keeps two instances within 10 % of the limit when many calls come between two syncs: an instance\'s unsent admissions never pass its share', async () => {
+  it("keeps two instances within 10 % of the limit when many calls come between two syncs: an instance's unsent admissions never pass its share", async () => {
     for (const limit of [50, 100, 1000]) {
       const store = new FakeCounterStore();
       const a = new SharedCounters(store.asRepository(), () => 2);
@@ -125,7 +125,10 @@ describe('SharedCounters', () => {
     counters.giveBack('p', 's:usd-day', 86_400, taken.windowStart, 50, lateInDay + 5000);
     counters.add('p', 's:usd-day', 86_400, 40, lateInDay + 5000);
     await counters.sync(lateInDay + 5000);
-    expect(Object.fromEntries(store.totals)).toEqual({ [`p|s:usd-day|${taken.windowStart}`]: 0, [`p|s:usd-day|${taken.windowStart + 86_400}`]: 40 });
+    expect(Object.fromEntries(store.totals)).toEqual({
+      [`p|s:usd-day|${taken.windowStart}`]: 0,
+      [`p|s:usd-day|${taken.windowStart + 86_400}`]: 40,
+    });
   });
 
   it('keeps calendar-month windows: from the first of the month, UTC, as long as the month', async () => {
@@ -134,7 +137,7 @@ describe('SharedCounters', () => {
     expect(windowOf(86_400, Date.UTC(2026, 10, 26, 5))).toEqual({ start: Date.UTC(2026, 10, 26) / 1000, seconds: 86_400 });
   });
 
-  it('reports a window\'s total once while its amounts are being sent, whether or not the database has them yet', async () => {
+  it("reports a window's total once while its amounts are being sent, whether or not the database has them yet", async () => {
     const store = new FakeCounterStore();
     const repo = store.asRepository();
     // Once armed, an exchange's statement commits at once but its answer comes back only when released.

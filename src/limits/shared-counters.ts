@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { LimitsRepository } from './limits.repository';
 
 /** A window's length in seconds (aligned on the Unix epoch, so a day is the UTC day), or the UTC calendar month. */
@@ -132,7 +133,10 @@ export class SharedCounters {
       state.known = Math.max(state.known, total);
       state.synced = true;
     }
-    return { used: state.base + state.pending + state.flushing, resetSeconds: Math.max(1, Math.ceil(state.windowStart + state.windowSeconds - nowMs / 1000)) };
+    return {
+      used: state.base + state.pending + state.flushing,
+      resetSeconds: Math.max(1, Math.ceil(state.windowStart + state.windowSeconds - nowMs / 1000)),
+    };
   }
 
   /**
@@ -177,7 +181,9 @@ export class SharedCounters {
       state.pending = 0;
     }
     try {
-      const totals = await this.repo.addToCounters(batch.map((s) => ({ projectId: s.projectId, scope: s.scope, windowStart: s.windowStart, amount: s.flushing })));
+      const totals = await this.repo.addToCounters(
+        batch.map((s) => ({ projectId: s.projectId, scope: s.scope, windowStart: s.windowStart, amount: s.flushing })),
+      );
       batch.forEach((state, i) => {
         // Assigned, not the larger of the two: a budget's reservations given back lower the total.
         state.base = totals[i];
@@ -214,7 +220,20 @@ export class SharedCounters {
     const key = `${projectId}|${scope}|${windowStart}`;
     let state = this.windows.get(key);
     if (!state) {
-      state = { projectId, scope, windowStart, windowSeconds, base: 0, known: 0, pending: 0, flushing: 0, budget: 0, limit: 0, synced: false, lastUsedMs: nowMs };
+      state = {
+        projectId,
+        scope,
+        windowStart,
+        windowSeconds,
+        base: 0,
+        known: 0,
+        pending: 0,
+        flushing: 0,
+        budget: 0,
+        limit: 0,
+        synced: false,
+        lastUsedMs: nowMs,
+      };
       this.windows.set(key, state);
     }
     return state;

@@ -1,6 +1,8 @@
-import { Writable } from 'node:stream';
 import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+
 import pino from 'pino';
+
 import { PinoNestLogger } from './app-logger';
 import { requestLogging } from './request-logging';
 
@@ -29,7 +31,8 @@ describe('PinoNestLogger', () => {
 });
 
 describe('requestLogging', () => {
-  const request = (url: string) => Object.assign(new EventEmitter(), { id: 'req-1', method: 'POST', url, socket: { remoteAddress: '127.0.0.1' } });
+  const request = (url: string) =>
+    Object.assign(new EventEmitter(), { id: 'req-1', method: 'POST', url, socket: { remoteAddress: '127.0.0.1' } });
   const response = (statusCode: number) => Object.assign(new EventEmitter(), { statusCode, writableFinished: true });
 
   it('writes one line per request when it ends, with id, method, URL, status and duration, never headers', async () => {
@@ -47,7 +50,12 @@ describe('requestLogging', () => {
     await flush();
     expect(nexts).toBe(3);
     expect(lines).toEqual([
-      expect.objectContaining({ level: 30, msg: 'request completed', req: { id: 'req-1', method: 'POST', url: '/a/b/c/d', remoteAddress: '127.0.0.1' }, res: { statusCode: 200 } }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        req: { id: 'req-1', method: 'POST', url: '/a/b/c/d', remoteAddress: '127.0.0.1' },
+        res: { statusCode: 200 },
+      }),
       expect.objectContaining({ level: 50, msg: 'request errored', res: { statusCode: 502 } }),
     ]);
     expect(typeof lines[0].responseTime).toBe('number');

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { newId } from '../common/ids';
 
 /** An incoming X-Request-Id worth keeping: short, and only characters safe in a header and a log line. */

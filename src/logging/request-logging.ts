@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { Logger as Pino } from 'pino';
+
 import { redactUrl } from '../common/http/redact-url';
 
 /** Probes would fill the log with a line a second. */

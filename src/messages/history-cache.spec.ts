@@ -30,7 +30,7 @@ describe('HistoryCache', () => {
     expect(cache.get('p', 'a')).toBeUndefined();
   });
 
-  it('replaces a thread\'s entry, counting its bytes once, and keys threads by project', () => {
+  it("replaces a thread's entry, counting its bytes once, and keys threads by project", () => {
     const cache = new HistoryCache(1_000_000);
     cache.set('p', 'a', entry(100), []);
     cache.set('p', 'a', entry(300), []);

@@ -1,4 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { GroupCommit } from '../database/group-commit';
 import { MetricsService } from '../metrics/metrics.service';
@@ -31,12 +32,24 @@ export class HistoryReader {
     @Optional() metrics?: MetricsService,
   ) {
     this.cache = new HistoryCache(config.historyCacheBytes);
-    metrics?.gauge('parley_history_cache_bytes', 'Memory (estimated) of the thread histories this instance keeps between turns (HISTORY_CACHE_MB)', [], (gauge) => gauge.set(this.cache.size));
-    metrics?.gauge('parley_history_cache_threads', 'Threads whose history this instance keeps between turns', [], (gauge) => gauge.set(this.cache.threads));
-    metrics?.gauge('parley_history_reads', 'Thread histories read since the instance started: new_only (the turns after what it kept) or whole', ['read'], (gauge) => {
-      gauge.set({ read: 'new_only' }, this.reads.newOnly);
-      gauge.set({ read: 'whole' }, this.reads.whole);
-    });
+    metrics?.gauge(
+      'parley_history_cache_bytes',
+      'Memory (estimated) of the thread histories this instance keeps between turns (HISTORY_CACHE_MB)',
+      [],
+      (gauge) => gauge.set(this.cache.size),
+    );
+    metrics?.gauge('parley_history_cache_threads', 'Threads whose history this instance keeps between turns', [], (gauge) =>
+      gauge.set(this.cache.threads),
+    );
+    metrics?.gauge(
+      'parley_history_reads',
+      'Thread histories read since the instance started: new_only (the turns after what it kept) or whole',
+      ['read'],
+      (gauge) => {
+        gauge.set({ read: 'new_only' }, this.reads.newOnly);
+        gauge.set({ read: 'whole' }, this.reads.whole);
+      },
+    );
     this.batches = new GroupCommit({
       maxInFlight: config.groupCommitInFlight,
       maxBatch: MAX_BATCH,

@@ -1,14 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { OrderedPageQuery } from '../common/pagination';
 import { ApiErrors } from '../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { MessagesService } from './messages.service';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Thread messages')
 @ApiSecurity('api-key')
@@ -35,7 +36,10 @@ export class MessagesController {
 
   @RequireScope('threads:read')
   @Get()
-  @ApiOperation({ summary: 'List Thread Messages', description: 'order=asc (default) is oldest first. Next page: `after` = the last id of this page.' })
+  @ApiOperation({
+    summary: 'List Thread Messages',
+    description: 'order=asc (default) is oldest first. Next page: `after` = the last id of this page.',
+  })
   @ApiOkResponse({ type: MessageListDto })
   @ApiErrors(400, 404)
   list(
@@ -51,7 +55,11 @@ export class MessagesController {
   @ApiOperation({ summary: 'Get Thread Message' })
   @ApiOkResponse({ type: MessageDto })
   @ApiErrors(404)
-  get(@CurrentProject() caller: ProjectPrincipal, @Param('threadId') threadId: string, @Param('messageId') messageId: string): Promise<MessageDto> {
+  get(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('threadId') threadId: string,
+    @Param('messageId') messageId: string,
+  ): Promise<MessageDto> {
     return this.messages.get(caller, threadId, messageId);
   }
 
@@ -59,7 +67,7 @@ export class MessagesController {
   @RequireScope('threads:write')
   @Post(':messageId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Update Thread Message', description: 'The metadata given replaces the message\'s metadata entirely.' })
+  @ApiOperation({ summary: 'Update Thread Message', description: "The metadata given replaces the message's metadata entirely." })
   @ApiOkResponse({ type: MessageUpdatedDto })
   @ApiErrors(400, 404)
   update(
@@ -77,7 +85,11 @@ export class MessagesController {
   @ApiOperation({ summary: 'Delete Thread Message', description: 'Soft delete.' })
   @ApiOkResponse({ type: MessageDeletedDto })
   @ApiErrors(404)
-  delete(@CurrentProject() caller: ProjectPrincipal, @Param('threadId') threadId: string, @Param('messageId') messageId: string): Promise<MessageDeletedDto> {
+  delete(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('threadId') threadId: string,
+    @Param('messageId') messageId: string,
+  ): Promise<MessageDeletedDto> {
     return this.messages.delete(caller, threadId, messageId);
   }
 }

@@ -1,7 +1,7 @@
 import { forView } from '../common/chat';
 import { withoutReasoning } from '../providers';
-import { visibleContent } from './deleted-items';
 import { RequestLogSummaryDto } from '../request-logs/dto/request-log-summary.dto';
+import { visibleContent } from './deleted-items';
 import { MessageDto, MessageListItemDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { ThreadMessageEntity } from './thread-message.entity';
 

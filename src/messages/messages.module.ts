@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadMessagesSource } from '../request-logs/thread-messages.source';
 import { ThreadsModule } from '../threads/threads.module';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, LessThan, LessThanOrEqual, MoreThan, MoreThanOrEqual, Repository } from 'typeorm';
+
 import { ComputedColumns, fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { visibleContent } from './deleted-items';
@@ -65,7 +66,11 @@ function toTurns(rows: HistoryRow[]): HistoryTurn[] {
   const turns: HistoryTurn[] = [];
   for (const row of rows) {
     if (row.content === null) continue;
-    turns.push({ seq: Number(row.seq), content: visibleContent(row.content, row.deleted_items), partial: (row.deleted_items?.length ?? 0) > 0 });
+    turns.push({
+      seq: Number(row.seq),
+      content: visibleContent(row.content, row.deleted_items),
+      partial: (row.deleted_items?.length ?? 0) > 0,
+    });
   }
   return turns;
 }
@@ -109,7 +114,13 @@ export class MessagesRepository {
   }
 
   /** Keyset page on the unique index (project_id, thread_id, seq), deleted turns skipped. */
-  listLive(projectId: string, threadId: string, order: 'asc' | 'desc', afterSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+  listLive(
+    projectId: string,
+    threadId: string,
+    order: 'asc' | 'desc',
+    afterSeq: number | null,
+    take: number,
+  ): Promise<ThreadMessageEntity[]> {
     const cursor = afterSeq === null ? {} : { seq: order === 'asc' ? MoreThan(afterSeq) : LessThan(afterSeq) };
     return this.messages.find({
       where: { projectId, threadId, deletedAt: IsNull(), ...cursor },
@@ -175,7 +186,12 @@ export class MessagesRepository {
   }
 
   /** The turns after `afterSeq`, appended to `turns`, in keyset pages (see liveHistory). */
-  private async liveHistoryAfter(projectId: string, threadId: string, afterSeq: number, turns: HistoryTurn[]): Promise<HistoryTurn[] | null> {
+  private async liveHistoryAfter(
+    projectId: string,
+    threadId: string,
+    afterSeq: number,
+    turns: HistoryTurn[],
+  ): Promise<HistoryTurn[] | null> {
     for (;;) {
       const rows = await queryRows<HistoryRow>(
         this.messages.manager,
@@ -205,7 +221,13 @@ export class MessagesRepository {
   }
 
   /** Like listLive, but the cursor message itself is included (a conversation item cursor may point inside it). */
-  listLiveFrom(projectId: string, threadId: string, order: 'asc' | 'desc', fromSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+  listLiveFrom(
+    projectId: string,
+    threadId: string,
+    order: 'asc' | 'desc',
+    fromSeq: number | null,
+    take: number,
+  ): Promise<ThreadMessageEntity[]> {
     const cursor = fromSeq === null ? {} : { seq: order === 'asc' ? MoreThanOrEqual(fromSeq) : LessThanOrEqual(fromSeq) };
     return this.messages.find({
       where: { projectId, threadId, deletedAt: IsNull(), ...cursor },
@@ -223,7 +245,13 @@ export class MessagesRepository {
   }
 
   /** Turns up to `throughSeq` not covered yet now name the compaction turn `compactionId`. */
-  async markCompacted(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, compactionId: string): Promise<void> {
+  async markCompacted(
+    manager: EntityManager,
+    projectId: string,
+    threadId: string,
+    throughSeq: number,
+    compactionId: string,
+  ): Promise<void> {
     await manager.query(
       'UPDATE thread_messages SET compacted_by = $4 WHERE project_id = $1 AND thread_id = $2 AND seq <= $3 AND compacted_by IS NULL AND id <> $4',
       [projectId, threadId, throughSeq, compactionId],
@@ -243,7 +271,14 @@ export class MessagesRepository {
     );
   }
 
-  async setDeletedItems(manager: EntityManager, projectId: string, threadId: string, id: string, deletedItems: string[], deletedAt: Date | null): Promise<void> {
+  async setDeletedItems(
+    manager: EntityManager,
+    projectId: string,
+    threadId: string,
+    id: string,
+    deletedItems: string[],
+    deletedAt: Date | null,
+  ): Promise<void> {
     await manager.update(ThreadMessageEntity, { projectId, threadId, id }, { deletedItems, ...(deletedAt ? { deletedAt } : {}) });
   }
 
@@ -255,7 +290,12 @@ export class MessagesRepository {
   }
 
   /** Turns fromSeq..toSeq of a thread, deleted ones included (a request log's history range). */
-  turnsInRange(projectId: string, threadId: string, fromSeq: number, toSeq: number): Promise<{ seq: number; content: ThreadMessageEntity['content'] }[]> {
+  turnsInRange(
+    projectId: string,
+    threadId: string,
+    fromSeq: number,
+    toSeq: number,
+  ): Promise<{ seq: number; content: ThreadMessageEntity['content'] }[]> {
     return this.messages.query(
       'SELECT seq, content FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq',
       [projectId, threadId, fromSeq, toSeq],
@@ -271,7 +311,12 @@ export class MessagesRepository {
     return rows.map((row) => row.id);
   }
 
-  async replaceMetadata(projectId: string, threadId: string, id: string, metadata: Record<string, string | number>): Promise<ThreadMessageEntity | null> {
+  async replaceMetadata(
+    projectId: string,
+    threadId: string,
+    id: string,
+    metadata: Record<string, string | number>,
+  ): Promise<ThreadMessageEntity | null> {
     const result = await this.messages.update({ projectId, threadId, id, deletedAt: IsNull() }, { metadata });
     return (result.affected ?? 0) > 0 ? this.messages.findOne({ where: { projectId, threadId, id } }) : null;
   }
@@ -290,6 +335,9 @@ export class MessagesRepository {
    * transactions cannot deadlock.
    */
   async raiseHistoryVersion(manager: EntityManager, projectId: string, threadId: string): Promise<void> {
-    await manager.query('UPDATE threads SET history_version = history_version + 1 WHERE project_id = $1 AND id = $2', [projectId, threadId]);
+    await manager.query('UPDATE threads SET history_version = history_version + 1 WHERE project_id = $1 AND id = $2', [
+      projectId,
+      threadId,
+    ]);
   }
 }

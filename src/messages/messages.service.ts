@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { threadMessageInputSchema } from '../common/chat';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { OrderedPageQuery, pageLimit, toPage } from '../common/pagination';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { RequestLogsService } from '../request-logs/request-logs.service';
 import { ThreadsService } from '../threads/threads.service';
-import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { CreateMessageDto, UpdateMessageDto } from './dto/message-input.dto';
 import { MessageDeletedDto, MessageDto, MessageListDto, MessageUpdatedDto } from './dto/message-response.dto';
 import { HistoryReader } from './history-reader';
-import { MessagesRepository } from './messages.repository';
 import { toMessageDto, toMessageListItemDto, toMessageUpdatedDto } from './messages.mapper';
+import { MessagesRepository } from './messages.repository';
 import { ThreadMessageEntity } from './thread-message.entity';
 
 export interface ThreadTurn {
@@ -39,7 +40,12 @@ export class MessagesService {
   ) {}
 
   /** Adds one message without calling the model: stored as a turn of one message, `[message]`. */
-  async create(caller: ProjectPrincipal, threadId: string, dto: CreateMessageDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<MessageDto> {
+  async create(
+    caller: ProjectPrincipal,
+    threadId: string,
+    dto: CreateMessageDto,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<MessageDto> {
     const message = threadMessageInputSchema.parse(dto.message);
     return tx.run(async (manager) => {
       const [created] = await this.appendTurns(manager, caller.projectId, threadId, [{ content: [message], metadata: dto.metadata }]);
@@ -97,7 +103,10 @@ export class MessagesService {
    * yet (the model's history) and the last of their sequence numbers; null when the thread is
    * missing or deleted.
    */
-  async compactableOf(projectId: string, threadId: string): Promise<{ throughSeq: number | null; messages: Record<string, unknown>[] } | null> {
+  async compactableOf(
+    projectId: string,
+    threadId: string,
+  ): Promise<{ throughSeq: number | null; messages: Record<string, unknown>[] } | null> {
     if (!isUuid(threadId)) return null;
     const turns = await this.messages.liveHistory(projectId, threadId);
     if (!turns) return null;
@@ -108,7 +117,13 @@ export class MessagesService {
    * Appends a compaction's turn and marks the turns it covers (every one up to `throughSeq` that no
    * compaction covers yet) in the caller's transaction: one statement, rows kept.
    */
-  async appendCompaction(manager: EntityManager, projectId: string, threadId: string, throughSeq: number, turn: ThreadTurn): Promise<ThreadMessageEntity> {
+  async appendCompaction(
+    manager: EntityManager,
+    projectId: string,
+    threadId: string,
+    throughSeq: number,
+    turn: ThreadTurn,
+  ): Promise<ThreadMessageEntity> {
     const [created] = await this.appendTurns(manager, projectId, threadId, [turn]);
     await this.messages.raiseHistoryVersion(manager, projectId, threadId);
     await this.messages.markCompacted(manager, projectId, threadId, throughSeq, created.id);
@@ -169,7 +184,13 @@ export class MessagesService {
     return isUuid(id) ? this.messages.sequenceOf(projectId, threadId, id) : Promise.resolve(null);
   }
 
-  listLiveFrom(projectId: string, threadId: string, order: 'asc' | 'desc', fromSeq: number | null, take: number): Promise<ThreadMessageEntity[]> {
+  listLiveFrom(
+    projectId: string,
+    threadId: string,
+    order: 'asc' | 'desc',
+    fromSeq: number | null,
+    take: number,
+  ): Promise<ThreadMessageEntity[]> {
     return this.messages.listLiveFrom(projectId, threadId, order, fromSeq, take);
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ThreadMessagesSource } from '../request-logs/thread-messages.source';
 import type { ThreadRange } from '../request-logs/thread-range';
 import { MessagesRepository } from './messages.repository';

@@ -1,7 +1,9 @@
-import express from 'express';
-import type { AddressInfo } from 'node:net';
 import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import express from 'express';
 import request from 'supertest';
+
 import { httpMetrics } from './http-metrics.middleware';
 import { MetricsService } from './metrics.service';
 
@@ -56,7 +58,9 @@ describe('httpMetrics middleware', () => {
     await request(app).get('/stream').expect(200);
     expect(await count(m, { method: 'GET', route: '/stream', status: '200' })).toBe(1);
     const duration = (await m.registry.getSingleMetric('parley_http_request_duration_seconds')!.get()).values;
-    const sum = duration.find((v) => (v as { metricName?: string }).metricName === 'parley_http_request_duration_seconds_sum' && v.labels.route === '/stream');
+    const sum = duration.find(
+      (v) => (v as { metricName?: string }).metricName === 'parley_http_request_duration_seconds_sum' && v.labels.route === '/stream',
+    );
     expect(sum?.value).toBeGreaterThanOrEqual(0.015);
   });
 
@@ -65,7 +69,12 @@ describe('httpMetrics middleware', () => {
     try {
       const { port } = server.address() as AddressInfo;
       await new Promise<void>((resolve, reject) => {
-        const req = http.get({ port, path: '/hang' }, (res) => res.once('data', () => { req.destroy(); resolve(); }));
+        const req = http.get({ port, path: '/hang' }, (res) =>
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          }),
+        );
         req.on('error', reject);
       });
       for (let i = 0; i < 50 && (await count(m, { route: '/hang' })) === undefined; i++) await new Promise((r) => setTimeout(r, 10));

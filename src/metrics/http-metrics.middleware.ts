@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
 import { MetricsService, UNMATCHED_ROUTE } from './metrics.service';
 
 /** nginx's convention, also used by the invoke path: the client went away before the response ended. */

@@ -1,7 +1,9 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { createHash, timingSafeEqual } from 'node:crypto';
+
 import { Public } from '../auth/auth.decorators';
 import { serviceError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
@@ -21,7 +23,8 @@ export class MetricsController {
   @Get('metrics')
   @ApiOperation({
     summary: 'Prometheus metrics (text exposition format)',
-    description: 'Metric names and labels: docs/operations.md. Open, unless METRICS_TOKEN is set: then `Authorization: Bearer <METRICS_TOKEN>`.',
+    description:
+      'Metric names and labels: docs/operations.md. Open, unless METRICS_TOKEN is set: then `Authorization: Bearer <METRICS_TOKEN>`.',
   })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', schema: { type: 'string' } })
@@ -30,7 +33,9 @@ export class MetricsController {
     const token = this.config.metricsToken;
     // Compared as digests: constant time whatever the lengths.
     if (token && !timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`))) {
-      throw serviceError(401, 'Unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+      throw serviceError(401, 'Unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
+        'WWW-Authenticate': 'Bearer realm="metrics"',
+      });
     }
     const body = await this.metrics.metrics();
     // end(), not send(): send() rewrites the content type's parameters into another order.

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { PoolMetrics } from './pool-metrics';

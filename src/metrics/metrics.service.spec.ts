@@ -34,7 +34,14 @@ describe('MetricsService', () => {
 
   it('records a failed call as a request and an error by status, with no tokens', async () => {
     const m = new MetricsService();
-    m.observeProvider({ provider: 'openai-prod', model: 'gpt-x', status: 429, durationSeconds: 1, promptTokens: null, completionTokens: null });
+    m.observeProvider({
+      provider: 'openai-prod',
+      model: 'gpt-x',
+      status: 429,
+      durationSeconds: 1,
+      promptTokens: null,
+      completionTokens: null,
+    });
     m.observeProvider({ provider: 'openai-prod', model: 'gpt-x', status: 502, durationSeconds: 2 });
     m.observeProvider({ provider: 'openai-prod', model: 'gpt-y', status: 502, durationSeconds: 2 });
     expect(await value(m, 'parley_provider_requests_total', { provider: 'openai-prod', model: 'gpt-x', status: '429' })).toBe(1);
@@ -47,9 +54,12 @@ describe('MetricsService', () => {
     const m = new MetricsService();
     const long = 'm'.repeat(500);
     m.observeProvider({ provider: null, model: long, status: 200, durationSeconds: 0.1, promptTokens: 1 });
-    expect(await value(m, 'parley_provider_requests_total', { provider: 'unknown', model: 'm'.repeat(MAX_LABEL_LENGTH), status: '200' })).toBe(1);
+    expect(
+      await value(m, 'parley_provider_requests_total', { provider: 'unknown', model: 'm'.repeat(MAX_LABEL_LENGTH), status: '200' }),
+    ).toBe(1);
 
-    for (let i = 0; i < MAX_MODEL_VALUES + 50; i++) m.observeProvider({ provider: 'local', model: `model-${i}`, status: 200, durationSeconds: 0.1 });
+    for (let i = 0; i < MAX_MODEL_VALUES + 50; i++)
+      m.observeProvider({ provider: 'local', model: `model-${i}`, status: 200, durationSeconds: 0.1 });
     const series = (await m.registry.getSingleMetric('parley_provider_requests_total')!.get()).values;
     expect(new Set(series.map((v) => v.labels.model)).size).toBe(MAX_MODEL_VALUES + 1);
     expect(await value(m, 'parley_provider_requests_total', { provider: 'local', model: 'other', status: '200' })).toBe(51);

@@ -129,7 +129,15 @@ export class MetricsService {
    * `parley_<area>_<what>` and list it in docs/operations.md.
    */
   gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect: (gauge: Gauge<L>) => void): Gauge<L> {
-    return new Gauge<L>({ name, help, labelNames, registers: [this.registry], collect() { collect(this); } });
+    return new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        collect(this);
+      },
+    });
   }
 
   get contentType(): string {
@@ -159,7 +167,8 @@ export class MetricsService {
     if (call.project !== undefined) {
       const project = this.bounded(this.projects, MAX_PROJECT_VALUES, call.project);
       for (const [kind, n] of Object.entries(call.tokensByKind ?? {})) if (isCount(n)) this.usageTokens.inc({ project, model, kind }, n);
-      if (typeof call.costUsd === 'number' && Number.isFinite(call.costUsd) && call.costUsd > 0) this.usageCost.inc({ project, model }, call.costUsd);
+      if (typeof call.costUsd === 'number' && Number.isFinite(call.costUsd) && call.costUsd > 0)
+        this.usageCost.inc({ project, model }, call.costUsd);
     }
     const ttft = call.timeToFirstTokenSeconds;
     if (typeof ttft === 'number' && Number.isFinite(ttft) && ttft >= 0) this.timeToFirstToken.observe({ provider, model }, ttft);

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { MetricsService } from './metrics.service';
 
 /** What node-postgres' Pool reports; PGlite's pool (one session) has no such counters. */
@@ -29,12 +30,17 @@ export class PoolMetrics implements OnModuleInit {
       return isPgPool(master) ? master : null;
     };
     if (!pool()) return;
-    this.metrics.gauge('parley_db_pool_connections', 'PostgreSQL pool connections of this instance, by state (in_use or idle)', ['state'], (gauge) => {
-      const p = pool();
-      if (!p) return;
-      gauge.set({ state: 'in_use' }, p.totalCount - p.idleCount);
-      gauge.set({ state: 'idle' }, p.idleCount);
-    });
+    this.metrics.gauge(
+      'parley_db_pool_connections',
+      'PostgreSQL pool connections of this instance, by state (in_use or idle)',
+      ['state'],
+      (gauge) => {
+        const p = pool();
+        if (!p) return;
+        gauge.set({ state: 'in_use' }, p.totalCount - p.idleCount);
+        gauge.set({ state: 'idle' }, p.idleCount);
+      },
+    );
     this.metrics.gauge('parley_db_pool_waiting', 'Queries waiting for a PostgreSQL pool connection on this instance', [], (gauge) => {
       gauge.set(pool()?.waitingCount ?? 0);
     });

@@ -32,7 +32,12 @@ export function toChunk(chunk: ChatCompletionChunk, includeUsage: boolean): Chat
     object: 'chat.completion.chunk',
     created: chunk.created,
     model: chunk.model,
-    choices: chunk.choices.map((choice) => ({ index: choice.index, delta: choice.delta, logprobs: null, finish_reason: choice.finish_reason ?? null })),
+    choices: chunk.choices.map((choice) => ({
+      index: choice.index,
+      delta: choice.delta,
+      logprobs: null,
+      finish_reason: choice.finish_reason ?? null,
+    })),
     ...(includeUsage ? { usage: null } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { REASONING_EFFORTS } from '../providers';
 
 /**
@@ -38,18 +39,23 @@ export const openaiMessageSchema = z.discriminatedUnion('role', [
     content: z.union([z.string(), z.array(z.discriminatedUnion('type', [text, imageUrl, inputAudio, file]))]),
     name: z.string().optional(),
   }),
-  z.strictObject({
-    role: z.literal('assistant'),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [text, refusal]))]).nullable().optional(),
-    name: z.string().optional(),
-    refusal: z.string().nullable().optional(),
-    tool_calls: z.array(toolCall).optional(),
-    function_call: functionCall.nullable().optional(),
-    audio: z.strictObject({ id: z.string() }).nullable().optional(),
-    // Read-only fields of a message the SDK returned (its helpers add `parsed`), sent back as history: dropped.
-    parsed: z.unknown().optional(),
-    annotations: z.array(z.unknown()).optional(),
-  }).transform(({ parsed: _parsed, annotations: _annotations, ...message }) => message),
+  z
+    .strictObject({
+      role: z.literal('assistant'),
+      content: z
+        .union([z.string(), z.array(z.discriminatedUnion('type', [text, refusal]))])
+        .nullable()
+        .optional(),
+      name: z.string().optional(),
+      refusal: z.string().nullable().optional(),
+      tool_calls: z.array(toolCall).optional(),
+      function_call: functionCall.nullable().optional(),
+      audio: z.strictObject({ id: z.string() }).nullable().optional(),
+      // Read-only fields of a message the SDK returned (its helpers add `parsed`), sent back as history: dropped.
+      parsed: z.unknown().optional(),
+      annotations: z.array(z.unknown()).optional(),
+    })
+    .transform(({ parsed: _parsed, annotations: _annotations, ...message }) => message),
   z.strictObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
   z.strictObject({ role: z.literal('function'), content: z.string().nullable(), name: z.string() }),
 ]);

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { WireRequest, wireLogFields } from '../common/http/wire-request';
 import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
+import { wireLogFields, WireRequest } from '../common/http/wire-request';
+import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
-import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
@@ -19,8 +20,21 @@ export interface ChatCompletionsInput {
 
 /** Body fields passed to the core as overrides of the deployment's stored settings, one for one. */
 const OVERRIDES = [
-  'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'stop', 'n',
-  'user', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'stop',
+  'n',
+  'user',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
 ] as const;
 
 /**
@@ -32,7 +46,8 @@ export class ChatCompletionsService {
   constructor(private readonly invocation: InvocationService) {}
 
   async parse(caller: ProjectPrincipal, request: WireRequest): Promise<ChatCompletionsInput> {
-    if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
+    if (request.body === NESTED_TOO_DEEP_BODY)
+      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
     if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) {
       throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     }
@@ -52,14 +67,19 @@ export class ChatCompletionsService {
     const declared = new Set(deployment?.declaredVariables ?? []);
     const unknown = Object.keys(variables).find((name) => !declared.has(name));
     if (unknown !== undefined) {
-      throw badParam(`variables.${unknown}`, deployment ? `Variable "${unknown}" is not declared by ${target.slug}` : 'A direct provider call has no template variables');
+      throw badParam(
+        `variables.${unknown}`,
+        deployment ? `Variable "${unknown}" is not declared by ${target.slug}` : 'A direct provider call has no template variables',
+      );
     }
     if (body.thread_id != null && target.kind !== 'assistant') throw badParam('thread_id', 'thread_id applies to assistants only');
 
     const headers = optionsFromHeaders(request.headers);
     const metadata = invokeMetadataOf(headers.metadata, body.metadata);
     if (metadata.problems.length > 0) throw badParam('metadata', metadata.problems.join('; '));
-    const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
+    const idempotencyKey = idempotencyKeyOf(request.headers, () =>
+      openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
+    );
     return {
       input: {
         target,

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import type { WireRequest } from '../common/http/wire-request';
-import { InvocationCodec, renderInvocation } from '../invocation/invocation-renderer';
 import { InvocationService } from '../invocation/invocation.service';
+import { InvocationCodec, renderInvocation } from '../invocation/invocation-renderer';
 import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper';
 import { ChatCompletionsService } from './chat-completions.service';
 

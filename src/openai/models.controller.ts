@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Model } from 'openai/resources/models';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ModelsService } from './models.service';
@@ -32,7 +33,11 @@ export class ModelsController {
   @Get(':provider/:model')
   @ApiOperation({ summary: 'Retrieve a provider/model (the id written with its "/")' })
   @ApiOkResponse({ schema: MODEL_SCHEMA })
-  retrieveProviderModel(@CurrentProject() caller: ProjectPrincipal, @Param('provider') provider: string, @Param('model') model: string): Promise<Model> {
+  retrieveProviderModel(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('provider') provider: string,
+    @Param('model') model: string,
+  ): Promise<Model> {
     return this.models.retrieve(caller, `${provider}/${model}`);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Model } from 'openai/resources/models';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { InvocationService } from '../invocation/invocation.service';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
@@ -29,14 +30,27 @@ export class ModelsService {
     const owner = `${caller.workspaceSlug}/${caller.projectSlug}`;
     const rows = await this.deployments.currentRows(caller.projectId);
     const credentials = new Map((await this.credentials.list(caller.projectId)).map((c) => [c.name, seconds(c.createdAt)]));
-    const deployments: Model[] = rows.map((row) => ({ id: deploymentModelId(row.slug, row.environment), object: 'model', created: seconds(row.deployed_at), owned_by: owner }));
-    const providerModels = new Map<string, Model>(LOCAL_MODELS.map((m) => [`local/${m}`, { id: `local/${m}`, object: 'model', created: 0, owned_by: 'local' }]));
+    const deployments: Model[] = rows.map((row) => ({
+      id: deploymentModelId(row.slug, row.environment),
+      object: 'model',
+      created: seconds(row.deployed_at),
+      owned_by: owner,
+    }));
+    const providerModels = new Map<string, Model>(
+      LOCAL_MODELS.map((m) => [`local/${m}`, { id: `local/${m}`, object: 'model', created: 0, owned_by: 'local' }]),
+    );
     for (const row of rows) {
       // A deployment whose provider credential was deleted is listed, but names no provider model.
       const resolved = await this.registry.resolveForInvoke(caller.projectId, row.slug, row.environment).catch(() => null);
       if (!resolved) continue;
       const id = `${resolved.provider.name}/${resolved.model}`;
-      if (!providerModels.has(id)) providerModels.set(id, { id, object: 'model', created: credentials.get(resolved.provider.name) ?? 0, owned_by: resolved.provider.name });
+      if (!providerModels.has(id))
+        providerModels.set(id, {
+          id,
+          object: 'model',
+          created: credentials.get(resolved.provider.name) ?? 0,
+          owned_by: resolved.provider.name,
+        });
     }
     return { object: 'list', data: [...deployments, ...[...providerModels.values()].sort((a, b) => (a.id < b.id ? -1 : 1))] };
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
 import { RegistryModule } from '../registry/registry.module';
 import { ChatCompletionsController } from './chat-completions.controller';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+
 import { OpenAIApiException, openaiError } from '../common/errors';
 
 /** A path as OpenAI's `param` writes it: `messages.[0].content`. */

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, ValidateBy } from 'class-validator';
+
 import { baseUrlProblem } from '../common/http/redact-url';
 import { Optional, Text } from '../common/validation';
 import { PROVIDER_NAME_PATTERN } from '../common/validation/slug';
@@ -7,16 +8,27 @@ import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from './api-
 
 /** The fields of a credential other than its name (PUT takes the name from the path). */
 export class ProviderCredentialBodyDto {
-  @ApiProperty({ enum: ['openai', 'anthropic'], example: 'openai', description: '`openai` is any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, OpenRouter…)' })
+  @ApiProperty({
+    enum: ['openai', 'anthropic'],
+    example: 'openai',
+    description: '`openai` is any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, OpenRouter…)',
+  })
   @IsIn(['openai', 'anthropic'])
   type: 'openai' | 'anthropic';
 
   @Optional()
-  @Text({ max: 2000, example: 'https://api.openai.com/v1', description: 'OpenAI-compatible: up to and including /v1; defaults to the type\'s public API' })
+  @Text({
+    max: 2000,
+    example: 'https://api.openai.com/v1',
+    description: "OpenAI-compatible: up to and including /v1; defaults to the type's public API",
+  })
   @ValidateBy({
     name: 'baseUrl',
     // The same rule as parley.yaml's providers (apply-file.schema.ts).
-    validator: { validate: (value) => typeof value === 'string' && !baseUrlProblem(value), defaultMessage: (args) => `baseUrl ${baseUrlProblem(String(args?.value)) ?? 'must be an http(s) URL'}` },
+    validator: {
+      validate: (value) => typeof value === 'string' && !baseUrlProblem(value),
+      defaultMessage: (args) => `baseUrl ${baseUrlProblem(String(args?.value)) ?? 'must be an http(s) URL'}`,
+    },
   })
   baseUrl?: string;
 
@@ -26,7 +38,8 @@ export class ProviderCredentialBodyDto {
     max: 4096,
     writeOnly: true,
     example: 'sk-…',
-    description: 'the API key; stored encrypted (AES-256-GCM, PARLEY_SECRET_KEY) and never returned. Give this or apiKeyEnv, or neither for a keyless endpoint.',
+    description:
+      'the API key; stored encrypted (AES-256-GCM, PARLEY_SECRET_KEY) and never returned. Give this or apiKeyEnv, or neither for a keyless endpoint.',
   })
   apiKey?: string;
 
@@ -36,7 +49,8 @@ export class ProviderCredentialBodyDto {
     pattern: API_KEY_ENV_PATTERN,
     patternMessage: 'apiKeyEnv must be an environment variable name (letters, digits, "_")',
     example: 'PARLEY_PROVIDER_OPENAI_KEY',
-    description: 'name of a server environment variable holding the key, read at each call; it must start with the operator\'s prefix (PROVIDER_API_KEY_ENV_PREFIX, default PARLEY_PROVIDER_)',
+    description:
+      "name of a server environment variable holding the key, read at each call; it must start with the operator's prefix (PROVIDER_API_KEY_ENV_PREFIX, default PARLEY_PROVIDER_)",
   })
   @ValidateBy({
     name: 'isNotServerSecret',

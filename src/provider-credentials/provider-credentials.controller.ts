@@ -1,8 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import {
   CreateProviderCredentialDto,
   ProviderCredentialBodyDto,
@@ -11,8 +14,6 @@ import {
   ProviderCredentialListDto,
 } from './provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Registry: provider credentials')
 @ApiSecurity('api-key')
@@ -25,7 +26,10 @@ export class ProviderCredentialsController {
   @RequireScope('providers:write')
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a provider credential', description: 'The API key is stored encrypted and never returned by any endpoint.' })
+  @ApiOperation({
+    summary: 'Create a provider credential',
+    description: 'The API key is stored encrypted and never returned by any endpoint.',
+  })
   @ApiOkResponse({ type: ProviderCredentialDto })
   @ApiErrors(400, 409)
   create(
@@ -38,7 +42,10 @@ export class ProviderCredentialsController {
 
   @RequireScope('providers:read')
   @Get()
-  @ApiOperation({ summary: 'List provider credentials', description: 'The built-in `local` provider first, then by name. Keys are never returned.' })
+  @ApiOperation({
+    summary: 'List provider credentials',
+    description: 'The built-in `local` provider first, then by name. Keys are never returned.',
+  })
   @ApiOkResponse({ type: ProviderCredentialListDto })
   async list(@CurrentProject() caller: ProjectPrincipal): Promise<ProviderCredentialListDto> {
     return { object: 'list', data: await this.credentials.list(caller.projectId) };
@@ -47,10 +54,17 @@ export class ProviderCredentialsController {
   @RequireScope('providers:write')
   @Put(':name')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create or replace a provider credential', description: 'Replaces every field (rotate a key this way); the id stays.' })
+  @ApiOperation({
+    summary: 'Create or replace a provider credential',
+    description: 'Replaces every field (rotate a key this way); the id stays.',
+  })
   @ApiOkResponse({ type: ProviderCredentialDto })
   @ApiErrors(400)
-  replace(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string, @Body() dto: ProviderCredentialBodyDto): Promise<ProviderCredentialDto> {
+  replace(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('name') name: string,
+    @Body() dto: ProviderCredentialBodyDto,
+  ): Promise<ProviderCredentialDto> {
     return this.credentials.replace(caller.projectId, name, dto);
   }
 

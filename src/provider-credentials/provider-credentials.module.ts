@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { CryptoModule } from '../common/crypto/crypto.module';
 import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { ProviderCredentialEntity } from './provider-credential.entity';

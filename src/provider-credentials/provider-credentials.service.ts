@@ -1,17 +1,23 @@
-import { redactBaseUrl } from '../common/http/redact-url';
-import { AuditLog } from '../audit/audit-log';
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { AuditLog } from '../audit/audit-log';
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { ApiException, badRequest, conflict, invalidBody, isUniqueViolation, notFound } from '../common/errors';
+import { redactBaseUrl } from '../common/http/redact-url';
 import { newId } from '../common/ids';
-import { RegistryCache } from '../registry-cache/registry-cache';
 import { isProviderName, PROVIDER_NAME_PATTERN } from '../common/validation/slug';
 import { AppConfig } from '../config/app-config';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { describeBindings, destinationOf, isBoundDestination } from '../providers/key-bindings';
+import { RegistryCache } from '../registry-cache/registry-cache';
 import { apiKeyEnvProblem } from './api-key-env';
-import { CreateProviderCredentialDto, ProviderCredentialBodyDto, ProviderCredentialDeletedDto, ProviderCredentialDto } from './provider-credential.dto';
+import {
+  CreateProviderCredentialDto,
+  ProviderCredentialBodyDto,
+  ProviderCredentialDeletedDto,
+  ProviderCredentialDto,
+} from './provider-credential.dto';
 import { CredentialType, ProviderCredentialEntity } from './provider-credential.entity';
 import { ProviderCredentialsRepository } from './provider-credentials.repository';
 
@@ -105,7 +111,11 @@ export class ProviderCredentialsService {
   }
 
   /** REST: always a project key (docs/security.md: such a key stores its own key, or names a bound variable). */
-  async create(projectId: string, dto: CreateProviderCredentialDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ProviderCredentialDto> {
+  async create(
+    projectId: string,
+    dto: CreateProviderCredentialDto,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<ProviderCredentialDto> {
     this.checkBody(dto.name, dto, 'project');
     const now = new Date();
     const entity = Object.assign(new ProviderCredentialEntity(), { projectId, id: newId(), name: dto.name, createdAt: now });
@@ -138,7 +148,8 @@ export class ProviderCredentialsService {
     const existing = isProviderName(name) ? await this.repo.findByName(projectId, name) : null;
     if (!existing) throw notFound('Provider credential not found');
     const users = await this.repo.deployedUsers(projectId, name);
-    if (users.length > 0) throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
+    if (users.length > 0)
+      throw conflict(`Provider "${name}" is used by current deployments: ${users.join(', ')}; deploy other versions first`);
     await this.dataSource.transaction(async (manager) => {
       await this.repo.delete(projectId, existing.id, manager);
       await this.recordChange(manager, 'provider.deleted', projectId, name, toCredentialDto(existing), null);
@@ -162,7 +173,12 @@ export class ProviderCredentialsService {
   }
 
   /** The key at call time: decrypted, or read from the server's environment; undefined when there is none. */
-  apiKeyOf(credential: Pick<ProviderCredentialEntity, 'projectId' | 'id' | 'type' | 'baseUrl' | 'apiKeyEnv' | 'apiKeyEnvByOperator' | 'apiKeyCiphertext'>): string | undefined {
+  apiKeyOf(
+    credential: Pick<
+      ProviderCredentialEntity,
+      'projectId' | 'id' | 'type' | 'baseUrl' | 'apiKeyEnv' | 'apiKeyEnvByOperator' | 'apiKeyCiphertext'
+    >,
+  ): string | undefined {
     if (credential.apiKeyCiphertext) return this.decrypt(credential.apiKeyCiphertext, this.context(credential));
     // Checked again here, not only on input: a row stored before a rule (another prefix, other bindings) must not leak either.
     const { apiKeyEnv } = credential;
@@ -196,7 +212,12 @@ export class ProviderCredentialsService {
    * a new baseUrl (or type) drops the key, which was meant for the old host. The caller checked
    * `apiKeyEnv` against the bindings (bindingProblem).
    */
-  async applyDeclared(projectId: string, declared: DeclaredProvider, manager: EntityManager, writer: CredentialWriter): Promise<'created' | 'updated' | 'unchanged'> {
+  async applyDeclared(
+    projectId: string,
+    declared: DeclaredProvider,
+    manager: EntityManager,
+    writer: CredentialWriter,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
     const existing = await this.repo.findByName(projectId, declared.name, manager);
     const now = new Date();
     if (!existing) {
@@ -210,7 +231,13 @@ export class ProviderCredentialsService {
     if (!moved && existing.apiKeyEnv === apiKeyEnv) return 'unchanged';
     const before = toCredentialDto(existing);
     const byOperator = declared.apiKeyEnv ? writer === 'operator' : existing.apiKeyEnvByOperator && apiKeyEnv !== null;
-    Object.assign(existing, { type: declared.type, baseUrl: declared.baseUrl ?? null, apiKeyEnv, apiKeyEnvByOperator: byOperator, updatedAt: now });
+    Object.assign(existing, {
+      type: declared.type,
+      baseUrl: declared.baseUrl ?? null,
+      apiKeyEnv,
+      apiKeyEnvByOperator: byOperator,
+      updatedAt: now,
+    });
     if (declared.apiKeyEnv || moved) existing.apiKeyCiphertext = null;
     const updated = await this.repo.save(existing, manager);
     await this.recordChange(manager, 'provider.updated', projectId, declared.name, before, toCredentialDto(updated));
@@ -218,15 +245,31 @@ export class ProviderCredentialsService {
   }
 
   /** The audit event of a change; the DTO views carry the key's source, never the key. */
-  private recordChange(manager: EntityManager, action: string, projectId: string, name: string, before: ProviderCredentialDto | null, after: ProviderCredentialDto | null) {
-    const view = (dto: ProviderCredentialDto | null) => (dto ? { name: dto.name, type: dto.type, baseUrl: dto.baseUrl, apiKeySource: dto.apiKeySource, apiKeyEnv: dto.apiKeyEnv } : null);
-    return this.audit.record(manager, { projectId, action, resourceType: 'provider', resourceId: name, before: view(before), after: view(after) });
+  private recordChange(
+    manager: EntityManager,
+    action: string,
+    projectId: string,
+    name: string,
+    before: ProviderCredentialDto | null,
+    after: ProviderCredentialDto | null,
+  ) {
+    const view = (dto: ProviderCredentialDto | null) =>
+      dto ? { name: dto.name, type: dto.type, baseUrl: dto.baseUrl, apiKeySource: dto.apiKeySource, apiKeyEnv: dto.apiKeyEnv } : null;
+    return this.audit.record(manager, {
+      projectId,
+      action,
+      resourceType: 'provider',
+      resourceId: name,
+      before: view(before),
+      after: view(after),
+    });
   }
 
   private checkBody(name: string, dto: ProviderCredentialBodyDto, writer: CredentialWriter): void {
     const details: string[] = [];
     // PUT takes the name from the path, where no DTO checked it.
-    if (!PROVIDER_NAME_PATTERN.test(name)) details.push('name: must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
+    if (!PROVIDER_NAME_PATTERN.test(name))
+      details.push('name: must be 1-64 lower-case letters, digits, "-" or "_", starting with a letter or digit');
     else if (name === LOCAL_PROVIDER) details.push('name: "local" is the built-in provider and cannot be configured');
     if (dto.apiKey !== undefined && dto.apiKeyEnv !== undefined) details.push('apiKey: give apiKey or apiKeyEnv, not both');
     else if (dto.apiKeyEnv !== undefined) {
@@ -236,9 +279,20 @@ export class ProviderCredentialsService {
     if (details.length > 0) throw invalidBody(details);
   }
 
-  private fill(entity: ProviderCredentialEntity, dto: Partial<ProviderCredentialBodyDto> & { type: CredentialType }, now: Date, writer: CredentialWriter): ProviderCredentialEntity {
+  private fill(
+    entity: ProviderCredentialEntity,
+    dto: Partial<ProviderCredentialBodyDto> & { type: CredentialType },
+    now: Date,
+    writer: CredentialWriter,
+  ): ProviderCredentialEntity {
     const apiKeyEnv = dto.apiKeyEnv ?? null;
-    Object.assign(entity, { type: dto.type, baseUrl: dto.baseUrl ?? null, apiKeyEnv, apiKeyEnvByOperator: apiKeyEnv !== null && writer === 'operator', updatedAt: now });
+    Object.assign(entity, {
+      type: dto.type,
+      baseUrl: dto.baseUrl ?? null,
+      apiKeyEnv,
+      apiKeyEnvByOperator: apiKeyEnv !== null && writer === 'operator',
+      updatedAt: now,
+    });
     entity.apiKeyCiphertext = dto.apiKey === undefined ? null : this.seal(entity, dto.apiKey);
     return entity;
   }
@@ -257,11 +311,22 @@ export class ProviderCredentialsService {
     return `provider_credentials/${credential.projectId}/${credential.id}`;
   }
 
-  private async store(entity: ProviderCredentialEntity, before: ProviderCredentialDto | null = null, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ProviderCredentialDto> {
+  private async store(
+    entity: ProviderCredentialEntity,
+    before: ProviderCredentialDto | null = null,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<ProviderCredentialDto> {
     try {
       const saved = await tx.run(async (manager) => {
         const row = await this.repo.save(entity, manager);
-        await this.recordChange(manager, before ? 'provider.updated' : 'provider.created', entity.projectId, entity.name, before, toCredentialDto(row));
+        await this.recordChange(
+          manager,
+          before ? 'provider.updated' : 'provider.created',
+          entity.projectId,
+          entity.name,
+          before,
+          toCredentialDto(row),
+        );
         await this.cache.announce(entity.projectId, manager);
         return toCredentialDto(row);
       });

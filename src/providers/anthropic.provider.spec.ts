@@ -31,14 +31,20 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const timeTool = { type: 'function' as const, function: { name: 'get_time' } };
 
 describe('AnthropicProvider against a fake Messages API upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new AnthropicProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }));
+  const provider = new AnthropicProvider(
+    new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }),
+  );
 
   beforeEach(async () => {
     fake = await startFakeAnthropicUpstream();
@@ -143,7 +149,14 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
     const err = await failure(provider.complete(audio, creds));
     expect([err.kind, httpStatusFor(err)]).toEqual(['bad_request', 400]);
     expect(err.message).toContain('input_audio');
-    const badImage = await failure(collect(provider.stream({ model: 'c', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/tiff;base64,AAAA' } }] }] }, creds)));
+    const badImage = await failure(
+      collect(
+        provider.stream(
+          { model: 'c', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/tiff;base64,AAAA' } }] }] },
+          creds,
+        ),
+      ),
+    );
     expect(badImage.message).toContain('image/tiff');
     expect(fake.requests).toHaveLength(0);
   });
@@ -155,7 +168,10 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
       usage: { input_tokens: 30, output_tokens: 11 },
     });
     fake.setNext(anthropicJson(upstream));
-    const result = await provider.complete({ model: 'claude-x', messages: [{ role: 'user', content: 'Oslo?' }], tools: [weatherTool] }, creds);
+    const result = await provider.complete(
+      { model: 'claude-x', messages: [{ role: 'user', content: 'Oslo?' }], tools: [weatherTool] },
+      creds,
+    );
 
     expect(result.providerResponse).toEqual(upstream);
     expect(result.completion).toEqual({
@@ -186,7 +202,12 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
     fake.setNext(anthropicJson(anthropicMessage({ text: 'ok', usage })), anthropicStream(anthropicEvents({ text: ['o', 'k'], usage })));
     const result = await provider.complete({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }, creds);
     expect(result.tokens).toEqual(kinds);
-    expect(result.completion.usage).toEqual({ prompt_tokens: 357, completion_tokens: 9, total_tokens: 366, prompt_tokens_details: { cached_tokens: 300 } });
+    expect(result.completion.usage).toEqual({
+      prompt_tokens: 357,
+      completion_tokens: 9,
+      total_tokens: 366,
+      prompt_tokens_details: { cached_tokens: 300 },
+    });
     const stream = provider.stream({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }, creds);
     await collect(stream);
     expect(stream.tokens).toEqual(kinds);
@@ -196,7 +217,12 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
     const stream = provider.stream({ model: 'claude-x', messages: [{ role: 'user', content: 'one two three' }] }, creds);
     const chunks = await collect(stream);
 
-    expect(fake.requests[0].body).toEqual({ model: 'claude-x', max_tokens: 1024, messages: [{ role: 'user', content: 'one two three' }], stream: true });
+    expect(fake.requests[0].body).toEqual({
+      model: 'claude-x',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: 'one two three' }],
+      stream: true,
+    });
     expect(stream.providerRequest).toEqual(fake.requests[0].body);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === 'msg_fake_1')).toBe(true);
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
@@ -218,7 +244,10 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
         }),
       ),
     );
-    const stream = provider.stream({ model: 'claude-x', messages: [{ role: 'user', content: 'Rome?' }], tools: [weatherTool, timeTool] }, creds);
+    const stream = provider.stream(
+      { model: 'claude-x', messages: [{ role: 'user', content: 'Rome?' }], tools: [weatherTool, timeTool] },
+      creds,
+    );
     const chunks = await collect(stream);
     const assembler = new CompletionAssembler();
     chunks.forEach((c) => assembler.push(c));
@@ -262,7 +291,12 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
 
   it('turns an error event inside the stream into an upstream error', async () => {
     const events = anthropicEvents({ text: ['partial'] }).slice(0, 3);
-    fake.setNext(anthropicStream([...events, { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded mid-stream' } } }]));
+    fake.setNext(
+      anthropicStream([
+        ...events,
+        { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded mid-stream' } } },
+      ]),
+    );
     const err = await failure(collect(provider.stream({ model: 'c', messages: [{ role: 'user', content: 'a' }] }, creds)));
     expect(err.kind).toBe('upstream');
     expect(err.message).toContain('Overloaded mid-stream');
@@ -270,14 +304,18 @@ describe('AnthropicProvider against a fake Messages API upstream', () => {
 
   it('times out when the upstream never answers', async () => {
     fake.setNext({ type: 'hang' });
-    const err = await failure(provider.complete({ model: 'c', messages: [{ role: 'user', content: 'a' }] }, creds, { timeoutMs: 300, maxRetries: 0 }));
+    const err = await failure(
+      provider.complete({ model: 'c', messages: [{ role: 'user', content: 'a' }] }, creds, { timeoutMs: 300, maxRetries: 0 }),
+    );
     expect([err.kind, httpStatusFor(err)]).toEqual(['timeout', 504]);
   });
 
   it('aborting the signal mid-stream closes the upstream request', async () => {
     fake.setNext(anthropicStream(anthropicEvents({ text: ['a', ' b'] }).slice(0, 3), { keepOpen: true }));
     const controller = new AbortController();
-    const iterator = provider.stream({ model: 'c', messages: [{ role: 'user', content: 'a' }] }, creds, { signal: controller.signal })[Symbol.asyncIterator]();
+    const iterator = provider
+      .stream({ model: 'c', messages: [{ role: 'user', content: 'a' }] }, creds, { signal: controller.signal })
+      [Symbol.asyncIterator]();
     expect((await iterator.next()).value?.choices[0].delta.role).toBe('assistant');
     controller.abort();
     const err = await failure(iterator.next());

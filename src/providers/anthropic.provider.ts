@@ -4,17 +4,17 @@
  * `@anthropic-ai/sdk`'s. Headers as the Messages API documents them: the key as `x-api-key` and
  * `anthropic-version: 2026-10-21` (docs/decisions.md "Anthropic").
  */
-import type { MessageCreateParamsStreaming, Message } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { answerOfShape } from './upstream-errors';
+
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import {
   InputTokenCount,
   ProviderAdapter,
-  ProviderError,
   ProviderCallOptions,
   ProviderCredentials,
+  ProviderError,
   ProviderRequest,
   ProviderResult,
   ProviderStream,
@@ -22,6 +22,7 @@ import {
 import { ChunkStream, rejectWith } from './provider-stream';
 import { sseChunks } from './sse-stream';
 import { tokensFromAnthropic } from './token-usage';
+import { answerOfShape } from './upstream-errors';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -49,16 +50,36 @@ export class AnthropicProvider implements ProviderAdapter {
   /** Anthropic's own count (POST /v1/messages/count_tokens) of the translated request. */
   async countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<InputTokenCount> {
     const { model, messages, system, tools, tool_choice, thinking } = toAnthropicBody(req);
-    const body = { model, messages, ...(system ? { system } : {}), ...(tools ? { tools } : {}), ...(tool_choice ? { tool_choice } : {}), ...(thinking ? { thinking } : {}) };
-    const answer = (await this.http.json(this.call(creds, body, 'application/json', '/v1/messages/count_tokens'), opts)) as { input_tokens?: unknown };
-    if (typeof answer.input_tokens !== 'number') throw new ProviderError('upstream', 'Anthropic answered a token count without input_tokens', { provider: 'anthropic' });
+    const body = {
+      model,
+      messages,
+      ...(system ? { system } : {}),
+      ...(tools ? { tools } : {}),
+      ...(tool_choice ? { tool_choice } : {}),
+      ...(thinking ? { thinking } : {}),
+    };
+    const answer = (await this.http.json(this.call(creds, body, 'application/json', '/v1/messages/count_tokens'), opts)) as {
+      input_tokens?: unknown;
+    };
+    if (typeof answer.input_tokens !== 'number')
+      throw new ProviderError('upstream', 'Anthropic answered a token count without input_tokens', { provider: 'anthropic' });
     return { input_tokens: answer.input_tokens, exact: true };
   }
 
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toAnthropicBody(req);
-    const message = answerOfShape<Message>(await this.http.json(this.call(creds, body, 'application/json'), opts), MESSAGE_SHAPE, 'anthropic', 'a Messages API message');
-    return { completion: fromAnthropicMessage(message), providerRequest: body, providerResponse: message, tokens: tokensFromAnthropic(message.usage ?? {}) };
+    const message = answerOfShape<Message>(
+      await this.http.json(this.call(creds, body, 'application/json'), opts),
+      MESSAGE_SHAPE,
+      'anthropic',
+      'a Messages API message',
+    );
+    return {
+      completion: fromAnthropicMessage(message),
+      providerRequest: body,
+      providerResponse: message,
+      tokens: tokensFromAnthropic(message.usage ?? {}),
+    };
   }
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): ProviderStream {
@@ -79,7 +100,10 @@ export class AnthropicProvider implements ProviderAdapter {
       provider: 'anthropic',
       target: this.http.target('anthropic', creds.baseUrl || ANTHROPIC_DEFAULT_BASE_URL, path),
       // Keyless (a proxy that adds the key): no x-api-key header.
-      headers: UpstreamHttp.headers(undefined, accept, { 'anthropic-version': ANTHROPIC_API_VERSION, ...(creds.apiKey ? { 'x-api-key': creds.apiKey } : {}) }),
+      headers: UpstreamHttp.headers(undefined, accept, {
+        'anthropic-version': ANTHROPIC_API_VERSION,
+        ...(creds.apiKey ? { 'x-api-key': creds.apiKey } : {}),
+      }),
       body: JSON.stringify(body),
     };
   }

@@ -1,15 +1,23 @@
 /** Anthropic Messages API stream events -> chat.completion.chunk objects. */
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { EventSourceMessage } from 'eventsource-parser';
+
 import { finishReasonFor } from './anthropic.translate';
 import type { ChatCompletionChunk } from './provider.types';
 import { ChunkHeader, makeChunk } from './provider-stream';
-import { TokenCounts, tokensFromAnthropic } from './token-usage';
 import type { EventTranslator } from './sse-stream';
+import { TokenCounts, tokensFromAnthropic } from './token-usage';
 import { streamErrorEvent } from './upstream-errors';
 
 /** The events that carry the message, by SSE event name (others, `ping` included, are skipped). */
-const MESSAGE_EVENTS = new Set(['message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta', 'content_block_stop']);
+const MESSAGE_EVENTS = new Set([
+  'message_start',
+  'message_delta',
+  'message_stop',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+]);
 
 /** Turns Messages API stream events into chat.completion.chunk objects, one event at a time. */
 export class AnthropicStreamTranslator implements EventTranslator {
@@ -55,14 +63,18 @@ export class AnthropicStreamTranslator implements EventTranslator {
         if (block.type !== 'tool_use') return [];
         const index = this.toolIndexByBlock.size;
         this.toolIndexByBlock.set(event.index, index);
-        return [makeChunk(this.head, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+        return [
+          makeChunk(this.head, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }),
+        ];
       }
       case 'content_block_delta': {
         const delta = event.delta;
         if (delta.type === 'text_delta') return [makeChunk(this.head, { content: delta.text })];
         // Reasoning as Parley's chat-completion fields (reasoning.ts).
-        if (delta.type === 'thinking_delta') return delta.thinking ? [makeChunk(this.head, { reasoning_content: delta.thinking } as ChatCompletionChunk.Choice.Delta)] : [];
-        if (delta.type === 'signature_delta') return [makeChunk(this.head, { reasoning_signature: delta.signature } as ChatCompletionChunk.Choice.Delta)];
+        if (delta.type === 'thinking_delta')
+          return delta.thinking ? [makeChunk(this.head, { reasoning_content: delta.thinking } as ChatCompletionChunk.Choice.Delta)] : [];
+        if (delta.type === 'signature_delta')
+          return [makeChunk(this.head, { reasoning_signature: delta.signature } as ChatCompletionChunk.Choice.Delta)];
         const index = this.toolIndexByBlock.get(event.index);
         if (delta.type !== 'input_json_delta' || index === undefined || !delta.partial_json) return [];
         this.toolsWithArguments.add(index);

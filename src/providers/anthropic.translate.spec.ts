@@ -1,4 +1,5 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+
 import { AnthropicProvider } from './anthropic.provider';
 import { AnthropicStreamTranslator } from './anthropic.stream';
 import { finishReasonFor, toAnthropicBody } from './anthropic.translate';
@@ -12,7 +13,10 @@ describe('Anthropic translation', () => {
     expect(toAnthropicBody({ ...base, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
     expect(toAnthropicBody({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any' });
     expect(toAnthropicBody({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
-    expect(toAnthropicBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(toAnthropicBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({
+      type: 'tool',
+      name: 'get_weather',
+    });
     const plain = toAnthropicBody({ model: 'c', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required', max_tokens: 77 });
     expect(plain).toEqual({ model: 'c', max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] });
   });
@@ -21,7 +25,10 @@ describe('Anthropic translation', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
     const body = toAnthropicBody({
       model: 'c',
-      messages: [{ role: 'developer', content: 'Be exact.' }, { role: 'user', content: 'hi' }],
+      messages: [
+        { role: 'developer', content: 'Be exact.' },
+        { role: 'user', content: 'hi' },
+      ],
       max_tokens: 10,
       max_completion_tokens: 55,
       stop: 'END',
@@ -41,7 +48,12 @@ describe('Anthropic translation', () => {
       output_config: { format: { type: 'json_schema', schema } },
       metadata: { user_id: 'u-1' },
     });
-    const base: ProviderRequest = { model: 'c', messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool], parallel_tool_calls: false };
+    const base: ProviderRequest = {
+      model: 'c',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [weatherTool],
+      parallel_tool_calls: false,
+    };
     expect(toAnthropicBody({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
     expect(toAnthropicBody({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
     expect(toAnthropicBody({ ...base, parallel_tool_calls: true }).tool_choice).toBeUndefined();
@@ -76,16 +88,34 @@ describe('Anthropic translation', () => {
         { role: 'user', content: 'again' },
       ],
     });
-    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'again' }] }]);
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: 'again' },
+        ],
+      },
+    ]);
     const badArgs: ProviderRequest = {
       model: 'c',
-      messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '[1]' } }] }],
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '[1]' } }] },
+      ],
     };
     expect(() => toAnthropicBody(badArgs)).toThrow(/tool call t1: its arguments are not a JSON object/);
   });
 
   it('maps stop reasons to finish reasons', () => {
-    const reasons = ['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'model_context_window_exceeded', 'tool_use', 'refusal'] as const;
+    const reasons = [
+      'end_turn',
+      'stop_sequence',
+      'pause_turn',
+      'max_tokens',
+      'model_context_window_exceeded',
+      'tool_use',
+      'refusal',
+    ] as const;
     expect(reasons.map(finishReasonFor)).toEqual(['stop', 'stop', 'stop', 'length', 'length', 'tool_calls', 'content_filter']);
   });
 

@@ -25,13 +25,9 @@ import type {
   Tool,
   ToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
+
 import { contentText } from './message-text';
-import type {
-  ChatCompletion,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-  ProviderRequest,
-} from './provider.types';
+import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ProviderRequest } from './provider.types';
 import { ProviderError } from './provider.types';
 import { ANTHROPIC_THINKING_BUDGET, ReasoningFields } from './reasoning';
 import { completionUsageOf, tokensFromAnthropic } from './token-usage';
@@ -47,7 +43,8 @@ type FinishReason = ChatCompletion.Choice['finish_reason'];
 type AssistantParam = Extract<ChatCompletionMessageParam, { role: 'assistant' }>;
 type UserParam = Extract<ChatCompletionMessageParam, { role: 'user' }>;
 
-const unsupported = (what: string) => new ProviderError('bad_request', `The anthropic provider cannot send ${what}`, { provider: 'anthropic' });
+const unsupported = (what: string) =>
+  new ProviderError('bad_request', `The anthropic provider cannot send ${what}`, { provider: 'anthropic' });
 
 export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStreaming {
   const system: string[] = [];
@@ -93,7 +90,11 @@ export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStr
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(schema ? { output_config: { format: { type: 'json_schema' as const, schema } } } : {}),
-    ...(req.user !== undefined ? { metadata: { user_id: req.user } } : req.safety_identifier !== undefined ? { metadata: { user_id: req.safety_identifier } } : {}),
+    ...(req.user !== undefined
+      ? { metadata: { user_id: req.user } }
+      : req.safety_identifier !== undefined
+        ? { metadata: { user_id: req.safety_identifier } }
+        : {}),
   };
 }
 
@@ -108,8 +109,10 @@ function thinkingOf(req: ProviderRequest): { maxTokens: number; thinking?: { typ
   const effort = req.reasoning_effort;
   if (!effort || effort === 'none') return { maxTokens: asked ?? ANTHROPIC_DEFAULT_MAX_TOKENS };
   const budget = ANTHROPIC_THINKING_BUDGET[effort];
-  if (asked === undefined) return { maxTokens: budget + ANTHROPIC_DEFAULT_MAX_TOKENS, thinking: { type: 'enabled', budget_tokens: budget } };
-  if (asked <= MIN_THINKING_BUDGET) throw unsupported(`reasoning with a maximum of ${asked} output tokens (extended thinking needs more than ${MIN_THINKING_BUDGET})`);
+  if (asked === undefined)
+    return { maxTokens: budget + ANTHROPIC_DEFAULT_MAX_TOKENS, thinking: { type: 'enabled', budget_tokens: budget } };
+  if (asked <= MIN_THINKING_BUDGET)
+    throw unsupported(`reasoning with a maximum of ${asked} output tokens (extended thinking needs more than ${MIN_THINKING_BUDGET})`);
   return { maxTokens: asked, thinking: { type: 'enabled', budget_tokens: Math.min(budget, asked - 1) } };
 }
 
@@ -144,8 +147,14 @@ function documentBlock(file: FilePart): DocumentBlockParam {
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(file.file_data ?? '');
   if (!data) throw unsupported(file.file_id ? 'uploaded file ids (send file_data or file_url)' : 'a file that is not a base64 data: URL');
   const mediaType = data[1].toLowerCase();
-  if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2] }, ...title };
-  if (mediaType === 'text/plain') return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2], 'base64').toString('utf8') }, ...title };
+  if (mediaType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2] }, ...title };
+  if (mediaType === 'text/plain')
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2], 'base64').toString('utf8') },
+      ...title,
+    };
   throw unsupported(`files of type ${mediaType} (PDF and plain text only)`);
 }
 
@@ -168,7 +177,8 @@ function assistantBlocks(message: AssistantParam): ContentBlockParam[] {
       : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : part.refusal)).join('');
   // A thinking block goes back with its signature (Anthropic requires it before tool use it led to).
   const reasoning = message as AssistantParam & ReasoningFields;
-  if (reasoning.reasoning_content && reasoning.reasoning_signature) blocks.push({ type: 'thinking', thinking: reasoning.reasoning_content, signature: reasoning.reasoning_signature });
+  if (reasoning.reasoning_content && reasoning.reasoning_signature)
+    blocks.push({ type: 'thinking', thinking: reasoning.reasoning_content, signature: reasoning.reasoning_signature });
   if (text) blocks.push({ type: 'text', text });
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') throw unsupported('custom tool calls');
@@ -185,7 +195,8 @@ function parseArguments(id: string, args: string): Record<string, unknown> {
   } catch {
     throw unsupported(`tool call ${id}: its arguments are not JSON`);
   }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw unsupported(`tool call ${id}: its arguments are not a JSON object`);
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw unsupported(`tool call ${id}: its arguments are not a JSON object`);
   return input as Record<string, unknown>;
 }
 
@@ -225,7 +236,10 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
   const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   const thinking = message.content.flatMap((block) => (block.type === 'thinking' ? [block] : []));
   const reasoning: ReasoningFields = thinking.length
-    ? { reasoning_content: thinking.map((block) => block.thinking).join('\n'), reasoning_signature: thinking[thinking.length - 1].signature }
+    ? {
+        reasoning_content: thinking.map((block) => block.thinking).join('\n'),
+        reasoning_signature: thinking[thinking.length - 1].signature,
+      }
     : {};
   const toolCalls = message.content.flatMap((block) =>
     block.type === 'tool_use'

@@ -1,11 +1,20 @@
 import { destinationOf, isBoundDestination, parseKeyBindings } from './key-bindings';
 
 describe('PROVIDER_KEY_BINDINGS', () => {
-  const bindings = parseKeyBindings('PARLEY_PROVIDER_OPENAI_KEY=api.openai.com; PARLEY_PROVIDER_LOCAL=ollama:11434,127.0.0.1,[::1]:8000', 'PARLEY_PROVIDER_');
+  const bindings = parseKeyBindings(
+    'PARLEY_PROVIDER_OPENAI_KEY=api.openai.com; PARLEY_PROVIDER_LOCAL=ollama:11434,127.0.0.1,[::1]:8000',
+    'PARLEY_PROVIDER_',
+  );
 
   it('parses variables with their hosts, names lower-cased as a URL writes them', () => {
-    expect(parseKeyBindings('PARLEY_PROVIDER_X=API.Example.COM', 'PARLEY_PROVIDER_').get('PARLEY_PROVIDER_X')).toEqual([{ host: 'api.example.com' }]);
-    expect(bindings.get('PARLEY_PROVIDER_LOCAL')).toEqual([{ host: 'ollama', port: 11434 }, { host: '127.0.0.1' }, { host: '[::1]', port: 8000 }]);
+    expect(parseKeyBindings('PARLEY_PROVIDER_X=API.Example.COM', 'PARLEY_PROVIDER_').get('PARLEY_PROVIDER_X')).toEqual([
+      { host: 'api.example.com' },
+    ]);
+    expect(bindings.get('PARLEY_PROVIDER_LOCAL')).toEqual([
+      { host: 'ollama', port: 11434 },
+      { host: '127.0.0.1' },
+      { host: '[::1]', port: 8000 },
+    ]);
     expect(parseKeyBindings(undefined, 'PARLEY_PROVIDER_').size).toBe(0);
   });
 

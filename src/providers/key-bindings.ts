@@ -46,7 +46,13 @@ export function parseKeyBindings(value: string | undefined, prefix: string): Key
     if (!VARIABLE.test(variable) || !variable.startsWith(prefix) || variable.length === prefix.length) {
       throw new Error(`"${variable}" is not an environment variable under the prefix "${prefix}" (PROVIDER_API_KEY_ENV_PREFIX)`);
     }
-    const hosts = eq < 0 ? [] : entry.slice(eq + 1).split(',').filter(Boolean);
+    const hosts =
+      eq < 0
+        ? []
+        : entry
+            .slice(eq + 1)
+            .split(',')
+            .filter(Boolean);
     if (hosts.length === 0) throw new Error(`${variable}: name at least one host, as ${variable}=api.example.com`);
     bindings.set(variable, [...(bindings.get(variable) ?? []), ...hosts.map((host) => parseHost(host, variable))]);
   }
@@ -76,4 +82,5 @@ export function isBoundDestination(bindings: KeyBindings, variable: string, type
   return hosts.some((bound) => bound.host === destination.host && (bound.port === undefined || bound.port === destination.port));
 }
 
-export const describeBindings = (hosts: readonly HostBinding[]) => hosts.map((h) => (h.port === undefined ? h.host : `${h.host}:${h.port}`)).join(', ');
+export const describeBindings = (hosts: readonly HostBinding[]) =>
+  hosts.map((h) => (h.port === undefined ? h.host : `${h.host}:${h.port}`)).join(', ');

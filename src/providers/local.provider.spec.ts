@@ -35,7 +35,14 @@ describe('LocalProvider (echo, not a language model)', () => {
       object: 'chat.completion',
       created: expect.any(Number),
       model: 'echo',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'What is  the\nweather?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'What is  the\nweather?', refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: 4 + 2 + 2 + 4, completion_tokens: 4, total_tokens: 16 },
     });
     expect(providerRequest).toBe(req);
@@ -44,7 +51,16 @@ describe('LocalProvider (echo, not a language model)', () => {
 
   it('joins the text parts of array content and ignores images', async () => {
     const { completion } = await local.complete(
-      echo([{ role: 'user', content: [{ type: 'text', text: 'look at' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }, { type: 'text', text: 'this' }] }]),
+      echo([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look at' },
+            { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            { type: 'text', text: 'this' },
+          ],
+        },
+      ]),
       creds,
     );
     expect(completion.choices[0].message.content).toBe('look at\nthis');
@@ -89,8 +105,20 @@ describe('LocalProvider (echo, not a language model)', () => {
   it('says it cannot answer in JSON, and takes every other field', () => {
     const req = echo([{ role: 'user', content: 'x' }]);
     expect(local.unsupportedParam({ ...req, response_format: { type: 'json_object' } })).toBe('response_format');
-    expect(local.unsupportedParam({ ...req, response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toBe('response_format');
-    expect(local.unsupportedParam({ ...req, response_format: { type: 'text' }, n: 4, seed: 1, temperature: 2, stop: 'x', parallel_tool_calls: false })).toBeUndefined();
+    expect(local.unsupportedParam({ ...req, response_format: { type: 'json_schema', json_schema: { name: 'x' } } })).toBe(
+      'response_format',
+    );
+    expect(
+      local.unsupportedParam({
+        ...req,
+        response_format: { type: 'text' },
+        n: 4,
+        seed: 1,
+        temperature: 2,
+        stop: 'x',
+        parallel_tool_calls: false,
+      }),
+    ).toBeUndefined();
   });
 
   it('rejects other models as bad_request naming its models', async () => {
@@ -110,7 +138,11 @@ describe('LocalProvider (echo, not a language model)', () => {
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
     expect(choice.message.tool_calls).toEqual([
-      { id: expect.stringMatching(/^call_[0-9a-f]{24}$/), type: 'function', function: { name: 'other', arguments: '{"input":"find cats"}' } },
+      {
+        id: expect.stringMatching(/^call_[0-9a-f]{24}$/),
+        type: 'function',
+        function: { name: 'other', arguments: '{"input":"find cats"}' },
+      },
     ]);
     expect(again.completion.choices[0].message.tool_calls).toEqual(choice.message.tool_calls);
     expect(again.completion.id).not.toBe(first.completion.id);
@@ -118,7 +150,9 @@ describe('LocalProvider (echo, not a language model)', () => {
 
   it("calls the first tool when tool_choice is 'required', and answers in text otherwise", async () => {
     const required = await local.complete(echo([{ role: 'user', content: 'go' }], { tools, tool_choice: 'required' }), creds);
-    expect(required.completion.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: 'lookup', arguments: '{"input":"go"}' } });
+    expect(required.completion.choices[0].message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'lookup', arguments: '{"input":"go"}' },
+    });
 
     const noTools = await local.complete(echo([{ role: 'user', content: 'go' }], { tool_choice: 'required' }), creds);
     const auto = await local.complete(echo([{ role: 'user', content: 'go' }], { tools, tool_choice: 'auto' }), creds);
@@ -128,10 +162,16 @@ describe('LocalProvider (echo, not a language model)', () => {
   it("with 'auto' (or no tool_choice), calls the first tool the user's text mentions (its name, or a part of four letters or more)", async () => {
     const weatherTools = [
       { type: 'function' as const, function: { name: 'getStockPrice' } },
-      { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } },
+      {
+        type: 'function' as const,
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+      },
     ];
-    const ask = (content: string, extra: Record<string, unknown> = {}) => local.complete(echo([{ role: 'user', content }], { tools: weatherTools, ...extra }), creds);
-    const called = async (content: string, extra?: Record<string, unknown>) => ((await ask(content, extra)).completion.choices[0].message.tool_calls?.[0] as { function?: { name: string } } | undefined)?.function?.name ?? null;
+    const ask = (content: string, extra: Record<string, unknown> = {}) =>
+      local.complete(echo([{ role: 'user', content }], { tools: weatherTools, ...extra }), creds);
+    const called = async (content: string, extra?: Record<string, unknown>) =>
+      ((await ask(content, extra)).completion.choices[0].message.tool_calls?.[0] as { function?: { name: string } } | undefined)?.function
+        ?.name ?? null;
     expect(await called("What's the weather like in San Francisco?")).toBe('get_weather');
     expect(await called('Weather?', { tool_choice: 'auto' })).toBe('get_weather');
     expect(await called('call get_weather please')).toBe('get_weather');
@@ -140,9 +180,24 @@ describe('LocalProvider (echo, not a language model)', () => {
     expect(await called('get me a coffee')).toBeNull();
     expect(await called('a weathered door')).toBeNull();
     expect(await called('the weather', { tool_choice: 'none' })).toBeNull();
-    const afterResult = await local.complete(echo([{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'sunny' }], { tools: weatherTools }), creds);
+    const afterResult = await local.complete(
+      echo(
+        [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+        ],
+        { tools: weatherTools },
+      ),
+      creds,
+    );
     expect(afterResult.completion.choices[0].message.content).toBe('sunny');
-    const args = ((await ask('weather in Oslo')).completion.choices[0].message.tool_calls![0] as { function: { arguments: string } }).function.arguments;
+    const args = ((await ask('weather in Oslo')).completion.choices[0].message.tool_calls![0] as { function: { arguments: string } })
+      .function.arguments;
     expect(JSON.parse(args)).toEqual({ input: 'weather in Oslo' });
   });
 
@@ -195,7 +250,12 @@ describe('LocalProvider (echo, not a language model)', () => {
     const { completion } = await local.complete(req, creds);
 
     const deltas = chunks.map((c) => c.choices[0].delta.tool_calls?.[0]).filter(Boolean);
-    expect(deltas[0]).toEqual({ index: 0, id: completion.choices[0].message.tool_calls![0].id, type: 'function', function: { name: 'lookup', arguments: '' } });
+    expect(deltas[0]).toEqual({
+      index: 0,
+      id: completion.choices[0].message.tool_calls![0].id,
+      type: 'function',
+      function: { name: 'lookup', arguments: '' },
+    });
     expect(deltas.length).toBeGreaterThan(2);
     expect(deltas.slice(1).every((d) => d!.id === undefined && d!.function?.name === undefined && d!.index === 0)).toBe(true);
     expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe('tool_calls');

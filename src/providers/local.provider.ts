@@ -28,8 +28,9 @@
  * The completion `id` is random; everything else depends only on the request.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChatCompletion, ChatCompletionChunk } from './provider.types';
+
 import { contentText, countWords } from './message-text';
+import type { ChatCompletion, ChatCompletionChunk } from './provider.types';
 import {
   InputTokenCount,
   ProviderAdapter,
@@ -46,8 +47,7 @@ import { completionUsageOf, plainTokens } from './token-usage';
 export const LOCAL_MODELS: readonly string[] = ['echo'];
 
 type Answer =
-  | { kind: 'text'; text: string; finish: 'stop' | 'length' }
-  | { kind: 'tool_call'; id: string; name: string; arguments: string };
+  { kind: 'text'; text: string; finish: 'stop' | 'length' } | { kind: 'tool_call'; id: string; name: string; arguments: string };
 
 /** Text up to the end of its `limit`-th word, or undefined when it has no more words than that. */
 function cutAfterWords(text: string, limit: number): string | undefined {
@@ -136,18 +136,19 @@ export class LocalProvider implements ProviderAdapter {
 
   private answer(req: ProviderRequest): Answer {
     if (!LOCAL_MODELS.includes(req.model)) {
-      throw new ProviderError(
-        'bad_request',
-        `The local provider has no model "${req.model}"; its models are: ${LOCAL_MODELS.join(', ')}`,
-        { provider: 'local' },
-      );
+      throw new ProviderError('bad_request', `The local provider has no model "${req.model}"; its models are: ${LOCAL_MODELS.join(', ')}`, {
+        provider: 'local',
+      });
     }
     const last = req.messages[req.messages.length - 1];
     const userText = contentText([...req.messages].reverse().find((m) => m.role === 'user')?.content);
-    const tool = last?.role === 'tool' ? undefined : (forcedTool(req) ?? (last?.role === 'user' ? mentionedTool(req, userText) : undefined));
+    const tool =
+      last?.role === 'tool' ? undefined : (forcedTool(req) ?? (last?.role === 'user' ? mentionedTool(req, userText) : undefined));
     if (tool) {
       const args = JSON.stringify({ input: userText });
-      const digest = createHash('sha256').update(JSON.stringify([tool, args, req.messages.length])).digest('hex');
+      const digest = createHash('sha256')
+        .update(JSON.stringify([tool, args, req.messages.length]))
+        .digest('hex');
       return { kind: 'tool_call', id: `call_${digest.slice(0, 24)}`, name: tool, arguments: args };
     }
     const text = cutAtStop(last?.role === 'tool' ? contentText(last.content) : userText, req.stop);
@@ -192,8 +193,13 @@ function mentionedTool(req: ProviderRequest, userText: string): string | undefin
   for (const tool of req.tools ?? []) {
     if (tool.type !== 'function') continue;
     const name = tool.function.name;
-    const parts = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((part) => part.length >= 4);
-    if (new RegExp(`(^|[^a-z0-9_])${escapeRegExp(name.toLowerCase())}($|[^a-z0-9_])`).test(text) || parts.some((part) => words.has(part))) return name;
+    const parts = name
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((part) => part.length >= 4);
+    if (new RegExp(`(^|[^a-z0-9_])${escapeRegExp(name.toLowerCase())}($|[^a-z0-9_])`).test(text) || parts.some((part) => words.has(part)))
+      return name;
   }
   return undefined;
 }

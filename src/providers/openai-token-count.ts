@@ -6,7 +6,10 @@
 import { contentText } from './message-text';
 import type { ProviderRequest } from './provider.types';
 
-type ChatCount = (request: { messages: { role: string; content: string; name?: string }[]; functions?: { name: string; description?: string; parameters?: unknown }[] }) => number;
+type ChatCount = (request: {
+  messages: { role: string; content: string; name?: string }[];
+  functions?: { name: string; description?: string; parameters?: unknown }[];
+}) => number;
 
 const counters = new Map<string, ChatCount | null>();
 

@@ -31,13 +31,19 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
 };
 
 describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   let fake: FakeUpstream;
   let creds: ProviderCredentials;
-  const provider = new OpenAIProvider(new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }));
+  const provider = new OpenAIProvider(
+    new UpstreamHttp({ timeoutMs: 5000, maxRetries: 2, maxRetryAfterSeconds: 30, allowedHosts: [{ host: '127.0.0.1' }] }),
+  );
 
   beforeEach(async () => {
     fake = await startFakeOpenAIUpstream();
@@ -102,7 +108,10 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   it('passes the /v1 fields through as given', async () => {
     const req: ProviderRequest = {
       model: 'gpt-4o-mini',
-      messages: [{ role: 'developer', content: 'Be exact.' }, { role: 'user', content: 'hi' }],
+      messages: [
+        { role: 'developer', content: 'Be exact.' },
+        { role: 'user', content: 'hi' },
+      ],
       n: 2,
       max_completion_tokens: 40,
       parallel_tool_calls: false,
@@ -118,15 +127,29 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   });
 
   it('sends no Authorization header when the credentials have no key (keyless local servers)', async () => {
-    const result = await provider.complete({ model: 'llama3', messages: [{ role: 'user', content: 'hi there' }] }, { type: 'openai', baseUrl: fake.url });
+    const result = await provider.complete(
+      { model: 'llama3', messages: [{ role: 'user', content: 'hi there' }] },
+      { type: 'openai', baseUrl: fake.url },
+    );
     expect(fake.requests[0].headers.authorization).toBeUndefined();
     expect(result.completion.choices[0].message.content).toBe('hi there');
   });
 
   it('splits usage into uncached, cached, reasoning and output tokens, plain and streamed', async () => {
-    const usage = { prompt_tokens: 100, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 25 } };
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 60 },
+      completion_tokens_details: { reasoning_tokens: 25 },
+    };
     const kinds = { input: 40, cacheRead: 60, cacheWrite: 0, reasoning: 25, output: 15 };
-    const shown = { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 25 } };
+    const shown = {
+      prompt_tokens: 100,
+      completion_tokens: 40,
+      total_tokens: 140,
+      prompt_tokens_details: { cached_tokens: 60 },
+      completion_tokens_details: { reasoning_tokens: 25 },
+    };
     fake.setNext(openaiJson(openaiCompletion({ content: 'ok', usage })), openaiStream(openaiChunks({ content: ['o', 'k'], usage })));
     const result = await provider.complete({ model: 'o3', messages: [{ role: 'user', content: 'hi' }] }, creds);
     expect([result.tokens, result.completion.usage]).toEqual([kinds, shown]);
@@ -226,7 +249,9 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   it('times out when the upstream never answers', async () => {
     fake.setNext({ type: 'hang' });
     const started = Date.now();
-    const err = await failure(provider.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { timeoutMs: 300, maxRetries: 0 }));
+    const err = await failure(
+      provider.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { timeoutMs: 300, maxRetries: 0 }),
+    );
     expect(err.kind).toBe('timeout');
     expect(httpStatusFor(err)).toBe(504);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -236,7 +261,13 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   it('reports an unreachable upstream as a connection error', async () => {
     const closed = await startFakeOpenAIUpstream();
     await closed.close();
-    const err = await failure(provider.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { type: 'openai', baseUrl: closed.url, apiKey: 'k' }, { maxRetries: 0 }));
+    const err = await failure(
+      provider.complete(
+        { model: 'm', messages: [{ role: 'user', content: 'x' }] },
+        { type: 'openai', baseUrl: closed.url, apiKey: 'k' },
+        { maxRetries: 0 },
+      ),
+    );
     expect(err.kind).toBe('connection');
     expect(httpStatusFor(err)).toBe(502);
   });
@@ -253,7 +284,9 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
   it('aborting the signal mid-stream closes the upstream request', async () => {
     fake.setNext(openaiStream(openaiChunks({ content: ['a', ' b'] }).slice(0, 2), { keepOpen: true }));
     const controller = new AbortController();
-    const iterator = provider.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { signal: controller.signal })[Symbol.asyncIterator]();
+    const iterator = provider
+      .stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { signal: controller.signal })
+      [Symbol.asyncIterator]();
 
     const first = await iterator.next();
     expect(first.value?.choices[0].delta.role).toBe('assistant');
@@ -279,7 +312,11 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
     fake.setNext(openaiStream(openaiChunks({ content: ['partial'] }).slice(0, 2), { dropConnection: true }));
     const stream = provider.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { maxRetries: 2 });
     const received: ChatCompletionChunk[] = [];
-    const err = await failure((async () => { for await (const c of stream) received.push(c); })());
+    const err = await failure(
+      (async () => {
+        for await (const c of stream) received.push(c);
+      })(),
+    );
 
     expect(received.map((c) => c.choices[0].delta.content)).toEqual(['', 'partial']);
     expect(['connection', 'upstream']).toContain(err.kind);
@@ -289,7 +326,9 @@ describe('OpenAIProvider against a fake OpenAI-compatible upstream', () => {
 
   it('fails the first next() when the stream cannot start', async () => {
     fake.setNext(openaiError(503, 'overloaded'));
-    const iterator = provider.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { maxRetries: 0 })[Symbol.asyncIterator]();
+    const iterator = provider
+      .stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, creds, { maxRetries: 0 })
+      [Symbol.asyncIterator]();
     const err = await failure(iterator.next());
     expect([err.kind, err.status]).toEqual(['upstream', 503]);
     expect(err.message).toContain('overloaded');

@@ -3,9 +3,11 @@
  * llama.cpp server, OpenRouter) over undici (upstream-http.ts). The request is passed through;
  * the answer is normalised to the ChatCompletion shape (openai.translate.ts).
  */
-import { z } from 'zod';
-import { answerOfShape } from './upstream-errors';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+
+import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './openai.translate';
+import { countOpenAIInputTokens } from './openai-token-count';
 import type { ChatCompletion } from './provider.types';
 import {
   InputTokenCount,
@@ -16,11 +18,10 @@ import {
   ProviderResult,
   ProviderStream,
 } from './provider.types';
-import { countOpenAIInputTokens } from './openai-token-count';
 import { ChunkStream, rejectWith } from './provider-stream';
-import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './openai.translate';
 import { sseChunks } from './sse-stream';
 import { tokensFromOpenAI } from './token-usage';
+import { answerOfShape } from './upstream-errors';
 import { UpstreamCall, UpstreamHttp } from './upstream-http';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -42,7 +43,12 @@ export class OpenAIProvider implements ProviderAdapter {
 
   async complete(req: ProviderRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<ProviderResult> {
     const body = toOpenAIBody(req);
-    const raw = answerOfShape<ChatCompletion>(await this.http.json(this.call(creds, body, 'application/json'), opts), COMPLETION_SHAPE, 'openai', 'a chat completion');
+    const raw = answerOfShape<ChatCompletion>(
+      await this.http.json(this.call(creds, body, 'application/json'), opts),
+      COMPLETION_SHAPE,
+      'openai',
+      'a chat completion',
+    );
     const tokens = raw.usage ? tokensFromOpenAI(raw.usage) : undefined;
     return { completion: normaliseCompletion(raw, req.model), providerRequest: body, providerResponse: raw, ...(tokens ? { tokens } : {}) };
   }
@@ -73,4 +79,3 @@ export class OpenAIProvider implements ProviderAdapter {
 }
 /** What normaliseCompletion reads of an answer: an object whose choices, when there, are objects. */
 const COMPLETION_SHAPE = z.looseObject({ choices: z.array(z.looseObject({ message: z.looseObject({}).nullish() })).nullish() });
-

@@ -4,13 +4,15 @@
  * of the official `openai` types (compatible servers differ in what they omit).
  */
 import { randomUUID } from 'node:crypto';
+
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam, ProviderRequest } from './provider.types';
-import { completionUsageOf, TokenCounts, tokensFromOpenAI } from './token-usage';
-import type { EventTranslator } from './sse-stream';
 import { ProviderError } from './provider.types';
 import { reasoningTextOf, withoutReasoning } from './reasoning';
+import type { EventTranslator } from './sse-stream';
+import { completionUsageOf, TokenCounts, tokensFromOpenAI } from './token-usage';
 import { streamErrorEvent } from './upstream-errors';
 
 /** The request as sent upstream: the ProviderRequest fields that are set, `metadata` excepted. */
@@ -37,7 +39,9 @@ function toOpenAIMessage(message: ChatCompletionMessageParam): ChatCompletionMes
   const { tool_choice: _toolChoice, ...rest } = withoutReasoning(message as ChatCompletionMessageParam & { tool_choice?: unknown });
   if (Array.isArray(rest.content) && rest.content.some((part) => part.type === 'file' && 'file_url' in part.file)) {
     // The chat-completion API takes a file as data or an uploaded id, not by URL (docs/openai-conversations.md, "Input files").
-    throw new ProviderError('bad_request', 'The openai provider cannot send a file by file_url: send it as file_data (a base64 data URL)', { provider: 'openai' });
+    throw new ProviderError('bad_request', 'The openai provider cannot send a file by file_url: send it as file_data (a base64 data URL)', {
+      provider: 'openai',
+    });
   }
   if ('tool_calls' in rest && Array.isArray(rest.tool_calls) && rest.tool_calls.length === 0) delete rest.tool_calls;
   if (rest.content === null && TEXT_ROLES.has(rest.role)) return { ...rest, content: '' } as ChatCompletionMessageParam;
@@ -85,7 +89,11 @@ export function normaliseChunk(raw: ChatCompletionChunk, model: string): ChatCom
     model: raw.model ?? model,
     choices: raw.choices.map((choice, i) => {
       const { reasoning: _reasoning, ...delta } = (choice.delta ?? {}) as ChatCompletionChunk.Choice['delta'] & { reasoning?: unknown };
-      return { index: choice.index ?? i, delta: { ...delta, ...reasoningField(choice.delta) }, finish_reason: choice.finish_reason ?? null };
+      return {
+        index: choice.index ?? i,
+        delta: { ...delta, ...reasoningField(choice.delta) },
+        finish_reason: choice.finish_reason ?? null,
+      };
     }),
   };
 }

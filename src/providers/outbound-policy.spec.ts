@@ -51,9 +51,14 @@ describe('parseAllowedHosts', () => {
     expect(parseAllowedHosts('')).toEqual([]);
   });
 
-  it.each(['http://ollama', 'a b', '*.internal', 'host:0', 'host:70000', '10.0.0.0/33', '10.0.0.0/8:80', 'ollama/8', '[fd00::5'])('refuses %p', (entry) => {
-    expect(() => parseAllowedHosts(entry)).toThrow(`"${entry}" is not a host name, IP address or IP range (CIDR), with an optional :port`);
-  });
+  it.each(['http://ollama', 'a b', '*.internal', 'host:0', 'host:70000', '10.0.0.0/33', '10.0.0.0/8:80', 'ollama/8', '[fd00::5'])(
+    'refuses %p',
+    (entry) => {
+      expect(() => parseAllowedHosts(entry)).toThrow(
+        `"${entry}" is not a host name, IP address or IP range (CIDR), with an optional :port`,
+      );
+    },
+  );
 });
 
 describe('OutboundPolicy.refusal', () => {

@@ -5,8 +5,9 @@
  * undici connector on the address actually connected to (after DNS), so a name that resolves
  * elsewhere on a second lookup (DNS rebinding) is caught too.
  */
-import { LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+
 import { buildConnector } from 'undici';
 
 export type AddressCategory = 'metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'CGNAT' | 'multicast' | 'reserved';
@@ -22,7 +23,21 @@ const RANGES: Array<[AddressCategory, string[]]> = [
   ['multicast', ['224.0.0.0/4', 'ff00::/8']],
   // IETF assignments, benchmarking, documentation, class E and broadcast, site-local, discard,
   // and IPv4-compatible IPv6 (::a.b.c.d).
-  ['reserved', ['192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4', 'fec0::/10', '100::/64', '2001:db8::/32', '::/96']],
+  [
+    'reserved',
+    [
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '198.18.0.0/15',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '240.0.0.0/4',
+      'fec0::/10',
+      '100::/64',
+      '2001:db8::/32',
+      '::/96',
+    ],
+  ],
 ];
 
 const BLOCKS: Array<[AddressCategory, BlockList]> = RANGES.map(([category, cidrs]) => {
@@ -80,14 +95,18 @@ const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_
 
 /** Parses PROVIDER_ALLOWED_HOSTS (comma-separated); throws an Error naming the first bad entry. */
 export function parseAllowedHosts(value: string | undefined): AllowedHost[] {
-  const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return entries.map((entry) => {
     const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
     const hostPort = /^([^:]+)(?::(\d+))?$/.exec(entry);
     const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : hostPort ? [hostPort[1], hostPort[2]] : [entry, undefined];
     const name = host.toLowerCase().replace(/\.$/, '');
     const [net, bits, extra] = name.split('/');
-    const validRange = bits !== undefined && extra === undefined && isIP(net) !== 0 && /^\d+$/.test(bits) && Number(bits) <= (isIP(net) === 6 ? 128 : 32);
+    const validRange =
+      bits !== undefined && extra === undefined && isIP(net) !== 0 && /^\d+$/.test(bits) && Number(bits) <= (isIP(net) === 6 ? 128 : 32);
     const valid = bits === undefined ? isIP(name) !== 0 || HOSTNAME.test(name) : validRange && port === undefined;
     const portNumber = port === undefined ? undefined : Number(port);
     if (!valid || (portNumber !== undefined && (portNumber < 1 || portNumber > 65535))) {

@@ -12,6 +12,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from 'openai/resources/shared';
+
 import type { TokenCounts } from './token-usage';
 
 export type {
@@ -147,7 +148,14 @@ export class ProviderError extends Error {
   constructor(
     kind: ProviderErrorKind,
     message: string,
-    extra: { status?: number; retryAfterSeconds?: number; provider?: ProviderType; cause?: unknown; upstreamText?: string; param?: string } = {},
+    extra: {
+      status?: number;
+      retryAfterSeconds?: number;
+      provider?: ProviderType;
+      cause?: unknown;
+      upstreamText?: string;
+      param?: string;
+    } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.kind = kind;

@@ -1,6 +1,7 @@
 import { DynamicModule, FactoryProvider, Module, ModuleMetadata } from '@nestjs/common';
-import { PROVIDER_DEFAULTS, ProvidersService } from './providers.service';
+
 import type { ProviderDefaults } from './providers.service';
+import { PROVIDER_DEFAULTS, ProvidersService } from './providers.service';
 
 /**
  * Import `ProvidersModule` for the built-in defaults, or `ProvidersModule.register({...})` /

@@ -5,12 +5,13 @@
  * may override timeout and retries through ProviderCallOptions.
  */
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+
 import { AnthropicProvider } from './anthropic.provider';
 import { LocalProvider } from './local.provider';
 import { OpenAIProvider } from './openai.provider';
 import {
-  PROVIDER_TYPES,
   InputTokenCount,
+  PROVIDER_TYPES,
   ProviderAdapter,
   ProviderCallOptions,
   ProviderCredentials,

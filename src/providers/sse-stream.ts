@@ -3,12 +3,14 @@
  * byte of a 2xx body), parse its server-sent events with eventsource-parser and hand each event
  * to the wire format's translator. The idle timeout between events is undici's body timeout.
  */
-import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { StringDecoder } from 'node:string_decoder';
+
+import { createParser, EventSourceMessage } from 'eventsource-parser';
+
 import type { ChatCompletionChunk, ProviderCallOptions } from './provider.types';
-import type { TokenCounts } from './token-usage';
 import { ProviderError } from './provider.types';
 import { ChunkStream } from './provider-stream';
+import type { TokenCounts } from './token-usage';
 import { toProviderError } from './upstream-errors';
 import { discard, UpstreamCall, UpstreamHttp } from './upstream-http';
 
@@ -53,7 +55,8 @@ export async function* sseChunks(
   try {
     for await (const bytes of body) {
       parser.feed(decoder.write(bytes as Buffer));
-      if (parseFailure) throw new ProviderError('upstream', `${provider} upstream sent an event longer than ${MAX_EVENT_CHARS} characters`, { provider });
+      if (parseFailure)
+        throw new ProviderError('upstream', `${provider} upstream sent an event longer than ${MAX_EVENT_CHARS} characters`, { provider });
       for (let i = 0; i < events.length; i += 1) {
         const chunks = translator.translate(events[i]);
         sink.tokens = translator.tokens;

@@ -4,6 +4,7 @@
  * the upstream's own text is cut to UPSTREAM_TEXT_LIMIT characters (docs/security.md).
  */
 import type { z } from 'zod';
+
 import { OutboundPolicyError } from './outbound-policy';
 import { ProviderError, ProviderErrorKind, ProviderType } from './provider.types';
 
@@ -39,7 +40,10 @@ export function upstreamMessage(text: string): string {
 
 export function statusError(provider: ProviderType, status: number, bodyText: string, retryAfterSeconds?: number): ProviderError {
   if (status >= 300 && status < 400) {
-    return new ProviderError('upstream', `${provider} upstream answered ${status}: a redirect, which Parley does not follow`, { provider, status });
+    return new ProviderError('upstream', `${provider} upstream answered ${status}: a redirect, which Parley does not follow`, {
+      provider,
+      status,
+    });
   }
   const upstreamText = upstreamMessage(bodyText);
   return new ProviderError(kindForStatus(status), `${provider} upstream answered ${status}: ${upstreamText}`, {
@@ -113,5 +117,7 @@ export function answerOfShape<T>(answer: unknown, schema: z.ZodType, provider: P
   if (parsed.success) return answer as T;
   const issue = parsed.error.issues[0];
   const where = issue.path.length > 0 ? issue.path.join('.') : 'the body';
-  throw new ProviderError('upstream', `${provider} upstream answered something that is not ${api}: ${where}: ${issue.message}`, { provider });
+  throw new ProviderError('upstream', `${provider} upstream answered something that is not ${api}: ${where}: ${issue.message}`, {
+    provider,
+  });
 }

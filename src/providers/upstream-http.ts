@@ -7,7 +7,9 @@
  * asking for more than `maxRetryAfterSeconds` fails at once. Redirects are never followed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { Agent, Dispatcher } from 'undici';
+
 import { AllowedHost, OutboundPolicy, OutboundPolicyError } from './outbound-policy';
 import { ProviderCallOptions, ProviderError, ProviderType } from './provider.types';
 import { statusError, toProviderError } from './upstream-errors';

@@ -1,5 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { TtlCache } from '../common/cache/ttl-cache';
 import { AppConfig } from '../config/app-config';
 import { Change, ChangeNotifier } from '../database/changes';

@@ -1,20 +1,21 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { ProviderCredentialsModule } from '../provider-credentials/provider-credentials.module';
+import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
 import { DeploymentEntity } from './deployments/deployment.entity';
 import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { DeploymentsService } from './deployments/deployments.service';
 import { EnvironmentsModule } from './environments/environments.module';
-import { PromptVersionEntity } from './prompts/prompt-version.entity';
 import { PromptEntity } from './prompts/prompt.entity';
+import { PromptVersionEntity } from './prompts/prompt-version.entity';
 import { PromptsController } from './prompts/prompts.controller';
 import { PromptsRepository } from './prompts/prompts.repository';
 import { PromptsService } from './prompts/prompts.service';
 import { VersionsRepository } from './prompts/versions.repository';
 import { VersionsService } from './prompts/versions.service';
-import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { RegistryService } from './registry.service';
 
 /**
@@ -22,7 +23,12 @@ import { RegistryService } from './registry.service';
  * are modules of their own, re-exported here). Invocation imports this module for RegistryService.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PromptEntity, PromptVersionEntity, DeploymentEntity]), EnvironmentsModule, ProviderCredentialsModule, RegistryCacheModule],
+  imports: [
+    TypeOrmModule.forFeature([PromptEntity, PromptVersionEntity, DeploymentEntity]),
+    EnvironmentsModule,
+    ProviderCredentialsModule,
+    RegistryCacheModule,
+  ],
   controllers: [PromptsController, DeploymentsController],
   providers: [
     PromptsRepository,

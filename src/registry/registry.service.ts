@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { SecretBoxError } from '../common/crypto/secret-box';
 import { serviceError } from '../common/errors';
 import { ProviderCredentialEntity } from '../provider-credentials/provider-credential.entity';
 import { LOCAL_PROVIDER, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { RegistryCache } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
-import { RegistryCache } from '../registry-cache/registry-cache';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
 import { isProviderName, isSlugLike } from './slugs';
 
@@ -62,7 +63,12 @@ export class RegistryService {
     if (name === LOCAL_PROVIDER) return { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
     const credential = isProviderName(name) ? await this.credentials.findByName(projectId, name) : null;
     if (!credential) return null;
-    const base = { name: credential.name, type: credential.type, ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}), credentialId: credential.id };
+    const base = {
+      name: credential.name,
+      type: credential.type,
+      ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}),
+      credentialId: credential.id,
+    };
     return { ...base, ...this.apiKey(credential) };
   }
 
@@ -78,10 +84,19 @@ export class RegistryService {
     if (!version) return null;
     const credential = version.provider === LOCAL_PROVIDER ? null : await this.credentials.findByName(projectId, version.provider);
     if (version.provider !== LOCAL_PROVIDER && !credential) {
-      throw serviceError(502, 'Bad Gateway', `Provider "${version.provider}" of ${slug} version ${version.version} is not configured in this project`);
+      throw serviceError(
+        502,
+        'Bad Gateway',
+        `Provider "${version.provider}" of ${slug} version ${version.version} is not configured in this project`,
+      );
     }
     const provider: Omit<ResolvedProvider, 'apiKey'> = credential
-      ? { name: credential.name, type: credential.type, ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}), credentialId: credential.id }
+      ? {
+          name: credential.name,
+          type: credential.type,
+          ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}),
+          credentialId: credential.id,
+        }
       : { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
     return {
       credential,
@@ -116,7 +131,11 @@ export class RegistryService {
     } catch (err) {
       if (!(err instanceof SecretBoxError)) throw err;
       this.logger.error(`provider credential "${credential.name}" of project ${credential.projectId}: ${err.message}`);
-      throw serviceError(500, 'Internal Server Error', `The API key of provider "${credential.name}" cannot be read; check PARLEY_SECRET_KEY`);
+      throw serviceError(
+        500,
+        'Internal Server Error',
+        `The API key of provider "${credential.name}" cannot be read; check PARLEY_SECRET_KEY`,
+      );
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { maintainPartitions } from '../database/log-partitions';
 
@@ -23,7 +24,8 @@ export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDes
   async onApplicationBootstrap(): Promise<void> {
     // A failure (a lock not granted in time) is logged and retried within the hour: the
     // partitions of the months ahead already exist, so nothing waits on it.
-    const attempt = () => this.maintain().catch((err) => this.logger.error(`request log partition maintenance failed: ${(err as Error).message}`));
+    const attempt = () =>
+      this.maintain().catch((err) => this.logger.error(`request log partition maintenance failed: ${(err as Error).message}`));
     await attempt();
     this.timer = setInterval(() => void attempt(), EVERY_MS);
     this.timer.unref();
@@ -35,7 +37,11 @@ export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDes
 
   /** `now` is a parameter so retention can be exercised without waiting months. */
   async maintain(now = Date.now()): Promise<{ created: string[]; dropped: string[] }> {
-    const result = await maintainPartitions((work) => this.dataSource.transaction((manager) => work(manager)), now, this.config.logRetentionDays);
+    const result = await maintainPartitions(
+      (work) => this.dataSource.transaction((manager) => work(manager)),
+      now,
+      this.config.logRetentionDays,
+    );
     if (result.created.length > 0) this.logger.log(`created request log partitions ${result.created.join(', ')}`);
     if (result.dropped.length > 0) this.logger.log(`dropped expired request log partitions ${result.dropped.join(', ')}`);
     return result;

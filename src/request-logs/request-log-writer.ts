@@ -1,4 +1,5 @@
-import { Injectable, Logger, BeforeApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { GroupCommit } from '../database/group-commit';
 import { RequestLogEntity } from './request-log.entity';
@@ -26,7 +27,8 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
         await logs.insertMany(rows);
         return rows.map(() => ({ ok: true as const }));
       },
-      onBatchFailed: (size, err) => this.logger.warn(`batch of ${size} request logs failed (${(err as Error).message}); writing them one by one`),
+      onBatchFailed: (size, err) =>
+        this.logger.warn(`batch of ${size} request logs failed (${(err as Error).message}); writing them one by one`),
     });
   }
 

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -18,17 +19,15 @@ export class RequestLogsController {
   @ApiOperation({ summary: 'List request logs', description: 'One log per invoke, newest first; filters combine with AND.' })
   @ApiOkResponse({ type: RequestLogListDto })
   @ApiErrors(400)
-  list(
-    @CurrentProject() caller: ProjectPrincipal,
-    @Query() query: RequestLogQuery,
-  ): Promise<RequestLogListDto> {
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() query: RequestLogQuery): Promise<RequestLogListDto> {
     return this.logs.list(caller, query);
   }
 
   @Get(':logId')
   @ApiOperation({
     summary: 'Get a request log',
-    description: 'The log with the provider request and response when they were recorded (never under doNotRecord), and the thread messages the call added.',
+    description:
+      'The log with the provider request and response when they were recorded (never under doNotRecord), and the thread messages the call added.',
   })
   @ApiOkResponse({ type: RequestLogDetailDto })
   @ApiErrors(404)

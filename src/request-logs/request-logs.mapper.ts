@@ -1,7 +1,7 @@
 import { ProjectPrincipal } from '../auth/principal';
-import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogObjectDto } from '../threads/dto/request-log-object.dto';
 import { RequestLogDetailDto, RequestLogDto } from './dto/request-log.dto';
+import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogEntity } from './request-log.entity';
 
 /**

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { LogPartitionsService } from './log-partitions.service';
-import { RequestLogWriter } from './request-log-writer';
 import { RequestLogEntity } from './request-log.entity';
+import { RequestLogWriter } from './request-log-writer';
 import { RequestLogsController } from './request-logs.controller';
 import { RequestLogsRepository } from './request-logs.repository';
 import { RequestLogsService } from './request-logs.service';

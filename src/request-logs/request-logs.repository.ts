@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+
 import { insertOf } from '../database/fast-insert';
 import { runStatement } from '../database/prepared-statements';
 import { RequestLogEntity } from './request-log.entity';
@@ -58,7 +59,13 @@ export class RequestLogsRepository {
   }
 
   /** Keyset page by id (time-ordered), newest first by default, every filter scoped to the project. */
-  list(projectId: string, filters: LogFilters, order: 'asc' | 'desc', afterId: string | undefined, take: number): Promise<RequestLogEntity[]> {
+  list(
+    projectId: string,
+    filters: LogFilters,
+    order: 'asc' | 'desc',
+    afterId: string | undefined,
+    take: number,
+  ): Promise<RequestLogEntity[]> {
     const qb = this.logs.createQueryBuilder('l').select(this.listColumns()).where('l.project_id = :projectId', { projectId });
     if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
     if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
@@ -86,6 +93,9 @@ export class RequestLogsRepository {
       });
     }
     if (afterId) qb.andWhere(order === 'desc' ? 'l.id < :afterId' : 'l.id > :afterId', { afterId });
-    return qb.orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC').take(take).getMany();
+    return qb
+      .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC')
+      .take(take)
+      .getMany();
   }
 }

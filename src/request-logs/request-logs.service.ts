@@ -1,16 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { isSlugLike } from '../common/validation';
 import { pageLimit, toPage } from '../common/pagination';
-import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
+import { isSlugLike } from '../common/validation';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
+import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogEntity } from './request-log.entity';
 import { RequestLogWriter } from './request-log-writer';
-import { LogFilters, RequestLogsRepository } from './request-logs.repository';
 import { toRequestLogDetailDto, toRequestLogDto, toRequestLogSummary } from './request-logs.mapper';
+import { LogFilters, RequestLogsRepository } from './request-logs.repository';
 import { ThreadMessagesSource } from './thread-messages.source';
 import { restoreHistory } from './thread-range';
 
@@ -46,14 +47,21 @@ export class RequestLogsService {
     if (!this.canMatch(query)) return { object: 'list', ...toPage([], 1) };
     const limit = pageLimit(query);
     const rows = await this.logs.list(caller.projectId, this.filtersOf(query), query.order ?? 'desc', query.after, limit + 1);
-    return { object: 'list', ...toPage(rows.map((row) => toRequestLogDto(row, caller)), limit) };
+    return {
+      object: 'list',
+      ...toPage(
+        rows.map((row) => toRequestLogDto(row, caller)),
+        limit,
+      ),
+    };
   }
 
   async get(caller: ProjectPrincipal, id: string): Promise<RequestLogDetailDto> {
     const log = isUuid(id) ? await this.logs.findById(caller.projectId, id) : null;
     if (!log) throw notFound('Request log not found');
     const request = await this.providerRequestOf(log);
-    const messageIds = log.threadId && log.kind === 'assistant' ? await this.threadMessages.messageIdsOfLog(log.projectId, log.threadId, log.id) : [];
+    const messageIds =
+      log.threadId && log.kind === 'assistant' ? await this.threadMessages.messageIdsOfLog(log.projectId, log.threadId, log.id) : [];
     return toRequestLogDetailDto(log, caller, request, messageIds);
   }
 
@@ -83,7 +91,12 @@ export class RequestLogsService {
   }
 
   private filtersOf(query: RequestLogQuery): LogFilters {
-    const status = query.status === undefined ? undefined : /^\d+$/.test(query.status) ? { exact: Number(query.status) } : { success: query.status === 'success' };
+    const status =
+      query.status === undefined
+        ? undefined
+        : /^\d+$/.test(query.status)
+          ? { exact: Number(query.status) }
+          : { success: query.status === 'success' };
     const separator = query.metadata?.indexOf(':') ?? -1;
     return {
       slug: query.slug,

@@ -20,7 +20,10 @@ export function latencyBucketBoundMs(i: number): number {
  * Where each bucket after the first starts, for an integer latency: bucket i ends at
  * floor(latencyBucketBoundMs(i)), so the next one starts one millisecond later.
  */
-export const LATENCY_BUCKET_STARTS: readonly number[] = Array.from({ length: LATENCY_BUCKETS - 1 }, (_, i) => Math.floor(latencyBucketBoundMs(i)) + 1);
+export const LATENCY_BUCKET_STARTS: readonly number[] = Array.from(
+  { length: LATENCY_BUCKETS - 1 },
+  (_, i) => Math.floor(latencyBucketBoundMs(i)) + 1,
+);
 
 /**
  * The bucket of one latency (an integer), as the statement computes it: the number of bucket starts
@@ -32,7 +35,17 @@ const BUCKET_OF_LATENCY = `width_bucket(latency_ms, '{${LATENCY_BUCKET_STARTS.jo
 
 const DIMENSIONS = ['prompt_slug', 'version', 'environment', 'model', 'provider_name', 'api_key_id'] as const;
 const TOKEN_COLUMNS = ['uncached_input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'output_tokens'] as const;
-const RETURNED = ['project_id', 'started_at', 'status', 'usage_partial', 'cost_usd', 'total_tokens', 'latency_ms', ...DIMENSIONS, ...TOKEN_COLUMNS];
+const RETURNED = [
+  'project_id',
+  'started_at',
+  'status',
+  'usage_partial',
+  'cost_usd',
+  'total_tokens',
+  'latency_ms',
+  ...DIMENSIONS,
+  ...TOKEN_COLUMNS,
+];
 
 /** Summed per group; also what a check compares with the logs (test/usage-rollups-durability). */
 export const ROLLUP_SUMS: Record<string, string> = {
@@ -84,7 +97,9 @@ function statementFor(logsSql: string, idsIndex: number): string {
   );
   // The day's sums from the hour's (a flush rarely spans two hours, so h has about one row per group).
   const daySums = columns.map((column) =>
-    column === 'latency_buckets' ? `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(latency_buckets[${i + 1}])`).join(', ')}]::int[]` : `sum(${column})`,
+    column === 'latency_buckets'
+      ? `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(latency_buckets[${i + 1}])`).join(', ')}]::int[]`
+      : `sum(${column})`,
   );
   const order = `prompt_slug, environment, version, model, provider_name, api_key_id`;
   // The daily upsert is not read by the main query, so PostgreSQL runs it after it: every statement

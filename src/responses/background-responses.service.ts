@@ -1,26 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { credentialOf, ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
+import type { WireRequest } from '../common/http/wire-request';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import type { StoredOutcome } from '../idempotency/idempotency.types';
+import { withRequiredFields } from './response-base';
 import { ResponseEventStore } from './response-event-store';
 import type { ResponseEvent } from './response-events';
 import { ResponseJobWorker } from './response-job-worker';
 import { ResponseJobsRepository, StoredRequest } from './response-jobs.repository';
+import type { ResponsePlan } from './response-plan';
 import { ResponseResume } from './response-resume';
 import { pendingBody, ResponseRunner } from './response-runner';
 import { FINAL_STATUSES, ResponseStatesRepository } from './response-states.repository';
 import { endEvents } from './response-terminal';
-import { withRequiredFields } from './response-base';
-import type { ResponsePlan } from './response-plan';
-import { badParam } from './responses-request';
 import { ResponsesRepository } from './responses.repository';
 import { uuidOfResponseId } from './responses.schema';
 import { ResponsesResult, ResponsesService } from './responses.service';
-import type { WireRequest } from '../common/http/wire-request';
+import { badParam } from './responses-request';
 
 /** What the job's invocation reads of the headers: Parley's options, the request id and the trace context. */
 const HEADERS_KEPT = /^(x-parley-|x-langtail-|x-request-id$|traceparent$|tracestate$)/;
@@ -30,7 +31,8 @@ const IDEMPOTENCY_ERRORS = {
   mismatch: () => openaiError(422, 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' }),
 };
 const REPLAYED = { 'Idempotent-Replayed': 'true' };
-const responseNotFound = (id: string) => openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
+const responseNotFound = (id: string) =>
+  openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
 
 /**
  * `background: true` and cancel (docs/openai-conversations.md, "Background responses and
@@ -77,12 +79,20 @@ export class BackgroundResponsesService {
     }
   }
 
-  private async enqueue(caller: ProjectPrincipal, request: WireRequest, plan: ResponsePlan, key: string | undefined, signal?: AbortSignal): Promise<ResponsesResult> {
+  private async enqueue(
+    caller: ProjectPrincipal,
+    request: WireRequest,
+    plan: ResponsePlan,
+    key: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ResponsesResult> {
     const queued = { ...pendingBody(plan), status: 'queued' };
     const stored: StoredRequest = {
       caller,
       body: request.body as Record<string, unknown>,
-      headers: Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => HEADERS_KEPT.test(name) && typeof value === 'string')) as Record<string, string>,
+      headers: Object.fromEntries(
+        Object.entries(request.headers).filter(([name, value]) => HEADERS_KEPT.test(name) && typeof value === 'string'),
+      ) as Record<string, string>,
       url: request.url,
       ip: request.ip ?? null,
       createdAt: plan.base.created_at,
@@ -92,27 +102,43 @@ export class BackgroundResponsesService {
       { type: 'response.created', sequence_number: 0, response: queued },
       { type: 'response.queued', sequence_number: 1, response: queued },
     ];
-    await this.dataSource.transaction(async (manager) => {
-      await this.states.insertPending(manager, {
-        projectId: caller.projectId,
-        id: plan.uuid,
-        previousResponseId: plan.body.previous_response_id ? uuidOfResponseId(plan.body.previous_response_id) : null,
-        conversationId: plan.conversationId,
-        input: plan.input,
-        body: queued,
-        status: 'queued',
-        background: true,
+    await this.dataSource
+      .transaction(async (manager) => {
+        await this.states.insertPending(manager, {
+          projectId: caller.projectId,
+          id: plan.uuid,
+          previousResponseId: plan.body.previous_response_id ? uuidOfResponseId(plan.body.previous_response_id) : null,
+          conversationId: plan.conversationId,
+          input: plan.input,
+          body: queued,
+          status: 'queued',
+          background: true,
+        });
+        await this.jobs.insert(manager, {
+          projectId: caller.projectId,
+          id: plan.uuid,
+          background: true,
+          request: stored,
+          owner,
+          leaseMs: this.config.responseJobs.leaseMs,
+        });
+        await this.store.append(manager, caller.projectId, plan.uuid, first);
+        if (!owner) await this.changes.publish({ kind: 'response-jobs' }, manager);
+        if (key)
+          await this.idempotency.complete(
+            caller.projectId,
+            key,
+            { kind: 'response', status: 200, body: { responseId: plan.uuid } },
+            manager,
+          );
+      })
+      .catch((err: unknown) => {
+        if (owner) this.worker.release();
+        throw err;
       });
-      await this.jobs.insert(manager, { projectId: caller.projectId, id: plan.uuid, background: true, request: stored, owner, leaseMs: this.config.responseJobs.leaseMs });
-      await this.store.append(manager, caller.projectId, plan.uuid, first);
-      if (!owner) await this.changes.publish({ kind: 'response-jobs' }, manager);
-      if (key) await this.idempotency.complete(caller.projectId, key, { kind: 'response', status: 200, body: { responseId: plan.uuid } }, manager);
-    }).catch((err: unknown) => {
-      if (owner) this.worker.release();
-      throw err;
-    });
     if (owner) void this.worker.run({ projectId: caller.projectId, id: plan.uuid, background: true, request: stored });
-    if (plan.body.stream === true) return { kind: 'events', events: this.resume.follow(caller.projectId, plan.uuid, -1, signal), headers: {} };
+    if (plan.body.stream === true)
+      return { kind: 'events', events: this.resume.follow(caller.projectId, plan.uuid, -1, signal), headers: {} };
     return { kind: 'response', response: queued as never, headers: {} };
   }
 
@@ -120,7 +146,11 @@ export class BackgroundResponsesService {
   private async replay(caller: ProjectPrincipal, outcome: StoredOutcome, stream: boolean, signal?: AbortSignal): Promise<ResponsesResult> {
     const uuid = outcome.kind === 'response' ? (outcome.body as { responseId?: string } | null)?.responseId : undefined;
     const row = uuid ? await this.stored.findLive(caller.projectId, uuid) : null;
-    if (!uuid || !row) throw openaiError(404, 'The response this Idempotency-Key created no longer exists.', { param: 'Idempotency-Key', code: 'not_found' });
+    if (!uuid || !row)
+      throw openaiError(404, 'The response this Idempotency-Key created no longer exists.', {
+        param: 'Idempotency-Key',
+        code: 'not_found',
+      });
     if (stream) return { kind: 'events', events: this.resume.follow(caller.projectId, uuid, -1, signal), headers: REPLAYED };
     return { kind: 'response', response: withRequiredFields(row.body), headers: REPLAYED };
   }
@@ -144,7 +174,12 @@ export class BackgroundResponsesService {
         // Never claimed: nobody else will write its end.
         const end = endEvents(body, { status: 'cancelled' });
         const next = (await this.store.lastSequence(manager, caller.projectId, uuid)) + 1;
-        await this.store.append(manager, caller.projectId, uuid, end.events.map((event, i) => ({ ...event, sequence_number: next + i })));
+        await this.store.append(
+          manager,
+          caller.projectId,
+          uuid,
+          end.events.map((event, i) => ({ ...event, sequence_number: next + i })),
+        );
         await this.states.finish(manager, caller.projectId, uuid, 'cancelled', 'cancelled', end.body);
       } else {
         await this.jobs.requestCancel(manager, caller.projectId, uuid);
@@ -159,7 +194,11 @@ export class BackgroundResponsesService {
     const uuid = uuidOfResponseId(id);
     if (!uuid || !(await this.stored.findLive(caller.projectId, uuid))) throw responseNotFound(id);
     if (!(await this.store.has(caller.projectId, uuid))) {
-      throw openaiError(400, `Response '${id}' has no stored stream events: it was not streamed nor created in the background, or its events expired.`, { param: 'stream' });
+      throw openaiError(
+        400,
+        `Response '${id}' has no stored stream events: it was not streamed nor created in the background, or its events expired.`,
+        { param: 'stream' },
+      );
     }
     return this.resume.follow(caller.projectId, uuid, startingAfter, signal);
   }

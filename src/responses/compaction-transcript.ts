@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { isCompactionMessage, isStoredItem } from '../common/chat';
 
 /**
@@ -7,10 +8,16 @@ import { isCompactionMessage, isStoredItem } from '../common/chat';
  */
 export const compactBodySchema = z.strictObject({
   model: z.string().min(1).nullable().optional(),
-  input: z.union([z.string(), z.array(z.unknown())]).nullable().optional(),
+  input: z
+    .union([z.string(), z.array(z.unknown())])
+    .nullable()
+    .optional(),
   instructions: z.string().nullable().optional(),
   previous_response_id: z.string().min(1).nullable().optional(),
-  conversation: z.union([z.string().min(1), z.strictObject({ id: z.string().min(1) })]).nullable().optional(),
+  conversation: z
+    .union([z.string().min(1), z.strictObject({ id: z.string().min(1) })])
+    .nullable()
+    .optional(),
 });
 export type CompactBody = z.output<typeof compactBodySchema>;
 
@@ -20,7 +27,7 @@ export type CompactBody = z.output<typeof compactBodySchema>;
  */
 export const BUILT_IN_COMPACTION_INSTRUCTIONS = [
   'You compact conversations. The user message is the transcript of a conversation between a user and an assistant.',
-  'Write a summary that lets the assistant continue the conversation without the transcript: the user\'s goals, requests and preferences;',
+  "Write a summary that lets the assistant continue the conversation without the transcript: the user's goals, requests and preferences;",
   'facts, names, numbers and decisions established; results of tool calls that still matter; what is still open.',
   'Write it in the language of the conversation, as plain text. Answer with the summary only.',
 ].join(' ');
@@ -41,7 +48,14 @@ function partText(part: Chat): string {
 }
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? (content as Chat[]).map(partText).filter((t) => t !== '').join('\n') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? (content as Chat[])
+          .map(partText)
+          .filter((t) => t !== '')
+          .join('\n')
+      : '';
 
 /**
  * The messages to summarize as one transcript: a line per message (`role: text`), tool calls and

@@ -1,26 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
-import { compactionMessage, encryptedContentOf, type ChatMessage } from '../common/chat';
+import { type ChatMessage, compactionMessage, encryptedContentOf } from '../common/chat';
 import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
+import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import { parseOpenAI } from '../conversations/conversation-inputs';
+import { conversationNotFound } from '../conversations/conversations.service';
+import { itemId } from '../conversations/item-ids';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, ResolvedTarget } from '../invocation/invocation.types';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { MessagesService } from '../messages/messages.service';
 import { targetOfModel } from '../openai/model-name';
-import { parseOpenAI } from '../conversations/conversation-inputs';
-import { conversationNotFound } from '../conversations/conversations.service';
-import { itemId } from '../conversations/item-ids';
 import type { ChatCompletion } from '../providers';
-import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, compactBodySchema, summaryMessageText, transcriptOf } from './compaction-transcript';
+import {
+  BUILT_IN_COMPACTION_INSTRUCTIONS,
+  CompactBody,
+  compactBodySchema,
+  summaryMessageText,
+  transcriptOf,
+} from './compaction-transcript';
 import { ResponseUsage, usageOf } from './response-object';
-import { badParam, inputMessagesOf } from './responses-request';
-import { WireRequest, wireLogFields } from '../common/http/wire-request';
+import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schema';
 import { ResponsesService } from './responses.service';
-import { ResponsesBody, responseIdOf, uuidOfResponseId } from './responses.schema';
+import { badParam, inputMessagesOf } from './responses-request';
 
 /** OpenAI's CompactedResponse. */
 export interface CompactedResponse {
@@ -31,7 +38,13 @@ export interface CompactedResponse {
   usage: ResponseUsage;
 }
 
-const ZERO_USAGE: ResponseUsage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };
+const ZERO_USAGE: ResponseUsage = {
+  input_tokens: 0,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 0,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 0,
+};
 
 /**
  * POST /v1/responses/compact (docs/openai-conversations.md, "Compaction"): the context — a stored
@@ -50,15 +63,20 @@ export class CompactionService {
   ) {}
 
   async compact(caller: ProjectPrincipal, request: WireRequest): Promise<CompactedResponse> {
-    if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
-    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
+    if (request.body === NESTED_TOO_DEEP_BODY)
+      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
+    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body))
+      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(compactBodySchema, request.body);
-    const conversationId = body.conversation == null ? null : typeof body.conversation === 'string' ? body.conversation : body.conversation.id;
+    const conversationId =
+      body.conversation == null ? null : typeof body.conversation === 'string' ? body.conversation : body.conversation.id;
     const { messages, throughSeq } = await this.contextOf(caller, body, conversationId);
     const { target, template } = await this.summarizer(caller, body);
     const headers = optionsFromHeaders(request.headers);
     const metadata = invokeMetadataOf(headers.metadata, undefined);
-    const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
+    const idempotencyKey = idempotencyKeyOf(request.headers, () =>
+      openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
+    );
     const turnId = newId();
     const log: { id?: string } = {};
     const createdAt = Math.floor(Date.now() / 1000);
@@ -77,7 +95,10 @@ export class CompactionService {
       objectId: responseIdOf(turnId),
       log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },
       ...(conversationId && throughSeq !== null
-        ? { recordWith: (manager: EntityManager, completion: ChatCompletion) => this.record(manager, caller.projectId, conversationId, throughSeq, { id: turnId, logId: log.id }, completion, target) }
+        ? {
+            recordWith: (manager: EntityManager, completion: ChatCompletion) =>
+              this.record(manager, caller.projectId, conversationId, throughSeq, { id: turnId, logId: log.id }, completion, target),
+          }
         : {}),
     };
     const prepared = await this.invocation.prepare(caller, input);
@@ -92,20 +113,28 @@ export class CompactionService {
       id: responseIdOf(id),
       object: 'response.compaction',
       created_at: createdAt,
-      output: [{ id: itemId('compaction', id, 0, 0), type: 'compaction', encrypted_content: encryptedContentOf(summaryMessageText(summary)) }],
+      output: [
+        { id: itemId('compaction', id, 0, 0), type: 'compaction', encrypted_content: encryptedContentOf(summaryMessageText(summary)) },
+      ],
       usage: usageOf(result.completion.usage) ?? ZERO_USAGE,
     };
   }
 
   /** The messages to summarize and, for a conversation, the last turn they reach. */
-  private async contextOf(caller: ProjectPrincipal, body: CompactBody, conversationId: string | null): Promise<{ messages: Record<string, unknown>[]; throughSeq: number | null }> {
+  private async contextOf(
+    caller: ProjectPrincipal,
+    body: CompactBody,
+    conversationId: string | null,
+  ): Promise<{ messages: Record<string, unknown>[]; throughSeq: number | null }> {
     if (conversationId) {
       for (const field of ['input', 'previous_response_id', 'instructions'] as const) {
-        if (body[field] != null) throw badParam(field, `'${field}' cannot be given with 'conversation': the conversation's items are compacted.`);
+        if (body[field] != null)
+          throw badParam(field, `'${field}' cannot be given with 'conversation': the conversation's items are compacted.`);
       }
       const compactable = await this.messages.compactableOf(caller.projectId, conversationId);
       if (!compactable) throw conversationNotFound(conversationId);
-      if (compactable.throughSeq === null || transcriptOf(compactable.messages).trim() === '') throw badParam('conversation', 'The conversation has no items to compact.');
+      if (compactable.throughSeq === null || transcriptOf(compactable.messages).trim() === '')
+        throw badParam('conversation', 'The conversation has no items to compact.');
       return compactable;
     }
     const history = body.previous_response_id ? await this.responses.chainOf(caller.projectId, body.previous_response_id) : [];
@@ -123,26 +152,52 @@ export class CompactionService {
    * The configured compaction prompt when the project deploys it (its template, model and settings:
    * versioned like any prompt); otherwise Parley's instructions on the request's `model`.
    */
-  private async summarizer(caller: ProjectPrincipal, body: CompactBody): Promise<{ target: ResolvedTarget; template?: InvocationInput['template'] }> {
+  private async summarizer(
+    caller: ProjectPrincipal,
+    body: CompactBody,
+  ): Promise<{ target: ResolvedTarget; template?: InvocationInput['template'] }> {
     const named = body.model ? targetOfModel(body.model) : undefined;
-    const modelNotFound = () => openaiError(404, `The model '${body.model}' does not exist or you do not have access to it.`, { param: 'model', code: 'model_not_found' });
+    const modelNotFound = () =>
+      openaiError(404, `The model '${body.model}' does not exist or you do not have access to it.`, {
+        param: 'model',
+        code: 'model_not_found',
+      });
     if (body.model && !named) throw modelNotFound();
     const requested = named ? await this.invocation.resolve(caller, named) : null;
     if (named && !requested) throw modelNotFound();
     const configured = targetOfModel(this.config.responsesCompactionPrompt);
     const prompt = configured && configured.type === 'deployment' ? await this.invocation.resolve(caller, configured) : null;
     if (prompt) return { target: prompt };
-    if (!requested) throw badParam('model', `Missing required parameter: 'model' (the project has no deployment of the compaction prompt '${this.config.responsesCompactionPrompt}').`);
+    if (!requested)
+      throw badParam(
+        'model',
+        `Missing required parameter: 'model' (the project has no deployment of the compaction prompt '${this.config.responsesCompactionPrompt}').`,
+      );
     const system = { role: 'system', content: BUILT_IN_COMPACTION_INSTRUCTIONS } as ChatMessage;
     return { target: requested, template: { variables: [], render: () => [system] } };
   }
 
-  private async record(manager: EntityManager, projectId: string, conversationId: string, throughSeq: number, turn: { id: string; logId?: string }, completion: ChatCompletion, target: ResolvedTarget): Promise<void> {
+  private async record(
+    manager: EntityManager,
+    projectId: string,
+    conversationId: string,
+    throughSeq: number,
+    turn: { id: string; logId?: string },
+    completion: ChatCompletion,
+    target: ResolvedTarget,
+  ): Promise<void> {
     const summary = summaryOf(completion);
-    const made = target.deployment ? `${target.deployment.promptSlug}@${target.deployment.environment}:${target.deployment.version}` : 'built-in';
+    const made = target.deployment
+      ? `${target.deployment.promptSlug}@${target.deployment.environment}:${target.deployment.version}`
+      : 'built-in';
     const metadata = { parley_compaction_prompt: made, parley_compaction_model: `${target.provider.name}/${target.model}` };
     try {
-      await this.messages.appendCompaction(manager, projectId, conversationId, throughSeq, { id: turn.id, content: [compactionMessage(summaryMessageText(summary))], metadata, requestLogId: turn.logId ?? null });
+      await this.messages.appendCompaction(manager, projectId, conversationId, throughSeq, {
+        id: turn.id,
+        content: [compactionMessage(summaryMessageText(summary))],
+        metadata,
+        requestLogId: turn.logId ?? null,
+      });
     } catch (err) {
       if (err instanceof Error && /thread not found/i.test(err.message)) throw conversationNotFound(conversationId);
       throw err;
@@ -153,6 +208,7 @@ export class CompactionService {
 /** The summary the model wrote; a reply without text cannot stand for the conversation (502). */
 function summaryOf(completion: ChatCompletion): string {
   const text = completion.choices[0]?.message?.content;
-  if (typeof text !== 'string' || text.trim() === '') throw openaiError(502, 'The compaction model answered without a summary.', { code: 'server_error' });
+  if (typeof text !== 'string' || text.trim() === '')
+    throw openaiError(502, 'The compaction model answered without a summary.', { code: 'server_error' });
   return text.trim();
 }

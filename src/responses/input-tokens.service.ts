@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
-import { InvocationService } from '../invocation/invocation.service';
 import type { WireRequest } from '../common/http/wire-request';
+import { InvocationService } from '../invocation/invocation.service';
 import { ResponsesService } from './responses.service';
 
 /** OpenAI's InputTokenCountResponse. */

@@ -1,6 +1,6 @@
 import type { ResponseBase, ResponseObject } from './response-object';
+import { responseIdOf, ResponsesBody } from './responses.schema';
 import { toolsEcho } from './responses-translate';
-import { ResponsesBody, responseIdOf } from './responses.schema';
 
 /**
  * The one place that fills the Response object's request-derived fields, every one the Open
@@ -59,7 +59,13 @@ function textFormatEcho(body: ResponsesBody): Record<string, unknown> {
   const format = body.text?.format;
   if (!format) return { type: 'text' };
   if (format.type !== 'json_schema') return { ...format };
-  return { type: 'json_schema', name: format.name, description: format.description ?? null, schema: format.schema, strict: format.strict ?? false };
+  return {
+    type: 'json_schema',
+    name: format.name,
+    description: format.description ?? null,
+    schema: format.schema,
+    strict: format.strict ?? false,
+  };
 }
 
 /**
@@ -83,7 +89,9 @@ const NUMBERS_OR_OBJECTS = {
 export function withRequiredFields(stored: Record<string, unknown>): ResponseObject {
   const filled: Record<string, unknown> = { ...stored };
   for (const [field, value] of Object.entries(NULLABLE_DEFAULTS)) if (filled[field] === undefined) filled[field] = value;
-  for (const [field, value] of Object.entries(NUMBERS_OR_OBJECTS)) if (filled[field] === undefined || filled[field] === null) filled[field] = value;
-  if (filled.completed_at === null && filled.status === 'completed' && typeof filled.created_at === 'number') filled.completed_at = filled.created_at;
+  for (const [field, value] of Object.entries(NUMBERS_OR_OBJECTS))
+    if (filled[field] === undefined || filled[field] === null) filled[field] = value;
+  if (filled.completed_at === null && filled.status === 'completed' && typeof filled.created_at === 'number')
+    filled.completed_at = filled.created_at;
   return filled as unknown as ResponseObject;
 }

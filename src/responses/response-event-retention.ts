@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { ResponseEventStore } from './response-event-store';
 

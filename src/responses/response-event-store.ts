@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { newId } from '../common/ids';
 import { ChangeNotifier } from '../database/changes';
 
@@ -38,7 +39,10 @@ export class ResponseEventStore {
 
   /** The highest stored sequence number of a response, -1 when none. */
   async lastSequence(manager: EntityManager, projectId: string, responseId: string): Promise<number> {
-    const [row] = await manager.query('SELECT max(last_sequence) AS last FROM response_events WHERE project_id = $1 AND response_id = $2', [projectId, responseId]);
+    const [row] = await manager.query('SELECT max(last_sequence) AS last FROM response_events WHERE project_id = $1 AND response_id = $2', [
+      projectId,
+      responseId,
+    ]);
     return row?.last === null || row?.last === undefined ? -1 : Number(row.last);
   }
 
@@ -62,7 +66,10 @@ export class ResponseEventStore {
 
   /** Whether any event of this response is stored (a response that never streamed has none). */
   async has(projectId: string, responseId: string): Promise<boolean> {
-    const rows = await this.dataSource.query('SELECT 1 FROM response_events WHERE project_id = $1 AND response_id = $2 LIMIT 1', [projectId, responseId]);
+    const rows = await this.dataSource.query('SELECT 1 FROM response_events WHERE project_id = $1 AND response_id = $2 LIMIT 1', [
+      projectId,
+      responseId,
+    ]);
     return rows.length > 0;
   }
 

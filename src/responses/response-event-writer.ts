@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+
 import { ResponseEventStore } from './response-event-store';
 import type { ResponseEvent } from './response-events';
 import { ResponseJobsRepository } from './response-jobs.repository';
@@ -83,7 +84,8 @@ export class ResponseEventWriter {
     if (this.flushing) throw new Error('flushIn() while a batch is being stored: drain() first');
     // Numbered once: a transaction tried again (its group commit's batch failed) stores the same events.
     const batch = (this.sealed ??= [...this.pending.splice(0), ...final.map((event) => ({ ...event, sequence_number: this.next++ }))]);
-    if (!(await this.jobs.renew(manager, this.target.projectId, this.target.responseId, this.target.owner, this.target.leaseMs))) throw new LeaseLostError();
+    if (!(await this.jobs.renew(manager, this.target.projectId, this.target.responseId, this.target.owner, this.target.leaseMs)))
+      throw new LeaseLostError();
     await this.store.append(manager, this.target.projectId, this.target.responseId, batch);
     return batch;
   }
@@ -117,7 +119,13 @@ export class ResponseEventWriter {
         let lost = false;
         let cancel = false;
         await this.dataSource.transaction(async (manager) => {
-          const lease = await this.jobs.renew(manager, this.target.projectId, this.target.responseId, this.target.owner, this.target.leaseMs);
+          const lease = await this.jobs.renew(
+            manager,
+            this.target.projectId,
+            this.target.responseId,
+            this.target.owner,
+            this.target.leaseMs,
+          );
           if (!lease) return void (lost = true);
           cancel = lease.cancelRequested;
           await this.store.append(manager, this.target.projectId, this.target.responseId, batch);

@@ -1,5 +1,19 @@
 import type { ChatCompletionChunk, CompletionUsage, ReasoningFields } from '../providers';
-import { completedAt, OutputFunctionCall, OutputItem, OutputMessage, OutputOptions, OutputReasoning, outputItemId, outputTextOf, pendingResponse, ResponseBase, ResponseObject, statusOf, usageOf } from './response-object';
+import {
+  completedAt,
+  OutputFunctionCall,
+  OutputItem,
+  outputItemId,
+  OutputMessage,
+  OutputOptions,
+  OutputReasoning,
+  outputTextOf,
+  pendingResponse,
+  ResponseBase,
+  ResponseObject,
+  statusOf,
+  usageOf,
+} from './response-object';
 
 /**
  * Chat-completion chunks → the Responses API's typed stream events, each with its
@@ -29,7 +43,10 @@ export class ResponseEventTranslator {
   ) {}
 
   start(): ResponseEvent[] {
-    return [this.event('response.created', { response: pendingResponse(this.base) }), this.event('response.in_progress', { response: pendingResponse(this.base) })];
+    return [
+      this.event('response.created', { response: pendingResponse(this.base) }),
+      this.event('response.in_progress', { response: pendingResponse(this.base) }),
+    ];
   }
 
   push(chunk: ChatCompletionChunk): ResponseEvent[] {
@@ -74,7 +91,10 @@ export class ResponseEventTranslator {
    */
   failureEvents(code: string, message: string, type = 'server_error', param: string | null = null): ResponseEvent[] {
     const response = { ...pendingResponse(this.base), status: 'failed', output: this.output, error: { code, message } };
-    return [this.event('response.failed', { response }), this.event('error', { code, message, param, error: { type, code, message, param } })];
+    return [
+      this.event('response.failed', { response }),
+      this.event('error', { code, message, param, error: { type, code, message, param } }),
+    ];
   }
 
   /** Reasoning text: one reasoning item with one summary part, streamed as summary text deltas. */
@@ -87,11 +107,20 @@ export class ResponseEventTranslator {
       const at = { item_id: item.id, output_index: this.output.length - 1 };
       events.push(this.event('response.output_item.added', { output_index: at.output_index, item: { ...item, summary: [] } }));
       item.summary.push({ type: 'summary_text', text: '' });
-      events.push(this.event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } }));
+      events.push(
+        this.event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } }),
+      );
     }
     const item = this.openReasoning.item;
     item.summary[0].text += delta;
-    events.push(this.event('response.reasoning_summary_text.delta', { item_id: item.id, output_index: this.output.indexOf(item), summary_index: 0, delta }));
+    events.push(
+      this.event('response.reasoning_summary_text.delta', {
+        item_id: item.id,
+        output_index: this.output.indexOf(item),
+        summary_index: 0,
+        delta,
+      }),
+    );
     return events;
   }
 
@@ -113,12 +142,23 @@ export class ResponseEventTranslator {
   private text(delta: string): ResponseEvent[] {
     const events = [...this.closeReasoning(), ...this.closeCall()];
     if (!this.openMessage) {
-      const item: OutputMessage = { id: outputItemId(this.base.id, 'message', this.output.length), type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+      const item: OutputMessage = {
+        id: outputItemId(this.base.id, 'message', this.output.length),
+        type: 'message',
+        role: 'assistant',
+        status: 'in_progress',
+        content: [],
+      };
       this.openMessage = item;
       this.output.push(item);
       events.push(this.event('response.output_item.added', { output_index: this.output.length - 1, item: { ...item, content: [] } }));
       item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
-      events.push(this.event('response.content_part.added', { ...this.at(item), part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }));
+      events.push(
+        this.event('response.content_part.added', {
+          ...this.at(item),
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        }),
+      );
     }
     this.openMessage.content[0].text += delta;
     events.push(this.event('response.output_text.delta', { ...this.at(this.openMessage), delta, logprobs: [] }));
@@ -149,7 +189,9 @@ export class ResponseEventTranslator {
     const piece = call.function?.arguments ?? '';
     if (piece) {
       open.arguments += piece;
-      events.push(this.event('response.function_call_arguments.delta', { item_id: open.id, output_index: this.output.indexOf(open), delta: piece }));
+      events.push(
+        this.event('response.function_call_arguments.delta', { item_id: open.id, output_index: this.output.indexOf(open), delta: piece }),
+      );
     }
     return events;
   }
@@ -174,7 +216,12 @@ export class ResponseEventTranslator {
     open.item.status = 'completed';
     const outputIndex = this.output.indexOf(open.item);
     return [
-      this.event('response.function_call_arguments.done', { item_id: open.item.id, output_index: outputIndex, name: open.item.name, arguments: open.item.arguments }),
+      this.event('response.function_call_arguments.done', {
+        item_id: open.item.id,
+        output_index: outputIndex,
+        name: open.item.name,
+        arguments: open.item.arguments,
+      }),
       this.event('response.output_item.done', { output_index: outputIndex, item: { ...open.item } }),
     ];
   }

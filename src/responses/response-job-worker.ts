@@ -1,6 +1,8 @@
-import { wireRequestOf } from '../common/http/wire-request';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { ApiException, asOpenAIError, openaiError } from '../common/errors';
+import { wireRequestOf } from '../common/http/wire-request';
 import { AppConfig } from '../config/app-config';
 import { ResponseEventStore } from './response-event-store';
 import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
@@ -9,7 +11,6 @@ import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
 import { endEvents, TAKEOVER_ERROR } from './response-terminal';
 import { ResponsesService } from './responses.service';
-import { asOpenAIError, ApiException, openaiError } from '../common/errors';
 
 /**
  * Every instance's share of the background responses (docs/openai-conversations.md, "Background
@@ -94,7 +95,10 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
   async run(job: ClaimedJob): Promise<void> {
     const { caller, body, headers, url, ip, createdAt } = job.request;
     const { leaseMs } = this.config.responseJobs;
-    const heartbeat = setInterval(() => void this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs).catch(() => undefined), Math.floor(leaseMs / 4));
+    const heartbeat = setInterval(
+      () => void this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs).catch(() => undefined),
+      Math.floor(leaseMs / 4),
+    );
     heartbeat.unref();
     try {
       const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), { uuid: job.id, createdAt });
@@ -106,7 +110,9 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
       await this.runner.runJob(caller, plan, last + 1);
     } catch (err) {
       // The request no longer plans (its model, prompt or conversation is gone): failed with that error.
-      await this.endHeld(job, errorOf(err)).catch((failure) => this.logger.error(`could not end response ${job.id}: ${(failure as Error).message}`));
+      await this.endHeld(job, errorOf(err)).catch((failure) =>
+        this.logger.error(`could not end response ${job.id}: ${(failure as Error).message}`),
+      );
     } finally {
       clearInterval(heartbeat);
       this.held--;
@@ -134,9 +140,15 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
   private async abandon(manager: EntityManager, projectId: string, id: string, error: { code: string; message: string }): Promise<void> {
     const row = await this.states.lock(manager, projectId, id);
     if (row && (row.status === 'queued' || row.status === 'in_progress' || row.status === 'cancelled')) {
-      const end = row.status === 'cancelled' ? endEvents(row.body, { status: 'cancelled' }) : endEvents(row.body, { status: 'failed', error });
+      const end =
+        row.status === 'cancelled' ? endEvents(row.body, { status: 'cancelled' }) : endEvents(row.body, { status: 'failed', error });
       const next = (await this.store.lastSequence(manager, projectId, id)) + 1;
-      await this.store.append(manager, projectId, id, end.events.map((event, i) => ({ ...event, sequence_number: next + i })));
+      await this.store.append(
+        manager,
+        projectId,
+        id,
+        end.events.map((event, i) => ({ ...event, sequence_number: next + i })),
+      );
       await this.states.finish(manager, projectId, id, row.status, row.status === 'cancelled' ? 'cancelled' : 'failed', end.body);
     }
     await this.jobs.remove(manager, projectId, id);
@@ -144,6 +156,10 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
 }
 
 function errorOf(err: unknown): { code: string; message: string } {
-  const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string } }).error;
+  const error = (
+    asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
+      error: { message: string; code: string | null; type: string };
+    }
+  ).error;
   return { code: error.code ?? error.type, message: error.message };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import type { ProjectPrincipal } from '../auth/principal';
 
 /** What a background job needs to run the response again on any instance: the caller and the request. */
@@ -21,8 +22,10 @@ export interface ClaimedJob {
 }
 
 /** UPDATE/DELETE ... RETURNING answer `[rows, count]` through TypeORM's query(); SELECT answers rows. */
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]));
-
+const rowsOf = <T>(result: unknown): T[] =>
+  Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
+    ? (result[0] as T[])
+    : (result as T[]);
 
 /**
  * The response job table: a row per response being run (streamed or background), held by one
@@ -34,7 +37,17 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && result.len
 export class ResponseJobsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(manager: EntityManager, job: { projectId: string; id: string; background: boolean; request: StoredRequest | Record<string, never>; owner: string | null; leaseMs: number }): Promise<void> {
+  async insert(
+    manager: EntityManager,
+    job: {
+      projectId: string;
+      id: string;
+      background: boolean;
+      request: StoredRequest | Record<string, never>;
+      owner: string | null;
+      leaseMs: number;
+    },
+  ): Promise<void> {
     await manager.query(
       `INSERT INTO response_jobs (project_id, id, state, background, request, lease_owner, lease_expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6::text IS NULL THEN NULL ELSE now() + $7 * interval '1 millisecond' END, now())`,
@@ -53,14 +66,25 @@ export class ResponseJobsRepository {
         [owner, leaseMs, limit],
       ),
     );
-    return rows.map((row) => ({ projectId: row.project_id, id: row.id, background: row.background, request: typeof row.request === 'string' ? JSON.parse(row.request) : row.request }));
+    return rows.map((row) => ({
+      projectId: row.project_id,
+      id: row.id,
+      background: row.background,
+      request: typeof row.request === 'string' ? JSON.parse(row.request) : row.request,
+    }));
   }
 
   /**
    * Extends `owner`'s lease, in `manager`'s transaction when given. Answers null when the job is no
    * longer this owner's (taken over, or finished), else whether a cancel was requested.
    */
-  async renew(manager: EntityManager | null, projectId: string, id: string, owner: string, leaseMs: number): Promise<{ cancelRequested: boolean } | null> {
+  async renew(
+    manager: EntityManager | null,
+    projectId: string,
+    id: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ cancelRequested: boolean } | null> {
     const rows = rowsOf<{ cancel_requested: boolean }>(
       await (manager ?? this.dataSource.manager).query(
         `UPDATE response_jobs SET lease_expires_at = now() + $4 * interval '1 millisecond'
@@ -77,7 +101,9 @@ export class ResponseJobsRepository {
 
   /** Deletes the job when no instance claimed it yet; answers whether it did. */
   async removeQueued(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
-    const rows = rowsOf(await manager.query(`DELETE FROM response_jobs WHERE project_id = $1 AND id = $2 AND state = 'queued' RETURNING id`, [projectId, id]));
+    const rows = rowsOf(
+      await manager.query(`DELETE FROM response_jobs WHERE project_id = $1 AND id = $2 AND state = 'queued' RETURNING id`, [projectId, id]),
+    );
     return rows.length > 0;
   }
 

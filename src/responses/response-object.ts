@@ -99,7 +99,8 @@ export interface ResponseObject extends Omit<ResponseBase, 'store'> {
 const ID_PREFIX: Record<OutputItem['type'], string> = { message: 'msg', function_call: 'fc', reasoning: 'rs' };
 
 /** Output item ids: the response id's hex digits, then the item's place (`rs_<hex>_0`, `msg_<hex>_1`, `fc_<hex>_2`). */
-export const outputItemId = (responseId: string, type: OutputItem['type'], index: number) => `${ID_PREFIX[type]}_${responseId.replace(/^resp_/, '')}_${index}`;
+export const outputItemId = (responseId: string, type: OutputItem['type'], index: number) =>
+  `${ID_PREFIX[type]}_${responseId.replace(/^resp_/, '')}_${index}`;
 
 export function usageOf(usage: CompletionUsage | undefined | null): ResponseUsage | null {
   if (!usage) return null;
@@ -123,7 +124,11 @@ export const outputTextOf = (output: OutputItem[]) =>
   output.flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : [])).join('');
 
 /** The response for a finished completion: a message item (when there is text), then one function_call item per tool call. */
-export function responseOf(base: ResponseBase, completion: ChatCompletion, options: OutputOptions = { encryptedReasoning: false }): ResponseObject {
+export function responseOf(
+  base: ResponseBase,
+  completion: ChatCompletion,
+  options: OutputOptions = { encryptedReasoning: false },
+): ResponseObject {
   const choice = completion.choices[0];
   const message = choice?.message as (ChatCompletion.Choice['message'] & ReasoningFields) | undefined;
   const { status, incomplete_details } = statusOf(choice?.finish_reason);
@@ -131,17 +136,44 @@ export function responseOf(base: ResponseBase, completion: ChatCompletion, optio
   const output: OutputItem[] = [];
   if (message?.reasoning_content) {
     const signature = options.encryptedReasoning && message.reasoning_signature ? { encrypted_content: message.reasoning_signature } : {};
-    output.push({ id: outputItemId(base.id, 'reasoning', 0), type: 'reasoning', summary: [{ type: 'summary_text', text: message.reasoning_content }], ...signature });
+    output.push({
+      id: outputItemId(base.id, 'reasoning', 0),
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: message.reasoning_content }],
+      ...signature,
+    });
   }
   if (message?.content) {
-    output.push({ id: outputItemId(base.id, 'message', output.length), type: 'message', role: 'assistant', status: itemStatus, content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }] });
+    output.push({
+      id: outputItemId(base.id, 'message', output.length),
+      type: 'message',
+      role: 'assistant',
+      status: itemStatus,
+      content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }],
+    });
   }
   // `max_tool_calls`: the calls past it are not part of the response (docs/openai-conversations.md).
   for (const call of (message?.tool_calls ?? []).slice(0, base.max_tool_calls ?? undefined)) {
     if (call.type !== 'function') continue;
-    output.push({ id: outputItemId(base.id, 'function_call', output.length), type: 'function_call', status: 'completed', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
+    output.push({
+      id: outputItemId(base.id, 'function_call', output.length),
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
   }
-  return responseFrom(base, { object: 'response', status, completed_at: completedAt(status), output, output_text: outputTextOf(output), error: null, incomplete_details, usage: usageOf(completion.usage) });
+  return responseFrom(base, {
+    object: 'response',
+    status,
+    completed_at: completedAt(status),
+    output,
+    output_text: outputTextOf(output),
+    error: null,
+    incomplete_details,
+    usage: usageOf(completion.usage),
+  });
 }
 
 type ResponseRest = Omit<ResponseObject, keyof ResponseBase>;
@@ -194,4 +226,13 @@ export const completedAt = (status: ResponseStatus): number | null => (status ==
 
 /** The Response before any output (`response.created`, `response.in_progress`). */
 export const pendingResponse = (base: ResponseBase): ResponseObject =>
-  responseFrom(base, { object: 'response', status: 'in_progress', completed_at: null, output: [], output_text: '', error: null, incomplete_details: null, usage: null });
+  responseFrom(base, {
+    object: 'response',
+    status: 'in_progress',
+    completed_at: null,
+    output: [],
+    output_text: '',
+    error: null,
+    incomplete_details: null,
+    usage: null,
+  });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ResponseEventStore, TERMINAL_EVENTS } from './response-event-store';
 import type { ResponseEvent } from './response-events';
 import { ResponseSignals } from './response-signals';

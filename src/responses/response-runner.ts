@@ -1,7 +1,9 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
@@ -12,10 +14,10 @@ import { LeaseLostError, ResponseEventWriter } from './response-event-writer';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { ResponseJobsRepository } from './response-jobs.repository';
 import { pendingResponse, responseOf } from './response-object';
+import type { ResponsePlan } from './response-plan';
 import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
 import { DISCONNECTED_ERROR, endEvents, replyMessages } from './response-terminal';
-import type { ResponsePlan } from './response-plan';
 
 /** The response left the status this run expected (it was cancelled meanwhile). */
 class NotRunningError extends Error {}
@@ -34,7 +36,10 @@ interface RunContext {
   onEnd?: () => void;
 }
 
-const SHUTDOWN_ERROR = { code: 'server_error', message: 'The Parley instance running this response shut down before it finished; create the response again.' };
+const SHUTDOWN_ERROR = {
+  code: 'server_error',
+  message: 'The Parley instance running this response shut down before it finished; create the response again.',
+};
 
 /**
  * Runs one streamed or background response on this instance: the provider call through the
@@ -82,10 +87,25 @@ export class ResponseRunner implements OnModuleDestroy {
         status: 'in_progress',
         background: false,
       });
-      await this.jobs.insert(manager, { projectId: caller.projectId, id: plan.uuid, background: false, request: {}, owner: this.owner, leaseMs: this.config.responseJobs.leaseMs });
+      await this.jobs.insert(manager, {
+        projectId: caller.projectId,
+        id: plan.uuid,
+        background: false,
+        request: {},
+        owner: this.owner,
+        leaseMs: this.config.responseJobs.leaseMs,
+      });
     });
     const queue = new EventQueue<ResponseEvent>();
-    const started = this.start({ caller, plan, background: false, startSequence: 0, signal, onStored: (events) => queue.push(events), onEnd: () => queue.end() });
+    const started = this.start({
+      caller,
+      plan,
+      background: false,
+      startSequence: 0,
+      signal,
+      onStored: (events) => queue.push(events),
+      onEnd: () => queue.end(),
+    });
     await started;
     return queue;
   }
@@ -111,7 +131,13 @@ export class ResponseRunner implements OnModuleDestroy {
     return started;
   }
 
-  private async execute(ctx: RunContext, signal: AbortSignal, reasonOf: () => StopReason | null, stop: (why: StopReason) => void, settle: (err?: unknown) => void): Promise<void> {
+  private async execute(
+    ctx: RunContext,
+    signal: AbortSignal,
+    reasonOf: () => StopReason | null,
+    stop: (why: StopReason) => void,
+    settle: (err?: unknown) => void,
+  ): Promise<void> {
     const { caller, plan } = ctx;
     const offCancel = this.signals.onCancel(plan.uuid, () => stop('cancel'));
     const onClientGone = () => stop('client');
@@ -120,7 +146,14 @@ export class ResponseRunner implements OnModuleDestroy {
       this.dataSource,
       this.store,
       this.jobs,
-      { projectId: caller.projectId, responseId: plan.uuid, owner: this.owner, leaseMs: this.config.responseJobs.leaseMs, flushMs: this.config.responseJobs.eventFlushMs, startSequence: ctx.startSequence },
+      {
+        projectId: caller.projectId,
+        responseId: plan.uuid,
+        owner: this.owner,
+        leaseMs: this.config.responseJobs.leaseMs,
+        flushMs: this.config.responseJobs.eventFlushMs,
+        startSequence: ctx.startSequence,
+      },
       { onStored: (events) => ctx.onStored?.(events), onStop: (why) => stop(why) },
     );
     const translator = new ResponseEventTranslator(plan.base, plan.outputOptions);
@@ -131,7 +164,18 @@ export class ResponseRunner implements OnModuleDestroy {
     plan.prepared.input.recordWith = async (manager, completion) => {
       const end = (ending ??= plan.prepared.input.stream ? translator.finish(completion.usage) : completedEnd(plan, completion));
       const batch = await writer.flushIn(manager, end.events);
-      if (!(await this.states.finish(manager, caller.projectId, plan.uuid, 'in_progress', end.response.status, end.response as unknown as Record<string, unknown>, replyMessages(completion)))) throw new NotRunningError();
+      if (
+        !(await this.states.finish(
+          manager,
+          caller.projectId,
+          plan.uuid,
+          'in_progress',
+          end.response.status,
+          end.response as unknown as Record<string, unknown>,
+          replyMessages(completion),
+        ))
+      )
+        throw new NotRunningError();
       await this.jobs.remove(manager, caller.projectId, plan.uuid);
       delivered = batch;
     };
@@ -161,7 +205,13 @@ export class ResponseRunner implements OnModuleDestroy {
   }
 
   /** Stores how the run ended when it did not complete: cancelled, or failed with the reason. */
-  private async end(ctx: RunContext, writer: ResponseEventWriter, translator: ResponseEventTranslator, reason: StopReason | null, err: unknown): Promise<void> {
+  private async end(
+    ctx: RunContext,
+    writer: ResponseEventWriter,
+    translator: ResponseEventTranslator,
+    reason: StopReason | null,
+    err: unknown,
+  ): Promise<void> {
     if (reason === 'lease' || err instanceof LeaseLostError) return; // another instance took it over
     const { caller, plan } = ctx;
     await writer.drain().catch(() => undefined);
@@ -177,7 +227,10 @@ export class ResponseRunner implements OnModuleDestroy {
         const error = reason === 'client' ? DISCONNECTED_ERROR : reason === 'shutdown' ? SHUTDOWN_ERROR : errorOf(err);
         const events = translator.failureEvents(error.code, error.message);
         const body = { ...(events[0].response as Record<string, unknown>), ...(ctx.background ? { background: true } : {}) };
-        stored = await writer.flushIn(manager, events.map((event, i) => (i === 0 ? { ...event, response: body } : event)));
+        stored = await writer.flushIn(
+          manager,
+          events.map((event, i) => (i === 0 ? { ...event, response: body } : event)),
+        );
         await this.states.finish(manager, caller.projectId, plan.uuid, row.status, 'failed', body);
       }
       await this.jobs.remove(manager, caller.projectId, plan.uuid);
@@ -200,11 +253,20 @@ export function pendingBody(plan: ResponsePlan): Record<string, unknown> {
 
 function completedEnd(plan: ResponsePlan, completion: Parameters<typeof responseOf>[1]) {
   const response = responseOf(plan.base, completion, plan.outputOptions);
-  return { response, events: [{ type: response.status === 'completed' ? 'response.completed' : 'response.incomplete', sequence_number: 0, response }] as ResponseEvent[] };
+  return {
+    response,
+    events: [
+      { type: response.status === 'completed' ? 'response.completed' : 'response.incomplete', sequence_number: 0, response },
+    ] as ResponseEvent[],
+  };
 }
 
 function errorOf(err: unknown): { code: string; message: string } {
   if (err instanceof NotRunningError) return { code: 'server_error', message: 'The response changed status while it was being stored.' };
-  const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string } }).error;
+  const error = (
+    asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
+      error: { message: string; code: string | null; type: string };
+    }
+  ).error;
   return { code: error.code ?? error.type, message: error.message };
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ChangeNotifier } from '../database/changes';
 
 type Listener = () => void;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { responseIdOf } from './responses.schema';
 
@@ -18,7 +19,10 @@ export interface PendingRow {
   background: boolean;
 }
 
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]));
+const rowsOf = <T>(result: unknown): T[] =>
+  Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
+    ? (result[0] as T[])
+    : (result as T[]);
 
 /**
  * The status side of stored responses: a streamed or background response's row exists from its
@@ -36,7 +40,16 @@ export class ResponseStatesRepository {
     await manager.query(
       `INSERT INTO responses (project_id, id, previous_response_id, conversation_id, input, output, body, created_at, status, background)
        VALUES ($1, $2, $3, $4, $5, '[]', $6, now(), $7, $8)`,
-      [row.projectId, row.id, row.previousResponseId, row.conversationId, JSON.stringify(row.input), JSON.stringify(row.body), row.status, row.background],
+      [
+        row.projectId,
+        row.id,
+        row.previousResponseId,
+        row.conversationId,
+        JSON.stringify(row.input),
+        JSON.stringify(row.body),
+        row.status,
+        row.background,
+      ],
     );
   }
 
@@ -56,7 +69,15 @@ export class ResponseStatesRepository {
    * Moves the response from `from` to its final status; false when it was not in `from` any more.
    * A background response's end is announced to the project's webhooks in the same transaction.
    */
-  async finish(manager: EntityManager, projectId: string, id: string, from: StoredStatus, to: StoredStatus, body: Record<string, unknown>, output?: unknown[]): Promise<boolean> {
+  async finish(
+    manager: EntityManager,
+    projectId: string,
+    id: string,
+    from: StoredStatus,
+    to: StoredStatus,
+    body: Record<string, unknown>,
+    output?: unknown[],
+  ): Promise<boolean> {
     const rows = rowsOf<{ background: boolean }>(
       await manager.query(
         `UPDATE responses SET status = $4, body = $5, output = COALESCE($6::jsonb, output), finished_at = now()
@@ -69,14 +90,26 @@ export class ResponseStatesRepository {
   }
 
   /** The row's status, locked until `manager`'s transaction ends; null when not found (or deleted). */
-  async lock(manager: EntityManager, projectId: string, id: string): Promise<{ status: StoredStatus; background: boolean; body: Record<string, unknown> } | null> {
-    const [row] = await manager.query('SELECT status, background, body FROM responses WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE', [projectId, id]);
-    return row ? { status: row.status, background: row.background, body: typeof row.body === 'string' ? JSON.parse(row.body) : row.body } : null;
+  async lock(
+    manager: EntityManager,
+    projectId: string,
+    id: string,
+  ): Promise<{ status: StoredStatus; background: boolean; body: Record<string, unknown> } | null> {
+    const [row] = await manager.query(
+      'SELECT status, background, body FROM responses WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE',
+      [projectId, id],
+    );
+    return row
+      ? { status: row.status, background: row.background, body: typeof row.body === 'string' ? JSON.parse(row.body) : row.body }
+      : null;
   }
 
   /** Marks a queued or running background response cancelled (its final events follow). */
   async markCancelled(manager: EntityManager, projectId: string, id: string): Promise<void> {
-    await manager.query(`UPDATE responses SET status = 'cancelled', body = jsonb_set(body, '{status}', '"cancelled"') WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    await manager.query(
+      `UPDATE responses SET status = 'cancelled', body = jsonb_set(body, '{status}', '"cancelled"') WHERE project_id = $1 AND id = $2`,
+      [projectId, id],
+    );
   }
 
   /** Whether the response's end is stored (a cancelled one is final at once, its end follows from its runner). */

@@ -24,13 +24,19 @@ export const TAKEOVER_ERROR = {
 };
 
 /** The error a non-background stream ends with when its client went away (the upstream call is aborted). */
-export const DISCONNECTED_ERROR = { code: 'server_error', message: 'The client disconnected before this (non-background) response finished; the upstream call was aborted.' };
+export const DISCONNECTED_ERROR = {
+  code: 'server_error',
+  message: 'The client disconnected before this (non-background) response finished; the upstream call was aborted.',
+};
 
 /**
  * The final events of a response ended outside its normal course (numbered when stored):
  * `response.failed` and an `error` event, or `response.cancelled`.
  */
-export function endEvents(body: Record<string, unknown>, end: { status: 'failed'; error: { code: string; message: string } } | { status: 'cancelled' }): { events: ResponseEvent[]; body: Record<string, unknown> } {
+export function endEvents(
+  body: Record<string, unknown>,
+  end: { status: 'failed'; error: { code: string; message: string } } | { status: 'cancelled' },
+): { events: ResponseEvent[]; body: Record<string, unknown> } {
   if (end.status === 'cancelled') {
     const response = { ...body, status: 'cancelled' };
     return { body: response, events: [{ type: 'response.cancelled', sequence_number: 0, response }] };
@@ -41,7 +47,14 @@ export function endEvents(body: Record<string, unknown>, end: { status: 'failed'
     events: [
       { type: 'response.failed', sequence_number: 0, response },
       // As ResponseEventTranslator.failureEvents: the spec's `error` object and the SDK's flat fields.
-      { type: 'error', sequence_number: 0, code: end.error.code, message: end.error.message, param: null, error: { type: 'server_error', ...end.error, param: null } },
+      {
+        type: 'error',
+        sequence_number: 0,
+        code: end.error.code,
+        message: end.error.message,
+        param: null,
+        error: { type: 'server_error', ...end.error, param: null },
+      },
     ],
   };
 }

@@ -15,11 +15,18 @@ export function targetOf(body: ResponsesBody): { target: InvokeTarget; name: str
     const match = /^([^@:/]+)(?:@([^@:/]+))?$/.exec(body.prompt.id);
     if (!match) throw badParam('prompt.id', "'prompt.id' must be '<slug>' or '<slug>@<environment>'.");
     const version = body.prompt.version != null ? Number(body.prompt.version) : undefined;
-    return { target: { type: 'deployment', slug: match[1], environment: match[2] ?? 'production', ...(version ? { version } : {}) }, name: body.prompt.id };
+    return {
+      target: { type: 'deployment', slug: match[1], environment: match[2] ?? 'production', ...(version ? { version } : {}) },
+      name: body.prompt.id,
+    };
   }
   if (!body.model) throw badParam('model', "Missing required parameter: 'model' (or 'prompt').");
   const target = targetOfModel(body.model);
-  if (!target) throw openaiError(404, `The model '${body.model}' does not exist or you do not have access to it.`, { param: 'model', code: 'model_not_found' });
+  if (!target)
+    throw openaiError(404, `The model '${body.model}' does not exist or you do not have access to it.`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
   return { target, name: body.model };
 }
 

@@ -33,14 +33,20 @@ export function overridesOf(body: ResponsesBody): RequestOverrides {
     }));
   }
   if (body.tool_choice !== undefined) {
-    overrides.tool_choice = typeof body.tool_choice === 'string' ? body.tool_choice : { type: 'function', function: { name: body.tool_choice.name } };
+    overrides.tool_choice =
+      typeof body.tool_choice === 'string' ? body.tool_choice : { type: 'function', function: { name: body.tool_choice.name } };
   }
   const format = body.text?.format;
   if (format?.type === 'json_object') overrides.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
     overrides.response_format = {
       type: 'json_schema',
-      json_schema: { name: format.name, schema: format.schema, ...(format.description ? { description: format.description } : {}), ...(format.strict != null ? { strict: format.strict } : {}) },
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.description ? { description: format.description } : {}),
+        ...(format.strict != null ? { strict: format.strict } : {}),
+      },
     };
   }
   return overrides;
@@ -48,7 +54,13 @@ export function overridesOf(body: ResponsesBody): RequestOverrides {
 
 /** The Response's echo of the request's tools (the SDK's FunctionTool shape). */
 export const toolsEcho = (body: ResponsesBody) =>
-  (body.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null }));
+  (body.tools ?? []).map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description ?? null,
+    parameters: t.parameters ?? null,
+    strict: t.strict ?? null,
+  }));
 
 /** Rough token count for `truncation: "auto"`: about four characters a token, as OpenAI documents. */
 export function estimateTokens(message: Record<string, unknown>): number {

@@ -1,22 +1,23 @@
-import { sendJson } from '../common/http/send-json';
-import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
-import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
 import type { Response } from 'express';
-import { Wire, WireRequest } from '../common/http/wire-request';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { isPlainObject } from '../common/errors';
+import { sendJson } from '../common/http/send-json';
+import { Wire, WireRequest } from '../common/http/wire-request';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { parseItemListQuery } from '../conversations/conversation-queries';
 import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
+import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { abortOnClose } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
+import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
+import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
 import { BackgroundResponsesService } from './background-responses.service';
-import { compactBodySchema } from './compaction-transcript';
 import { CompactedResponse, CompactionService } from './compaction.service';
+import { compactBodySchema } from './compaction-transcript';
 import { InputTokenCountAnswer, InputTokensService } from './input-tokens.service';
 import { parseRetrieveQuery } from './response-retrieve-query';
 import { responsesBodySchema } from './responses.schema';
@@ -45,10 +46,17 @@ export class ResponsesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Count the input tokens of a would-be response',
-    description: 'The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.',
+    description:
+      'The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.',
   })
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
-  @ApiOkResponse({ schema: { type: 'object', required: ['object', 'input_tokens'], properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['object', 'input_tokens'],
+      properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } },
+    },
+  })
   countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<InputTokenCountAnswer> {
     return this.inputTokens.count(caller, wire);
   }
@@ -62,22 +70,33 @@ export class ResponsesController {
       "Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.",
   })
   @ApiBody({ schema: openApiSchemaOf(compactBodySchema) })
-  @ApiOkResponse({ description: "OpenAI's CompactedResponse: `{id, object: \"response.compaction\", created_at, output: [compaction item], usage}`" })
+  @ApiOkResponse({
+    description: 'OpenAI\'s CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}`',
+  })
   compact(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<CompactedResponse> {
     return this.compaction.compact(caller, wire);
   }
 
   @RequireScope('invoke')
   @Post()
-  @ApiOperation({ summary: 'Create a model response', description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.' })
+  @ApiOperation({
+    summary: 'Create a model response',
+    description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.',
+  })
   @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({ description: "OpenAI's Response object", headers: BUDGET_RESPONSE_HEADERS })
-  @ApiResponse({ status: 429, schema: OPENAI_ERROR_SCHEMA, description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota)' })
+  @ApiResponse({
+    status: 429,
+    schema: OPENAI_ERROR_SCHEMA,
+    description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota)',
+  })
   async create(@CurrentProject() caller: ProjectPrincipal, @Wire() request: WireRequest, @Res() res: Response): Promise<void> {
     const signal = abortOnClose(res);
     // A background response outlives its client: leaving only stops following its events.
     const isBackground = isPlainObject(request.body) && request.body.background === true;
-    const result = isBackground ? await this.background.create(caller, request, signal) : await this.responses.create(caller, request, signal);
+    const result = isBackground
+      ? await this.background.create(caller, request, signal)
+      : await this.responses.create(caller, request, signal);
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.kind === 'response') {
       // Not express's res.json: its ETag hash over every answer was 7 % of this route's CPU (docs/performance.md).
@@ -91,12 +110,18 @@ export class ResponsesController {
   @Get(':responseId')
   @ApiOperation({
     summary: 'Retrieve a stored response',
-    description: 'With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).',
+    description:
+      'With `stream=true`: Server-Sent Events of its stored stream events after `starting_after`, then the live ones until its end (on any instance).',
   })
   @ApiQuery({ name: 'stream', required: false, enum: ['true', 'false'] })
   @ApiQuery({ name: 'starting_after', required: false, schema: { type: 'integer', minimum: -1 } })
   @ApiOkResponse({ description: "OpenAI's Response object, as answered (or as it stands while queued or in progress)" })
-  async retrieve(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  async retrieve(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('responseId') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
     const { stream, startingAfter } = parseRetrieveQuery(query);
     if (!stream) {
       res.status(HttpStatus.OK).json(await this.stored.retrieve(caller, id));
@@ -108,7 +133,11 @@ export class ResponsesController {
   @RequireScope('invoke')
   @Post(':responseId/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a background response', description: 'Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.' })
+  @ApiOperation({
+    summary: 'Cancel a background response',
+    description:
+      'Queued or in progress: `cancelled`, the upstream call aborted. Finished: answered as it is. Not created with `background: true`: 400.',
+  })
   @ApiOkResponse({ description: "OpenAI's Response object" })
   cancel(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string): Promise<Record<string, unknown>> {
     return this.background.cancel(caller, id);
@@ -143,7 +172,11 @@ export class ResponsesController {
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'] })
   @ApiOkResponse({ type: ConversationItemListDto })
-  inputItems(@CurrentProject() caller: ProjectPrincipal, @Param('responseId') id: string, @Query() query: Record<string, unknown>): Promise<ConversationItemListDto> {
+  inputItems(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('responseId') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<ConversationItemListDto> {
     return this.stored.inputItems(caller, id, parseItemListQuery(query));
   }
 }

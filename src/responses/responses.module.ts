@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
 import { MessagesModule } from '../messages/messages.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BackgroundResponsesService } from './background-responses.service';
 import { CompactionService } from './compaction.service';
 import { InputTokensService } from './input-tokens.service';
+import { ResponseEntity } from './response.entity';
 import { ResponseEventRetention } from './response-event-retention';
 import { ResponseEventStore } from './response-event-store';
 import { ResponseJobWorker } from './response-job-worker';
@@ -14,12 +17,10 @@ import { ResponseResume } from './response-resume';
 import { ResponseRunner } from './response-runner';
 import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
-import { ResponseEntity } from './response.entity';
 import { ResponsesController } from './responses.controller';
 import { ResponsesRepository } from './responses.repository';
 import { ResponsesService } from './responses.service';
 import { StoredResponsesService } from './stored-responses.service';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** /v1/responses: OpenAI's Responses API over the invocation core, every provider; background jobs and resumable streams. */
 @Module({

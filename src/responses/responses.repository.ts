@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+
 import { fastInsert } from '../database/fast-insert';
 import { ResponseEntity } from './response.entity';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { openaiMetadataSchema } from '../conversations/conversation-inputs';
 import { REASONING_EFFORTS } from '../providers';
 
@@ -15,7 +16,10 @@ const functionTool = z.strictObject({
   strict: z.boolean().nullable().optional(),
 });
 
-const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.strictObject({ type: z.literal('function'), name: z.string().min(1) })]);
+const toolChoice = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.strictObject({ type: z.literal('function'), name: z.string().min(1) }),
+]);
 
 const textFormat = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text') }),
@@ -50,14 +54,24 @@ export const responsesBodySchema = z.strictObject({
   prompt: z
     .strictObject({
       id: z.string().min(1),
-      version: z.string().regex(/^[1-9][0-9]{0,8}$/, 'version must be a version number').nullable().optional(),
-      variables: z.record(z.string(), z.union([z.string(), z.strictObject({ type: z.literal('input_text'), text: z.string() })])).nullable().optional(),
+      version: z
+        .string()
+        .regex(/^[1-9][0-9]{0,8}$/, 'version must be a version number')
+        .nullable()
+        .optional(),
+      variables: z
+        .record(z.string(), z.union([z.string(), z.strictObject({ type: z.literal('input_text'), text: z.string() })]))
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),
   input: z.union([z.string(), z.array(z.unknown())]).optional(),
   instructions: z.string().nullable().optional(),
-  conversation: z.union([z.string().min(1), z.strictObject({ id: z.string().min(1) })]).nullable().optional(),
+  conversation: z
+    .union([z.string().min(1), z.strictObject({ id: z.string().min(1) })])
+    .nullable()
+    .optional(),
   previous_response_id: z.string().min(1).nullable().optional(),
   store: z.boolean().nullable().optional(),
   stream: z.boolean().nullable().optional(),
@@ -71,7 +85,11 @@ export const responsesBodySchema = z.strictObject({
   text: z.strictObject({ format: textFormat.optional() }).optional(),
   truncation: z.enum(['auto', 'disabled']).nullable().optional(),
   user: z.string().optional(),
-  include: z.array(z.enum(INCLUDABLE)).max(INCLUDABLE.length * 2).nullable().optional(),
+  include: z
+    .array(z.enum(INCLUDABLE))
+    .max(INCLUDABLE.length * 2)
+    .nullable()
+    .optional(),
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
   /** Parley returns no log probabilities: 0 (the default) is the only value it can honour. */

@@ -1,36 +1,46 @@
-import { WireRequest, wireLogFields } from '../common/http/wire-request';
-import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { ApiException, asOpenAIError, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
+import {
+  ApiException,
+  asOpenAIError,
+  isMalformedJsonBody,
+  isPlainObject,
+  malformedBodyReason,
+  NESTED_TOO_DEEP_BODY,
+  openaiError,
+} from '../common/errors';
+import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { newId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
 import { parseOpenAI } from '../conversations/conversation-inputs';
 import { conversationNotFound } from '../conversations/conversations.service';
+import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
-import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
-import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { ThreadNotFound } from '../invocation/invoke-errors';
+import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import type { ChatCompletion } from '../providers';
-import { ResponseEvent, ResponseEventTranslator } from './response-events';
+import { ResponseEntity } from './response.entity';
 import { responseBaseOf, withRequiredFields } from './response-base';
-import { ResponseRunner } from './response-runner';
-import { replyMessages } from './response-terminal';
+import { ResponseEvent, ResponseEventTranslator } from './response-events';
 import { OutputOptions, ResponseBase, ResponseObject, responseOf } from './response-object';
 import type { ResponsePlan } from './response-plan';
-import { ResponseEntity } from './response.entity';
+import { ResponseRunner } from './response-runner';
+import { replyMessages } from './response-terminal';
+import { ResponsesRepository } from './responses.repository';
+import { responseIdOf, ResponsesBody, responsesBodySchema, uuidOfResponseId } from './responses.schema';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
-import { ResponsesRepository } from './responses.repository';
-import { ResponsesBody, responsesBodySchema, responseIdOf, uuidOfResponseId } from './responses.schema';
 
 /** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
-export type ResponsesResult = ({ kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }) & { headers: Record<string, string> };
+export type ResponsesResult = (
+  { kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }
+) & { headers: Record<string, string> };
 
 /** How far `previous_response_id` chains are followed. */
 const MAX_CHAIN = 1000;
-
 
 /**
  * POST /v1/responses on the invocation core (docs/openai-conversations.md, "Responses"): the
@@ -72,10 +82,18 @@ export class ResponsesService {
     const replayedUuid = replayedId ? uuidOfResponseId(replayedId) : null;
     const storedRow = replayedUuid ? await this.responses.findLive(caller.projectId, replayedUuid) : null;
     const stored = storedRow ? withRequiredFields(storedRow.body) : null;
-    const context = { uuid: replayedUuid ?? uuid, model: name, conversationId, parameters: prepared.parameters, createdAt: stored?.created_at ?? plan.base.created_at };
+    const context = {
+      uuid: replayedUuid ?? uuid,
+      model: name,
+      conversationId,
+      parameters: prepared.parameters,
+      createdAt: stored?.created_at ?? plan.base.created_at,
+    };
     const base = responseBaseOf(body, context);
     const store = (response: ResponseObject, completion: ChatCompletion) =>
-      base.store && !stored ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response) : Promise.resolve();
+      base.store && !stored
+        ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response)
+        : Promise.resolve();
     if (result.type === 'completion') {
       if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
       if (recorded) return { kind: 'response', response: recorded, headers: answerHeaders };
@@ -92,24 +110,37 @@ export class ResponsesService {
    * of a response already stored (a background job running it).
    */
   async plan(caller: ProjectPrincipal, request: WireRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
-    if (request.body === NESTED_TOO_DEEP_BODY) throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
-    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
+    if (request.body === NESTED_TOO_DEEP_BODY)
+      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
+    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body))
+      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     const body = parseOpenAI(responsesBodySchema, request.body);
     const conversationId = conversationIdOf(body);
     if (conversationId && body.previous_response_id) {
-      throw badParam('previous_response_id', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
+      throw badParam(
+        'previous_response_id',
+        "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.",
+      );
     }
-    if (body.top_logprobs) throw badParam('top_logprobs', "'top_logprobs' other than 0 is not supported: Parley returns no log probabilities.");
+    if (body.top_logprobs)
+      throw badParam('top_logprobs', "'top_logprobs' other than 0 is not supported: Parley returns no log probabilities.");
     const { target: named, name } = targetOf(body);
     const input = inputMessagesOf(body);
     const history = body.previous_response_id ? await this.chainOf(caller.projectId, body.previous_response_id) : [];
     const target = await this.invocation.resolve(caller, named);
-    if (!target) throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, { param: body.prompt ? 'prompt' : 'model', code: 'model_not_found' });
-    if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId) throw badParam('input', "'input' must not be empty on a direct provider call");
+    if (!target)
+      throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, {
+        param: body.prompt ? 'prompt' : 'model',
+        code: 'model_not_found',
+      });
+    if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId)
+      throw badParam('input', "'input' must not be empty on a direct provider call");
     const headers = optionsFromHeaders(request.headers);
     const metadata = invokeMetadataOf(headers.metadata, body.metadata);
     if (metadata.problems.length > 0) throw badParam('metadata', metadata.problems.join('; '));
-    const idempotencyKey = idempotencyKeyOf(request.headers, () => openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }));
+    const idempotencyKey = idempotencyKeyOf(request.headers, () =>
+      openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
+    );
     const compiled = target.deployment?.compiled;
     const uuid = fixed?.uuid ?? newId();
     const createdAt = fixed?.createdAt ?? Math.floor(Date.now() / 1000);
@@ -118,7 +149,14 @@ export class ResponsesService {
       target,
       messages: [...history, ...input],
       // Instructions are a system message after the deployment's template, sent on this call only (never stored in the conversation).
-      ...(instructions ? { template: { variables: compiled?.variables ?? [], render: (v, limits) => [...(compiled?.render(v, limits) ?? []), { role: 'system', content: instructions } as ChatMessage] } } : {}),
+      ...(instructions
+        ? {
+            template: {
+              variables: compiled?.variables ?? [],
+              render: (v, limits) => [...(compiled?.render(v, limits) ?? []), { role: 'system', content: instructions } as ChatMessage],
+            },
+          }
+        : {}),
       variables: variablesOf(body),
       overrides: overridesOf(body),
       thread: conversationId ? { continue: conversationId } : null,
@@ -140,7 +178,12 @@ export class ResponsesService {
     return { body, uuid, name, base, outputOptions, prepared, input, conversationId };
   }
 
-  private async *events(base: ResponseBase, outputOptions: OutputOptions, result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>, store: (r: ResponseObject, c: ChatCompletion) => Promise<void>): AsyncIterable<ResponseEvent> {
+  private async *events(
+    base: ResponseBase,
+    outputOptions: OutputOptions,
+    result: Extract<Awaited<ReturnType<InvocationService['run']>>, { type: 'stream' }>,
+    store: (r: ResponseObject, c: ChatCompletion) => Promise<void>,
+  ): AsyncIterable<ResponseEvent> {
     const translator = new ResponseEventTranslator(base, outputOptions);
     yield* translator.start();
     try {
@@ -150,7 +193,11 @@ export class ResponsesService {
       await store(end.response, completion);
       yield* end.events;
     } catch (err) {
-      const error = (asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as { error: { message: string; code: string | null; type: string; param: string | null } }).error;
+      const error = (
+        asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
+          error: { message: string; code: string | null; type: string; param: string | null };
+        }
+      ).error;
       yield* translator.failureEvents(error.code ?? error.type, error.message, error.type, error.param ?? null);
     }
   }
@@ -159,7 +206,8 @@ export class ResponsesService {
   async chainOf(projectId: string, responseId: string): Promise<ChatMessage[]> {
     const uuid = uuidOfResponseId(responseId);
     const chain = uuid ? await this.responses.chain(projectId, uuid, MAX_CHAIN) : [];
-    if (chain.length === 0) throw openaiError(404, `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id', code: 'not_found' });
+    if (chain.length === 0)
+      throw openaiError(404, `Previous response with id '${responseId}' not found.`, { param: 'previous_response_id', code: 'not_found' });
     return chain.flatMap((link) => [...link.input, ...link.output]) as unknown as ChatMessage[];
   }
 
@@ -169,14 +217,35 @@ export class ResponsesService {
     let head = 0;
     while (head < messages.length && (messages[head].role === 'system' || messages[head].role === 'developer')) head++;
     const tailStart = Math.max(head, messages.length - inputCount);
-    prepared.request.messages = (await truncateHistory(messages.slice(0, head), messages.slice(head, tailStart), messages.slice(tailStart), this.config.responsesContextBudgetTokens)) as never;
+    prepared.request.messages = (await truncateHistory(
+      messages.slice(0, head),
+      messages.slice(head, tailStart),
+      messages.slice(tailStart),
+      this.config.responsesContextBudgetTokens,
+    )) as never;
   }
 
-  private async store(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): Promise<void> {
+  private async store(
+    projectId: string,
+    uuid: string,
+    body: ResponsesBody,
+    conversationId: string | null,
+    input: ChatMessage[],
+    completion: ChatCompletion,
+    response: ResponseObject,
+  ): Promise<void> {
     await this.responses.insert(this.rowOf(projectId, uuid, body, conversationId, input, completion, response));
   }
 
-  private rowOf(projectId: string, uuid: string, body: ResponsesBody, conversationId: string | null, input: ChatMessage[], completion: ChatCompletion, response: ResponseObject): ResponseEntity {
+  private rowOf(
+    projectId: string,
+    uuid: string,
+    body: ResponsesBody,
+    conversationId: string | null,
+    input: ChatMessage[],
+    completion: ChatCompletion,
+    response: ResponseObject,
+  ): ResponseEntity {
     return Object.assign(new ResponseEntity(), {
       projectId,
       id: uuid,

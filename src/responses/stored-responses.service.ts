@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
 import { itemsOfTurn } from '../conversations/conversation-items.mapper';
 import { ItemListQuery } from '../conversations/conversation-queries';
 import { ItemList, toList } from '../conversations/conversations.mapper';
 import { ThreadMessageEntity } from '../messages/thread-message.entity';
+import { ResponseEntity } from './response.entity';
 import { withRequiredFields } from './response-base';
 import type { ResponseObject } from './response-object';
-import { ResponseEntity } from './response.entity';
 import { ResponsesRepository } from './responses.repository';
 import { uuidOfResponseId } from './responses.schema';
 
-const responseNotFound = (id: string) => openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
+const responseNotFound = (id: string) =>
+  openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id', code: 'not_found' });
 
 /** GET/DELETE /v1/responses/{id} and its input items: what `store` kept (deleted ones are not found). */
 @Injectable()
@@ -41,7 +43,8 @@ export class StoredResponsesService {
     if (query.order === 'desc') items = items.reverse();
     if (query.after !== undefined) {
       const at = items.findIndex((item) => item.id === query.after);
-      if (at < 0) throw openaiError(400, `No item with id '${query.after}' in this response's input.`, { param: 'after', code: 'invalid_value' });
+      if (at < 0)
+        throw openaiError(400, `No item with id '${query.after}' in this response's input.`, { param: 'after', code: 'invalid_value' });
       items = items.slice(at + 1);
     }
     return toList(items.slice(0, query.limit + 1), query.limit);

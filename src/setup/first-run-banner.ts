@@ -16,7 +16,11 @@ export function printFirstRunBanner(result: InitResult, url: string): void {
     `  export PARLEY_KEY=${result.projectKey}`,
   ];
   if (result.adminKey) {
-    lines.push('', 'Admin API key (manages workspaces, projects and keys; shown only now):', `  export PARLEY_ADMIN_KEY=${result.adminKey}`);
+    lines.push(
+      '',
+      'Admin API key (manages workspaces, projects and keys; shown only now):',
+      `  export PARLEY_ADMIN_KEY=${result.adminKey}`,
+    );
   }
   const json = `-H "X-API-Key: $PARLEY_KEY" -H 'Content-Type: application/json'`;
   lines.push('', 'Try it:');

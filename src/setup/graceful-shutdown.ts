@@ -1,6 +1,7 @@
-import type { INestApplication } from '@nestjs/common';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+
+import type { INestApplication } from '@nestjs/common';
 
 /**
  * How long a request still running at SIGTERM may take to finish before the process stops anyway

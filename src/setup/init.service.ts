@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ApplyService } from '../apply/apply.service';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { AppConfig } from '../config/app-config';

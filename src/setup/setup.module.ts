@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ApplyModule } from '../apply/apply.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { InitService } from './init.service';

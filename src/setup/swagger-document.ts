@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+
 import { DEMO_ASSISTANT, DEMO_ENVIRONMENT, DEMO_PROMPT } from './demo-seed';
 
 /** What each tag of the Swagger UI is for; the UI shows these above each group. */
@@ -9,9 +10,11 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     '`local` provider (model `echo` repeats your last message). Assistants keep a thread: its id comes back in `x-parley-thread-id`.',
   Threads: 'Conversations stored by Parley; assistants append to them. Soft-deleted, cursor-paginated (`after`).',
   'Thread messages': 'The messages of a thread: added by invokes (a turn = your messages + the reply) or directly.',
-  'Registry: prompts, versions, deployments': 'Prompts and assistants, their immutable numbered versions, and which version each environment runs.',
+  'Registry: prompts, versions, deployments':
+    'Prompts and assistants, their immutable numbered versions, and which version each environment runs.',
   'Registry: environments': 'Deployment targets of a project (`preview`, `staging`, `production` by default).',
-  'Registry: provider credentials': 'Named LLM providers (OpenAI-compatible or Anthropic) with a base URL and a key stored encrypted, or read from a server variable (docs/providers.md).',
+  'Registry: provider credentials':
+    'Named LLM providers (OpenAI-compatible or Anthropic) with a base URL and a key stored encrypted, or read from a server variable (docs/providers.md).',
   'Registry: apply and export': 'A whole project as a parley.yaml: apply it declaratively, export it back.',
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
   Usage:
@@ -24,13 +27,18 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     "A project's price overrides per provider and model (USD per million tokens); every other model is priced from the @pydantic/genai-prices table (docs/usage.md). Admin key.",
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
   'Admin: limits':
-    'Requests per minute, concurrent invokes, tokens per day and budgets in USD per UTC day and month, per project and per key; over a limit or an exhausted budget an invoke is 429 with Retry-After (docs/security.md, docs/usage.md). The budgets\' state: limit, spent, remaining, reset. Admin key.',
-  'langtail SDK': 'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
+    "Requests per minute, concurrent invokes, tokens per day and budgets in USD per UTC day and month, per project and per key; over a limit or an exhausted budget an invoke is 429 with Retry-After (docs/security.md, docs/usage.md). The budgets' state: limit, spent, remaining, reset. Admin key.",
+  'langtail SDK':
+    'The two read calls of the langtail SDK (`prompts.get`, `prompts.listDeployments`); invoke and threads use the endpoints above.',
   Operations: 'Liveness, readiness and Prometheus metrics; no API key.',
-  'OpenAI: Conversations': "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
-  'OpenAI-compatible': "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
-  'OpenAI: Responses': "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id`, background responses, cancel and resumable streams (docs/openai-conversations.md).",
-  Webhooks: "The project's webhooks: background responses' final events (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed in the Standard Webhooks format, retried with backoff (docs/openai-conversations.md).",
+  'OpenAI: Conversations':
+    "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
+  'OpenAI-compatible':
+    "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
+  'OpenAI: Responses':
+    "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id`, background responses, cancel and resumable streams (docs/openai-conversations.md).",
+  Webhooks:
+    "The project's webhooks: background responses' final events (`response.completed`, `.failed`, `.cancelled`, `.incomplete`), signed in the Standard Webhooks format, retried with backoff (docs/openai-conversations.md).",
   'Console sessions':
     'The web console at `/console` exchanges a key once for a session cookie (HttpOnly, SameSite=Strict); requests with the cookie act as that key, and a state-changing one needs the `X-Parley-CSRF` header (docs/console.md).',
   'Audit trail':
@@ -53,8 +61,16 @@ const INVOKE_ERRORS: Record<string, object> = {
   '401': named('Missing or invalid API key', 'Unauthorized', 'Invalid API key'),
   '403': named('The key belongs to another project than the path names', 'Forbidden', 'API key does not belong to this project'),
   '413': { description: 'Body larger than BODY_LIMIT' },
-  '429': named('The provider rate-limited the call (after retries); `Retry-After` is passed on when the provider sent one', 'Too Many Requests', 'Provider rate limit exceeded'),
-  '502': named('The provider failed or could not be reached, or the version names a provider this project no longer has', 'Bad Gateway', 'The provider call failed'),
+  '429': named(
+    'The provider rate-limited the call (after retries); `Retry-After` is passed on when the provider sent one',
+    'Too Many Requests',
+    'Provider rate limit exceeded',
+  ),
+  '502': named(
+    'The provider failed or could not be reached, or the version names a provider this project no longer has',
+    'Bad Gateway',
+    'The provider call failed',
+  ),
   '503': named('The database is unavailable; retry after `Retry-After`', 'Service Unavailable', 'Database unavailable'),
   '504': named('The provider did not answer within PROVIDER_TIMEOUT_MS', 'Gateway Timeout', 'The provider did not respond in time'),
 };
@@ -68,10 +84,18 @@ const INVOKE_EXAMPLES = {
     summary: `${DEMO_ASSISTANT}: continue a thread (omit threadId to start one)`,
     value: { threadId: '01929a3e-8f4b-7c3d-9e2f-5a6b7c8d9e0f', messages: [{ role: 'user', content: 'It is order 42' }] },
   },
-  stream: { summary: 'Server-sent events of chat.completion.chunk, then [DONE]', value: { stream: true, messages: [{ role: 'user', content: 'Hi there' }] } },
+  stream: {
+    summary: 'Server-sent events of chat.completion.chunk, then [DONE]',
+    value: { stream: true, messages: [{ role: 'user', content: 'Hi there' }] },
+  },
 };
 
-type Operation = { security?: object[]; parameters?: { name: string; in: string; example?: unknown }[]; responses: Record<string, unknown>; requestBody?: { content?: Record<string, { examples?: object }> } };
+type Operation = {
+  security?: object[];
+  parameters?: { name: string; in: string; example?: unknown }[];
+  responses: Record<string, unknown>;
+  requestBody?: { content?: Record<string, { examples?: object }> };
+};
 
 /**
  * What decorators cannot say well, added to the generated document: the demo seed as examples of the
@@ -79,11 +103,17 @@ type Operation = { security?: object[]; parameters?: { name: string; in: string;
  * decorators list 400/404/502). Existing entries are kept.
  */
 export function enrichDocument(document: OpenAPIObject): OpenAPIObject {
-  const paramExamples: Record<string, string> = { workspace: 'default', project: 'default', slug: DEMO_PROMPT, environment: DEMO_ENVIRONMENT };
+  const paramExamples: Record<string, string> = {
+    workspace: 'default',
+    project: 'default',
+    slug: DEMO_PROMPT,
+    environment: DEMO_ENVIRONMENT,
+  };
   for (const path of ['/{workspace}/{project}/{slug}/{environment}', '/project-prompt/{slug}/{environment}']) {
     const operation = (document.paths[path] as Record<string, Operation> | undefined)?.post;
     if (!operation) continue;
-    for (const parameter of operation.parameters ?? []) if (parameter.in === 'path' && paramExamples[parameter.name]) parameter.example ??= paramExamples[parameter.name];
+    for (const parameter of operation.parameters ?? [])
+      if (parameter.in === 'path' && paramExamples[parameter.name]) parameter.example ??= paramExamples[parameter.name];
     for (const [status, response] of Object.entries(INVOKE_ERRORS)) operation.responses[status] ??= response;
     const json = operation.requestBody?.content?.['application/json'];
     if (json) json.examples ??= INVOKE_EXAMPLES;

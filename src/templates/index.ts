@@ -1,8 +1,3 @@
-export { compileTemplate, scanTemplateVariables } from './template-engine';
-export { TemplateCache, DEFAULT_TEMPLATE_CACHE_SIZE } from './template-cache';
-export { TemplateCompileError } from './template-compile-error';
-export { TemplateTooLargeError } from './template-size';
-export type { TemplateStringLocation } from './template-compile-error';
 export type {
   CompiledTemplate,
   RenderLimits,
@@ -12,3 +7,8 @@ export type {
   TemplateTextPart,
   TemplateVariables,
 } from './template.types';
+export { DEFAULT_TEMPLATE_CACHE_SIZE, TemplateCache } from './template-cache';
+export type { TemplateStringLocation } from './template-compile-error';
+export { TemplateCompileError } from './template-compile-error';
+export { compileTemplate, scanTemplateVariables } from './template-engine';
+export { TemplateTooLargeError } from './template-size';

@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+
 import {
   BLOCK_ONLY_HELPERS,
   BLOCK_PARAMS_PROVIDED,

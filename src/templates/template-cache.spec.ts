@@ -70,7 +70,13 @@ describe('TemplateCache', () => {
 
   it('renders a copy the caller may change without touching the cached template', () => {
     const template = compileTemplate([
-      { role: 'system', content: [{ type: 'text', text: 'Hi {{name}}' }, { type: 'image_url', image_url: { url: 'https://x/{{name}}.png' } }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Hi {{name}}' },
+          { type: 'image_url', image_url: { url: 'https://x/{{name}}.png' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
     ] as never);
     const first = template.render({ name: 'A' }) as unknown as Array<Record<string, any>>;
@@ -78,7 +84,13 @@ describe('TemplateCache', () => {
     first[0].content[1].image_url.url = 'changed';
     first[1].tool_calls[0].function.name = 'changed';
     expect(template.render({ name: 'B' })).toEqual([
-      { role: 'system', content: [{ type: 'text', text: 'Hi B' }, { type: 'image_url', image_url: { url: 'https://x/B.png' } }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Hi B' },
+          { type: 'image_url', image_url: { url: 'https://x/B.png' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
     ]);
   });

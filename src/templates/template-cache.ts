@@ -1,5 +1,5 @@
-import { compileTemplate } from './template-engine';
 import { CompiledTemplate, TemplateMessage } from './template.types';
+import { compileTemplate } from './template-engine';
 
 export const DEFAULT_TEMPLATE_CACHE_SIZE = 1000;
 

@@ -80,8 +80,6 @@ describe('TemplateCompileError', () => {
   });
 
   it('is thrown by compile, not deferred to render', () => {
-    expect(() => compileTemplate([{ role: 'user', content: '{{#if x}}never closed' }])).toThrow(
-      TemplateCompileError,
-    );
+    expect(() => compileTemplate([{ role: 'user', content: '{{#if x}}never closed' }])).toThrow(TemplateCompileError);
   });
 });

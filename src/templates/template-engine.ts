@@ -1,12 +1,8 @@
-import { analyzeTemplateSource } from './template-analyzer';
-import { toTemplateCompileError, TemplateStringLocation } from './template-compile-error';
-import {
-  TEMPLATE_COMPILE_OPTIONS,
-  TEMPLATE_RUNTIME_OPTIONS,
-  templateEnvironment,
-} from './template-environment';
-import { meteredContext, readBoundOf, RenderMeter } from './template-size';
 import { CompiledTemplate, RenderLimits, TemplateMessage, TemplateVariables } from './template.types';
+import { analyzeTemplateSource } from './template-analyzer';
+import { TemplateStringLocation, toTemplateCompileError } from './template-compile-error';
+import { TEMPLATE_COMPILE_OPTIONS, TEMPLATE_RUNTIME_OPTIONS, templateEnvironment } from './template-environment';
+import { meteredContext, readBoundOf, RenderMeter } from './template-size';
 
 /** A string of a template that is rendered: string content, a text part's text, an image URL. */
 interface TemplatedString extends TemplateStringLocation {

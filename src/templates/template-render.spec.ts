@@ -50,9 +50,7 @@ describe('compileTemplate / render', () => {
     });
 
     it('renders #with on a value and ../', () => {
-      expect(render('{{#with name}}[{{this}}|{{../greeting}}]{{/with}}', { name: 'Ada', greeting: 'Hi' })).toBe(
-        '[Ada|Hi]',
-      );
+      expect(render('{{#with name}}[{{this}}|{{../greeting}}]{{/with}}', { name: 'Ada', greeting: 'Hi' })).toBe('[Ada|Hi]');
     });
 
     it('renders a section on a plain value with that value as context', () => {
@@ -69,9 +67,7 @@ describe('compileTemplate / render', () => {
     });
 
     it('drops comments and outputs raw blocks verbatim', () => {
-      expect(render('{{!-- {{x}} --}}{{! note }}[{{{{raw}}}}{{x}} {{#if}}{{{{/raw}}}}]', { x: 'X' })).toBe(
-        '[{{x}} {{#if}}]',
-      );
+      expect(render('{{!-- {{x}} --}}{{! note }}[{{{{raw}}}}{{x}} {{#if}}{{{{/raw}}}}]', { x: 'X' })).toBe('[{{x}} {{#if}}]');
     });
 
     it('renders a {{#raw}} block normally', () => {
@@ -105,9 +101,7 @@ describe('compileTemplate / render', () => {
     });
 
     it('json: quotes and escapes text, gives null for a missing value', () => {
-      expect(render('{"q": {{json q}}, "m": {{json missing}} }', { q: 'say "hi"\n<b>' })).toBe(
-        '{"q": "say \\"hi\\"\\n<b>", "m": null }',
-      );
+      expect(render('{"q": {{json q}}, "m": {{json missing}} }', { q: 'say "hi"\n<b>' })).toBe('{"q": "say \\"hi\\"\\n<b>", "m": null }');
       expect(JSON.parse(render('{{json q}}', { q: 'a\\b"c' }) as string)).toBe('a\\b"c');
     });
 

@@ -1,14 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
-import { ThreadListQuery } from './dto/thread-list.query';
 import { ApiErrors } from '../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
+import { ThreadListQuery } from './dto/thread-list.query';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadsService } from './threads.service';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Threads')
 @ApiSecurity('api-key')
@@ -36,14 +37,12 @@ export class ThreadsController {
   @Get()
   @ApiOperation({
     summary: 'List Threads',
-    description: 'Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).',
+    description:
+      'Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).',
   })
   @ApiOkResponse({ type: ThreadListDto })
   @ApiErrors(400)
-  list(
-    @CurrentProject() caller: ProjectPrincipal,
-    @Query() query: ThreadListQuery,
-  ): Promise<ThreadListDto> {
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() query: ThreadListQuery): Promise<ThreadListDto> {
     return this.threads.list(caller, query);
   }
 
@@ -60,7 +59,7 @@ export class ThreadsController {
   @RequireScope('threads:write')
   @Post(':threadId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Update Thread', description: 'The metadata given replaces the thread\'s metadata entirely.' })
+  @ApiOperation({ summary: 'Update Thread', description: "The metadata given replaces the thread's metadata entirely." })
   @ApiOkResponse({ type: ThreadUpdatedDto })
   @ApiErrors(400, 404)
   update(

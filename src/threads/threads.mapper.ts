@@ -1,6 +1,6 @@
-import { ThreadEntity } from './thread.entity';
 import { RequestLogObjectDto } from './dto/request-log-object.dto';
 import { ThreadCreatedDto, ThreadDto, ThreadListItemDto } from './dto/thread-response.dto';
+import { ThreadEntity } from './thread.entity';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const createLogOf = (t: ThreadEntity) => (t.createLog ?? {}) as RequestLogObjectDto;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { ThreadEntity } from './thread.entity';
 import { ThreadsController } from './threads.controller';
 import { ThreadsRepository } from './threads.repository';

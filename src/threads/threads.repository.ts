@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository, SelectQueryBuilder } from 'typeorm';
+
 import { hasSqlState } from '../common/errors';
 import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
@@ -18,7 +19,11 @@ export function isThreadNotLive(err: unknown): boolean {
 export type SequenceDemand = { projectId: string; id: string; count: number };
 
 /** A batch's demands as the reservation functions take them: projects, threads and counts, in the order given. */
-const demandArrays = (demands: SequenceDemand[]): [string[], string[], number[]] => [demands.map((d) => d.projectId), demands.map((d) => d.id), demands.map((d) => d.count)];
+const demandArrays = (demands: SequenceDemand[]): [string[], string[], number[]] => [
+  demands.map((d) => d.projectId),
+  demands.map((d) => d.id),
+  demands.map((d) => d.count),
+];
 
 /** Thread queries. Every one is scoped by project_id; "live" means not soft-deleted. */
 @Injectable()
@@ -69,7 +74,12 @@ export class ThreadsRepository {
    * value (compared as text, so a stored number matches its digits). The filter is applied while
    * walking the live index; no index on metadata (GET /v1/conversations, an extension).
    */
-  listLiveMatching(projectId: string, afterId: string | undefined, take: number, metadata: Record<string, string>): Promise<ThreadEntity[]> {
+  listLiveMatching(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string>,
+  ): Promise<ThreadEntity[]> {
     const query = this.listLiveQuery(projectId, afterId, take);
     Object.entries(metadata).forEach(([key, value], i) => {
       query.andWhere(`t.metadata ->> :key${i} = :value${i}`, { [`key${i}`]: key, [`value${i}`]: value });
@@ -94,10 +104,11 @@ export class ThreadsRepository {
   async softDeleteWithMessages(manager: EntityManager, projectId: string, id: string, at: Date): Promise<boolean> {
     const result = await manager.update(ThreadEntity, { projectId, id, deletedAt: IsNull() }, { deletedAt: at });
     if ((result.affected ?? 0) === 0) return false;
-    await manager.query(
-      'UPDATE thread_messages SET deleted_at = $3 WHERE project_id = $1 AND thread_id = $2 AND deleted_at IS NULL',
-      [projectId, id, at],
-    );
+    await manager.query('UPDATE thread_messages SET deleted_at = $3 WHERE project_id = $1 AND thread_id = $2 AND deleted_at IS NULL', [
+      projectId,
+      id,
+      at,
+    ]);
     return true;
   }
 
@@ -121,7 +132,11 @@ export class ThreadsRepository {
    * The row locks are taken in the order given (sort it, so two batches cannot deadlock).
    */
   async reserveSequences(manager: EntityManager, demands: SequenceDemand[]): Promise<(number | null)[]> {
-    const [row] = await queryRows<{ firsts: (number | null)[] }>(manager, 'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts', demandArrays(demands));
+    const [row] = await queryRows<{ firsts: (number | null)[] }>(
+      manager,
+      'SELECT reserve_thread_sequences($1::uuid[], $2::uuid[], $3::int[]) AS firsts',
+      demandArrays(demands),
+    );
     return row.firsts.map((first) => (first === null ? null : Number(first)));
   }
 

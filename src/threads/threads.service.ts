@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { pageLimit, toPage } from '../common/pagination';
-import { ThreadListQuery } from './dto/thread-list.query';
+import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
+import { ThreadListQuery } from './dto/thread-list.query';
 import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
 import { ThreadEntity } from './thread.entity';
-import { CreateTransaction, plainTransaction } from '../idempotency/create-transaction';
-import { SequenceDemand, ThreadsRepository } from './threads.repository';
 import { toThreadCreatedDto, toThreadDto, toThreadListItemDto, toThreadUpdatedDto } from './threads.mapper';
+import { SequenceDemand, ThreadsRepository } from './threads.repository';
 
 const THREAD_NOT_FOUND = 'Thread not found';
 
@@ -21,8 +22,14 @@ export class ThreadsService {
     private readonly threads: ThreadsRepository,
   ) {}
 
-  async create(caller: ProjectPrincipal, dto: CreateThreadDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<ThreadCreatedDto> {
-    return tx.runSingle(async (manager) => toThreadCreatedDto(await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) }, manager)));
+  async create(
+    caller: ProjectPrincipal,
+    dto: CreateThreadDto,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<ThreadCreatedDto> {
+    return tx.runSingle(async (manager) =>
+      toThreadCreatedDto(await this.insert(caller.projectId, dto.metadata ?? {}, { ...(dto.createLog ?? {}) }, manager)),
+    );
   }
 
   /**
@@ -43,7 +50,10 @@ export class ThreadsService {
   /** Threads opened by a group-committed batch of invokes, in its transaction. */
   insertMany(manager: EntityManager, threads: { projectId: string; id: string; createLog: ThreadEntity['createLog'] }[]): Promise<void> {
     const createdAt = new Date();
-    return this.threads.insertMany(threads.map((t) => this.newThread(t.projectId, {}, t.createLog, t.id, createdAt)), manager);
+    return this.threads.insertMany(
+      threads.map((t) => this.newThread(t.projectId, {}, t.createLog, t.id, createdAt)),
+      manager,
+    );
   }
 
   /** See ThreadsRepository.reserveSequences: the first number of each live thread's block, by `projectId/id`. */
@@ -63,7 +73,13 @@ export class ThreadsService {
     return this.threads.reserveSequencesOrFail(manager, inKeyOrder(demands));
   }
 
-  private newThread(projectId: string, metadata: ThreadEntity['metadata'], createLog: ThreadEntity['createLog'], id: string, createdAt: Date): ThreadEntity {
+  private newThread(
+    projectId: string,
+    metadata: ThreadEntity['metadata'],
+    createLog: ThreadEntity['createLog'],
+    id: string,
+    createdAt: Date,
+  ): ThreadEntity {
     return Object.assign(new ThreadEntity(), {
       projectId,
       id,
@@ -132,7 +148,12 @@ export class ThreadsService {
   }
 
   /** Newest first, `take` rows after the cursor, optionally only those whose metadata matches. */
-  listLiveEntities(projectId: string, afterId: string | undefined, take: number, metadata: Record<string, string> = {}): Promise<ThreadEntity[]> {
+  listLiveEntities(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string> = {},
+  ): Promise<ThreadEntity[]> {
     return Object.keys(metadata).length > 0
       ? this.threads.listLiveMatching(projectId, afterId, take, metadata)
       : this.threads.listLive(projectId, afterId, take);

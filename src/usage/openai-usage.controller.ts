@@ -1,19 +1,28 @@
 import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import type { AdminPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { OpenAIUsageService } from './openai-usage.service';
 
-const PAGE = { type: 'object', properties: { object: { type: 'string', enum: ['page'] }, data: { type: 'array', items: { type: 'object' } }, has_more: { type: 'boolean' }, next_page: { type: 'string', nullable: true } } };
+const PAGE = {
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['page'] },
+    data: { type: 'array', items: { type: 'object' } },
+    has_more: { type: 'boolean' },
+    next_page: { type: 'string', nullable: true },
+  },
+};
 const TimeQueries = () =>
   applyDecorators(
-  ApiQuery({ name: 'start_time', required: true, description: 'Unix seconds, inclusive' }),
-  ApiQuery({ name: 'end_time', required: false, description: 'Unix seconds, exclusive; default now' }),
-  ApiQuery({ name: 'project_ids', required: false, isArray: true, type: String }),
-  ApiQuery({ name: 'group_by', required: false, isArray: true, type: String }),
-  ApiQuery({ name: 'limit', required: false, description: 'buckets per page' }),
-  ApiQuery({ name: 'page', required: false, description: 'next_page of the previous answer' }),
+    ApiQuery({ name: 'start_time', required: true, description: 'Unix seconds, inclusive' }),
+    ApiQuery({ name: 'end_time', required: false, description: 'Unix seconds, exclusive; default now' }),
+    ApiQuery({ name: 'project_ids', required: false, isArray: true, type: String }),
+    ApiQuery({ name: 'group_by', required: false, isArray: true, type: String }),
+    ApiQuery({ name: 'limit', required: false, description: 'buckets per page' }),
+    ApiQuery({ name: 'page', required: false, description: 'next_page of the previous answer' }),
   );
 
 @ApiTags('OpenAI: usage and costs')
@@ -26,7 +35,9 @@ export class OpenAIUsageController {
   constructor(private readonly usage: OpenAIUsageService) {}
 
   @Get('usage/completions')
-  @ApiOperation({ summary: "OpenAI's completions usage (tokens, cached tokens, requests) per 1h or 1d bucket, from Parley's rollups (docs/usage.md)" })
+  @ApiOperation({
+    summary: "OpenAI's completions usage (tokens, cached tokens, requests) per 1h or 1d bucket, from Parley's rollups (docs/usage.md)",
+  })
   @ApiQuery({ name: 'bucket_width', required: false, enum: ['1h', '1d'] })
   @TimeQueries()
   @ApiOkResponse({ schema: PAGE })

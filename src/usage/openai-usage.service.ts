@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+
 import type { AdminPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
-import { workspaceReachedBy } from './usage-reach';
 import { GroupColumn, UsageGroupRow, UsageRepository } from './usage.repository';
+import { workspaceReachedBy } from './usage-reach';
 
 type Query = Record<string, unknown>;
 const HOUR = 3600;
@@ -23,7 +24,8 @@ function intOf(query: Query, name: string, fallback?: number): number {
   const raw = query[name];
   if (raw === undefined && fallback !== undefined) return fallback;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw invalid(`${name} must be a whole number (Unix seconds for times)`, name);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n))
+    throw invalid(`${name} must be a whole number (Unix seconds for times)`, name);
   return n;
 }
 
@@ -71,7 +73,10 @@ export class OpenAIUsageService {
   async costs(caller: AdminPrincipal, query: Query): Promise<Page<Record<string, unknown>>> {
     if ((query.bucket_width ?? '1d') !== '1d') throw invalid('bucket_width must be 1d', 'bucket_width');
     const groups = this.groupsOf(query, ['project_id', 'line_item']);
-    const columns: GroupColumn[] = [...(groups.includes('project_id') ? ['project_id' as const] : []), ...(groups.includes('line_item') ? ['model' as const] : [])];
+    const columns: GroupColumn[] = [
+      ...(groups.includes('project_id') ? ['project_id' as const] : []),
+      ...(groups.includes('line_item') ? ['model' as const] : []),
+    ];
     return this.page(caller, query, DAY, 7, 180, columns, (row) => ({
       object: 'organization.costs.result',
       amount: { value: Number(row.costUsd), currency: 'usd' },
@@ -87,7 +92,15 @@ export class OpenAIUsageService {
   }
 
   /** Every bucket from start_time (or the page) on, `limit` of them at most, empty ones included as OpenAI answers them. */
-  private async page<T>(caller: AdminPrincipal, query: Query, step: number, defaultLimit: number, maxLimit: number, columns: GroupColumn[], map: (row: UsageGroupRow) => T): Promise<Page<T>> {
+  private async page<T>(
+    caller: AdminPrincipal,
+    query: Query,
+    step: number,
+    defaultLimit: number,
+    maxLimit: number,
+    columns: GroupColumn[],
+    map: (row: UsageGroupRow) => T,
+  ): Promise<Page<T>> {
     const start = Math.floor(intOf(query, 'start_time') / step) * step;
     const end = Math.ceil(intOf(query, 'end_time', Math.ceil(Date.now() / 1000)) / step) * step;
     const limit = intOf(query, 'limit', defaultLimit);
@@ -96,11 +109,21 @@ export class OpenAIUsageService {
     if (end <= start || from < start) throw invalid('end_time must be after start_time', 'end_time');
     const to = Math.min(end, from + limit * step);
     const projects = listOf(query, 'project_ids');
-    const ids = (await this.repo.projectsInScope(workspaceReachedBy(caller, undefined))).map((p) => p.id).filter((id) => !projects || projects.includes(id));
-    const rows = ids.length === 0 ? [] : await this.repo.grouped(ids, new Date(from * 1000), new Date(to * 1000), step === HOUR ? 'hour' : 'day', columns);
+    const ids = (await this.repo.projectsInScope(workspaceReachedBy(caller, undefined)))
+      .map((p) => p.id)
+      .filter((id) => !projects || projects.includes(id));
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.repo.grouped(ids, new Date(from * 1000), new Date(to * 1000), step === HOUR ? 'hour' : 'day', columns);
     const data: Page<T>['data'] = [];
     for (let at = from; at < to; at += step) {
-      data.push({ object: 'bucket', start_time: at, end_time: at + step, results: rows.filter((row) => row.start.getTime() / 1000 === at).map(map) });
+      data.push({
+        object: 'bucket',
+        start_time: at,
+        end_time: at + step,
+        results: rows.filter((row) => row.start.getTime() / 1000 === at).map(map),
+      });
     }
     return { object: 'page', data, has_more: to < end, next_page: to < end ? String(to) : null };
   }

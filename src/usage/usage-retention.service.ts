@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 
 const EVERY_MS = 60 * 60 * 1000;
@@ -21,7 +22,8 @@ export class UsageRetentionService implements OnApplicationBootstrap, OnModuleDe
 
   onApplicationBootstrap(): void {
     if (this.config.usageRetentionDays === undefined) return;
-    const attempt = () => void this.deleteExpired().catch((err) => this.logger.error(`usage rollup retention failed: ${(err as Error).message}`));
+    const attempt = () =>
+      void this.deleteExpired().catch((err) => this.logger.error(`usage rollup retention failed: ${(err as Error).message}`));
     attempt();
     this.timer = setInterval(attempt, EVERY_MS);
     this.timer.unref();

@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
@@ -21,7 +22,7 @@ export class UsageController {
     summary: 'Calls, tokens by kind, cost and latency per time bucket',
     description:
       'From the hourly usage rollups (never the request logs), in UTC hour or day buckets, grouped by the dimensions in group_by. ' +
-      "A project key reports on its own project; the admin key on any (workspace, project filters) and adds totals per workspace. docs/usage.md",
+      'A project key reports on its own project; the admin key on any (workspace, project filters) and adds totals per workspace. docs/usage.md',
   })
   @ApiOkResponse({ type: UsageReportDto })
   report(@CurrentPrincipal() caller: Principal, @Query() query: UsageQuery): Promise<UsageReportDto> {

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
+
 import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { OpenAIUsageController } from './openai-usage.controller';
+import { OpenAIUsageService } from './openai-usage.service';
 import { PriceSettingsService } from './pricing/price-settings.service';
 import { PricesController } from './pricing/prices.controller';
 import { PricingModule } from './pricing/pricing.module';
-import { OpenAIUsageController } from './openai-usage.controller';
-import { OpenAIUsageService } from './openai-usage.service';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
-import { UsageRetentionService } from './usage-retention.service';
 import { UsageService } from './usage.service';
+import { UsageRetentionService } from './usage-retention.service';
 
 /** Usage reports and price overrides (docs/usage.md). */
 @Module({

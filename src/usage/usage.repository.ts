@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { LATENCY_BUCKETS } from '../request-logs/usage-rollups';
 
 /** A rollup column a report groups by. */
-export type GroupColumn = 'prompt_slug' | 'version' | 'environment' | 'model' | 'provider_name' | 'api_key_id' | 'project_id' | 'workspace_id';
+export type GroupColumn =
+  'prompt_slug' | 'version' | 'environment' | 'model' | 'provider_name' | 'api_key_id' | 'project_id' | 'workspace_id';
 
 export interface UsageSums {
   calls: number;
@@ -103,7 +105,11 @@ export class UsageRepository {
   }
 
   /** Models called in the range with usage but no price. */
-  async unpriced(projectIds: string[], from: Date, to: Date): Promise<Array<{ provider: string | null; model: string | null; calls: number }>> {
+  async unpriced(
+    projectIds: string[],
+    from: Date,
+    to: Date,
+  ): Promise<Array<{ provider: string | null; model: string | null; calls: number }>> {
     const rows: Array<{ provider: string | null; model: string | null; calls: string }> = await this.dataSource.query(
       `SELECT r.provider_name AS provider, r.model, sum(r.unpriced_calls) AS calls
          FROM ${rollupsOf(from, to)}

@@ -1,5 +1,5 @@
-import { workspaceReachedBy } from './usage-reach';
 import { Injectable } from '@nestjs/common';
+
 import { Principal } from '../auth/principal';
 import { badRequest } from '../common/errors';
 import { LATENCY_BUCKETS } from '../request-logs/usage-rollups';
@@ -7,6 +7,7 @@ import { USAGE_GROUPS, UsageGroup, UsageMetricsDto, UsageQuery, UsageReportDto, 
 import { latencyPercentile } from './latency-percentiles';
 import { addDecimals } from './pricing/decimal';
 import { GroupColumn, ProjectInScope, UsageRepository, UsageSums } from './usage.repository';
+import { workspaceReachedBy } from './usage-reach';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -41,7 +42,13 @@ export class UsageService {
     const projects = await this.projectsOf(caller, query);
     const ids = projects.map((p) => p.id);
     const [rows, workspaces] = await Promise.all([
-      this.repo.grouped(ids, range.from, range.to, range.bucket, groupBy.map((g) => COLUMN_OF[g])),
+      this.repo.grouped(
+        ids,
+        range.from,
+        range.to,
+        range.bucket,
+        groupBy.map((g) => COLUMN_OF[g]),
+      ),
       caller.kind === 'admin' ? this.repo.perWorkspace(ids, range.from, range.to) : Promise.resolve(undefined),
     ]);
     // Which models are unpriced is asked only when some call was: usually no second read.
@@ -50,7 +57,11 @@ export class UsageService {
     const workspaceSlug = new Map(projects.map((p) => [p.workspaceId, p.workspaceSlug]));
     const step = range.bucket === 'hour' ? HOUR_MS : DAY_MS;
     const data: UsageRowDto[] = rows.map((row) => {
-      const out: UsageRowDto = { start: row.start.toISOString(), end: new Date(row.start.getTime() + step).toISOString(), ...metricsOf(row) };
+      const out: UsageRowDto = {
+        start: row.start.toISOString(),
+        end: new Date(row.start.getTime() + step).toISOString(),
+        ...metricsOf(row),
+      };
       for (const group of groupBy) {
         const value = row.groups[COLUMN_OF[group]] ?? null;
         if (group === 'key') out.keyId = value as string | null;
@@ -73,7 +84,9 @@ export class UsageService {
       data,
       totals: metricsOf(total(rows)),
       unpriced,
-      ...(workspaces ? { workspaces: workspaces.map((w) => ({ workspace: workspaceSlug.get(w.workspaceId) ?? w.workspaceId, ...metricsOf(w) })) } : {}),
+      ...(workspaces
+        ? { workspaces: workspaces.map((w) => ({ workspace: workspaceSlug.get(w.workspaceId) ?? w.workspaceId, ...metricsOf(w) })) }
+        : {}),
     };
   }
 
@@ -81,11 +94,14 @@ export class UsageService {
   private async projectsOf(caller: Principal, query: UsageQuery): Promise<ProjectInScope[]> {
     if (caller.kind === 'project') {
       if (query.workspace !== undefined || query.project !== undefined) {
-        throw badRequest('Invalid request parameters', ['workspace, project: only with the admin key (a project key reports on its own project)']);
+        throw badRequest('Invalid request parameters', [
+          'workspace, project: only with the admin key (a project key reports on its own project)',
+        ]);
       }
       return [{ id: caller.projectId, slug: caller.projectSlug, workspaceId: caller.workspaceId, workspaceSlug: caller.workspaceSlug }];
     }
-    if (query.project !== undefined && query.workspace === undefined) throw badRequest('Invalid request parameters', ['project: needs workspace']);
+    if (query.project !== undefined && query.workspace === undefined)
+      throw badRequest('Invalid request parameters', ['project: needs workspace']);
     return this.repo.projectsInScope(workspaceReachedBy(caller, query.workspace), query.project);
   }
 }

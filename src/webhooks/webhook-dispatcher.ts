@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Agent, request } from 'undici';
+
 import { AppConfig } from '../config/app-config';
 import { OutboundPolicy, OutboundPolicyError } from '../providers/outbound-policy';
 import { signWebhook } from './webhook-signature';

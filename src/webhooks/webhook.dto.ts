@@ -1,12 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsIn, IsUrl } from 'class-validator';
+
 import { Optional, Text } from '../common/validation';
 
 /** The events a webhook can receive: background responses' final statuses. */
 export const WEBHOOK_EVENTS = ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'] as const;
 
 export class CreateWebhookDto {
-  @Text({ max: 2000, example: 'https://example.com/parley-hooks', description: 'where the events are POSTed; subject to the outbound policy (PROVIDER_ALLOWED_HOSTS)' })
+  @Text({
+    max: 2000,
+    example: 'https://example.com/parley-hooks',
+    description: 'where the events are POSTed; subject to the outbound policy (PROVIDER_ALLOWED_HOSTS)',
+  })
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'url must be an http(s) URL' })
   url: string;
 

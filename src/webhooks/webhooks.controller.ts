@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateWebhookDto, WebhookCreatedDto, WebhookDeletedDto, WebhookListDto } from './webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -23,7 +24,11 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Create a webhook', description: 'Its Standard Webhooks signing secret is in this answer only.' })
   @ApiOkResponse({ type: WebhookCreatedDto })
   @ApiErrors(400)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateWebhookDto, @InCreateTransaction() tx: CreateTransaction): Promise<WebhookCreatedDto> {
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() dto: CreateWebhookDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<WebhookCreatedDto> {
     return this.webhooks.create(caller.projectId, dto, tx);
   }
 

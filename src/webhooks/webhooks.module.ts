@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { CryptoModule } from '../common/crypto/crypto.module';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksController } from './webhooks.controller';

@@ -17,7 +17,10 @@ export interface DueDelivery {
   attempts: number;
 }
 
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]));
+const rowsOf = <T>(result: unknown): T[] =>
+  Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
+    ? (result[0] as T[])
+    : (result as T[]);
 const toRow = (r: { id: string; url: string; events: string[] | string; secret: string; created_at: Date }): WebhookRow => ({
   id: r.id,
   url: r.url,
@@ -33,24 +36,40 @@ export class WebhooksRepository {
 
   async insert(projectId: string, row: WebhookRow, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.query('INSERT INTO webhooks (project_id, id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      projectId, row.id, row.url, JSON.stringify(row.events), row.secret, row.createdAt,
+      projectId,
+      row.id,
+      row.url,
+      JSON.stringify(row.events),
+      row.secret,
+      row.createdAt,
     ]);
   }
 
   async list(projectId: string, manager: EntityManager = this.dataSource.manager): Promise<WebhookRow[]> {
-    return (await manager.query('SELECT id, url, events, secret, created_at FROM webhooks WHERE project_id = $1 ORDER BY id', [projectId])).map(toRow);
+    return (
+      await manager.query('SELECT id, url, events, secret, created_at FROM webhooks WHERE project_id = $1 ORDER BY id', [projectId])
+    ).map(toRow);
   }
 
   async find(projectId: string, id: string): Promise<WebhookRow | null> {
-    const [row] = await this.dataSource.query('SELECT id, url, events, secret, created_at FROM webhooks WHERE project_id = $1 AND id = $2', [projectId, id]);
+    const [row] = await this.dataSource.query(
+      'SELECT id, url, events, secret, created_at FROM webhooks WHERE project_id = $1 AND id = $2',
+      [projectId, id],
+    );
     return row ? toRow(row) : null;
   }
 
   async delete(projectId: string, id: string): Promise<boolean> {
-    return rowsOf(await this.dataSource.query('DELETE FROM webhooks WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id])).length > 0;
+    return (
+      rowsOf(await this.dataSource.query('DELETE FROM webhooks WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id])).length > 0
+    );
   }
 
-  async insertDeliveries(manager: EntityManager, projectId: string, rows: { id: string; webhookId: string; type: string; payload: string }[]): Promise<void> {
+  async insertDeliveries(
+    manager: EntityManager,
+    projectId: string,
+    rows: { id: string; webhookId: string; type: string; payload: string }[],
+  ): Promise<void> {
     for (const row of rows) {
       await manager.query(
         `INSERT INTO webhook_deliveries (project_id, id, webhook_id, type, payload, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, now(), now())`,
@@ -84,7 +103,10 @@ export class WebhooksRepository {
   }
 
   async delivered(d: DueDelivery, status: number): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_deliveries SET state = 'delivered', last_status = $3, last_error = NULL, delivered_at = now() WHERE project_id = $1 AND id = $2`, [d.projectId, d.id, status]);
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET state = 'delivered', last_status = $3, last_error = NULL, delivered_at = now() WHERE project_id = $1 AND id = $2`,
+      [d.projectId, d.id, status],
+    );
   }
 
   /** A failed attempt: retried after `retryInSeconds`, or given up (`failed`) when null. */

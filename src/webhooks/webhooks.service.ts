@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { badRequest, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { CreateTransaction } from '../idempotency/create-transaction';
 import { CreateWebhookDto, WEBHOOK_EVENTS, WebhookCreatedDto, WebhookDto } from './webhook.dto';
-import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 import { newWebhookSecret } from './webhook-signature';
+import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 const contextOf = (projectId: string, id: string) => `webhook:${projectId}:${id}`;
 const eventIdOf = (uuid: string) => `evt_${uuid.replace(/-/g, '')}`;
-const toDto = (row: WebhookRow): WebhookDto => ({ id: row.id, object: 'webhook', url: row.url, events: row.events, createdAt: row.createdAt.toISOString() });
+const toDto = (row: WebhookRow): WebhookDto => ({
+  id: row.id,
+  object: 'webhook',
+  url: row.url,
+  events: row.events,
+  createdAt: row.createdAt.toISOString(),
+});
 
 /**
  * Webhooks per project (docs/openai-conversations.md, "Webhooks"): a URL and the final events it
@@ -33,7 +40,8 @@ export class WebhooksService {
     try {
       sealed = this.box.encrypt(secret, contextOf(projectId, id));
     } catch (err) {
-      if (err instanceof SecretBoxError) throw badRequest('Invalid request body', [`secret: ${err.message.replace('API keys', 'webhook secrets')}`]);
+      if (err instanceof SecretBoxError)
+        throw badRequest('Invalid request body', [`secret: ${err.message.replace('API keys', 'webhook secrets')}`]);
       throw err;
     }
     const row: WebhookRow = { id, url: dto.url, events: dto.events ?? [...WEBHOOK_EVENTS], secret: sealed, createdAt: new Date() };
@@ -69,7 +77,12 @@ export class WebhooksService {
       projectId,
       targets.map((webhook) => {
         const id = newId();
-        return { id, webhookId: webhook.id, type, payload: JSON.stringify({ id: eventIdOf(id), object: 'event', type, created_at: createdAt, data }) };
+        return {
+          id,
+          webhookId: webhook.id,
+          type,
+          payload: JSON.stringify({ id: eventIdOf(id), object: 'event', type, created_at: createdAt, data }),
+        };
       }),
     );
   }

@@ -29,7 +29,11 @@ function excess(caller: Principal, wanted: KeyGrant): string | null {
  * A key cannot make a key that can do more than itself (docs/security.md, "Managing keys"): scopes
  * and environments both. A workspace admin key limited to some scopes gives at most those.
  */
-export function assertWithinGrant(caller: Principal, requested: readonly Scope[] | null, environments: readonly string[] | null = null): void {
+export function assertWithinGrant(
+  caller: Principal,
+  requested: readonly Scope[] | null,
+  environments: readonly string[] | null = null,
+): void {
   const beyond = excess(caller, { scopes: requested, environments });
   if (beyond) throw forbidden(`This API key cannot grant ${beyond}`);
 }
@@ -42,7 +46,8 @@ export function assertManages(caller: Principal, target: KeyGrant): void {
 
 /** A project key manages its own project's keys only: any other project is not found, as if it did not exist. */
 export function assertOwnProject(caller: Principal, workspaceSlug: string, projectSlug: string): void {
-  if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug)) throw notFound('Project not found');
+  if (caller.kind === 'project' && (caller.workspaceSlug !== workspaceSlug || caller.projectSlug !== projectSlug))
+    throw notFound('Project not found');
 }
 
 /** Only the instance's admin key creates workspaces; a workspace admin key stays inside its own. */

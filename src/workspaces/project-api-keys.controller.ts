@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOrProject, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { ApiKeyAccessDto, ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { WorkspacesService } from './workspaces.service';
 
@@ -26,7 +27,10 @@ export class ProjectApiKeysController {
   @Idempotent('create', { answerHoldsSecret: true })
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a project API key', description: `The key is in this response only; Parley stores its SHA-256 hash (with an Idempotency-Key, a retry within 24 h gets the same key again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). ${WHO}` })
+  @ApiOperation({
+    summary: 'Create a project API key',
+    description: `The key is in this response only; Parley stores its SHA-256 hash (with an Idempotency-Key, a retry within 24 h gets the same key again: that answer is kept encrypted with PARLEY_SECRET_KEY, never in plaintext). ${WHO}`,
+  })
   @ApiOkResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400, 404)
   create(
@@ -43,7 +47,11 @@ export class ProjectApiKeysController {
   @ApiOperation({ summary: "List a project's API keys (without secrets)", description: WHO })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiErrors(404)
-  async list(@CurrentPrincipal() caller: Principal, @Param('workspace') workspace: string, @Param('project') project: string): Promise<ApiKeyListDto> {
+  async list(
+    @CurrentPrincipal() caller: Principal,
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+  ): Promise<ApiKeyListDto> {
     return { object: 'list', data: await this.workspaces.listApiKeys(workspace, project, caller) };
   }
 
@@ -66,10 +74,18 @@ export class ProjectApiKeysController {
 
   @Delete(':keyId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a project API key', description: `Ends the key (and its console sessions) on every instance at once. ${WHO}` })
+  @ApiOperation({
+    summary: 'Revoke a project API key',
+    description: `Ends the key (and its console sessions) on every instance at once. ${WHO}`,
+  })
   @ApiOkResponse({ type: ApiKeyRevokedDto })
   @ApiErrors(404)
-  revoke(@CurrentPrincipal() caller: Principal, @Param('workspace') workspace: string, @Param('project') project: string, @Param('keyId') keyId: string): Promise<ApiKeyRevokedDto> {
+  revoke(
+    @CurrentPrincipal() caller: Principal,
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Param('keyId') keyId: string,
+  ): Promise<ApiKeyRevokedDto> {
     return this.workspaces.revokeApiKey(workspace, project, keyId, caller);
   }
 }

@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { ApiKeyRevokedDto, CreatedWorkspaceAdminKeyDto, CreateWorkspaceAdminKeyDto, WorkspaceAdminKeyListDto } from './dto/api-key.dto';
 import { WorkspaceAdminKeysService } from './workspace-admin-keys.service';
 
@@ -47,10 +48,17 @@ export class WorkspaceAdminKeysController {
 
   @Delete(':keyId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a workspace admin key', description: 'A key never revokes one that holds more scopes than itself (403).' })
+  @ApiOperation({
+    summary: 'Revoke a workspace admin key',
+    description: 'A key never revokes one that holds more scopes than itself (403).',
+  })
   @ApiOkResponse({ type: ApiKeyRevokedDto })
   @ApiErrors(404)
-  revoke(@CurrentPrincipal() caller: Principal, @Param('workspace') workspace: string, @Param('keyId') keyId: string): Promise<ApiKeyRevokedDto> {
+  revoke(
+    @CurrentPrincipal() caller: Principal,
+    @Param('workspace') workspace: string,
+    @Param('keyId') keyId: string,
+  ): Promise<ApiKeyRevokedDto> {
     return this.adminKeys.revoke(caller, workspace, keyId);
   }
 }

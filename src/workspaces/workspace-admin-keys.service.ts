@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CreateTransaction } from '../idempotency/create-transaction';
+
 import { ApiKeysService } from '../auth/api-keys.service';
 import { Principal } from '../auth/principal';
 import { Scope, scopesFor } from '../auth/scopes';
 import { notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { ApiKeyRevokedDto, CreatedWorkspaceAdminKeyDto, CreateWorkspaceAdminKeyDto, WorkspaceAdminKeyDto } from './dto/api-key.dto';
 import { assertManages, assertWithinGrant } from './key-grants';
 import { toWorkspaceAdminKeyDto } from './workspaces.mapper';
@@ -24,7 +25,12 @@ export class WorkspaceAdminKeysService {
   ) {}
 
   /** In the route's CreateTransaction: an Idempotency-Key's outcome commits with the key (docs/security.md). */
-  async create(caller: Principal, workspaceSlug: string, dto: CreateWorkspaceAdminKeyDto, tx?: CreateTransaction): Promise<CreatedWorkspaceAdminKeyDto> {
+  async create(
+    caller: Principal,
+    workspaceSlug: string,
+    dto: CreateWorkspaceAdminKeyDto,
+    tx?: CreateTransaction,
+  ): Promise<CreatedWorkspaceAdminKeyDto> {
     const workspace = await this.workspaces.findWorkspace(workspaceSlug);
     if (!workspace) throw notFound('Workspace not found');
     const scopes = scopesFor(dto.preset, dto.scopes);

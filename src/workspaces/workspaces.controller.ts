@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
-import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 
 @ApiTags('Admin: workspaces, projects, API keys')
 @ApiSecurity('admin-key')
@@ -23,7 +24,11 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a workspace' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors(400, 409)
-  createWorkspace(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWorkspaceDto, @InCreateTransaction() tx: CreateTransaction): Promise<WorkspaceDto> {
+  createWorkspace(
+    @CurrentPrincipal() caller: Principal,
+    @Body() dto: CreateWorkspaceDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<WorkspaceDto> {
     return this.workspaces.createWorkspaceAs(caller, dto, tx);
   }
 
@@ -40,7 +45,11 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a project in a workspace' })
   @ApiOkResponse({ type: ProjectDto })
   @ApiErrors(400, 404, 409)
-  createProject(@Param('workspace') workspace: string, @Body() dto: CreateProjectDto, @InCreateTransaction() tx: CreateTransaction): Promise<ProjectDto> {
+  createProject(
+    @Param('workspace') workspace: string,
+    @Body() dto: CreateProjectDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<ProjectDto> {
     return tx.run((manager) => this.workspaces.createProject(workspace, dto, manager));
   }
 

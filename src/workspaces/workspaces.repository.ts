@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
 

@@ -1,26 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction } from '../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
 import { Principal, reachesWorkspace } from '../auth/principal';
 import { Scope, scopesFor } from '../auth/scopes';
-import { assertInstanceAdmin, assertManages, assertOwnProject, assertWithinGrant } from './key-grants';
 import { conflict, isUniqueViolation, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
+import { CreateTransaction } from '../idempotency/create-transaction';
 import { EnvironmentsService } from '../registry/environments/environments.service';
 import { ApiKeyAccessDto, ApiKeyDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
+import { assertInstanceAdmin, assertManages, assertOwnProject, assertWithinGrant } from './key-grants';
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
-import { ProjectWithWorkspace, WorkspacesRepository } from './workspaces.repository';
 import { toApiKeyDto, toProjectDto, toWorkspaceDto } from './workspaces.mapper';
+import { ProjectWithWorkspace, WorkspacesRepository } from './workspaces.repository';
 
 /** Slugs that would shadow the service's own first path segments on the invoke route. */
 const RESERVED_WORKSPACE_SLUGS = new Set(['v1', 'v2', 'docs', 'docs-json', 'health', 'ready', 'metrics', 'project-prompt']);
 
 /** A preset and/or scopes as stored (null: every scope), and the environments (null: all). */
-const accessOf = (dto: ApiKeyAccessDto): KeyAccess => ({ scopes: scopesFor(dto.preset, dto.scopes), environments: dto.environments ?? null });
+const accessOf = (dto: ApiKeyAccessDto): KeyAccess => ({
+  scopes: scopesFor(dto.preset, dto.scopes),
+  environments: dto.environments ?? null,
+});
 
 /** Workspaces, projects and their API keys: what the admin key manages. */
 @Injectable()
@@ -87,7 +91,12 @@ export class WorkspacesService {
     return (await this.repo.listProjects(workspace.id)).map((p) => toProjectDto(p, workspace));
   }
 
-  async createApiKey(workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto = {}, manager?: EntityManager): Promise<CreatedApiKeyDto> {
+  async createApiKey(
+    workspaceSlug: string,
+    projectSlug: string,
+    dto: CreateApiKeyDto = {},
+    manager?: EntityManager,
+  ): Promise<CreatedApiKeyDto> {
     const { project, workspace } = await this.requireProject(workspaceSlug, projectSlug, manager);
     const issued = await this.keys.issue('project', project.id, dto.name ?? 'default', accessOf(dto), manager);
     return { ...toApiKeyDto(issued.entity), key: issued.secret, workspace: workspace.slug, project: project.slug };
@@ -97,7 +106,13 @@ export class WorkspacesService {
    * POST .../api-keys: a caller gives at most the scopes and environments it holds; a project key
    * reaches its own project only (docs/security.md, "Managing keys").
    */
-  createApiKeyAs(caller: Principal, workspaceSlug: string, projectSlug: string, dto: CreateApiKeyDto, tx: CreateTransaction): Promise<CreatedApiKeyDto> {
+  createApiKeyAs(
+    caller: Principal,
+    workspaceSlug: string,
+    projectSlug: string,
+    dto: CreateApiKeyDto,
+    tx: CreateTransaction,
+  ): Promise<CreatedApiKeyDto> {
     assertOwnProject(caller, workspaceSlug, projectSlug);
     assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes), dto.environments ?? null);
     return tx.run((manager) => this.createApiKey(workspaceSlug, projectSlug, dto, manager));
@@ -111,7 +126,13 @@ export class WorkspacesService {
   }
 
   /** Replaces a key's scopes and environments; the key's next request sees them (on every instance). */
-  async setApiKeyAccess(caller: Principal, workspaceSlug: string, projectSlug: string, keyId: string, dto: ApiKeyAccessDto): Promise<ApiKeyDto> {
+  async setApiKeyAccess(
+    caller: Principal,
+    workspaceSlug: string,
+    projectSlug: string,
+    keyId: string,
+    dto: ApiKeyAccessDto,
+  ): Promise<ApiKeyDto> {
     assertOwnProject(caller, workspaceSlug, projectSlug);
     const { project } = await this.requireProject(workspaceSlug, projectSlug);
     const access = accessOf(dto);

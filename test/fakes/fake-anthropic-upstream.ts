@@ -69,7 +69,8 @@ export function anthropicEvents(opts: {
   }
   for (const use of opts.toolUses ?? []) {
     push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: use.id, name: use.name, input: {} } });
-    for (const partial_json of use.jsonPieces) push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+    for (const partial_json of use.jsonPieces)
+      push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
     push({ type: 'content_block_stop', index });
     index += 1;
   }
@@ -83,7 +84,10 @@ export function anthropicJson(body: unknown, status = 200, headers?: Record<stri
   return { type: 'json', status, body, headers };
 }
 
-export function anthropicStream(events: Array<{ event: string; data: object }>, extra: Partial<Extract<Behaviour, { type: 'sse' }>> = {}): Behaviour {
+export function anthropicStream(
+  events: Array<{ event: string; data: object }>,
+  extra: Partial<Extract<Behaviour, { type: 'sse' }>> = {},
+): Behaviour {
   return { type: 'sse', ...extra, events };
 }
 
@@ -94,13 +98,18 @@ export function anthropicError(status: number, type: string, message: string, he
 function lastUserText(body: any): string {
   const user = [...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user');
   if (typeof user?.content === 'string') return user.content;
-  return (user?.content ?? []).filter((b: any) => b.type === 'text').map((b: any) => b.text).join('\n');
+  return (user?.content ?? [])
+    .filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('\n');
 }
 
 function echo(req: RecordedRequest): Behaviour {
   // Token counting: the words of every text in the request (deterministic, not Anthropic's tokenizer).
-  if (req.method === 'POST' && req.path === '/v1/messages/count_tokens') return anthropicJson({ input_tokens: JSON.stringify(req.body).split(/\s+/).length });
-  if (req.method !== 'POST' || req.path !== '/v1/messages') return anthropicError(404, 'not_found_error', `No route ${req.method} ${req.path}`);
+  if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
+    return anthropicJson({ input_tokens: JSON.stringify(req.body).split(/\s+/).length });
+  if (req.method !== 'POST' || req.path !== '/v1/messages')
+    return anthropicError(404, 'not_found_error', `No route ${req.method} ${req.path}`);
   const text = lastUserText(req.body);
   const model = req.body?.model ?? 'claude-fake';
   const usage = { input_tokens: 12, output_tokens: text.split(/\s+/).filter(Boolean).length };

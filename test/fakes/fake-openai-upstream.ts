@@ -91,7 +91,10 @@ export function openaiError(status: number, message: string, headers?: Record<st
 function lastUserText(body: any): string {
   const user = [...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user');
   if (typeof user?.content === 'string') return user.content;
-  return (user?.content ?? []).filter((p: any) => p.type === 'text').map((p: any) => p.text).join('\n');
+  return (user?.content ?? [])
+    .filter((p: any) => p.type === 'text')
+    .map((p: any) => p.text)
+    .join('\n');
 }
 
 function echo(req: RecordedRequest): Behaviour {

@@ -107,7 +107,10 @@ async function respond(res: http.ServerResponse, rec: RecordedRequest, behaviour
 }
 
 /** `gate`: checked before the queue; a Behaviour it returns answers instead (e.g. a 401 for wrong auth headers). */
-export async function startFakeUpstream(defaultBehaviour: (req: RecordedRequest) => Behaviour, gate?: (req: RecordedRequest) => Behaviour | undefined): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  defaultBehaviour: (req: RecordedRequest) => Behaviour,
+  gate?: (req: RecordedRequest) => Behaviour | undefined,
+): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Behaviour[] = [];
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { deref, FuzzRoute, SchemaObject } from './route-table';
 
 /** Real values the fuzzer mixes in, so requests get past lookups and reach deeper code. */
@@ -32,12 +33,57 @@ export interface FuzzRequest {
 /** Strings that broke parsers, columns and templates elsewhere, plus random text. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '', ' ', '\u0000', 'a\u0000b', '\ud800', 'null', 'undefined', 'true', '-1', '0', '1e400', '0x10', 'NaN', '..', '../..', '%00', '%E0%A4%A',
-    '__proto__', 'constructor', 'toString', 'hasOwnProperty', "' OR 1=1 --", '"; DROP TABLE threads; --', '{{constructor.constructor "x"}}',
-    '{{#each this}}{{/each}}', '${process.env}', '<script>', 'é', '😀', '\u202e', 'a'.repeat(65), 'a'.repeat(201), 'a'.repeat(513), 'a'.repeat(2001), 'a'.repeat(5000),
-    '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff', '2147483648', '9007199254740993', '-0',
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'null',
+    'undefined',
+    'true',
+    '-1',
+    '0',
+    '1e400',
+    '0x10',
+    'NaN',
+    '..',
+    '../..',
+    '%00',
+    '%E0%A4%A',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    "' OR 1=1 --",
+    '"; DROP TABLE threads; --',
+    '{{constructor.constructor "x"}}',
+    '{{#each this}}{{/each}}',
+    '${process.env}',
+    '<script>',
+    'é',
+    '😀',
+    '\u202e',
+    'a'.repeat(65),
+    'a'.repeat(201),
+    'a'.repeat(513),
+    'a'.repeat(2001),
+    'a'.repeat(5000),
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-7fff-bfff-ffffffffffff',
+    '2147483648',
+    '9007199254740993',
+    '-0',
     // Control characters other than U+0000: storable, but must not break a parser, a header or a log line.
-    '\u0001', 'a\u0007b', '\u001b[31m', '\u007f', '\u0085', '\u2028\u2029', '\t\r\n', '\r\nX-Injected: 1', '\ufeff', '\uffff',
+    '\u0001',
+    'a\u0007b',
+    '\u001b[31m',
+    '\u007f',
+    '\u0085',
+    '\u2028\u2029',
+    '\t\r\n',
+    '\r\nX-Injected: 1',
+    '\ufeff',
+    '\uffff',
   ),
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -66,7 +112,9 @@ const PLACEHOLDER_PATTERN = /"@@fuzz-value-\d+@@"/g;
 /** A value as the JSON text of a body, placeholders replaced by what they stand for. */
 export function toJsonText(value: unknown): string {
   const text = JSON.stringify(value);
-  return text !== undefined && text.includes('@@fuzz-value-') ? text.replace(PLACEHOLDER_PATTERN, (token) => PLACEHOLDERS.get(token) ?? token) : text;
+  return text !== undefined && text.includes('@@fuzz-value-')
+    ? text.replace(PLACEHOLDER_PATTERN, (token) => PLACEHOLDERS.get(token) ?? token)
+    : text;
 }
 
 /**
@@ -74,10 +122,14 @@ export function toJsonText(value: unknown): string {
  * class-validator inside createLog and the limits bodies (issue 24). Built once; each is the same
  * object in every request that uses it.
  */
-const deepValues = fc.constantFrom(...[nest(70, 'array'), nest(1800, 'array'), nest(1800, 'mixed'), nest(2000, 'object')].map(placeholderFor));
+const deepValues = fc.constantFrom(
+  ...[nest(70, 'array'), nest(1800, 'array'), nest(1800, 'mixed'), nest(2000, 'object')].map(placeholderFor),
+);
 
 /** Strings as large as a body may hold, and larger (BODY_LIMIT is 1 MiB): in bodies only, a URL that long is refused by Node itself. */
-const hugeString = fc.constantFrom(...['x'.repeat(100_000), '\u0000'.repeat(2_000), 'é'.repeat(400_000), '😀'.repeat(100_000), 'x'.repeat(1_100_000)].map(placeholderFor));
+const hugeString = fc.constantFrom(
+  ...['x'.repeat(100_000), '\u0000'.repeat(2_000), 'é'.repeat(400_000), '😀'.repeat(100_000), 'x'.repeat(1_100_000)].map(placeholderFor),
+);
 
 /** JSON values that no schema expects: wrong types, prototype-named keys, deep nesting, huge numbers and strings. */
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -101,7 +153,10 @@ export function fromSchema(ctx: FuzzContext, schema: SchemaObject | undefined, d
   if (ctx.benign) return depth > 4 ? fc.constant('x') : validFrom(ctx, deref(ctx.document, schema), depth, name);
   if (depth > 4) return hostileValue;
   // Hostile now and then at every node: a body has many, and one hostile node refuses it all.
-  return fc.oneof({ arbitrary: validFrom(ctx, deref(ctx.document, schema), depth, name), weight: 12 }, { arbitrary: hostileValue, weight: 1 });
+  return fc.oneof(
+    { arbitrary: validFrom(ctx, deref(ctx.document, schema), depth, name), weight: 12 },
+    { arbitrary: hostileValue, weight: 1 },
+  );
 }
 
 function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: string): fc.Arbitrary<unknown> {
@@ -111,7 +166,10 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
   switch (s.type) {
     case 'string': {
       const limit = typeof s.maxLength === 'number' ? s.maxLength : undefined;
-      const arbitraries: Array<fc.Arbitrary<unknown>> = [fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(limit ?? 30, 30) }), fc.constantFrom(...ctx.ids)];
+      const arbitraries: Array<fc.Arbitrary<unknown>> = [
+        fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(limit ?? 30, 30) }),
+        fc.constantFrom(...ctx.ids),
+      ];
       // A field named like a pool (`model`, `slug`, `environment`, `threadId`...) gets real values too, so requests get past lookups.
       const pool = name !== undefined && Object.hasOwn(ctx.pathValues, name) ? ctx.pathValues[name] : undefined;
       if (pool) arbitraries.push(fc.constantFrom(...pool), fc.constantFrom(...pool));
@@ -124,7 +182,10 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
       return fc.integer({ min: s.minimum ?? -5, max: Math.min(s.maximum ?? 1000, 2 ** 31) });
     case 'number':
       // Mostly integers: most numeric fields (limits, versions, tokens) take integers, and a request must get past them to go deeper.
-      return fc.oneof({ arbitrary: fc.integer({ min: -5, max: 1000 }), weight: 4 }, { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }), weight: 1 });
+      return fc.oneof(
+        { arbitrary: fc.integer({ min: -5, max: 1000 }), weight: 4 },
+        { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }), weight: 1 },
+      );
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -136,10 +197,17 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
       const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(ctx, value, depth + 1, key)]));
       const required: string[] = (Array.isArray(s.required) ? s.required : []).filter((key: string) => key in model);
       const known = fc.record(model, { requiredKeys: required });
-      const extraValue = s.additionalProperties && typeof s.additionalProperties === 'object' ? fromSchema(ctx, s.additionalProperties, depth + 1) : hostileValue;
-      const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'a'.repeat(65))), extraValue, {
-        maxKeys: s.additionalProperties ? 3 : 1,
-      });
+      const extraValue =
+        s.additionalProperties && typeof s.additionalProperties === 'object'
+          ? fromSchema(ctx, s.additionalProperties, depth + 1)
+          : hostileValue;
+      const extra = fc.dictionary(
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'a'.repeat(65))),
+        extraValue,
+        {
+          maxKeys: s.additionalProperties ? 3 : 1,
+        },
+      );
       if (ctx.benign) return known;
       // Unknown keys only now and then: they are refused at once and would hide everything else.
       return fc.tuple(known, fc.option(extra, { freq: 8 })).map(([values, more]) => merge(more ?? {}, values));
@@ -153,7 +221,13 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
 function merge(...parts: object[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const part of parts) {
-    for (const key of Object.keys(part)) Object.defineProperty(out, key, { value: (part as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+    for (const key of Object.keys(part))
+      Object.defineProperty(out, key, {
+        value: (part as Record<string, unknown>)[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }
@@ -179,7 +253,11 @@ function pathValue(ctx: FuzzContext, name: string): fc.Arbitrary<string> {
  * (The same text as encoding byte by byte, checked on 200,000 samples; a fifth of its CPU.
  * `toWellFormed` is Node 20's, newer than the ES2023 library the project compiles against.)
  */
-const encodeSegment = (value: string) => encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed()).replace(/[.!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeSegment = (value: string) =>
+  encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed()).replace(
+    /[.!*'()]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 
 function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
   const declared = route.queryParams.map((param) =>
@@ -195,14 +273,31 @@ function queryString(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string> {
       { freq: 2 },
     ),
   );
-  const unknown = ctx.benign ? fc.constant(null) : fc.option(fc.tuple(hostileString, hostileString).map((pair) => [pair]), { freq: 5 });
+  const unknown = ctx.benign
+    ? fc.constant(null)
+    : fc.option(
+        fc.tuple(hostileString, hostileString).map((pair) => [pair]),
+        { freq: 5 },
+      );
   return fc.tuple(fc.tuple(...declared), unknown).map(([params, extra]) => {
     const pairs = [...params.flatMap((p) => p ?? []), ...(extra ?? [])] as string[][];
     return pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join('&');
   });
 }
 
-const rawBodies = fc.constantFrom('', '{', '{"a":', 'null', '[]', '"text"', '42', 'metadata=1', '\u0000', '[' .repeat(5000) + ']'.repeat(5000), '{"a":1}{"b":2}');
+const rawBodies = fc.constantFrom(
+  '',
+  '{',
+  '{"a":',
+  'null',
+  '[]',
+  '"text"',
+  '42',
+  'metadata=1',
+  '\u0000',
+  '['.repeat(5000) + ']'.repeat(5000),
+  '{"a":1}{"b":2}',
+);
 
 function bodyOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<string | undefined> {
   const json = route.body ? fromSchema(ctx, route.body) : hostileValue;
@@ -219,20 +314,49 @@ function headersOf(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<Record<stri
   if (ctx.benign) return fc.constant({ ...(route.admin ? ctx.adminAuth : ctx.projectAuth), 'content-type': 'application/json' });
   const contentType = fc.oneof(
     { arbitrary: fc.constant('application/json'), weight: 10 },
-    { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x', ''), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'multipart/form-data; boundary=x',
+        '',
+      ),
+      weight: 3,
+    },
   );
   const extra = fc.dictionary(
     fc.constantFrom(
-      'x-parley-do-not-record', 'idempotency-key', 'x-request-id', 'x-parley-thread-id', 'accept', 'x-forwarded-for', 'content-encoding',
-      'x-parley-metadata-a', 'x-langtail-metadata-b', `x-parley-metadata-${'k'.repeat(65)}`,
+      'x-parley-do-not-record',
+      'idempotency-key',
+      'x-request-id',
+      'x-parley-thread-id',
+      'accept',
+      'x-forwarded-for',
+      'content-encoding',
+      'x-parley-metadata-a',
+      'x-langtail-metadata-b',
+      `x-parley-metadata-${'k'.repeat(65)}`,
     ),
     headerValue,
     { maxKeys: 2 },
   );
   // Now and then more metadata headers than invoke metadata may hold (64 keys).
-  const manyMetadata = fc.option(fc.constant(Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`x-parley-metadata-m${i}`, `v${i}`]))), { freq: 40 });
+  const manyMetadata = fc.option(
+    fc.constant(Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`x-parley-metadata-m${i}`, `v${i}`]))),
+    { freq: 40 },
+  );
   return fc
-    .tuple(fc.oneof({ arbitrary: fc.constant(route.admin ? ctx.adminAuth : ctx.projectAuth), weight: 3 }, { arbitrary: fc.constantFrom(...ctx.auth), weight: 2 }), contentType, extra, manyMetadata)
+    .tuple(
+      fc.oneof(
+        { arbitrary: fc.constant(route.admin ? ctx.adminAuth : ctx.projectAuth), weight: 3 },
+        { arbitrary: fc.constantFrom(...ctx.auth), weight: 2 },
+      ),
+      contentType,
+      extra,
+      manyMetadata,
+    )
     .map(([auth, type, more, metadata]) => ({ ...(metadata ?? {}), ...more, ...auth, ...(type ? { 'content-type': type } : {}) }));
 }
 
@@ -256,12 +380,17 @@ function hasInputs(route: FuzzRoute): boolean {
 
 function requestForRoute(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<FuzzRequest> {
   return fc
-      .tuple(fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))), queryString(ctx, route), bodyOf(ctx, route), headersOf(ctx, route))
-      .map(([values, query, body, headers]) => {
-        let i = 0;
-        const path = route.path.replace(/\{[^}]+\}/g, () => values[i++]);
-        const request = { method: route.method, url: path + query, headers, body };
-        // fast-check prints a failing request with this: the request as sent, without the route's schema.
-        return { ...request, route, [fc.toStringMethod]: () => JSON.stringify(request) };
-      });
+    .tuple(
+      fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))),
+      queryString(ctx, route),
+      bodyOf(ctx, route),
+      headersOf(ctx, route),
+    )
+    .map(([values, query, body, headers]) => {
+      let i = 0;
+      const path = route.path.replace(/\{[^}]+\}/g, () => values[i++]);
+      const request = { method: route.method, url: path + query, headers, body };
+      // fast-check prints a failing request with this: the request as sent, without the route's schema.
+      return { ...request, route, [fc.toStringMethod]: () => JSON.stringify(request) };
+    });
 }

@@ -52,8 +52,10 @@ function reachProblems(req: FuzzRequest, key: KeyReach): string[] {
   }
   const [workspace, project] = key.home.split('/');
   const params = Object.fromEntries(req.route.pathParams.map((name, i) => [name, pathSegments(req)[i]]));
-  if (params.workspace !== undefined && params.workspace !== workspace) return [`${key.label} key got a success in workspace ${params.workspace}`];
-  if (project && params.project !== undefined && params.project !== project) return [`${key.label} key got a success in project ${params.project}`];
+  if (params.workspace !== undefined && params.workspace !== workspace)
+    return [`${key.label} key got a success in workspace ${params.workspace}`];
+  if (project && params.project !== undefined && params.project !== project)
+    return [`${key.label} key got a success in project ${params.project}`];
   return [];
 }
 
@@ -91,17 +93,21 @@ export function problemsWith(req: FuzzRequest, res: FuzzResponse, keys = new Map
   const group = req.route.group;
   if (group === 'openai') return openAIProblems(body);
   if (res.status === 401) {
-    return body.error === 'Unauthorized' && body.message === 'Invalid API key' && keysAre(body, 'error', 'message') ? [] : ['401 body is not {error: "Unauthorized", message: "Invalid API key"}'];
+    return body.error === 'Unauthorized' && body.message === 'Invalid API key' && keysAre(body, 'error', 'message')
+      ? []
+      : ['401 body is not {error: "Unauthorized", message: "Invalid API key"}'];
   }
   const resource = resourceProblems(body);
   if (resource.length === 0 && PRE_ROUTING.test((body.error as { message: string }).message)) return [];
   if (group === 'invoke') return invokeProblems(res.status, body);
   if (group === 'v2') {
-    if (res.status === 403) return typeof body.error === 'string' && typeof body.message === 'string' ? [] : ['403 body is not {error, message}'];
+    if (res.status === 403)
+      return typeof body.error === 'string' && typeof body.message === 'string' ? [] : ['403 body is not {error, message}'];
     if (resource.length > 0) return resource;
     const documented = DOCUMENTED_400[`${req.method} ${req.route.path}`];
     const message = (body.error as { message: string }).message;
-    if (res.status === 400 && documented && !documented.includes(message)) return [`400 message "${message}" is not one of ${JSON.stringify(documented)}`];
+    if (res.status === 400 && documented && !documented.includes(message))
+      return [`400 message "${message}" is not one of ${JSON.stringify(documented)}`];
   }
   return [];
 }
@@ -111,27 +117,34 @@ function resourceProblems(body: Record<string, unknown>): string[] {
   const error = body.error;
   if (!keysAre(body, 'error') || !isObject(error) || typeof error.message !== 'string') return ['body is not {error: {message}}'];
   if (!Object.keys(error).every((key) => key === 'message' || key === 'details')) return ['error has keys other than message and details'];
-  if (error.details !== undefined && !(Array.isArray(error.details) && error.details.every((d) => typeof d === 'string'))) return ['details is not an array of strings'];
+  if (error.details !== undefined && !(Array.isArray(error.details) && error.details.every((d) => typeof d === 'string')))
+    return ['details is not an array of strings'];
   return [];
 }
 
 /** 400 `{error: "Invalid request body", issues}` with the spec's four issue fields; other failures `{error, message?}`. */
 function invokeProblems(status: number, body: Record<string, unknown>): string[] {
   if (status === 400 && body.error === 'Invalid request body') {
-    if (!keysAre(body, 'error', 'issues') || !Array.isArray(body.issues) || body.issues.length === 0) return ['invoke 400 is not {error, issues}'];
+    if (!keysAre(body, 'error', 'issues') || !Array.isArray(body.issues) || body.issues.length === 0)
+      return ['invoke 400 is not {error, issues}'];
     for (const issue of body.issues as unknown[]) {
       const ok =
         isObject(issue) &&
         keysAre(issue, 'code', 'keys', 'path', 'message') &&
         (issue.code === 'unrecognized_keys' || issue.code === 'invalid_type') &&
-        Array.isArray(issue.keys) && issue.keys.every((k) => typeof k === 'string') &&
-        Array.isArray(issue.path) && issue.path.every((p) => typeof p === 'string') &&
+        Array.isArray(issue.keys) &&
+        issue.keys.every((k) => typeof k === 'string') &&
+        Array.isArray(issue.path) &&
+        issue.path.every((p) => typeof p === 'string') &&
         typeof issue.message === 'string';
       if (!ok) return [`invoke issue ${JSON.stringify(issue)} lacks the spec's fields`];
     }
     return [];
   }
-  const named = typeof body.error === 'string' && Object.keys(body).every((key) => key === 'error' || key === 'message') && (body.message === undefined || typeof body.message === 'string');
+  const named =
+    typeof body.error === 'string' &&
+    Object.keys(body).every((key) => key === 'error' || key === 'message') &&
+    (body.message === undefined || typeof body.message === 'string');
   return named ? [] : [`invoke ${status} body is not {error, message?}`];
 }
 
@@ -139,5 +152,5 @@ function invokeProblems(status: number, body: Record<string, unknown>): string[]
 function openAIProblems(body: Record<string, unknown>): string[] {
   const error = body.error;
   const ok = isObject(error) && typeof error.message === 'string' && typeof error.type === 'string' && 'param' in error && 'code' in error;
-  return ok ? [] : ['body is not OpenAI\'s {error: {message, type, param, code}}'];
+  return ok ? [] : ["body is not OpenAI's {error: {message, type, param, code}}"];
 }

@@ -33,9 +33,13 @@ export interface RouterRoute {
 }
 
 /** The routes of an express 5 application's router (Nest registers every controller route there). */
-export function routerRoutesOf(expressApp: { router: { stack: Array<{ route?: { path: unknown; methods: Record<string, boolean> } }> } }): RouterRoute[] {
+export function routerRoutesOf(expressApp: {
+  router: { stack: Array<{ route?: { path: unknown; methods: Record<string, boolean> } }> };
+}): RouterRoute[] {
   return expressApp.router.stack.flatMap((layer) =>
-    layer.route && typeof layer.route.path === 'string' ? Object.keys(layer.route.methods).map((method) => ({ method: method.toUpperCase(), path: layer.route!.path as string })) : [],
+    layer.route && typeof layer.route.path === 'string'
+      ? Object.keys(layer.route.methods).map((method) => ({ method: method.toUpperCase(), path: layer.route!.path as string }))
+      : [],
   );
 }
 

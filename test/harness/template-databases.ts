@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { loadAppConfig } from '../../src/config/app-config';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
@@ -46,7 +48,6 @@ export async function pgliteTemplate(): Promise<string> {
   }
   return file;
 }
-
 
 export const databaseNameOf = (url: string): string => decodeURIComponent(new URL(url).pathname.slice(1));
 

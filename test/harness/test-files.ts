@@ -46,7 +46,11 @@ function timedTests(register: Register & Record<string, unknown>): Register {
   wrapped.each =
     (...table: unknown[]) =>
     (name: unknown, fn: Fn, timeout?: number) =>
-      (register.each as (...t: unknown[]) => Register)(...table)(name, (...row: unknown[]) => timed(() => fn(...row), timeout, 'a test')!(), timeout);
+      (register.each as (...t: unknown[]) => Register)(...table)(
+        name,
+        (...row: unknown[]) => timed(() => fn(...row), timeout, 'a test')!(),
+        timeout,
+      );
   return wrapped;
 }
 

@@ -26,4 +26,3 @@ export function timed(fn: Fn | undefined, timeout: number | undefined, what: str
     return Promise.race([run, expired]).finally(() => realClearTimeout(timer));
   };
 }
-

@@ -17,7 +17,16 @@ describe('fastInsert (medium tier)', () => {
   afterAll(() => ctx.close());
 
   const thread = (fields: Partial<ThreadEntity> = {}): ThreadEntity =>
-    Object.assign(new ThreadEntity(), { projectId: caller.projectId, id: newId(), metadata: {}, createLog: {}, lastSeq: 0, createdAt: new Date(), deletedAt: null, ...fields });
+    Object.assign(new ThreadEntity(), {
+      projectId: caller.projectId,
+      id: newId(),
+      metadata: {},
+      createLog: {},
+      lastSeq: 0,
+      createdAt: new Date(),
+      deletedAt: null,
+      ...fields,
+    });
   const stored = async (ids: string[]) =>
     (
       await ctx.dataSource.query(
@@ -29,7 +38,11 @@ describe('fastInsert (medium tier)', () => {
   it('sends a batch column by column: one statement text whatever the number of rows', () => {
     const manager = ctx.dataSource.manager;
     const one = insertOf(manager, ThreadEntity, [thread()]);
-    const five = insertOf(manager, ThreadEntity, Array.from({ length: 5 }, () => thread()));
+    const five = insertOf(
+      manager,
+      ThreadEntity,
+      Array.from({ length: 5 }, () => thread()),
+    );
     expect(five.sql).toBe(one.sql);
     expect(one.sql).toContain('FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), jsonb_array_elements($3::jsonb)');
     expect(five.parameters).toHaveLength(7);
@@ -41,13 +54,25 @@ describe('fastInsert (medium tier)', () => {
   it('stores every value as given: JSON with quotes, backslashes, braces and non-ASCII text, NULLs, timestamps', async () => {
     const at = new Date('2026-11-28T05:06:07.123Z');
     const rows = [
-      thread({ metadata: { note: 'a "quoted" \\ back\\slash, {braces}, [brackets]' }, createLog: { text: 'naïve — 東京 🚀', list: [1, null, '2'] as unknown as string }, lastSeq: 3, createdAt: at }),
+      thread({
+        metadata: { note: 'a "quoted" \\ back\\slash, {braces}, [brackets]' },
+        createLog: { text: 'naïve — 東京 🚀', list: [1, null, '2'] as unknown as string },
+        lastSeq: 3,
+        createdAt: at,
+      }),
       thread({ createLog: { nested: { deep: ['x', { y: 'z' }] } }, deletedAt: at, createdAt: at }),
       thread({ metadata: { empty: '' }, createLog: {}, lastSeq: 2147483647, createdAt: at }),
     ];
     await fastInsert(ctx.dataSource.manager, ThreadEntity, rows);
     expect(await stored(rows.map((r) => r.id))).toEqual(
-      rows.map((r) => ({ id: r.id, metadata: r.metadata, create_log: r.createLog, last_seq: r.lastSeq, created_at: at, deleted_at: r.deletedAt })),
+      rows.map((r) => ({
+        id: r.id,
+        metadata: r.metadata,
+        create_log: r.createLog,
+        last_seq: r.lastSeq,
+        created_at: at,
+        deleted_at: r.deletedAt,
+      })),
     );
   });
 
@@ -79,7 +104,10 @@ describe('fastInsert (medium tier)', () => {
         deletedItems,
         compactedBy: null,
       });
-    await fastInsert(ctx.dataSource.manager, ThreadMessageEntity, [message(1, null, [{ role: 'user', content: 'x' }]), message(2, ['0:1'], ['just', 'strings'])]);
+    await fastInsert(ctx.dataSource.manager, ThreadMessageEntity, [
+      message(1, null, [{ role: 'user', content: 'x' }]),
+      message(2, ['0:1'], ['just', 'strings']),
+    ]);
     const rows = await ctx.dataSource.query(
       `SELECT seq, content, deleted_items, deleted_items IS NULL AS sql_null FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq`,
       [caller.projectId, owner.id],
@@ -90,10 +118,13 @@ describe('fastInsert (medium tier)', () => {
     ]);
   });
 
-  it('computes a column from the row\'s other values when asked (its own statement text), and refuses rows that leave different columns undefined', async () => {
+  it("computes a column from the row's other values when asked (its own statement text), and refuses rows that leave different columns undefined", async () => {
     const manager = ctx.dataSource.manager;
     // last_seq from the metadata's "n", as a computed column names the others.
-    const computed = { key: 'seq-from-metadata', expressions: (column: (p: string) => string) => ({ lastSeq: `(${column('metadata')} ->> 'n')::int * 10` }) };
+    const computed = {
+      key: 'seq-from-metadata',
+      expressions: (column: (p: string) => string) => ({ lastSeq: `(${column('metadata')} ->> 'n')::int * 10` }),
+    };
     const rows = [thread({ metadata: { n: 4 } }), thread({ metadata: { n: 7 } })];
     expect(insertOf(manager, ThreadEntity, rows, computed).sql).not.toBe(insertOf(manager, ThreadEntity, rows).sql);
     await fastInsert(manager, ThreadEntity, rows, computed);

@@ -32,15 +32,28 @@ describe('HistoryReader (medium tier)', () => {
     const thread = await threads.create(owner, {});
     if (texts.length > 0) {
       await ctx.dataSource.transaction((manager) =>
-        messages.appendTurns(manager, owner.projectId, thread.id, texts.map((text) => ({ content: [{ role: 'user', content: text }] }))),
+        messages.appendTurns(
+          manager,
+          owner.projectId,
+          thread.id,
+          texts.map((text) => ({ content: [{ role: 'user', content: text }] })),
+        ),
       );
     }
     return thread.id;
   };
-  const textsOf = (turns: readonly { content: Record<string, unknown>[] }[] | null) => turns && turns.map((turn) => turn.content[0].content);
+  const textsOf = (turns: readonly { content: Record<string, unknown>[] }[] | null) =>
+    turns && turns.map((turn) => turn.content[0].content);
 
-  it('reads concurrent calls\' histories in a few queries, each thread its own turns in order', async () => {
-    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => threadWith(caller, Array.from({ length: i }, (_, j) => `t${i}-${j}`))));
+  it("reads concurrent calls' histories in a few queries, each thread its own turns in order", async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        threadWith(
+          caller,
+          Array.from({ length: i }, (_, j) => `t${i}-${j}`),
+        ),
+      ),
+    );
     const empty = await threadWith(other, []);
     const deleted = await threadWith(caller, ['gone']);
     await threads.delete(caller, deleted);
@@ -62,14 +75,24 @@ describe('HistoryReader (medium tier)', () => {
     expect(read.slice(14)).toEqual([null, null, null]);
   });
 
-  it('reads to their ends histories longer than a batch\'s share of a page (each read on from its first turns)', async () => {
-    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => threadWith(caller, Array.from({ length: 40 }, (_, j) => `t${i}-${j}`))));
+  it("reads to their ends histories longer than a batch's share of a page (each read on from its first turns)", async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        threadWith(
+          caller,
+          Array.from({ length: 40 }, (_, j) => `t${i}-${j}`),
+        ),
+      ),
+    );
     const read = await Promise.all(ids.map((id) => reader.read(caller.projectId, id)));
     ids.forEach((_, i) => expect(textsOf(read[i])).toEqual(Array.from({ length: 40 }, (_, j) => `t${i}-${j}`)));
   });
 
-  it('reads a thread longer than one query\'s page to its end', async () => {
-    const long = await threadWith(caller, Array.from({ length: 1203 }, (_, i) => `m${i}`));
+  it("reads a thread longer than one query's page to its end", async () => {
+    const long = await threadWith(
+      caller,
+      Array.from({ length: 1203 }, (_, i) => `m${i}`),
+    );
     const short = await threadWith(caller, ['only']);
     const [longTurns, shortTurns] = await Promise.all([reader.read(caller.projectId, long), reader.read(caller.projectId, short)]);
     expect(longTurns).toHaveLength(1203);
@@ -85,7 +108,13 @@ describe('HistoryReader (medium tier)', () => {
       [caller.projectId],
     );
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => threadWith(caller, [`t${i}`])));
-    const [{ 'QUERY PLAN': plan }] = await ctx.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIVE_HISTORIES_SQL}`, [ids.map(() => caller.projectId), ids, 32, ids.map(() => 0), ids.map(() => 0)]);
+    const [{ 'QUERY PLAN': plan }] = await ctx.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIVE_HISTORIES_SQL}`, [
+      ids.map(() => caller.projectId),
+      ids,
+      32,
+      ids.map(() => 0),
+      ids.map(() => 0),
+    ]);
     const readFromThreads: number[] = [];
     const walk = (node: Record<string, unknown>) => {
       if (node['Relation Name'] === 'threads' || String(node['Index Name'] ?? '').startsWith('threads_')) {
@@ -115,7 +144,9 @@ describe('HistoryReader (medium tier)', () => {
         );
         expect(rows.map((row) => [Number(row.i), Number(row.seq)])).toEqual(batch.map((_, i) => [i + 1, 1]));
       }
-      const [plans]: { generic_plans: string; custom_plans: string }[] = await runner.query(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'history_plan_probe'`);
+      const [plans]: { generic_plans: string; custom_plans: string }[] = await runner.query(
+        `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'history_plan_probe'`,
+      );
       expect(Number(plans.custom_plans)).toBeLessThanOrEqual(5);
       expect(Number(plans.generic_plans)).toBeGreaterThanOrEqual(5);
     } finally {
@@ -127,13 +158,23 @@ describe('HistoryReader (medium tier)', () => {
   describe('what it read before (HistoryCache)', () => {
     const appendTexts = (owner: ProjectPrincipal, threadId: string, texts: string[]) =>
       ctx.dataSource.transaction((manager) =>
-        messages.appendTurns(manager, owner.projectId, threadId, texts.map((text) => ({ content: [{ role: 'user', content: text }] }))),
+        messages.appendTurns(
+          manager,
+          owner.projectId,
+          threadId,
+          texts.map((text) => ({ content: [{ role: 'user', content: text }] })),
+        ),
       );
     /** Turns the database sent for each read, the rest coming from what the reader held. */
     const rowsSent = () => {
       const spy = jest.spyOn(ctx.get(MessagesRepository), 'liveHistories');
       return {
-        turns: async () => Promise.all(spy.mock.results.map(async (r) => ((await r.value) as ({ turns: unknown[] } | null)[]).map((read) => read?.turns.length ?? null))),
+        turns: async () =>
+          Promise.all(
+            spy.mock.results.map(async (r) =>
+              ((await r.value) as ({ turns: unknown[] } | null)[]).map((read) => read?.turns.length ?? null),
+            ),
+          ),
         restore: () => spy.mockRestore(),
       };
     };
@@ -155,8 +196,11 @@ describe('HistoryReader (medium tier)', () => {
       }
     });
 
-    it('keeps nothing of a history longer than one query\'s page: it is read whole again', async () => {
-      const id = await threadWith(caller, Array.from({ length: 503 }, (_, i) => `m${i}`));
+    it("keeps nothing of a history longer than one query's page: it is read whole again", async () => {
+      const id = await threadWith(
+        caller,
+        Array.from({ length: 503 }, (_, i) => `m${i}`),
+      );
       const sent = rowsSent();
       try {
         expect(await reader.read(caller.projectId, id)).toHaveLength(503);

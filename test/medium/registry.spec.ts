@@ -1,5 +1,5 @@
-import { ApiException } from '../../src/common/errors';
 import { ProjectPrincipal } from '../../src/auth/principal';
+import { ApiException } from '../../src/common/errors';
 import { DeploymentsService } from '../../src/registry/deployments/deployments.service';
 import { PromptsService } from '../../src/registry/prompts/prompts.service';
 import { VersionsService } from '../../src/registry/prompts/versions.service';
@@ -67,7 +67,9 @@ describe('registry services (medium tier)', () => {
 
   it('concurrent deploys of one environment leave contiguous deployment versions and one current row', async () => {
     await newPrompt('racing', 4);
-    await Promise.all([1, 2, 3, 4, 1, 2, 3, 4].map((version) => deployments.deploy(caller.projectId, 'racing', { environment: 'staging', version })));
+    await Promise.all(
+      [1, 2, 3, 4, 1, 2, 3, 4].map((version) => deployments.deploy(caller.projectId, 'racing', { environment: 'staging', version })),
+    );
     const rows: { deployment_version: number; current: boolean }[] = await deploymentRows('racing');
     expect(rows.map((r) => r.deployment_version)).toEqual(rows.map((_, i) => i + 1));
     expect(rows.filter((r) => r.current)).toHaveLength(1);
@@ -79,7 +81,10 @@ describe('registry services (medium tier)', () => {
     expect(error).toBeInstanceOf(ApiException);
     expect((error as ApiException).getStatus()).toBe(400);
     expect((error as ApiException).getResponse()).toEqual({
-      error: { message: 'Invalid request body', details: ['environment: no environment "nowhere" in this project', 'version: "refused" has no version 9'] },
+      error: {
+        message: 'Invalid request body',
+        details: ['environment: no environment "nowhere" in this project', 'version: "refused" has no version 9'],
+      },
     });
     expect(await deploymentRows('refused')).toEqual([]);
   });

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
+
 import { INestApplicationContext, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+
 import { AppModule } from '../../src/app.module';
 import { ALL_ACCESS, ProjectPrincipal } from '../../src/auth/principal';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { ApiException } from '../../src/common/errors';
 import { MessagesService } from '../../src/messages/messages.service';
@@ -23,13 +24,18 @@ describe('threads and messages services (medium tier)', () => {
   });
 
   const seqs = async (threadId: string): Promise<number[]> =>
-    (await ctx.dataSource.query('SELECT seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq', [caller.projectId, threadId])).map(
-      (r: { seq: string | number }) => Number(r.seq),
-    );
+    (
+      await ctx.dataSource.query('SELECT seq FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq', [
+        caller.projectId,
+        threadId,
+      ])
+    ).map((r: { seq: string | number }) => Number(r.seq));
 
   it('appends 30 concurrent messages to one thread as one contiguous sequence', async () => {
     const thread = await threads.create(caller, {});
-    await Promise.all(Array.from({ length: 30 }, (_, i) => messages.create(caller, thread.id, { message: { role: 'user', content: `m${i}` } })));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => messages.create(caller, thread.id, { message: { role: 'user', content: `m${i}` } })),
+    );
     expect(await seqs(thread.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
@@ -60,7 +66,7 @@ describe('threads and messages services (medium tier)', () => {
     expect((error as ApiException).getStatus()).toBe(404);
     expect(await seqs(thread.id)).toEqual([]);
   });
-  it('reserves a batch\'s sequence numbers thread by thread: the rows it reads from threads do not grow with the table', async () => {
+  it("reserves a batch's sequence numbers thread by thread: the rows it reads from threads do not grow with the table", async () => {
     // As in history-reader.spec.ts: 2,000 threads the planner has no statistics for.
     await ctx.dataSource.query(
       `INSERT INTO threads (project_id, id, metadata, create_log, last_seq, created_at)
@@ -74,7 +80,13 @@ describe('threads and messages services (medium tier)', () => {
     // This backend's counts not yet reported (pg_stat_xact_user_tables): rows fetched through an
     // index or read by a scan; nothing is reported inside a transaction, so the difference is exact.
     const readSoFar = async (manager: EntityManager) =>
-      Number((await manager.query(`SELECT seq_tup_read + coalesce(idx_tup_fetch, 0) AS read FROM pg_stat_xact_user_tables WHERE relname = 'threads'`))[0]?.read ?? 0);
+      Number(
+        (
+          await manager.query(
+            `SELECT seq_tup_read + coalesce(idx_tup_fetch, 0) AS read FROM pg_stat_xact_user_tables WHERE relname = 'threads'`,
+          )
+        )[0]?.read ?? 0,
+      );
     const { firsts, read } = await ctx.dataSource.transaction(async (manager) => {
       const before = await readSoFar(manager);
       const firsts = await threads.reserveSequences(manager, demands);

@@ -82,18 +82,36 @@ describe('TurnWriter (medium tier)', () => {
     ],
   });
   const responseCount = async (ids: string[]): Promise<number> =>
-    Number((await ctx.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND id = ANY($2::uuid[])', [caller.projectId, ids]))[0].n);
+    Number(
+      (
+        await ctx.dataSource.query('SELECT count(*)::int AS n FROM responses WHERE project_id = $1 AND id = ANY($2::uuid[])', [
+          caller.projectId,
+          ids,
+        ])
+      )[0].n,
+    );
 
   const messagesOf = async (threadId: string): Promise<{ seq: number; text: string; log: string }[]> =>
     (
-      await ctx.dataSource.query('SELECT seq, content, request_log_id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq', [
-        caller.projectId,
-        threadId,
-      ])
-    ).map((r: { seq: number | string; content: { content: string }[]; request_log_id: string }) => ({ seq: Number(r.seq), text: r.content[0].content, log: r.request_log_id }));
+      await ctx.dataSource.query(
+        'SELECT seq, content, request_log_id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq',
+        [caller.projectId, threadId],
+      )
+    ).map((r: { seq: number | string; content: { content: string }[]; request_log_id: string }) => ({
+      seq: Number(r.seq),
+      text: r.content[0].content,
+      log: r.request_log_id,
+    }));
 
   const logCount = async (ids: string[]): Promise<number> =>
-    Number((await ctx.dataSource.query('SELECT count(*)::int AS n FROM request_logs WHERE project_id = $1 AND id = ANY($2::uuid[])', [caller.projectId, ids]))[0].n);
+    Number(
+      (
+        await ctx.dataSource.query('SELECT count(*)::int AS n FROM request_logs WHERE project_id = $1 AND id = ANY($2::uuid[])', [
+          caller.projectId,
+          ids,
+        ])
+      )[0].n,
+    );
 
   it('writes concurrent calls on many threads in a few transactions, each call as one contiguous block', async () => {
     const ids = await Promise.all(Array.from({ length: 8 }, async () => (await threads.create(caller, {})).id));
@@ -119,7 +137,10 @@ describe('TurnWriter (medium tier)', () => {
       expect(new Set(blocks.map(([question]) => question.log)).size).toBe(3);
     }
     expect(await logCount(records.map((r) => r.log.id))).toBe(records.length);
-    const [{ last_seq }] = await ctx.dataSource.query('SELECT last_seq FROM threads WHERE project_id = $1 AND id = $2', [caller.projectId, ids[0]]);
+    const [{ last_seq }] = await ctx.dataSource.query('SELECT last_seq FROM threads WHERE project_id = $1 AND id = $2', [
+      caller.projectId,
+      ids[0],
+    ]);
     expect(Number(last_seq)).toBe(6);
   });
 
@@ -128,7 +149,10 @@ describe('TurnWriter (medium tier)', () => {
     const deleted = (await threads.create(caller, {})).id;
     await threads.delete(caller, deleted);
     const opened = newId();
-    const records = [turn(live, 'live'), turn(deleted, 'gone'), turn(opened, 'new', true)].map((record) => ({ ...record, rows: responseRows(record.thread!.id) }));
+    const records = [turn(live, 'live'), turn(deleted, 'gone'), turn(opened, 'new', true)].map((record) => ({
+      ...record,
+      rows: responseRows(record.thread!.id),
+    }));
     const before = writer.stats.twoTrips;
     const results = await Promise.allSettled(records.map((record) => writer.write(record)));
     // The batch in one round trip failed on the deleted thread, and was written again in two.
@@ -146,7 +170,10 @@ describe('TurnWriter (medium tier)', () => {
     expect(await messagesOf(deleted)).toEqual([]);
     expect((await messagesOf(live)).map((row) => row.text)).toEqual(['q live', 'a live']);
     expect((await messagesOf(opened)).map((row) => row.seq)).toEqual([1, 2]);
-    const [thread] = await ctx.dataSource.query('SELECT create_log FROM threads WHERE project_id = $1 AND id = $2', [caller.projectId, opened]);
+    const [thread] = await ctx.dataSource.query('SELECT create_log FROM threads WHERE project_id = $1 AND id = $2', [
+      caller.projectId,
+      opened,
+    ]);
     expect(thread.create_log).toEqual({ opened: 'new' });
   });
 
@@ -164,7 +191,12 @@ describe('TurnWriter (medium tier)', () => {
           : null,
     }));
     const results = await Promise.allSettled(records.map((record) => writer.write(record)));
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual(['ok', 'ok', 'the response was cancelled meanwhile', 'ok']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual([
+      'ok',
+      'ok',
+      'the response was cancelled meanwhile',
+      'ok',
+    ]);
     expect(attempts).toBeGreaterThanOrEqual(1);
     for (const [i, id] of ids.entries()) expect((await messagesOf(id)).map((row) => row.seq)).toEqual(i === 2 ? [] : [1, 2]);
     expect(await logCount(records.map((r) => r.log.id))).toBe(3);

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { freshDatabase, FreshDatabase } from './fresh-database';
+
+import { FreshDatabase, freshDatabase } from './fresh-database';
 import { INVOKE_APP_ENV } from './invoke-factories';
 import { ServerProcess, startServer } from './server-process';
 import { createTestApp, TestApp } from './test-app';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { TEST_ADMIN_KEY, TestApp } from './test-app';
 
 export interface TestProject {

@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+
 import { TestApp } from './test-app';
 
 /** Requests as one API key: `X-API-Key` set on every call. */

@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net';
+
 import OpenAI from 'openai';
 import type { Response } from 'supertest';
+
+import { TurnWriter } from '../../src/invocation/turn-writer';
 import { TestProject } from './factories';
 import { TestApp } from './test-app';
-import { TurnWriter } from '../../src/invocation/turn-writer';
 
 /** Provider credentials need a key to encrypt them with; every invoke spec's app gets this one. */
 export const INVOKE_APP_ENV = { PARLEY_SECRET_KEY: 'invoke-tests-secret-key-0123456789abcdef' };
@@ -30,7 +32,12 @@ export async function deploy(t: TestApp, p: TestProject, opts: DeployOptions) {
   const as = { 'X-API-Key': p.key };
   const exists = await t.http().get(`/v2/prompts/${opts.slug}`).set(as);
   if (exists.status === 404) {
-    await t.http().post('/v2/prompts').set(as).send({ slug: opts.slug, kind: opts.kind ?? 'prompt' }).expect(200);
+    await t
+      .http()
+      .post('/v2/prompts')
+      .set(as)
+      .send({ slug: opts.slug, kind: opts.kind ?? 'prompt' })
+      .expect(200);
   }
   const content = {
     template: opts.template ?? [{ role: 'system', content: 'You are terse.' }],
@@ -58,7 +65,8 @@ export async function addProviderCredential(
   return res.body;
 }
 
-export const invokePath = (p: TestProject, slug: string, environment = 'production') => `/${p.workspace}/${p.project}/${slug}/${environment}`;
+export const invokePath = (p: TestProject, slug: string, environment = 'production') =>
+  `/${p.workspace}/${p.project}/${slug}/${environment}`;
 
 /** Starts the app's HTTP server on a free loopback port (for fetch and the openai SDK); returns its base URL. */
 export async function listen(t: TestApp): Promise<string> {
@@ -75,7 +83,13 @@ export async function listen(t: TestApp): Promise<string> {
  * the JSON body the SDK builds, and the parsing of the answer or of the SSE stream — is the SDK's
  * own. No retries: a test must see the first answer.
  */
-export function openaiClient(baseUrl: string, p: TestProject, slug: string, environment = 'production', headers: Record<string, string> = {}): OpenAI {
+export function openaiClient(
+  baseUrl: string,
+  p: TestProject,
+  slug: string,
+  environment = 'production',
+  headers: Record<string, string> = {},
+): OpenAI {
   return new OpenAI({
     baseURL: `${baseUrl}${invokePath(p, slug, environment)}`,
     apiKey: p.key,
@@ -119,10 +133,11 @@ export function expectCompletion(body: Record<string, any>, model: string, messa
 
 /** A thread's message rows as stored, in sequence order, deleted ones included. */
 export async function threadMessageRows(t: TestApp, projectId: string, threadId: string) {
-  const rows: Array<{ id: string; seq: string | number; content: any[]; request_log_id: string | null; deleted_at: Date | null }> = await t.dataSource.query(
-    'SELECT id, seq, content, request_log_id, deleted_at FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq',
-    [projectId, threadId],
-  );
+  const rows: Array<{ id: string; seq: string | number; content: any[]; request_log_id: string | null; deleted_at: Date | null }> =
+    await t.dataSource.query(
+      'SELECT id, seq, content, request_log_id, deleted_at FROM thread_messages WHERE project_id = $1 AND thread_id = $2 ORDER BY seq',
+      [projectId, threadId],
+    );
   return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 }
 
@@ -148,5 +163,7 @@ export async function awayFromMinuteBoundary(needMs = 5_000): Promise<void> {
  * PostgreSQL, a TypeORM transaction on PGlite). Undone by jest.restoreAllMocks().
  */
 export function failNextTurnWrite(message = 'Connection terminated unexpectedly'): void {
-  jest.spyOn(TurnWriter.prototype as unknown as { writeAtOnce: () => Promise<unknown> }, 'writeAtOnce').mockRejectedValueOnce(new Error(message));
+  jest
+    .spyOn(TurnWriter.prototype as unknown as { writeAtOnce: () => Promise<unknown> }, 'writeAtOnce')
+    .mockRejectedValueOnce(new Error(message));
 }

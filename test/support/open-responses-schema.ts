@@ -16,7 +16,9 @@ const outputText = z.object({
   type: z.literal('output_text'),
   text: z.string(),
   annotations: z.array(z.object({ type: z.string() })),
-  logprobs: z.array(z.object({ token: z.string(), logprob: z.number(), bytes: z.array(int), top_logprobs: z.array(z.unknown()) })).optional(),
+  logprobs: z
+    .array(z.object({ token: z.string(), logprob: z.number(), bytes: z.array(int), top_logprobs: z.array(z.unknown()) }))
+    .optional(),
 });
 const textContent = z.object({ type: z.literal('text'), text: z.string() });
 const summaryText = z.object({ type: z.literal('summary_text'), text: z.string() });
@@ -27,13 +29,45 @@ const inputFile = z.object({ type: z.literal('input_file'), filename: z.string()
 const inputVideo = z.object({ type: z.literal('input_video'), video_url: z.string() });
 
 /** The content parts of items and of the content/summary part events. */
-const contentPart = z.discriminatedUnion('type', [inputText, outputText, textContent, summaryText, reasoningText, refusal, inputImage, inputFile]);
-const messageContent = z.discriminatedUnion('type', [inputText, outputText, textContent, summaryText, reasoningText, refusal, inputImage, inputFile, inputVideo]);
+const contentPart = z.discriminatedUnion('type', [
+  inputText,
+  outputText,
+  textContent,
+  summaryText,
+  reasoningText,
+  refusal,
+  inputImage,
+  inputFile,
+]);
+const messageContent = z.discriminatedUnion('type', [
+  inputText,
+  outputText,
+  textContent,
+  summaryText,
+  reasoningText,
+  refusal,
+  inputImage,
+  inputFile,
+  inputVideo,
+]);
 const itemStatus = z.enum(['in_progress', 'completed', 'incomplete']);
 
 export const itemFieldSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message'), id: z.string(), status: itemStatus, role: z.enum(['user', 'assistant', 'system', 'developer']), content: z.array(messageContent) }),
-  z.object({ type: z.literal('function_call'), id: z.string(), call_id: z.string(), name: z.string(), arguments: z.string(), status: itemStatus }),
+  z.object({
+    type: z.literal('message'),
+    id: z.string(),
+    status: itemStatus,
+    role: z.enum(['user', 'assistant', 'system', 'developer']),
+    content: z.array(messageContent),
+  }),
+  z.object({
+    type: z.literal('function_call'),
+    id: z.string(),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    status: itemStatus,
+  }),
   z.object({
     type: z.literal('function_call_output'),
     id: z.string(),
@@ -41,7 +75,13 @@ export const itemFieldSchema = z.discriminatedUnion('type', [
     output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage, inputFile]))]),
     status: itemStatus,
   }),
-  z.object({ type: z.literal('reasoning'), id: z.string(), summary: z.array(contentPart), content: z.array(contentPart).optional(), encrypted_content: z.string().optional() }),
+  z.object({
+    type: z.literal('reasoning'),
+    id: z.string(),
+    summary: z.array(contentPart),
+    content: z.array(contentPart).optional(),
+    encrypted_content: z.string().optional(),
+  }),
   z.object({ type: z.literal('compaction'), id: z.string(), encrypted_content: z.string(), created_by: z.string().optional() }),
 ]);
 
@@ -65,7 +105,13 @@ const functionToolChoice = z.object({ type: z.literal('function'), name: z.strin
 const textFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
-  z.object({ type: z.literal('json_schema'), name: z.string(), description: nullable(z.string()), schema: z.unknown(), strict: z.boolean() }),
+  z.object({
+    type: z.literal('json_schema'),
+    name: z.string(),
+    description: nullable(z.string()),
+    schema: z.unknown(),
+    strict: z.boolean(),
+  }),
 ]);
 
 export const responseResourceSchema = z.object({
@@ -81,7 +127,11 @@ export const responseResourceSchema = z.object({
   output: z.array(itemFieldSchema),
   error: nullable(z.object({ code: z.string(), message: z.string() })),
   tools: z.array(functionTool),
-  tool_choice: z.union([functionToolChoice, toolChoiceValue, z.object({ type: z.literal('allowed_tools'), tools: z.array(functionToolChoice), mode: toolChoiceValue })]),
+  tool_choice: z.union([
+    functionToolChoice,
+    toolChoiceValue,
+    z.object({ type: z.literal('allowed_tools'), tools: z.array(functionToolChoice), mode: toolChoiceValue }),
+  ]),
   truncation: z.enum(['auto', 'disabled']),
   parallel_tool_calls: z.boolean(),
   text: z.object({ format: textFormat, verbosity: z.enum(['low', 'medium', 'high']).optional() }),
@@ -90,7 +140,12 @@ export const responseResourceSchema = z.object({
   frequency_penalty: z.number(),
   top_logprobs: int,
   temperature: z.number(),
-  reasoning: nullable(z.object({ effort: nullable(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])), summary: nullable(z.enum(['concise', 'detailed', 'auto'])) })),
+  reasoning: nullable(
+    z.object({
+      effort: nullable(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
+      summary: nullable(z.enum(['concise', 'detailed', 'auto'])),
+    }),
+  ),
   user: nullable(z.string()),
   usage: nullable(usage),
   max_output_tokens: nullable(int),
@@ -113,7 +168,8 @@ export const compactResourceSchema = z.object({
   usage,
 });
 
-const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.object({ type: z.literal(type), sequence_number: int, ...shape });
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ type: z.literal(type), sequence_number: int, ...shape });
 const withResponse = { response: responseResourceSchema };
 const atItem = { item_id: z.string(), output_index: int };
 const atContent = { ...atItem, content_index: int };
@@ -140,7 +196,11 @@ export const streamingEventSchema = z.discriminatedUnion('type', [
   event('response.reasoning.done', { ...atContent, text: z.string() }),
   event('response.reasoning_summary_text.delta', { ...atSummary, delta: z.string() }),
   event('response.reasoning_summary_text.done', { ...atSummary, text: z.string() }),
-  event('response.output_text.annotation.added', { ...atContent, annotation_index: int, annotation: nullable(z.object({ type: z.string() })) }),
+  event('response.output_text.annotation.added', {
+    ...atContent,
+    annotation_index: int,
+    annotation: nullable(z.object({ type: z.string() })),
+  }),
   event('response.function_call_arguments.delta', { ...atItem, delta: z.string() }),
   event('response.function_call_arguments.done', { ...atItem, arguments: z.string() }),
   event('error', { error: z.object({ type: z.string(), code: nullable(z.string()), message: z.string(), param: nullable(z.string()) }) }),
@@ -151,14 +211,16 @@ const issuesOf = (error: z.ZodError) => error.issues.map((issue) => `${issue.pat
 /** Fails with every deviation from the specification's ResponseResource. */
 export function expectResponseResource(value: unknown): z.infer<typeof responseResourceSchema> {
   const parsed = responseResourceSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`not an Open Responses ResponseResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
+  if (!parsed.success)
+    throw new Error(`not an Open Responses ResponseResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
   return parsed.data;
 }
 
 /** Fails with every deviation from the specification's CompactResource. */
 export function expectCompactResource(value: unknown): z.infer<typeof compactResourceSchema> {
   const parsed = compactResourceSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`not an Open Responses CompactResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
+  if (!parsed.success)
+    throw new Error(`not an Open Responses CompactResource:\n${issuesOf(parsed.error).join('\n')}\n${JSON.stringify(value)}`);
   return parsed.data;
 }
 

@@ -5,7 +5,11 @@ import fs = require('node:fs');
 type Callback = (...args: unknown[]) => void;
 
 const text = (chunk: unknown, encoding?: unknown) =>
-  typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : String(chunk);
+  typeof chunk === 'string'
+    ? chunk
+    : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+      ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+      : String(chunk);
 const bytes = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length);
 
 /**
@@ -27,12 +31,22 @@ export function captureOutput() {
 
   (fs as { writeSync: unknown }).writeSync = function (fd: number, chunk: unknown, ...rest: unknown[]) {
     if (!isStd(fd)) return (original.writeSync as (...a: unknown[]) => number).call(fs, fd, chunk, ...rest);
-    chunks.push(text(chunk, rest.find((r) => typeof r === 'string')));
+    chunks.push(
+      text(
+        chunk,
+        rest.find((r) => typeof r === 'string'),
+      ),
+    );
     return bytes(chunk);
   };
   (fs as { write: unknown }).write = function (fd: number, chunk: unknown, ...rest: unknown[]) {
     if (!isStd(fd)) return (original.write as (...a: unknown[]) => void).call(fs, fd, chunk, ...rest);
-    chunks.push(text(chunk, rest.find((r) => typeof r === 'string')));
+    chunks.push(
+      text(
+        chunk,
+        rest.find((r) => typeof r === 'string'),
+      ),
+    );
     const callback = rest.find((r): r is Callback => typeof r === 'function');
     if (callback) process.nextTick(callback, null, bytes(chunk), chunk);
   };
@@ -45,7 +59,8 @@ export function captureOutput() {
   process.stdout.write = stream as typeof process.stdout.write;
   process.stderr.write = stream as typeof process.stderr.write;
   for (const name of Object.keys(original.console) as Array<keyof typeof original.console>) {
-    console[name] = (...args: unknown[]) => void chunks.push(`${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`);
+    console[name] = (...args: unknown[]) =>
+      void chunks.push(`${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`);
   }
 
   return {

@@ -1,5 +1,5 @@
-import { TestApp } from './test-app';
 import { TestProject } from './factories';
+import { TestApp } from './test-app';
 
 /** A template with one variable, content that a version of the built-in local/echo provider accepts. */
 export const versionBody = (content = 'Summarize for {{audience}}.', extra: object = {}) => ({
@@ -30,7 +30,13 @@ export async function deploy(t: TestApp, p: TestProject, slug: string, environme
 }
 
 /** A prompt with one version deployed to production. */
-export async function deployedPrompt(t: TestApp, p: TestProject, slug: string, kind: 'prompt' | 'assistant' = 'prompt', body: object = versionBody()) {
+export async function deployedPrompt(
+  t: TestApp,
+  p: TestProject,
+  slug: string,
+  kind: 'prompt' | 'assistant' = 'prompt',
+  body: object = versionBody(),
+) {
   await createPrompt(t, p, slug, kind);
   const version = await createVersion(t, p, slug, body);
   const deployment = await deploy(t, p, slug, 'production');

@@ -1,7 +1,11 @@
 import { PGliteInstance } from 'typeorm-pglite/dist/pglite-instance';
+
 import { revokeLeases, useWorkerPGlite } from './shared-pglite';
 
-type Lease = { query(sql: string): Promise<{ rows: unknown[] }>; listen(channel: string, cb: (payload: string) => void): Promise<() => Promise<void>> };
+type Lease = {
+  query(sql: string): Promise<{ rows: unknown[] }>;
+  listen(channel: string, cb: (payload: string) => void): Promise<() => Promise<void>>;
+};
 const leaseOf = () => (PGliteInstance as unknown as { instance: Lease }).instance;
 const onPGlite = !process.env.DATABASE_URL && process.env.PARLEY_TEST_PGLITE_TEMPLATE && process.env.PARLEY_TEST_SHARED_PGLITE !== '0';
 

@@ -1,5 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
 import { readFileSync } from 'node:fs';
+
+import { PGlite } from '@electric-sql/pglite';
 import { getPGliteInstance, PGliteDriver } from 'typeorm-pglite';
 import { PGliteInstance } from 'typeorm-pglite/dist/pglite-instance';
 

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { ExpressHttpAdapter } from '../../src/common/http/express-http-adapter';
@@ -25,7 +26,12 @@ export interface TestApp {
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   // The fake upstreams listen on loopback, which the outbound policy refuses unless allowed.
-  Object.assign(process.env, { LOG_LEVEL: 'silent', PARLEY_ADMIN_KEY: TEST_ADMIN_KEY, PROVIDER_ALLOWED_HOSTS: '127.0.0.1,localhost', ...env });
+  Object.assign(process.env, {
+    LOG_LEVEL: 'silent',
+    PARLEY_ADMIN_KEY: TEST_ADMIN_KEY,
+    PROVIDER_ALLOWED_HOSTS: '127.0.0.1,localhost',
+    ...env,
+  });
   if (!process.env.DATABASE_URL && env.DATA_DIR === undefined) process.env.DATA_DIR = 'memory://';
   const fromTemplate = !process.env.DATABASE_URL && process.env.DATA_DIR === 'memory://' && process.env.PARLEY_TEST_PGLITE_TEMPLATE;
   // The jest worker's PGlite when there is one (shared-pglite.ts), else a PGlite of its own from the dump.

@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+
 import type { components, paths } from './schema';
 
 /** The API's own types, generated from Parley's OpenAPI document (docs/console.md, "API types"). */

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+
 import type { ChatMessage } from '../api/client';
 
 type Part = { type?: string; text?: string; image_url?: { url?: string } };
@@ -9,7 +10,15 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (content === null || content === undefined) return '';
   if (Array.isArray(content)) {
-    return (content as Part[]).map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'image_url' ? `[image ${part.image_url?.url ?? ''}]` : JSON.stringify(part))).join('\n');
+    return (content as Part[])
+      .map((part) =>
+        part.type === 'text'
+          ? (part.text ?? '')
+          : part.type === 'image_url'
+            ? `[image ${part.image_url?.url ?? ''}]`
+            : JSON.stringify(part),
+      )
+      .join('\n');
   }
   return JSON.stringify(content);
 }

@@ -1,6 +1,6 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { EditorState, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, keymap, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { Decoration, type DecorationSet, EditorView, keymap, MatchDecorator, ViewPlugin, type ViewUpdate } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
 
 /** The page's CSP nonce (index.html), which CodeMirror's stylesheet needs to be applied. */
@@ -23,7 +23,17 @@ export const handlebarsHighlight: Extension = ViewPlugin.fromClass(
 );
 
 /** A CodeMirror editor for one text value; `label` names it for screen readers. */
-export function CodeEditor({ value, onChange, label, template }: { value: string; onChange: (value: string) => void; label: string; template?: boolean }) {
+export function CodeEditor({
+  value,
+  onChange,
+  label,
+  template,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  label: string;
+  template?: boolean;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);

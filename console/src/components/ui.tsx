@@ -21,7 +21,11 @@ export function ErrorNote({ error }: { error: unknown }) {
 }
 
 export function Loading() {
-  return <p className="muted" aria-live="polite">Loading…</p>;
+  return (
+    <p className="muted" aria-live="polite">
+      Loading…
+    </p>
+  );
 }
 
 /** A button that asks before it acts: deploy, rollback, revoke. */

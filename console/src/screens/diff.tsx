@@ -4,6 +4,7 @@ import { EditorView } from '@codemirror/view';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+
 import { api, unwrap, type Version } from '../api/client';
 import { contentText } from '../components/chat';
 import { handlebarsHighlight, withNonce } from '../components/code-editor';
@@ -12,7 +13,12 @@ import { promptKey } from './prompt-queries';
 
 /** Everything a version holds, one fact per line, so a diff shows exactly what changed. */
 export function versionText(version: Version): string {
-  const lines = [`provider: ${version.provider}`, `model: ${version.model}`, `parameters: ${JSON.stringify(version.parameters)}`, `variables: ${JSON.stringify(version.variables)}`];
+  const lines = [
+    `provider: ${version.provider}`,
+    `model: ${version.model}`,
+    `parameters: ${JSON.stringify(version.parameters)}`,
+    `variables: ${JSON.stringify(version.variables)}`,
+  ];
   lines.push(`tools: ${version.tools.length === 0 ? '[]' : ''}`);
   for (const tool of version.tools) lines.push(`  ${JSON.stringify(tool)}`);
   lines.push('template:');
@@ -40,11 +46,23 @@ export default function DiffScreen() {
 
   useEffect(() => {
     if (!a.data || !b.data || !host.current) return;
-    const readOnly = [withNonce, EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping, handlebarsHighlight];
+    const readOnly = [
+      withNonce,
+      EditorState.readOnly.of(true),
+      EditorView.editable.of(false),
+      EditorView.lineWrapping,
+      handlebarsHighlight,
+    ];
     const view = new MergeView({
       parent: host.current,
-      a: { doc: versionText(a.data), extensions: [...readOnly, EditorView.contentAttributes.of({ 'aria-label': `version ${a.data.version}` })] },
-      b: { doc: versionText(b.data), extensions: [...readOnly, EditorView.contentAttributes.of({ 'aria-label': `version ${b.data.version}` })] },
+      a: {
+        doc: versionText(a.data),
+        extensions: [...readOnly, EditorView.contentAttributes.of({ 'aria-label': `version ${a.data.version}` })],
+      },
+      b: {
+        doc: versionText(b.data),
+        extensions: [...readOnly, EditorView.contentAttributes.of({ 'aria-label': `version ${b.data.version}` })],
+      },
       highlightChanges: true,
       gutter: true,
     });

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
-import { api, unwrap, type Schemas } from '../api/client';
+
+import { api, type Schemas, unwrap } from '../api/client';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useSession } from '../session';
 import { LimitsPanel } from './limits';
@@ -24,11 +25,15 @@ export function KeysScreen() {
       ) : (
         <>
           {managesKeys && session.workspace && session.project ? (
-            <ProjectKeys workspace={session.workspace} project={session.project} access={{ scopes: session.scopes, environments: session.environments }} />
+            <ProjectKeys
+              workspace={session.workspace}
+              project={session.project}
+              access={{ scopes: session.scopes, environments: session.environments }}
+            />
           ) : (
             <p className="notice" role="note">
-              This key cannot manage keys (it lacks the <code>keys:manage</code> scope): sign in with a key that has it, or with the admin key, to create or revoke keys of{' '}
-              {session.workspace}/{session.project}.
+              This key cannot manage keys (it lacks the <code>keys:manage</code> scope): sign in with a key that has it, or with the admin
+              key, to create or revoke keys of {session.workspace}/{session.project}.
             </p>
           )}
           <p className="muted">Limits are set with the admin key.</p>
@@ -68,12 +73,25 @@ function Providers() {
           ))}
         </tbody>
       </table>
-      <p className="muted">Secrets are never shown. Add a provider with <code>parley apply</code> or <code>POST /v2/provider-credentials</code> (docs/providers.md).</p>
+      <p className="muted">
+        Secrets are never shown. Add a provider with <code>parley apply</code> or <code>POST /v2/provider-credentials</code>{' '}
+        (docs/providers.md).
+      </p>
     </section>
   );
 }
 
-export function Picker({ label, items, value, onChange }: { label: string; items: string[]; value: string; onChange: (v: string) => void }) {
+export function Picker({
+  label,
+  items,
+  value,
+  onChange,
+}: {
+  label: string;
+  items: string[];
+  value: string;
+  onChange: (v: string) => void;
+}) {
   return (
     <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
       <Label>{label}</Label>
@@ -106,9 +124,19 @@ function AdminKeys() {
   return (
     <>
       <div className="row">
-        <Picker label="Workspace" items={workspaces.data?.data.map((w) => w.slug) ?? []} value={workspace} onChange={(w) => setParams({ workspace: w })} />
+        <Picker
+          label="Workspace"
+          items={workspaces.data?.data.map((w) => w.slug) ?? []}
+          value={workspace}
+          onChange={(w) => setParams({ workspace: w })}
+        />
         {workspace ? (
-          <Picker label="Project" items={projects.data?.data.map((p) => p.slug) ?? []} value={project} onChange={(p) => setParams({ workspace, project: p })} />
+          <Picker
+            label="Project"
+            items={projects.data?.data.map((p) => p.slug) ?? []}
+            value={project}
+            onChange={(p) => setParams({ workspace, project: p })}
+          />
         ) : null}
       </div>
       <ErrorNote error={workspaces.error ?? projects.error} />
@@ -131,12 +159,25 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
   const path = { workspace, project };
   const client = useQueryClient();
   const queryKey = ['keys', workspace, project];
-  const keys = useQuery({ queryKey, queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path } })) });
+  const keys = useQuery({
+    queryKey,
+    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path } })),
+  });
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Schemas['CreatedApiKeyDto'] | null>(null);
   const [copied, setCopied] = useState(false);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path }, body: { ...(name ? { name } : {}), ...(access?.scopes ? { scopes: access.scopes } : {}), ...(access?.environments ? { environments: access.environments } : {}) } })),
+    mutationFn: () =>
+      unwrap(
+        api.POST('/v2/workspaces/{workspace}/projects/{project}/api-keys', {
+          params: { path },
+          body: {
+            ...(name ? { name } : {}),
+            ...(access?.scopes ? { scopes: access.scopes } : {}),
+            ...(access?.environments ? { environments: access.environments } : {}),
+          },
+        }),
+      ),
     onSuccess: (key) => {
       setCreated(key);
       setCopied(false);
@@ -145,7 +186,8 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
     },
   });
   const revoke = useMutation({
-    mutationFn: (keyId: string) => unwrap(api.DELETE('/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}', { params: { path: { ...path, keyId } } })),
+    mutationFn: (keyId: string) =>
+      unwrap(api.DELETE('/v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}', { params: { path: { ...path, keyId } } })),
     onSuccess: () => void client.invalidateQueries({ queryKey }),
   });
   return (
@@ -154,7 +196,10 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
         Keys of {workspace}/{project}
       </h2>
       {access?.scopes || access?.environments ? (
-        <p className="muted">A new key gets this key's access: {access.scopes ? access.scopes.join(', ') : 'every scope'}{access.environments ? `, invoking in ${access.environments.join(', ')}` : ''}.</p>
+        <p className="muted">
+          A new key gets this key's access: {access.scopes ? access.scopes.join(', ') : 'every scope'}
+          {access.environments ? `, invoking in ${access.environments.join(', ')}` : ''}.
+        </p>
       ) : null}
       <Form
         className="row"
@@ -183,7 +228,12 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
             </code>
             <Button
               className="button secondary"
-              onPress={() => void navigator.clipboard?.writeText(created.key).then(() => setCopied(true), () => setCopied(false))}
+              onPress={() =>
+                void navigator.clipboard?.writeText(created.key).then(
+                  () => setCopied(true),
+                  () => setCopied(false),
+                )
+              }
             >
               {copied ? 'Copied' : 'Copy'}
             </Button>
@@ -213,13 +263,22 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
-                <td>{key.scopes ? key.scopes.join(', ') : 'all'}{key.environments ? ` (invokes in ${key.environments.join(', ')})` : ''}</td>
+                <td>
+                  {key.scopes ? key.scopes.join(', ') : 'all'}
+                  {key.environments ? ` (invokes in ${key.environments.join(', ')})` : ''}
+                </td>
                 <td>{formatTime(key.createdAt)}</td>
                 <td>
                   {key.revokedAt ? (
                     `revoked ${formatTime(key.revokedAt)}`
                   ) : (
-                    <ConfirmButton label={`Revoke ${key.name}`} title={`Revoke the key ${key.name}?`} confirmLabel="Revoke" danger onConfirm={() => revoke.mutate(key.id)}>
+                    <ConfirmButton
+                      label={`Revoke ${key.name}`}
+                      title={`Revoke the key ${key.name}?`}
+                      confirmLabel="Revoke"
+                      danger
+                      onConfirm={() => revoke.mutate(key.id)}
+                    >
                       <p>Every call made with it is refused (401) from now on, on every instance. This cannot be undone.</p>
                     </ConfirmButton>
                   )}

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
-import { api, unwrap, type Schemas } from '../api/client';
+
+import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNote, Loading } from '../components/ui';
 
 const FIELDS = [
@@ -26,18 +27,35 @@ function toLimits(values: Values): Schemas['LimitValuesDto'] | null {
 export function LimitsPanel({ workspace, project }: { workspace: string; project: string }) {
   const path = { workspace, project };
   const queryKey = ['limits', workspace, project];
-  const limits = useQuery({ queryKey, queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/limits', { params: { path } })) });
+  const limits = useQuery({
+    queryKey,
+    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/limits', { params: { path } })),
+  });
   if (limits.isPending) return <Loading />;
   if (limits.error) return <ErrorNote error={limits.error} />;
   return <LimitsForm key={JSON.stringify(limits.data)} path={path} queryKey={queryKey} current={limits.data} />;
 }
 
-function LimitsForm({ path, queryKey, current }: { path: { workspace: string; project: string }; queryKey: string[]; current: Schemas['ProjectLimitsDto'] }) {
+function LimitsForm({
+  path,
+  queryKey,
+  current,
+}: {
+  path: { workspace: string; project: string };
+  queryKey: string[];
+  current: Schemas['ProjectLimitsDto'];
+}) {
   const [project, setProject] = useState(toValues(current.project));
   const [keys, setKeys] = useState(toValues(current.keys));
   const client = useQueryClient();
   const save = useMutation({
-    mutationFn: () => unwrap(api.PUT('/v2/workspaces/{workspace}/projects/{project}/limits', { params: { path }, body: { project: toLimits(project), keys: toLimits(keys) } })),
+    mutationFn: () =>
+      unwrap(
+        api.PUT('/v2/workspaces/{workspace}/projects/{project}/limits', {
+          params: { path },
+          body: { project: toLimits(project), keys: toLimits(keys) },
+        }),
+      ),
     onSuccess: () => void client.invalidateQueries({ queryKey }),
   });
   return (
@@ -58,7 +76,13 @@ function LimitsForm({ path, queryKey, current }: { path: { workspace: string; pr
           <fieldset key={title} className="row">
             <legend>{title}</legend>
             {FIELDS.map(([name, label]) => (
-              <TextField key={name} value={values[name]} onChange={(v) => set({ ...values, [name]: v })} className="field" inputMode="decimal">
+              <TextField
+                key={name}
+                value={values[name]}
+                onChange={(v) => set({ ...values, [name]: v })}
+                className="field"
+                inputMode="decimal"
+              >
                 <Label>{`${label} (${title.toLowerCase()})`}</Label>
                 <Input placeholder="no limit" />
               </TextField>

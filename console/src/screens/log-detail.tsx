@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
+
 import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { ErrorNote, formatTime, JsonBlock, Loading } from '../components/ui';
@@ -29,11 +30,30 @@ export function LogDetailScreen() {
         <dd>{l.environment || '—'}</dd>
         <dt>Provider and model</dt>
         <dd>
-          {l.provider ? <Link to={`/logs?provider=${encodeURIComponent(l.provider)}`} aria-label={`Logs of provider ${l.provider}`}>{l.provider}</Link> : '—'}/
-          {l.model ? <Link to={`/logs?model=${encodeURIComponent(l.model)}`} aria-label={`Logs of model ${l.model}`}>{l.model}</Link> : '—'}
+          {l.provider ? (
+            <Link to={`/logs?provider=${encodeURIComponent(l.provider)}`} aria-label={`Logs of provider ${l.provider}`}>
+              {l.provider}
+            </Link>
+          ) : (
+            '—'
+          )}
+          /
+          {l.model ? (
+            <Link to={`/logs?model=${encodeURIComponent(l.model)}`} aria-label={`Logs of model ${l.model}`}>
+              {l.model}
+            </Link>
+          ) : (
+            '—'
+          )}
         </dd>
         <dt>Key</dt>
-        <dd>{l.projectAPIKeyId ? <Link to={`/logs?keyId=${l.projectAPIKeyId}`}>Logs of this key ({l.projectAPIKeyId.slice(0, 8)}…)</Link> : '—'}</dd>
+        <dd>
+          {l.projectAPIKeyId ? (
+            <Link to={`/logs?keyId=${l.projectAPIKeyId}`}>Logs of this key ({l.projectAPIKeyId.slice(0, 8)}…)</Link>
+          ) : (
+            '—'
+          )}
+        </dd>
         <dt>Status</dt>
         <dd>
           {l.status}
@@ -75,7 +95,11 @@ export function LogDetailScreen() {
           </TabList>
           <TabPanel id="chat">
             <h2>Request</h2>
-            {request?.messages ? <ChatTranscript label="Rendered request" messages={request.messages} /> : <p className="muted">No request was sent to a provider.</p>}
+            {request?.messages ? (
+              <ChatTranscript label="Rendered request" messages={request.messages} />
+            ) : (
+              <p className="muted">No request was sent to a provider.</p>
+            )}
             <h2>Response</h2>
             {reply.length ? <ChatTranscript label="Response" messages={reply} /> : <p className="muted">No answer was recorded.</p>}
           </TabPanel>

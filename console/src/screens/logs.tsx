@@ -2,12 +2,25 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
+
 import { api, unwrap } from '../api/client';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { usePrompts } from './prompts';
 
 /** The list's filters, all kept in the URL (a link to a filtered page opens it). */
-export const LOG_FILTERS = ['slug', 'version', 'environment', 'status', 'model', 'provider', 'keyId', 'threadId', 'metadata', 'from', 'to'] as const;
+export const LOG_FILTERS = [
+  'slug',
+  'version',
+  'environment',
+  'status',
+  'model',
+  'provider',
+  'keyId',
+  'threadId',
+  'metadata',
+  'from',
+  'to',
+] as const;
 type Filters = Partial<Record<(typeof LOG_FILTERS)[number], string>>;
 
 /** Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached). */
@@ -58,7 +71,9 @@ export function LogsScreen() {
                   <td>{log.promptSlug}</td>
                   <td>{log.environment || '—'}</td>
                   <td>{log.version ? `v${log.version}` : '—'}</td>
-                  <td>{log.provider}/{log.model}</td>
+                  <td>
+                    {log.provider}/{log.model}
+                  </td>
                   <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
                   <td>{log.latencyMs} ms</td>
                   <td>{log.usage.total_tokens ?? '—'}</td>
@@ -68,11 +83,11 @@ export function LogsScreen() {
             </tbody>
           </table>
           <nav className="row" aria-label="Pages">
-            {after ? (
-              <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link>
-            ) : null}
+            {after ? <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link> : null}
             {logs.data.has_more && logs.data.last_id ? (
-              <Link to={`?${new URLSearchParams({ ...(filters as Record<string, string>), after: logs.data.last_id }).toString()}`}>Older</Link>
+              <Link to={`?${new URLSearchParams({ ...(filters as Record<string, string>), after: logs.data.last_id }).toString()}`}>
+                Older
+              </Link>
             ) : null}
           </nav>
         </>
@@ -103,14 +118,20 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
-      <Select selectedKey={filters.slug || 'any'} onSelectionChange={(key) => set('slug')(key === 'any' ? '' : String(key))} className="field">
+      <Select
+        selectedKey={filters.slug || 'any'}
+        onSelectionChange={(key) => set('slug')(key === 'any' ? '' : String(key))}
+        className="field"
+      >
         <Label>Prompt</Label>
         <Button className="select-button">
           <SelectValue />
         </Button>
         <Popover className="popover">
           <ListBox className="listbox">
-            <ListBoxItem id="any" className="option">any</ListBoxItem>
+            <ListBoxItem id="any" className="option">
+              any
+            </ListBoxItem>
             {(prompts.data?.data ?? []).map((p) => (
               <ListBoxItem key={p.slug} id={p.slug} className="option">
                 {p.slug}

@@ -85,7 +85,11 @@ export function runBody(draft: Draft, variables: Record<string, string>, message
   return {
     template: draft.template.map((m) => ({ role: m.role, content: m.content })),
     model: draft.model,
-    variables: Object.fromEntries(declared.filter((name) => variables[name] !== undefined && variables[name] !== '' || defaults[name] !== undefined).map((name) => [name, variables[name] ?? defaults[name]])),
+    variables: Object.fromEntries(
+      declared
+        .filter((name) => (variables[name] !== undefined && variables[name] !== '') || defaults[name] !== undefined)
+        .map((name) => [name, variables[name] ?? defaults[name]]),
+    ),
     messages: parseField<ChatMessage[]>(messagesJson, 'Messages', Array.isArray),
     metadata: { source: 'console-playground' },
     ...overrides,

@@ -2,12 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+
 import { api, unwrap } from '../api/client';
 import { invokeStream } from '../api/stream';
 import { CodeEditor } from '../components/code-editor';
 import { ErrorNote, Loading } from '../components/ui';
 import { useProject } from '../session';
-import { draftOf, declaredVariables, EMPTY_DRAFT, inputFromLog, runBody, versionBody, type Draft } from './playground-draft';
+import { declaredVariables, type Draft, draftOf, EMPTY_DRAFT, inputFromLog, runBody, versionBody } from './playground-draft';
 import { promptKey, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { TemplateEditor } from './template-editor';
 
@@ -63,7 +64,14 @@ export default function PlaygroundScreen() {
   }, [ready, draft, base, log.data]);
   useEffect(() => {
     const envs = environments.data?.data.map((e) => e.slug) ?? [];
-    if (!environment && envs.length) setEnvironment(log.data?.environment && envs.includes(log.data.environment) ? log.data.environment : envs.includes('preview') ? 'preview' : envs[0]);
+    if (!environment && envs.length)
+      setEnvironment(
+        log.data?.environment && envs.includes(log.data.environment)
+          ? log.data.environment
+          : envs.includes('preview')
+            ? 'preview'
+            : envs[0],
+      );
   }, [environments.data, environment, log.data]);
 
   const client = useQueryClient();
@@ -82,7 +90,8 @@ export default function PlaygroundScreen() {
   if (prompt.error || versions.error || log.error) return <ErrorNote error={prompt.error ?? versions.error ?? log.error} />;
   const assistant = prompt.data.kind === 'assistant';
   const declared = declaredVariables(draft);
-  const invokeUrl = (version: number) => `/${scope.workspace}/${scope.project}/${encodeURIComponent(slug)}/${encodeURIComponent(environment)}?v=${version}`;
+  const invokeUrl = (version: number) =>
+    `/${scope.workspace}/${scope.project}/${encodeURIComponent(slug)}/${encodeURIComponent(environment)}?v=${version}`;
 
   const stream = async (url: string, body: object, set: (update: (o: Output) => Output) => void) => {
     set(() => ({ ...IDLE, running: true }));
@@ -111,12 +120,19 @@ export default function PlaygroundScreen() {
     const thread = assistant && threadId ? { threadId } : {};
     const runs: Promise<unknown>[] = [
       stream(invokeUrl(base.version), { ...body, ...thread }, setOutput).then((outcome) => {
-        if (assistant && outcome && (outcome as { threadId: string | null }).threadId) setThreadId((outcome as { threadId: string }).threadId);
+        if (assistant && outcome && (outcome as { threadId: string | null }).threadId)
+          setThreadId((outcome as { threadId: string }).threadId);
       }),
     ];
     if (compareWith) {
       // The same input, on the saved version as it is: none of the draft's settings.
-      const { template: _template, model: _model, provider: _provider, tools: _tools, ...sameInput } = body as typeof body & { provider?: string; tools?: unknown[] };
+      const {
+        template: _template,
+        model: _model,
+        provider: _provider,
+        tools: _tools,
+        ...sameInput
+      } = body as typeof body & { provider?: string; tools?: unknown[] };
       runs.push(stream(invokeUrl(Number(compareWith)), sameInput, setCompared));
     } else {
       setCompared(IDLE);
@@ -136,14 +152,23 @@ export default function PlaygroundScreen() {
         {base ? <>Editing a draft based on v{base.version}. </> : <>No version yet: save the first one. </>}
         <Link to={`/prompts/${encodeURIComponent(slug)}`}>Back to {slug}</Link>
       </p>
-      {params.get('saved') && base ? <p role="status" className="success">Saved as v{base.version}.</p> : null}
+      {params.get('saved') && base ? (
+        <p role="status" className="success">
+          Saved as v{base.version}.
+        </p>
+      ) : null}
       <div className="columns">
         <TemplateEditor draft={draft} onChange={setDraft} />
         <section aria-labelledby="run" className="panel">
           <h2 id="run">Run</h2>
           {declared.length === 0 ? <p className="muted">The template declares no variables.</p> : null}
           {declared.map((name) => (
-            <TextField key={name} value={variables[name] ?? ''} onChange={(value) => setVariables({ ...variables, [name]: value })} className="field">
+            <TextField
+              key={name}
+              value={variables[name] ?? ''}
+              onChange={(value) => setVariables({ ...variables, [name]: value })}
+              className="field"
+            >
               <Label>{`Variable ${name}`}</Label>
               <Input />
             </TextField>
@@ -152,14 +177,21 @@ export default function PlaygroundScreen() {
           <CodeEditor label="Messages (JSON)" value={messages} onChange={setMessages} />
           <div className="row">
             <EnvironmentSelect label="Run in environment" environments={envs} value={environment} onChange={setEnvironment} />
-            <Select aria-label="Compare with" selectedKey={compareWith || 'none'} onSelectionChange={(key) => setCompareWith(key === 'none' ? '' : String(key))} className="field">
+            <Select
+              aria-label="Compare with"
+              selectedKey={compareWith || 'none'}
+              onSelectionChange={(key) => setCompareWith(key === 'none' ? '' : String(key))}
+              className="field"
+            >
               <Label>Compare with</Label>
               <Button className="select-button">
                 <SelectValue />
               </Button>
               <Popover className="popover">
                 <ListBox className="listbox">
-                  <ListBoxItem id="none" className="option">nothing</ListBoxItem>
+                  <ListBoxItem id="none" className="option">
+                    nothing
+                  </ListBoxItem>
                   {versions.data.data.map((v) => (
                     <ListBoxItem key={v.version} id={String(v.version)} className="option">{`saved v${v.version}`}</ListBoxItem>
                   ))}
@@ -168,7 +200,8 @@ export default function PlaygroundScreen() {
             </Select>
           </div>
           <p className="muted small">
-            A run uses everything the draft holds (template, provider, model, parameters, tools) over v{base?.version ?? '—'}, without saving it; it is logged like any call (metadata source=console-playground).
+            A run uses everything the draft holds (template, provider, model, parameters, tools) over v{base?.version ?? '—'}, without
+            saving it; it is logged like any call (metadata source=console-playground).
           </p>
           <div className="row">
             <Button className="button" onPress={() => void run()} isDisabled={!base || !environment || output.running}>
@@ -209,7 +242,17 @@ export default function PlaygroundScreen() {
   );
 }
 
-function EnvironmentSelect({ label, environments, value, onChange }: { label: string; environments: string[]; value: string; onChange: (v: string) => void }) {
+function EnvironmentSelect({
+  label,
+  environments,
+  value,
+  onChange,
+}: {
+  label: string;
+  environments: string[];
+  value: string;
+  onChange: (v: string) => void;
+}) {
   return (
     <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
       <Label>{label}</Label>

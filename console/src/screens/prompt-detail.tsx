@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
+
 import { api, unwrap, type Version } from '../api/client';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useProject } from '../session';
@@ -18,7 +19,8 @@ export function PromptDetailScreen() {
   const [params, setParams] = useSearchParams();
   const client = useQueryClient();
   const deploy = useMutation({
-    mutationFn: (input: { environment: string; version: number }) => unwrap(api.POST('/v2/prompts/{slug}/deployments', { params: { path: { slug } }, body: input })),
+    mutationFn: (input: { environment: string; version: number }) =>
+      unwrap(api.POST('/v2/prompts/{slug}/deployments', { params: { path: { slug } }, body: input })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: promptKey(slug) });
       void client.invalidateQueries({ queryKey: ['prompts'] });
@@ -65,7 +67,9 @@ export function PromptDetailScreen() {
             </thead>
             <tbody>
               {live.map((d) => {
-                const previous = history.data?.data.filter((row) => row.environment === d.environment && !row.current).sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
+                const previous = history.data?.data
+                  .filter((row) => row.environment === d.environment && !row.current)
+                  .sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
                 return (
                   <tr key={d.environment}>
                     <td>{d.environment}</td>
@@ -136,10 +140,25 @@ export function PromptDetailScreen() {
                     </td>
                     <td>{version.message ?? <span className="muted">—</span>}</td>
                     <td>{formatTime(version.createdAt)}</td>
-                    <td>{live.filter((d) => d.version === version.version).map((d) => <span key={d.environment} className="badge">{d.environment}</span>)}</td>
+                    <td>
+                      {live
+                        .filter((d) => d.version === version.version)
+                        .map((d) => (
+                          <span key={d.environment} className="badge">
+                            {d.environment}
+                          </span>
+                        ))}
+                    </td>
                     <td className="row">
-                      <Link to={`/prompts/${encodeURIComponent(slug)}/playground?from=${version.version}`}>Open v{version.version} in playground</Link>
-                      <DeployButton version={version} environments={envs} live={live} onDeploy={(environment) => deploy.mutate({ environment, version: version.version })} />
+                      <Link to={`/prompts/${encodeURIComponent(slug)}/playground?from=${version.version}`}>
+                        Open v{version.version} in playground
+                      </Link>
+                      <DeployButton
+                        version={version}
+                        environments={envs}
+                        live={live}
+                        onDeploy={(environment) => deploy.mutate({ environment, version: version.version })}
+                      />
                     </td>
                   </tr>
                 ))}
@@ -149,12 +168,29 @@ export function PromptDetailScreen() {
         )}
       </section>
 
-      {live.length > 0 ? <UseIt slug={slug} kind={prompt.data.kind} environments={live.map((d) => d.environment)} variables={list.find((v) => v.version === live[0].version)?.declaredVariables ?? []} /> : null}
+      {live.length > 0 ? (
+        <UseIt
+          slug={slug}
+          kind={prompt.data.kind}
+          environments={live.map((d) => d.environment)}
+          variables={list.find((v) => v.version === live[0].version)?.declaredVariables ?? []}
+        />
+      ) : null}
     </>
   );
 }
 
-function VersionPicker({ label, versions, value, onChange }: { label: string; versions: Version[]; value: string; onChange: (value: string) => void }) {
+function VersionPicker({
+  label,
+  versions,
+  value,
+  onChange,
+}: {
+  label: string;
+  versions: Version[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
   return (
     <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
       <Label>{label}</Label>
@@ -174,14 +210,23 @@ function VersionPicker({ label, versions, value, onChange }: { label: string; ve
   );
 }
 
-function DeployButton(props: { version: Version; environments: string[]; live: { environment: string; version: number }[]; onDeploy: (environment: string) => void }) {
+function DeployButton(props: {
+  version: Version;
+  environments: string[];
+  live: { environment: string; version: number }[];
+  onDeploy: (environment: string) => void;
+}) {
   const [chosen, setEnvironment] = useState('');
   // The environments may arrive after the first render: until one is chosen, production (or the first).
   const environment = chosen || (props.environments.includes('production') ? 'production' : (props.environments[0] ?? ''));
   const current = props.live.find((d) => d.environment === environment);
   return (
     <span className="row">
-      <Select aria-label={`Environment for v${props.version.version}`} selectedKey={environment || null} onSelectionChange={(key) => setEnvironment(String(key))}>
+      <Select
+        aria-label={`Environment for v${props.version.version}`}
+        selectedKey={environment || null}
+        onSelectionChange={(key) => setEnvironment(String(key))}
+      >
         <Button className="select-button">
           <SelectValue />
         </Button>
@@ -203,7 +248,8 @@ function DeployButton(props: { version: Version; environments: string[]; live: {
         onConfirm={() => props.onDeploy(environment)}
       >
         <p>
-          {environment} {current ? `runs v${current.version}` : 'runs nothing yet'}. Every call to it will use v{props.version.version} at once.
+          {environment} {current ? `runs v${current.version}` : 'runs nothing yet'}. Every call to it will use v{props.version.version} at
+          once.
         </p>
       </ConfirmButton>
     </span>
@@ -248,7 +294,9 @@ function UseIt({ slug, kind, environments, variables }: { slug: string; kind: st
         </TabList>
         {(['curl', 'openai', 'langtail'] as const).map((name) => (
           <TabPanel key={name} id={name}>
-            <pre className="code" tabIndex={0}>{snippets[name]}</pre>
+            <pre className="code" tabIndex={0}>
+              {snippets[name]}
+            </pre>
           </TabPanel>
         ))}
       </Tabs>

@@ -1,10 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
+
 import { api, unwrap } from '../api/client';
 
 export const promptKey = (slug: string) => ['prompt', slug] as const;
 
 export function usePrompt(slug: string) {
-  return useQuery({ queryKey: [...promptKey(slug), 'info'], queryFn: () => unwrap(api.GET('/v2/prompts/{slug}', { params: { path: { slug } } })) });
+  return useQuery({
+    queryKey: [...promptKey(slug), 'info'],
+    queryFn: () => unwrap(api.GET('/v2/prompts/{slug}', { params: { path: { slug } } })),
+  });
 }
 
 export function useVersions(slug: string) {

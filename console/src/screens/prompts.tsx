@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, Radio, RadioGroup, TextField } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
+
 import { api, unwrap } from '../api/client';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 
@@ -38,13 +39,15 @@ export function PromptsScreen() {
                 </td>
                 <td>{prompt.kind}</td>
                 <td>
-                  {prompt.deployments.length === 0
-                    ? <span className="muted">not deployed</span>
-                    : prompt.deployments.map((d) => (
-                        <span key={d.environment} className="badge">
-                          {d.environment}: v{d.version}
-                        </span>
-                      ))}
+                  {prompt.deployments.length === 0 ? (
+                    <span className="muted">not deployed</span>
+                  ) : (
+                    prompt.deployments.map((d) => (
+                      <span key={d.environment} className="badge">
+                        {d.environment}: v{d.version}
+                      </span>
+                    ))
+                  )}
                 </td>
                 <td>{prompt.latestVersion ? `v${prompt.latestVersion}` : '—'}</td>
                 <td>{formatTime(prompt.updatedAt)}</td>
@@ -55,8 +58,8 @@ export function PromptsScreen() {
       ) : (
         <EmptyState title="No prompts yet">
           <p>
-            A prompt is a template with a model; an assistant also keeps a conversation thread. Create one below, then write its first version in the
-            playground, or describe the whole project in a <code>parley.yaml</code> and run <code>parley apply</code>.
+            A prompt is a template with a model; an assistant also keeps a conversation thread. Create one below, then write its first
+            version in the playground, or describe the whole project in a <code>parley.yaml</code> and run <code>parley apply</code>.
           </p>
         </EmptyState>
       )}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
+
 import { ErrorNote } from '../components/ui';
 import { useSignIn } from '../session';
 
@@ -15,15 +16,18 @@ export function SignInScreen() {
     <main className="sign-in">
       <h1>Sign in to Parley</h1>
       <p>
-        Use the project key that Parley printed at its first start (<code>PARLEY_KEY</code>), another project key, or the admin key.
-        It is exchanged for a session; the console does not keep it.
+        Use the project key that Parley printed at its first start (<code>PARLEY_KEY</code>), another project key, or the admin key. It is
+        exchanged for a session; the console does not keep it.
       </p>
       <Form
         onSubmit={(event) => {
           event.preventDefault();
           signIn.mutate(key.trim(), {
             // An admin session starts on the keys screen: the project screens wait for a project to be picked.
-            onSuccess: (session) => navigate(next && next.startsWith('/') && next !== '/sign-in' ? next : session.kind === 'admin' ? '/keys' : '/prompts', { replace: true }),
+            onSuccess: (session) =>
+              navigate(next && next.startsWith('/') && next !== '/sign-in' ? next : session.kind === 'admin' ? '/keys' : '/prompts', {
+                replace: true,
+              }),
           });
         }}
       >

@@ -1,5 +1,13 @@
 /** "Use it" snippets for one deployment: curl, the openai SDK (through /v1) and the langtail SDK. */
-export function snippetsFor(input: { origin: string; workspace: string; project: string; slug: string; environment: string; variables: string[]; assistant: boolean }) {
+export function snippetsFor(input: {
+  origin: string;
+  workspace: string;
+  project: string;
+  slug: string;
+  environment: string;
+  variables: string[];
+  assistant: boolean;
+}) {
   const { origin, workspace, project, slug, environment } = input;
   const variables = Object.fromEntries(input.variables.map((name) => [name, '...']));
   const body = { ...(input.variables.length ? { variables } : {}), messages: [{ role: 'user', content: 'Hello!' }] };
@@ -15,7 +23,9 @@ export function snippetsFor(input: { origin: string; workspace: string; project:
     'const completion = await client.chat.completions.create({',
     `  model: '${slug}@${environment}',`,
     "  messages: [{ role: 'user', content: 'Hello!' }],",
-    ...(input.variables.length ? [`  // @ts-expect-error Parley's extension: the template's variables`, `  variables: ${JSON.stringify(variables)},`] : []),
+    ...(input.variables.length
+      ? [`  // @ts-expect-error Parley's extension: the template's variables`, `  variables: ${JSON.stringify(variables)},`]
+      : []),
     '});',
     'console.log(completion.choices[0].message.content);',
   ].join('\n');

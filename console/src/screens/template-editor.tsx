@@ -1,4 +1,5 @@
 import { Button, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+
 import { CodeEditor } from '../components/code-editor';
 import type { Draft } from './playground-draft';
 
@@ -15,7 +16,11 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
       {draft.template.map((message, index) => (
         <div key={index} className="message-editor">
           <div className="row">
-            <Select aria-label={`Role of message ${index + 1}`} selectedKey={message.role} onSelectionChange={(key) => setMessage(index, { role: key as Draft['template'][number]['role'] })}>
+            <Select
+              aria-label={`Role of message ${index + 1}`}
+              selectedKey={message.role}
+              onSelectionChange={(key) => setMessage(index, { role: key as Draft['template'][number]['role'] })}
+            >
               <Button className="select-button">
                 <SelectValue />
               </Button>
@@ -29,11 +34,20 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
                 </ListBox>
               </Popover>
             </Select>
-            <Button className="button secondary small" aria-label={`Remove message ${index + 1}`} onPress={() => set({ template: draft.template.filter((_, i) => i !== index) })}>
+            <Button
+              className="button secondary small"
+              aria-label={`Remove message ${index + 1}`}
+              onPress={() => set({ template: draft.template.filter((_, i) => i !== index) })}
+            >
               Remove
             </Button>
           </div>
-          <CodeEditor template label={`Template message ${index + 1} (${message.role})`} value={message.content} onChange={(content) => setMessage(index, { content })} />
+          <CodeEditor
+            template
+            label={`Template message ${index + 1} (${message.role})`}
+            value={message.content}
+            onChange={(content) => setMessage(index, { content })}
+          />
         </div>
       ))}
       <Button className="button secondary" onPress={() => set({ template: [...draft.template, { role: 'user', content: '' }] })}>
@@ -54,7 +68,11 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
       <h3>Tools</h3>
       <CodeEditor label="Tools (JSON)" value={draft.tools} onChange={(tools) => set({ tools })} />
       <h3>Variable defaults</h3>
-      <CodeEditor label="Variable defaults (JSON)" value={draft.variableDefaults} onChange={(variableDefaults) => set({ variableDefaults })} />
+      <CodeEditor
+        label="Variable defaults (JSON)"
+        value={draft.variableDefaults}
+        onChange={(variableDefaults) => set({ variableDefaults })}
+      />
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
+
 import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
@@ -14,7 +15,8 @@ export function ThreadsScreen() {
   const [filter, setFilter] = useState(metadata ?? '');
   const threads = useQuery({
     queryKey: ['threads', metadata, after],
-    queryFn: () => unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(metadata ? { metadata } : {}), ...(after ? { after } : {}) } } })),
+    queryFn: () =>
+      unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(metadata ? { metadata } : {}), ...(after ? { after } : {}) } } })),
   });
   const more = (last: string) => `?${new URLSearchParams({ ...(metadata ? { metadata } : {}), after: last }).toString()}`;
   return (
@@ -66,16 +68,17 @@ export function ThreadsScreen() {
           </table>
           {threads.data.has_more && threads.data.last_id ? <Link to={more(threads.data.last_id)}>Older</Link> : null}
         </>
+      ) : metadata ? (
+        <EmptyState title="No threads match this filter">
+          <p>No live thread has that metadata value: check the key and value (key:value), or clear the filter.</p>
+        </EmptyState>
       ) : (
-        metadata ? (
-          <EmptyState title="No threads match this filter">
-            <p>No live thread has that metadata value: check the key and value (key:value), or clear the filter.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState title="No threads yet">
-            <p>An assistant keeps each conversation in a thread. Call an assistant (for example from its playground) and its thread appears here.</p>
-          </EmptyState>
-        )
+        <EmptyState title="No threads yet">
+          <p>
+            An assistant keeps each conversation in a thread. Call an assistant (for example from its playground) and its thread appears
+            here.
+          </p>
+        </EmptyState>
       )}
     </>
   );
@@ -84,10 +87,14 @@ export function ThreadsScreen() {
 /** A thread as a transcript: each turn's messages, tool calls and results, linked to the call (log) that added them. */
 export function ThreadScreen() {
   const id = useParams().id!;
-  const thread = useQuery({ queryKey: ['thread', id], queryFn: () => unwrap(api.GET('/v2/threads/{threadId}', { params: { path: { threadId: id } } })) });
+  const thread = useQuery({
+    queryKey: ['thread', id],
+    queryFn: () => unwrap(api.GET('/v2/threads/{threadId}', { params: { path: { threadId: id } } })),
+  });
   const messages = useQuery({
     queryKey: ['thread', id, 'messages'],
-    queryFn: () => unwrap(api.GET('/v2/threads/{threadId}/messages', { params: { path: { threadId: id }, query: { limit: 100, order: 'asc' } } })),
+    queryFn: () =>
+      unwrap(api.GET('/v2/threads/{threadId}/messages', { params: { path: { threadId: id }, query: { limit: 100, order: 'asc' } } })),
   });
   // The call that started the thread names the assistant and version to continue it with.
   const firstLogId = (messages.data?.data.find((row) => row.requestLogId)?.requestLogId as string | null | undefined) ?? null;

@@ -2,10 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
-import { api, unwrap, type Schemas } from '../api/client';
-import { useProject, useSession } from '../session';
-import { UsageChart } from '../components/usage-chart';
+
+import { api, type Schemas, unwrap } from '../api/client';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { UsageChart } from '../components/usage-chart';
+import { useProject, useSession } from '../session';
 
 const RANGES = { '24h': 1, '7d': 7, '30d': 30 } as const;
 const GROUPS = ['none', 'prompt', 'model', 'key'] as const;
@@ -18,7 +19,17 @@ function groupOf(row: Row, group: string): string {
   return 'all calls';
 }
 
-function Picker({ label, items, value, onChange }: { label: string; items: readonly string[]; value: string; onChange: (v: string) => void }) {
+function Picker({
+  label,
+  items,
+  value,
+  onChange,
+}: {
+  label: string;
+  items: readonly string[];
+  value: string;
+  onChange: (v: string) => void;
+}) {
   return (
     <Select selectedKey={value} onSelectionChange={(key) => onChange(String(key))} className="field">
       <Label>{label}</Label>
@@ -60,7 +71,9 @@ export default function UsageScreen() {
     queryFn: () =>
       unwrap(
         api.GET('/v2/usage', {
-          params: { query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}), ...only } },
+          params: {
+            query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}), ...only },
+          },
         }),
       ),
   });
@@ -71,12 +84,15 @@ export default function UsageScreen() {
     const step = bucket === 'hour' ? 3600 : 86_400;
     const buckets: number[] = [];
     if (usage.data) {
-      for (let t = Math.floor(Date.parse(usage.data.from) / 1000 / step) * step; t < Date.parse(usage.data.to) / 1000; t += step) buckets.push(t);
+      for (let t = Math.floor(Date.parse(usage.data.from) / 1000 / step) * step; t < Date.parse(usage.data.to) / 1000; t += step)
+        buckets.push(t);
     }
     const labels = [...new Set(rows.map((r) => groupOf(r, group)))].slice(0, 8);
     const series = labels.map((label) => ({
       label,
-      values: buckets.map((b) => rows.filter((r) => Date.parse(r.start) / 1000 === b && groupOf(r, group) === label).reduce((n, r) => n + r.calls, 0)),
+      values: buckets.map((b) =>
+        rows.filter((r) => Date.parse(r.start) / 1000 === b && groupOf(r, group) === label).reduce((n, r) => n + r.calls, 0),
+      ),
     }));
     return { buckets, series };
   }, [usage.data, group, bucket]);
@@ -144,9 +160,7 @@ export default function UsageScreen() {
             </tbody>
           </table>
           {report.unpriced.length > 0 ? (
-            <p className="muted">
-              No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.
-            </p>
+            <p className="muted">No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.</p>
           ) : null}
         </>
       ) : (

@@ -1,15 +1,22 @@
-import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
+import { Command, Option } from 'commander';
+
+import { ApplyService, INVALID_FILE } from '../../apply/apply.service';
 import { parseApplyText } from '../../apply/apply-file.parser';
 import { ApplySummary, describeSummary } from '../../apply/apply-summary';
-import { ApplyService, INVALID_FILE } from '../../apply/apply.service';
 import { ApiException, badRequest } from '../../common/errors';
 import { output, withAppContext } from '../cli-context';
 import { callServer, chooseRoute, RemoteApiError, RemoteOptions } from '../server-route';
 
 /** `--url` and `--key`, shared by every command that can go through a running server. */
-export function remoteOptions(command: Command, what: string, keyEnv = 'PARLEY_KEY', keyHelp = 'the admin key, or a key of the project'): Command {
+export function remoteOptions(
+  command: Command,
+  what: string,
+  keyEnv = 'PARLEY_KEY',
+  keyHelp = 'the admin key, or a key of the project',
+): Command {
   return command
     .addOption(new Option('--url <url>', `${what} through the Parley server at this URL`).env('PARLEY_URL'))
     .addOption(new Option('--key <key>', `API key for --url: ${keyHelp}`).env(keyEnv));

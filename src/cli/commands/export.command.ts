@@ -1,5 +1,7 @@
-import { Command } from 'commander';
 import * as fs from 'node:fs';
+
+import { Command } from 'commander';
+
 import { ExportService } from '../../apply/export.service';
 import { withAppContext } from '../cli-context';
 import { callServer, chooseRoute, RemoteOptions } from '../server-route';
@@ -17,7 +19,7 @@ export async function runExport(workspace: string, project: string, options: Rem
 
 export function exportCommand(): Command {
   const command = new Command('export')
-    .description('print a project\'s prompts and assistants, as deployed, as a parley.yaml')
+    .description("print a project's prompts and assistants, as deployed, as a parley.yaml")
     .requiredOption('--workspace <slug>', 'workspace slug')
     .requiredOption('--project <slug>', 'project slug')
     .option('-o, --output <file>', 'write the YAML to this file (nothing else can end up in it, unlike `npm run cli -- export > file`)');

@@ -1,10 +1,11 @@
 import { Command, Option } from 'commander';
+
 import { badRequest } from '../../common/errors';
 import { parseAssistantsExport, recordsOfJsonLines } from '../../import/assistants-export.parser';
-import { ImportCliModule } from '../import-cli.module';
 import { ImportFacade } from '../../import/import.facade';
 import { ImportSummary, INVALID_IMPORT } from '../../import/import.service';
 import { output, withAppContext } from '../cli-context';
+import { ImportCliModule } from '../import-cli.module';
 import { callServer, chooseRoute, RemoteOptions } from '../server-route';
 import { readInput, remoteOptions } from './apply.command';
 
@@ -22,7 +23,10 @@ export async function runImportAssistantsThreads(text: string, options: ImportOp
   const { records, problems } = recordsOfJsonLines(text);
   const parsed = problems.length === 0 ? parseAssistantsExport(records) : { ok: false as const, problems };
   if (!parsed.ok) throw badRequest(INVALID_IMPORT, parsed.problems);
-  const target = { ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.project ? { project: options.project } : {}) };
+  const target = {
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.project ? { project: options.project } : {}),
+  };
   const route = await chooseRoute(options);
   if (route.kind === 'server') return (await callServer(route, 'POST', '/v2/import', { ...target, records })) as ImportSummary;
   if (!options.workspace || !options.project) throw new Error('--workspace and --project are required when importing on the database');
@@ -32,7 +36,10 @@ export async function runImportAssistantsThreads(text: string, options: ImportOp
 
 const describeImport = (s: ImportSummary) =>
   [
-    ...s.threads.map((t) => `thread ${t.source_id} -> ${t.thread_id}: ${t.action}, ${t.messages_created} messages created, ${t.messages_existing} already there`),
+    ...s.threads.map(
+      (t) =>
+        `thread ${t.source_id} -> ${t.thread_id}: ${t.action}, ${t.messages_created} messages created, ${t.messages_existing} already there`,
+    ),
     `${s.threads_created} threads and ${s.messages_created} messages created`,
   ].join('\n');
 

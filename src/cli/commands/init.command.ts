@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+
 import { InitService } from '../../setup/init.service';
 import { output, withAppContext } from '../cli-context';
 
@@ -14,7 +15,9 @@ export function initCommand(): Command {
               `Created workspace "${result.workspace}" and project "${result.project}".`,
               `Project API key (shown only now): ${result.projectKey}`,
               ...(result.adminKey ? [`Admin API key (shown only now): ${result.adminKey}`] : []),
-              ...(result.demo ? [`Seeded "${result.demo.prompt}" and "${result.demo.assistant}" (local/echo), deployed to ${result.demo.environment}.`] : []),
+              ...(result.demo
+                ? [`Seeded "${result.demo.prompt}" and "${result.demo.assistant}" (local/echo), deployed to ${result.demo.environment}.`]
+                : []),
             ].join('\n')
           : 'The database already has a workspace: nothing to do.',
       );

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+
 import { isScope, PRESET_NAMES, Scope, ScopePreset, SCOPES } from '../../auth/scopes';
 import { isSlugLike } from '../../common/validation';
 import { ApiKeyAccessDto, CreateApiKeyDto } from '../../workspaces/dto/api-key.dto';
@@ -28,13 +29,18 @@ interface AccessOptions {
   environments?: string;
 }
 
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 
 /** The options as the admin API's body, checked here too: on the database no server validates them. */
 function accessBody(opts: AccessOptions): ApiKeyAccessDto {
   const body: ApiKeyAccessDto = {};
   if (opts.preset !== undefined) {
-    if (!(PRESET_NAMES as string[]).includes(opts.preset)) throw new Error(`Unknown preset "${opts.preset}": use one of ${PRESET_NAMES.join(', ')}`);
+    if (!(PRESET_NAMES as string[]).includes(opts.preset))
+      throw new Error(`Unknown preset "${opts.preset}": use one of ${PRESET_NAMES.join(', ')}`);
     body.preset = opts.preset as ScopePreset;
   }
   if (opts.scopes !== undefined) {
@@ -44,7 +50,8 @@ function accessBody(opts: AccessOptions): ApiKeyAccessDto {
   }
   if (opts.environments !== undefined) {
     const environments = list(opts.environments);
-    if (environments.length === 0 || !environments.every(isSlugLike)) throw new Error('--environments takes a comma-separated list of environment slugs');
+    if (environments.length === 0 || !environments.every(isSlugLike))
+      throw new Error('--environments takes a comma-separated list of environment slugs');
     body.environments = environments;
   }
   return body;
@@ -54,7 +61,13 @@ const describeAccess = (k: { scopes: string[] | null; environments: string[] | n
   `${k.scopes === null ? 'all scopes' : `scopes: ${k.scopes.join(' ') || '(none)'}`}${k.environments ? `; environments: ${k.environments.join(' ')}` : ''}`;
 
 /** Through a server (--url/--key with the admin key, or the server holding DATA_DIR), else on the database. */
-async function run<T>(opts: KeyTarget, method: 'GET' | 'POST' | 'DELETE', suffix: string, direct: (w: WorkspacesService) => Promise<T>, body?: unknown): Promise<T> {
+async function run<T>(
+  opts: KeyTarget,
+  method: 'GET' | 'POST' | 'DELETE',
+  suffix: string,
+  direct: (w: WorkspacesService) => Promise<T>,
+  body?: unknown,
+): Promise<T> {
   const route = await chooseRoute(opts);
   const base = `/v2/workspaces/${encodeURIComponent(opts.workspace)}/projects/${encodeURIComponent(opts.project)}/api-keys`;
   if (route.kind === 'server') return (await callServer(route, method, base + suffix, body)) as T;
@@ -62,7 +75,15 @@ async function run<T>(opts: KeyTarget, method: 'GET' | 'POST' | 'DELETE', suffix
 }
 
 const target = (command: Command) =>
-  remoteOptions(command.requiredOption('--workspace <slug>', 'workspace slug').requiredOption('--project <slug>', 'project slug').option('--json', 'print JSON'), 'manage keys', 'PARLEY_ADMIN_KEY', 'the admin key');
+  remoteOptions(
+    command
+      .requiredOption('--workspace <slug>', 'workspace slug')
+      .requiredOption('--project <slug>', 'project slug')
+      .option('--json', 'print JSON'),
+    'manage keys',
+    'PARLEY_ADMIN_KEY',
+    'the admin key',
+  );
 
 export function keysCommand(): Command {
   const keys = new Command('keys').description('manage project API keys (with --url, --key is the admin key)');
@@ -74,7 +95,14 @@ export function keysCommand(): Command {
     .action(async (opts: KeyTarget & { name: string } & AccessOptions) => {
       const body: CreateApiKeyDto = { name: opts.name, ...accessBody(opts) };
       const key = await run(opts, 'POST', '', (w) => w.createApiKey(opts.workspace, opts.project, body), body);
-      const summary = { id: key.id, key: key.key, workspace: key.workspace, project: key.project, scopes: key.scopes, environments: key.environments };
+      const summary = {
+        id: key.id,
+        key: key.key,
+        workspace: key.workspace,
+        project: key.project,
+        scopes: key.scopes,
+        environments: key.environments,
+      };
       output(!!opts.json, summary, () => `Created key ${key.id} for ${key.workspace}/${key.project} (${describeAccess(key)}):\n${key.key}`);
     });
   target(keys.command('list').description("list a project's keys (never the secrets)")).action(async (opts: KeyTarget) => {
@@ -84,7 +112,12 @@ export function keysCommand(): Command {
     output(!!opts.json, list, () =>
       list.length === 0
         ? `No keys in ${opts.workspace}/${opts.project}.`
-        : list.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${describeAccess(k)}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`).join('\n'),
+        : list
+            .map(
+              (k) =>
+                `${k.id}  ${k.prefix}…  ${k.name}  ${describeAccess(k)}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`,
+            )
+            .join('\n'),
     );
   });
   target(keys.command('revoke').description('revoke a project key by id (see keys list)'))

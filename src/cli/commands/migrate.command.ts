@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { DataSource } from 'typeorm';
+
 import { loadAppConfig } from '../../config/app-config';
 import { lockDataDir } from '../../database/data-dir-lock';
 import { buildDataSourceOptions } from '../../database/data-source-options';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { ChatMessage, chatMessageSchema, contentPartSchema } from './chat-message.schema';
 import { threadMessageInputSchema } from './thread-message-input.schema';
 import { parseWithSpecIssues, SpecIssue } from './zod-issues';
@@ -52,7 +53,11 @@ describe('chatMessageSchema', () => {
   });
 
   it('accepts null content alongside tool_calls or function_call', () => {
-    const withTools = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '' } }] };
+    const withTools = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '' } }],
+    };
     const withFunction = { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } };
     expect(valueOf(chatMessageSchema, withTools)).toEqual(withTools);
     expect(valueOf(chatMessageSchema, withFunction)).toEqual(withFunction);
@@ -88,14 +93,22 @@ describe('chatMessageSchema', () => {
 
   it('explains a content of the wrong kind', () => {
     expect(issuesOf(chatMessageSchema, { role: 'user', content: 42 })).toEqual([
-      { code: 'invalid_type', keys: [], path: ['content'], message: 'Expected string, array of content parts or null at "content", received number 42' },
+      {
+        code: 'invalid_type',
+        keys: [],
+        path: ['content'],
+        message: 'Expected string, array of content parts or null at "content", received number 42',
+      },
     ]);
   });
 
   it('reports unknown keys at each level with its path', () => {
     const issues = issuesOf(chatMessageSchema, {
       role: 'assistant',
-      content: [{ type: 'text', text: 'a', bold: true }, { type: 'image_url', image_url: { url: 'u', size: 1 } }],
+      content: [
+        { type: 'text', text: 'a', bold: true },
+        { type: 'image_url', image_url: { url: 'u', size: 1 } },
+      ],
       tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '', strict: true }, index: 0 }],
       tool_choice: { type: 'function', function: { name: 'f' }, force: true },
       audio: null,
@@ -114,7 +127,12 @@ describe('chatMessageSchema', () => {
   it('reports a bad part inside an array content, not just "no union branch matched"', () => {
     expect(issuesOf(chatMessageSchema, { role: 'user', content: ['hi', { type: 'video', url: 'v' }] })).toEqual([
       { code: 'invalid_type', keys: [], path: ['content', '0'], message: 'Expected object at "content.0", received string "hi"' },
-      { code: 'invalid_type', keys: [], path: ['content', '1', 'type'], message: 'Expected "text" or "image_url" at "content.1.type", received "video"' },
+      {
+        code: 'invalid_type',
+        keys: [],
+        path: ['content', '1', 'type'],
+        message: 'Expected "text" or "image_url" at "content.1.type", received "video"',
+      },
     ]);
   });
 
@@ -145,7 +163,12 @@ describe('chatMessageSchema', () => {
 
   it('rejects an image detail outside auto/low/high', () => {
     expect(issuesOf(contentPartSchema, { type: 'image_url', image_url: { url: 'u', detail: 'max' } })).toEqual([
-      { code: 'invalid_type', keys: [], path: ['image_url', 'detail'], message: 'Expected one of "auto", "low", "high" at "image_url.detail", received "max"' },
+      {
+        code: 'invalid_type',
+        keys: [],
+        path: ['image_url', 'detail'],
+        message: 'Expected one of "auto", "low", "high" at "image_url.detail", received "max"',
+      },
     ]);
   });
 });
@@ -171,7 +194,12 @@ describe('threadMessageInputSchema', () => {
 
   it('requires the content key', () => {
     expect(issuesOf(threadMessageInputSchema, { role: 'user' })).toEqual([
-      { code: 'invalid_type', keys: [], path: ['content'], message: 'Missing required field "content": expected string, array of content parts or null' },
+      {
+        code: 'invalid_type',
+        keys: [],
+        path: ['content'],
+        message: 'Missing required field "content": expected string, array of content parts or null',
+      },
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { expects } from './zod-issues';
 
 /**

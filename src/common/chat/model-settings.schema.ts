@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { namedFunctionChoiceSchema } from './chat-message.schema';
 import { expects } from './zod-issues';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { chatMessageShape, chatRoleSchema } from './chat-message.schema';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { expects, parseWithSpecIssues, SpecIssue, toSpecIssues } from './zod-issues';
 
 /** The spec: exactly code, keys, path, message; paths and keys are strings. */
@@ -83,7 +84,12 @@ describe('toSpecIssues', () => {
 
     it('reports the branch the input clearly matches (an array) with its own issues', () => {
       expect(issuesOf(schema, { content: [{ kind: 'p', text: 1, extra: true }] })).toEqual([
-        { code: 'invalid_type', keys: [], path: ['content', '0', 'text'], message: 'Expected string at "content.0.text", received number 1' },
+        {
+          code: 'invalid_type',
+          keys: [],
+          path: ['content', '0', 'text'],
+          message: 'Expected string at "content.0.text", received number 1',
+        },
         { code: 'unrecognized_keys', keys: ['extra'], path: ['content', '0'], message: 'Unrecognized key "extra" at "content.0"' },
       ]);
     });
@@ -100,7 +106,9 @@ describe('toSpecIssues', () => {
     });
 
     it('names the options of a discriminated union and the value that came', () => {
-      const tagged = z.array(z.discriminatedUnion('type', [z.strictObject({ type: z.literal('a') }), z.strictObject({ type: z.literal('b') })]));
+      const tagged = z.array(
+        z.discriminatedUnion('type', [z.strictObject({ type: z.literal('a') }), z.strictObject({ type: z.literal('b') })]),
+      );
       expect(issuesOf(tagged, [{ type: 'a' }, { type: 'c' }])).toEqual([
         { code: 'invalid_type', keys: [], path: ['1', 'type'], message: 'Expected "a" or "b" at "1.type", received "c"' },
       ]);

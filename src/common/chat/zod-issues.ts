@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { isPlainObject } from '../errors/request-body';
 
 /**
@@ -32,10 +33,7 @@ export function expects(phrase: string): { error: string } {
  * Parses with `reportInput` on, so issues carry the received value, and converts failures.
  * Use this rather than `schema.safeParse` when the issues are shown to API callers.
  */
-export function parseWithSpecIssues<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-): SpecParseResult<z.output<S>> {
+export function parseWithSpecIssues<S extends z.ZodType>(schema: S, input: unknown): SpecParseResult<z.output<S>> {
   const result = schema.safeParse(input, { reportInput: true });
   return result.success ? { ok: true, value: result.data } : { ok: false, issues: toSpecIssues(result.error) };
 }

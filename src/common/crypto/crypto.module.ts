@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { SecretBox } from './secret-box';
 import { resolveSecretKey } from './secret-key';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { AppConfig } from '../../config/app-config';
 
 export const SECRET_KEY_FILE = 'secret.key';

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
+
 import { invalidApiKey, notFound } from './api-exception';
-import { openaiError } from './openai-error';
 import { ApiExceptionFilter } from './api-exception.filter';
+import { openaiError } from './openai-error';
 
 /** The parts of an express Response the filter uses, recording what it was told. */
 function fakeResponse(headersSent = false) {
@@ -50,11 +51,17 @@ describe('ApiExceptionFilter', () => {
   });
 
   it("gives Nest's own exceptions the {error: {message}} shape", () => {
-    expect(answer(new NotFoundException('Cannot GET /x'))).toMatchObject({ statusCode: 404, body: { error: { message: 'Cannot GET /x' } } });
+    expect(answer(new NotFoundException('Cannot GET /x'))).toMatchObject({
+      statusCode: 404,
+      body: { error: { message: 'Cannot GET /x' } },
+    });
   });
 
   it('answers a lost database connection with 503 and Retry-After', () => {
-    for (const err of [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), new Error('Connection terminated unexpectedly')]) {
+    for (const err of [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      new Error('Connection terminated unexpectedly'),
+    ]) {
       const res = answer(err);
       expect(res).toMatchObject({ statusCode: 503, body: { error: 'Service Unavailable', message: 'Database unavailable' } });
       expect(res.headers['retry-after']).toBe('1');

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
 import { ApiException, databaseUnavailable, resourceError } from './api-exception';
 import { isDatabaseUnavailable, isUnstorableText } from './database-errors';
 import { asOpenAIError, isOpenAIPath } from './openai-error';
@@ -55,7 +56,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error(`request ${requestId ?? '-'}: database unavailable: ${(exception as Error).message}`);
       return databaseUnavailable();
     }
-    this.logger.error(`request ${requestId ?? '-'}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    this.logger.error(
+      `request ${requestId ?? '-'}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+    );
     return resourceError(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
   }
 }

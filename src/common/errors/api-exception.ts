@@ -22,8 +22,7 @@ export function resourceError(status: number, message: string, details?: string[
   return new ApiException(status, { error });
 }
 
-export const badRequest = (message: string, details?: string[]) =>
-  resourceError(HttpStatus.BAD_REQUEST, message, details);
+export const badRequest = (message: string, details?: string[]) => resourceError(HttpStatus.BAD_REQUEST, message, details);
 export const notFound = (message: string) => resourceError(HttpStatus.NOT_FOUND, message);
 export const conflict = (message: string) => resourceError(HttpStatus.CONFLICT, message);
 

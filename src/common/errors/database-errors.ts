@@ -3,9 +3,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|57P0[123]|08\d{3}|53300)$/.test(e.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Driver not Connected|Embedded database busy/i.test(
-    e.message ?? '',
-  );
+  return /Connection terminated|timeout exceeded when trying to connect|Driver not Connected|Embedded database busy/i.test(e.message ?? '');
 }
 
 /** Whether PostgreSQL failed with this SQLSTATE: the driver's error, or TypeORM's QueryFailedError around it. */

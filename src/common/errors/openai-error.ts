@@ -24,7 +24,12 @@ export function openaiErrorType(status: number): string {
   return status >= 500 ? 'server_error' : 'invalid_request_error';
 }
 
-export function openaiError(status: number, message: string, fields: OpenAIErrorFields = {}, headers: Record<string, string> = {}): OpenAIApiException {
+export function openaiError(
+  status: number,
+  message: string,
+  fields: OpenAIErrorFields = {},
+  headers: Record<string, string> = {},
+): OpenAIApiException {
   return new OpenAIApiException(
     status,
     { error: { message, type: fields.type ?? openaiErrorType(status), param: fields.param ?? null, code: fields.code ?? null } },
@@ -46,7 +51,12 @@ function messageOf(body: Record<string, unknown>): string {
   return 'Error';
 }
 
-const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 403: 'permission_denied', 404: 'not_found', 429: 'rate_limit_exceeded' };
+const CODE_BY_STATUS: Record<number, string> = {
+  401: 'invalid_api_key',
+  403: 'permission_denied',
+  404: 'not_found',
+  429: 'rate_limit_exceeded',
+};
 
 /**
  * A spec-shaped error that OpenAI names otherwise than by its status: an exhausted budget is a 429

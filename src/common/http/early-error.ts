@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+
 import { resourceError } from '../errors/api-exception';
 import { asOpenAIError, isOpenAIPath } from '../errors/openai-error';
 

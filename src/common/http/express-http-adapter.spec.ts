@@ -1,8 +1,10 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { Body, Controller, Get, INestApplication, Module, Post, Req } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request } from 'express';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+
 import { ExpressHttpAdapter } from './express-http-adapter';
 
 @Controller('probe')

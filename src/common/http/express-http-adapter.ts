@@ -1,8 +1,9 @@
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Application } from 'express';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 
 /**
  * Nest's express adapter with an HTTP server that builds each request and response on express's
@@ -24,10 +25,7 @@ export class ExpressHttpAdapter extends ExpressAdapter {
     }
     // express keeps them on the app; its typings do not declare them.
     const app = this.getInstance<Application & { request: object; response: object }>();
-    this.httpServer = createServer(
-      { IncomingMessage: requestClassOn(app.request), ServerResponse: responseClassOn(app.response) },
-      app,
-    );
+    this.httpServer = createServer({ IncomingMessage: requestClassOn(app.request), ServerResponse: responseClassOn(app.response) }, app);
   }
 }
 

@@ -1,5 +1,6 @@
 import express from 'express';
 import request from 'supertest';
+
 import { MALFORMED_JSON_BODY, NESTED_TOO_DEEP_BODY } from '../errors/request-body';
 import { jsonBody } from './json-body';
 
@@ -7,7 +8,11 @@ import { jsonBody } from './json-body';
 function app() {
   const server = express();
   server.use(jsonBody('1mb'));
-  server.post('/', (req, res) => void res.json({ malformed: req.body === MALFORMED_JSON_BODY, tooDeep: req.body === NESTED_TOO_DEEP_BODY, body: req.body }));
+  server.post(
+    '/',
+    (req, res) =>
+      void res.json({ malformed: req.body === MALFORMED_JSON_BODY, tooDeep: req.body === NESTED_TOO_DEEP_BODY, body: req.body }),
+  );
   return server;
 }
 

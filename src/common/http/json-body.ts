@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
+
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as express from 'express';
-import { createHash } from 'node:crypto';
+
 import { MALFORMED_JSON_BODY, MAX_BODY_DEPTH, NESTED_TOO_DEEP_BODY } from '../errors/request-body';
 import { answerBeforeRouting } from './early-error';
 

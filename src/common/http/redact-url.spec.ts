@@ -2,14 +2,30 @@ import { redactUrl } from './redact-url';
 
 describe('redactUrl', () => {
   it('keeps URLs without credentials as they are', () => {
-    for (const url of ['/v2/threads', '/v2/threads?limit=20&after=01900000-0000-7000-8000-000000000000', '/v2/logs?metadata=customer:c_42&order=asc', '/v2/prompts/monkey?v=']) {
+    for (const url of [
+      '/v2/threads',
+      '/v2/threads?limit=20&after=01900000-0000-7000-8000-000000000000',
+      '/v2/logs?metadata=customer:c_42&order=asc',
+      '/v2/prompts/monkey?v=',
+    ]) {
       expect(redactUrl(url)).toBe(url);
     }
   });
 
   it('redacts parameters named like a credential, whatever their value', () => {
     expect(redactUrl('/v2/threads?api_key=secret1&limit=5')).toBe('/v2/threads?api_key=[REDACTED]&limit=5');
-    for (const name of ['key', 'apiKey', 'api-key', 'X-API-Key', 'token', 'access_token', 'authorization', 'client_secret', 'password', 'sig']) {
+    for (const name of [
+      'key',
+      'apiKey',
+      'api-key',
+      'X-API-Key',
+      'token',
+      'access_token',
+      'authorization',
+      'client_secret',
+      'password',
+      'sig',
+    ]) {
       expect(redactUrl(`/x?${name}=abc`)).toBe(`/x?${name}=[REDACTED]`);
     }
   });

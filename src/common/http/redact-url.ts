@@ -2,7 +2,8 @@
  * Query parameters named like a credential (`api_key`, `key`, `token`, `access_token`,
  * `authorization`, `secret`, `password`, `signature`, ...), whatever their value.
  */
-const CREDENTIAL_NAME = /(^|[^a-z])(key|token|secret|password|passwd|auth|authorization|signature|sig|credential|session)s?($|[^a-z])|api.?key|access.?token|client.?secret/i;
+const CREDENTIAL_NAME =
+  /(^|[^a-z])(key|token|secret|password|passwd|auth|authorization|signature|sig|credential|session)s?($|[^a-z])|api.?key|access.?token|client.?secret/i;
 
 /** A Parley key (`pk_` project, `ak_` admin) anywhere in a value, under any parameter name. */
 const KEY_SHAPED = /(pk|ak)_[A-Za-z0-9_-]{16,}/;
@@ -18,15 +19,18 @@ export const REDACTED = '[REDACTED]';
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
   if (start === -1) return url;
-  const pairs = url.slice(start + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const name = equals === -1 ? pair : pair.slice(0, equals);
-    const value = equals === -1 ? '' : pair.slice(equals + 1);
-    if (CREDENTIAL_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
-      return `${KEY_SHAPED.test(decoded(name)) ? REDACTED : name}=${REDACTED}`;
-    }
-    return pair;
-  });
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      const value = equals === -1 ? '' : pair.slice(equals + 1);
+      if (CREDENTIAL_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
+        return `${KEY_SHAPED.test(decoded(name)) ? REDACTED : name}=${REDACTED}`;
+      }
+      return pair;
+    });
   return `${url.slice(0, start)}?${pairs.join('&')}`;
 }
 

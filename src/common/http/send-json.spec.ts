@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { sendJson } from './send-json';
 
 describe('sendJson', () => {

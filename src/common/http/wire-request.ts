@@ -1,7 +1,9 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
+
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+
 import { redactUrl } from './redact-url';
 
 /**
@@ -74,4 +76,6 @@ export function wireRequestOfHttp(req: Request): WireRequest {
 }
 
 /** `@Wire() wire: WireRequest`: the request as the core takes it. */
-export const Wire = createParamDecorator((_: unknown, context: ExecutionContext): WireRequest => wireRequestOfHttp(context.switchToHttp().getRequest<Request>()));
+export const Wire = createParamDecorator((_: unknown, context: ExecutionContext): WireRequest =>
+  wireRequestOfHttp(context.switchToHttp().getRequest<Request>()),
+);

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
+
 import { Optional, Text } from '../validation/field-decorators';
 
 export const PAGE_LIMIT_DEFAULT = 100;

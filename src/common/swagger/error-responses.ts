@@ -28,7 +28,7 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid body or parameters',
   401: 'Missing or invalid API key',
   403: 'The key may not use this endpoint',
-  404: 'Not found (also: another project\'s object, or a malformed id)',
+  404: "Not found (also: another project's object, or a malformed id)",
   409: 'Already exists',
   413: 'Body larger than BODY_LIMIT',
 };

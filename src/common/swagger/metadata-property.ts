@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+
 import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_STRING_LENGTH } from '../validation/metadata';
 
 const DESCRIPTION =

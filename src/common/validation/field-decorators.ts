@@ -27,7 +27,13 @@ export interface TextOptions extends Omit<ApiPropertyOptions, 'type' | 'maxLengt
 /** A string bounded by the column it lands in; the same bounds go to Swagger. */
 export function Text({ max, min, pattern, patternMessage, ...api }: TextOptions): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ ...api, type: String, maxLength: max, ...(min ? { minLength: min } : {}), ...(pattern ? { pattern: pattern.source } : {}) } as ApiPropertyOptions),
+    ApiProperty({
+      ...api,
+      type: String,
+      maxLength: max,
+      ...(min ? { minLength: min } : {}),
+      ...(pattern ? { pattern: pattern.source } : {}),
+    } as ApiPropertyOptions),
     IsString(),
     MaxLength(max),
     ...(min ? [MinLength(min)] : []),

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
+
 import { badRequest, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY } from '../errors';
 import { nestedTypeOf } from './field-decorators';
 import { inputRulesOf } from './input-rules';
@@ -86,7 +87,9 @@ export class InputValidationPipe implements PipeTransform {
 /** Query parameters (names or values, arrays and the extended parser's objects included) holding U+0000, which PostgreSQL cannot compare or store. */
 function fieldsHoldingNul(query: Record<string, unknown>): string[] {
   const holds = (value: unknown): boolean =>
-    typeof value === 'string' ? value.includes('\u0000') : typeof value === 'object' && value !== null && Object.entries(value).some(([k, v]) => k.includes('\u0000') || holds(v));
+    typeof value === 'string'
+      ? value.includes('\u0000')
+      : typeof value === 'object' && value !== null && Object.entries(value).some(([k, v]) => k.includes('\u0000') || holds(v));
   return Object.entries(query)
     .filter(([key, value]) => key.includes('\u0000') || holds(value))
     .map(([key]) => `${key.replace(/\u0000/g, '\\u0000')}: must not contain U+0000`);

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { NotContains } from 'class-validator';
+
 import { Text } from './field-decorators';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;

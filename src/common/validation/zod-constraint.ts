@@ -1,14 +1,13 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator, ValidationArguments } from 'class-validator';
 import type { ZodType } from 'zod';
+
 import { openApiSchemaOf } from '../swagger/zod-schema';
 
 function describeIssues(schema: ZodType, value: unknown, property: string): string {
   const result = schema.safeParse(value);
   if (result.success) return '';
-  return result.error.issues
-    .map((issue) => `${[property, ...issue.path.map(String)].join('.')}: ${issue.message}`)
-    .join('; ');
+  return result.error.issues.map((issue) => `${[property, ...issue.path.map(String)].join('.')}: ${issue.message}`).join('; ');
 }
 
 /**

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { getPGliteInstance } from 'typeorm-pglite';
+
 import { AppConfig } from '../../config/app-config';
-import { CHANGE_CHANNEL, Change, decodeChange, encodeChange } from './change';
+import { Change, CHANGE_CHANNEL, decodeChange, encodeChange } from './change';
 import { PgChangeListener } from './pg-change-listener';
 
 /** What a cache does when another instance (or this one) commits a change it may hold. */

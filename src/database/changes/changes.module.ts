@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { ChangeNotifier } from './change-notifier';
 
 /** Global: every cache that must hear of other instances' writes subscribes to the one notifier. */

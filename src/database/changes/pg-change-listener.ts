@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { CHANGE_CHANNEL } from './change';
 
 export interface ListenerHandlers {
@@ -75,7 +76,9 @@ export class PgChangeListener {
     if (!neverConnected && this.client !== client) return; // an old connection's late event
     this.client = null;
     client.removeAllListeners('notification');
-    this.handlers.onError(`Change listener ${neverConnected ? 'could not connect' : 'lost its connection'} (${err.message}); retrying in ${this.retryMs} ms`);
+    this.handlers.onError(
+      `Change listener ${neverConnected ? 'could not connect' : 'lost its connection'} (${err.message}); retrying in ${this.retryMs} ms`,
+    );
     // Until it is back, cached entries may miss changes: drop them now, and again once listening.
     this.handlers.onFlush();
     if (this.retryTimer) return;

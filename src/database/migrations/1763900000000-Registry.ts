@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+
 import { newId } from '../../common/ids';
 
 const DEFAULT_ENVIRONMENTS = ['preview', 'staging', 'production'];
@@ -99,7 +100,11 @@ export class Registry1763900000000 implements MigrationInterface {
     const projects: { id: string }[] = await q.query('SELECT id FROM projects');
     for (const project of projects) {
       for (const slug of DEFAULT_ENVIRONMENTS) {
-        await q.query('INSERT INTO environments (project_id, id, slug, created_at) VALUES ($1, $2, $3, now())', [project.id, newId(), slug]);
+        await q.query('INSERT INTO environments (project_id, id, slug, created_at) VALUES ($1, $2, $3, now())', [
+          project.id,
+          newId(),
+          slug,
+        ]);
       }
     }
   }

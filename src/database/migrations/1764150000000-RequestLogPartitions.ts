@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+
 import { maintainPartitions, monthStart, partitionName, uuidBoundOf } from '../log-partitions';
 
 const INDEXES = ['slug', 'thread', 'status', 'metadata'];

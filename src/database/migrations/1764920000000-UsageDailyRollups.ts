@@ -11,7 +11,9 @@ export class UsageDailyRollups1764920000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE usage_rollups_daily (LIKE usage_rollups INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
     await q.query(`ALTER TABLE usage_rollups_daily RENAME COLUMN hour TO day`);
-    await q.query(`ALTER TABLE usage_rollups_daily ADD PRIMARY KEY (project_id, id), ADD FOREIGN KEY (project_id) REFERENCES projects (id)`);
+    await q.query(
+      `ALTER TABLE usage_rollups_daily ADD PRIMARY KEY (project_id, id), ADD FOREIGN KEY (project_id) REFERENCES projects (id)`,
+    );
     await q.query(`
       CREATE UNIQUE INDEX usage_rollups_daily_key_idx
         ON usage_rollups_daily (project_id, day, prompt_slug, environment, version, model, provider_name, api_key_id) NULLS NOT DISTINCT`);

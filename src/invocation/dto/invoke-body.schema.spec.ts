@@ -1,12 +1,7 @@
 import { z } from 'zod';
+
 import { chatMessageSchema, SpecIssue, threadMessageInputSchema } from '../../common/chat';
-import {
-  assistantInvokeBodySchema,
-  InvokeKind,
-  invokeBodyJsonSchema,
-  parseInvokeBody,
-  promptInvokeBodySchema,
-} from './invoke-body.schema';
+import { assistantInvokeBodySchema, invokeBodyJsonSchema, InvokeKind, parseInvokeBody, promptInvokeBodySchema } from './invoke-body.schema';
 
 function expectSpecShape(issues: SpecIssue[]): void {
   expect(issues.length).toBeGreaterThan(0);
@@ -57,7 +52,13 @@ describe('parseInvokeBody', () => {
       threadId: '0190f1a2-0000-7000-8000-000000000001',
       variables: { topic: 'tea', tone: '' },
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://x.invalid/i.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image_url', image_url: { url: 'https://x.invalid/i.png' } },
+          ],
+        },
         { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
         { role: 'tool', content: 'ok', tool_call_id: 'c1' },
       ],
@@ -89,7 +90,10 @@ describe('parseInvokeBody', () => {
     expect(parseInvokeBody({}, { kind: 'prompt', declaredVariables: [] })).toEqual({ ok: true, value: {} });
     expect(parseInvokeBody(undefined, { kind: 'assistant', declaredVariables: [] })).toEqual({ ok: true, value: {} });
     for (const choice of ['auto', 'required', 'none']) {
-      expect(parseInvokeBody({ tool_choice: choice }, { kind: 'prompt', declaredVariables: [] })).toEqual({ ok: true, value: { tool_choice: choice } });
+      expect(parseInvokeBody({ tool_choice: choice }, { kind: 'prompt', declaredVariables: [] })).toEqual({
+        ok: true,
+        value: { tool_choice: choice },
+      });
     }
   });
 
@@ -110,13 +114,59 @@ describe('parseInvokeBody', () => {
   describe('unknown keys, with their path', () => {
     it.each([
       ['root', { n: 2, stream: true }, ['n'], []],
-      ['a message', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b', refusal: null }] }, ['refusal'], ['messages', '1']],
-      ['a content part', { messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache: 1 }] }] }, ['cache'], ['messages', '0', 'content', '0']],
+      [
+        'a message',
+        {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 'b', refusal: null },
+          ],
+        },
+        ['refusal'],
+        ['messages', '1'],
+      ],
+      [
+        'a content part',
+        { messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache: 1 }] }] },
+        ['cache'],
+        ['messages', '0', 'content', '0'],
+      ],
       ['a template message', { template: [{ role: 'system', content: 's', weight: 1 }] }, ['weight'], ['template', '0']],
-      ['a tool call', { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '' }, index: 0 }] }] }, ['index'], ['messages', '0', 'tool_calls', '0']],
-      ['a tool call function', { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '', strict: true } }] }] }, ['strict'], ['messages', '0', 'tool_calls', '0', 'function']],
+      [
+        'a tool call',
+        {
+          messages: [
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '' }, index: 0 }],
+            },
+          ],
+        },
+        ['index'],
+        ['messages', '0', 'tool_calls', '0'],
+      ],
+      [
+        'a tool call function',
+        {
+          messages: [
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '', strict: true } }],
+            },
+          ],
+        },
+        ['strict'],
+        ['messages', '0', 'tool_calls', '0', 'function'],
+      ],
       ['tool_choice', { tool_choice: { type: 'function', function: { name: 'f' }, force: true } }, ['force'], ['tool_choice']],
-      ['tool_choice.function', { tool_choice: { type: 'function', function: { name: 'f', description: 'd' } } }, ['description'], ['tool_choice', 'function']],
+      [
+        'tool_choice.function',
+        { tool_choice: { type: 'function', function: { name: 'f', description: 'd' } } },
+        ['description'],
+        ['tool_choice', 'function'],
+      ],
       ['response_format', { response_format: { type: 'json_object', schema: {} } }, ['schema'], ['response_format']],
     ])('inside %s', (_where, body, keys, path) => {
       const [code, gotKeys, gotPath, message] = only(body);
@@ -130,22 +180,67 @@ describe('parseInvokeBody', () => {
       ['temperature "hot"', { temperature: 'hot' }, ['temperature'], 'Expected number at "temperature", received string "hot"'],
       ['temperature 3', { temperature: 3 }, ['temperature'], 'Expected number between 0 and 2 at "temperature", received 3'],
       ['top_p 1.5', { top_p: 1.5 }, ['top_p'], 'Expected number between 0 and 1 at "top_p", received 1.5'],
-      ['presence_penalty -3', { presence_penalty: -3 }, ['presence_penalty'], 'Expected number between -2 and 2 at "presence_penalty", received -3'],
+      [
+        'presence_penalty -3',
+        { presence_penalty: -3 },
+        ['presence_penalty'],
+        'Expected number between -2 and 2 at "presence_penalty", received -3',
+      ],
       ['max_tokens -1', { max_tokens: -1 }, ['max_tokens'], 'Expected integer >= 1 at "max_tokens", received -1'],
       ['max_tokens 2.5', { max_tokens: 2.5 }, ['max_tokens'], 'Expected integer at "max_tokens", received 2.5'],
       ['seed 0.5', { seed: 0.5 }, ['seed'], 'Expected integer at "seed", received 0.5'],
       ['stream "yes"', { stream: 'yes' }, ['stream'], 'Expected boolean at "stream", received string "yes"'],
       ['doNotRecord 1', { doNotRecord: 1 }, ['doNotRecord'], 'Expected boolean at "doNotRecord", received number 1'],
-      ['metadata value object', { metadata: { a: { b: 1 } } }, ['metadata', 'a'], 'Expected string or number at "metadata.a", received object'],
+      [
+        'metadata value object',
+        { metadata: { a: { b: 1 } } },
+        ['metadata', 'a'],
+        'Expected string or number at "metadata.a", received object',
+      ],
       ['metadata an array', { metadata: ['a'] }, ['metadata'], 'Expected object at "metadata", received array'],
-      ['variables value number', { variables: { topic: 5 } }, ['variables', 'topic'], 'Expected string at "variables.topic", received number 5'],
+      [
+        'variables value number',
+        { variables: { topic: 5 } },
+        ['variables', 'topic'],
+        'Expected string at "variables.topic", received number 5',
+      ],
       ['messages not an array', { messages: { role: 'user' } }, ['messages'], 'Expected array at "messages", received object'],
-      ['role robot', { messages: [{ role: 'robot', content: 'x' }] }, ['messages', '0', 'role'], 'Expected one of "assistant", "user", "system", "function", "tool" at "messages.0.role", received "robot"'],
-      ['content missing', { messages: [{ role: 'user' }] }, ['messages', '0', 'content'], 'Missing required field "messages.0.content": expected string, array of content parts or null'],
-      ['null content without calls', { template: [{ role: 'system', content: null }] }, ['template', '0', 'content'], 'Expected string or array of content parts (null only with tool_calls or function_call) at "template.0.content", received null'],
-      ['response_format text', { response_format: { type: 'text' } }, ['response_format', 'type'], 'Expected "json_object" at "response_format.type", received "text"'],
-      ['tool_choice unknown word', { tool_choice: 'always' }, ['tool_choice'], 'Expected "auto", "required", "none" or {type: "function", function: {name}} at "tool_choice", received string "always"'],
-      ['tool_choice function name missing', { tool_choice: { type: 'function', function: {} } }, ['tool_choice', 'function', 'name'], 'Missing required field "tool_choice.function.name": expected string'],
+      [
+        'role robot',
+        { messages: [{ role: 'robot', content: 'x' }] },
+        ['messages', '0', 'role'],
+        'Expected one of "assistant", "user", "system", "function", "tool" at "messages.0.role", received "robot"',
+      ],
+      [
+        'content missing',
+        { messages: [{ role: 'user' }] },
+        ['messages', '0', 'content'],
+        'Missing required field "messages.0.content": expected string, array of content parts or null',
+      ],
+      [
+        'null content without calls',
+        { template: [{ role: 'system', content: null }] },
+        ['template', '0', 'content'],
+        'Expected string or array of content parts (null only with tool_calls or function_call) at "template.0.content", received null',
+      ],
+      [
+        'response_format text',
+        { response_format: { type: 'text' } },
+        ['response_format', 'type'],
+        'Expected "json_object" at "response_format.type", received "text"',
+      ],
+      [
+        'tool_choice unknown word',
+        { tool_choice: 'always' },
+        ['tool_choice'],
+        'Expected "auto", "required", "none" or {type: "function", function: {name}} at "tool_choice", received string "always"',
+      ],
+      [
+        'tool_choice function name missing',
+        { tool_choice: { type: 'function', function: {} } },
+        ['tool_choice', 'function', 'name'],
+        'Missing required field "tool_choice.function.name": expected string',
+      ],
     ])('%s', (_what, body, path, message) => {
       expect(only(body)).toEqual(['invalid_type', [], path, message]);
     });
@@ -189,7 +284,11 @@ describe('parseInvokeBody', () => {
 
 describe('invokeBodyJsonSchema', () => {
   it('describes the assistant body, with threadId only there', () => {
-    const assistant = invokeBodyJsonSchema('assistant') as { type: string; properties: Record<string, unknown>; additionalProperties: boolean };
+    const assistant = invokeBodyJsonSchema('assistant') as {
+      type: string;
+      properties: Record<string, unknown>;
+      additionalProperties: boolean;
+    };
     const prompt = invokeBodyJsonSchema('prompt') as { properties: Record<string, unknown> };
     expect(assistant.type).toBe('object');
     expect(assistant.additionalProperties).toBe(false);

@@ -1,9 +1,19 @@
 import { z } from 'zod';
+
+import {
+  chatMessageSchema,
+  expects,
+  MODEL_NAME_MAX_LENGTH,
+  samplingSettingsShape,
+  SpecIssue,
+  SpecParseResult,
+  toolChoiceSchema,
+  toSpecIssues,
+} from '../../common/chat';
 import { isPlainObject } from '../../common/errors/request-body';
-import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_STRING_LENGTH, metadataProblems } from '../../common/validation/metadata';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
+import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_STRING_LENGTH, metadataProblems } from '../../common/validation/metadata';
 import { toolsSchema } from '../../registry/content/version-content.schema';
-import { chatMessageSchema, expects, MODEL_NAME_MAX_LENGTH, samplingSettingsShape, SpecIssue, SpecParseResult, toolChoiceSchema, toSpecIssues } from '../../common/chat';
 
 const responseFormatSchema = z.strictObject({ type: z.literal('json_object') });
 
@@ -40,7 +50,9 @@ const promptInvokeShape = {
       for (const message of metadataProblems(value, 'metadata')) ctx.addIssue({ code: 'custom', message });
     })
     .optional()
-    .describe(`Custom data stored with the request log: at most ${METADATA_MAX_KEYS} keys of 1 to ${METADATA_MAX_KEY_LENGTH} characters, strings of at most ${METADATA_MAX_STRING_LENGTH} characters or numbers`),
+    .describe(
+      `Custom data stored with the request log: at most ${METADATA_MAX_KEYS} keys of 1 to ${METADATA_MAX_KEY_LENGTH} characters, strings of at most ${METADATA_MAX_STRING_LENGTH} characters or numbers`,
+    ),
   // `z.number().int()` is a safe integer: a seed outside that range could not round-trip JSON.
   seed: z.number().int().optional(),
 };
@@ -71,10 +83,7 @@ export function invokeBodySchemaFor(kind: InvokeKind) {
  * Validates an invoke body and reports every problem at once (DESIGN §4.2). A missing body
  * (`undefined`) counts as `{}`, since every field is optional.
  */
-export function parseInvokeBody<K extends InvokeKind>(
-  body: unknown,
-  opts: InvokeBodyOptions<K>,
-): SpecParseResult<InvokeBodyFor<K>> {
+export function parseInvokeBody<K extends InvokeKind>(body: unknown, opts: InvokeBodyOptions<K>): SpecParseResult<InvokeBodyFor<K>> {
   const input = body === undefined ? {} : body;
   const result = invokeBodySchemaFor(opts.kind).safeParse(input, { reportInput: true });
   const issues = result.success ? [] : toSpecIssues(result.error);

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsNumber, Max, Min } from 'class-validator';
+
 import { Nested, Optional } from '../../common/validation';
 import { MAX_BUDGET_USD } from '../limits.types';
 
@@ -74,5 +75,5 @@ export class ApiKeyLimitsDto {
   @ApiProperty({ enum: ['api_key.limits'] }) object: 'api_key.limits';
   @ApiProperty({ format: 'uuid' }) keyId: string;
   @ApiProperty({ type: LimitsDto, description: "the key's own limits (null: the project's default for keys applies)" }) limits: LimitsDto;
-  @ApiProperty({ type: LimitsDto, description: "what applies to the key: its own limits, else the default for keys" }) effective: LimitsDto;
+  @ApiProperty({ type: LimitsDto, description: 'what applies to the key: its own limits, else the default for keys' }) effective: LimitsDto;
 }

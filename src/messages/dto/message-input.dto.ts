@@ -1,4 +1,5 @@
 import { IsDefined } from 'class-validator';
+
 import { ThreadMessageInput, threadMessageInputSchema } from '../../common/chat';
 import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
 import { InputErrors, IsMetadata, MatchesSchema, Metadata, Optional } from '../../common/validation';

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
-import { Metadata } from '../../common/validation';
+
 import { chatMessageSchema } from '../../common/chat';
+import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
 import { openApiSchemaOf } from '../../common/swagger/zod-schema';
+import { Metadata } from '../../common/validation';
 import { RequestLogSummaryDto } from '../../request-logs/dto/request-log-summary.dto';
 
 const CONTENT_DOC = { type: 'array', items: openApiSchemaOf(chatMessageSchema), description: 'the chat messages of this turn' } as const;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { VersionContent } from './version-content.schema';
 
 /** JSON with object keys sorted at every level and undefined members dropped: one text per value. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { chatMessageSchema, expects, samplingSettingsShape, toolChoiceSchema } from '../../common/chat';
 import { PROVIDER_NAME_PATTERN } from '../../common/validation/slug';
 

@@ -25,8 +25,14 @@ describe('canonicalJson / contentHash', () => {
   });
 
   it('hashes the normalized content (image detail filled in)', () => {
-    const withDefault = prepareVersionContent({ ...base, template: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u' } }] }] });
-    const explicit = prepareVersionContent({ ...base, template: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u', detail: 'auto' } }] }] });
+    const withDefault = prepareVersionContent({
+      ...base,
+      template: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u' } }] }],
+    });
+    const explicit = prepareVersionContent({
+      ...base,
+      template: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u', detail: 'auto' } }] }],
+    });
     expect(withDefault.ok && explicit.ok && withDefault.value.contentHash === explicit.value.contentHash).toBe(true);
     expect(withDefault.ok && contentHash(withDefault.value.content)).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -34,12 +40,27 @@ describe('canonicalJson / contentHash', () => {
 
 describe('prepareVersionContent', () => {
   it('declares the template variables plus those with defaults, sorted', () => {
-    const r = prepareVersionContent({ ...base, template: [{ role: 'system', content: '{{#each items}}{{this}} {{@root.sep}}{{/each}} {{zeta}}' }], variables: { alpha: '1' } });
+    const r = prepareVersionContent({
+      ...base,
+      template: [{ role: 'system', content: '{{#each items}}{{this}} {{@root.sep}}{{/each}} {{zeta}}' }],
+      variables: { alpha: '1' },
+    });
     expect(r.ok && r.value.declaredVariables).toEqual(['alpha', 'items', 'sep', 'zeta']);
   });
 
   it('locates compile errors in content parts', () => {
-    const r = prepareVersionContent({ ...base, template: [{ role: 'user', content: [{ type: 'text', text: 'ok' }, { type: 'text', text: '{{#if}}x{{/if}}' }] }] });
+    const r = prepareVersionContent({
+      ...base,
+      template: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'ok' },
+            { type: 'text', text: '{{#if}}x{{/if}}' },
+          ],
+        },
+      ],
+    });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(formatIssue(r.issues[0])).toMatch(/^template\.0\.content\.1\.text: template does not compile: "if" takes 1 argument/);
   });
@@ -63,7 +84,9 @@ describe('prepareVersionContent', () => {
 
   it('checks tool_choice against the tools', () => {
     const tools = [{ type: 'function', function: { name: 'lookup' } }];
-    expect(prepareVersionContent({ ...base, tools, parameters: { tool_choice: { type: 'function', function: { name: 'lookup' } } } }).ok).toBe(true);
+    expect(
+      prepareVersionContent({ ...base, tools, parameters: { tool_choice: { type: 'function', function: { name: 'lookup' } } } }).ok,
+    ).toBe(true);
     const required = prepareVersionContent({ ...base, parameters: { tool_choice: 'required' } });
     expect(!required.ok && required.issues[0].message).toBe('"required" needs at least one tool');
   });

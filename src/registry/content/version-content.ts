@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { ChatMessage } from '../../common/chat';
 import { CompiledTemplate, compileTemplate, TemplateCompileError } from '../../templates';
 import { contentHash } from './content-hash';
@@ -60,7 +61,10 @@ export function prepareVersionContent(input: unknown): PrepareResult {
 }
 
 export function zodIssues(error: z.ZodError): ContentIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issueMessage(issue) }));
+  return error.issues.map((issue) => ({
+    path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
+    message: issueMessage(issue),
+  }));
 }
 
 /** zod's message, except that a missing field says so (parse with `reportInput: true`). */

@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
@@ -17,10 +18,7 @@ export class DeploymentsController {
   @Get()
   @ApiOperation({ summary: 'List current deployments', description: 'What each environment runs now, by slug then environment.' })
   @ApiOkResponse({ type: DeploymentListDto })
-  list(
-    @CurrentProject() caller: ProjectPrincipal,
-    @Query() query: DeploymentsQuery,
-  ): Promise<DeploymentListDto> {
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() query: DeploymentsQuery): Promise<DeploymentListDto> {
     return this.deployments.listCurrent(caller.projectId, query);
   }
 }

@@ -1,5 +1,5 @@
-import { DeploymentDto } from './dto/deployment.dto';
 import { DeploymentRow } from './deployments.repository';
+import { DeploymentDto } from './dto/deployment.dto';
 
 export const toDeploymentDto = (d: DeploymentRow): DeploymentDto => ({
   id: d.id,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
+
 import { DeploymentEntity } from './deployment.entity';
 
 /** A deployment with the slugs and version number it points at, as listings show it. */
@@ -61,12 +62,17 @@ export class DeploymentsRepository {
   }
 
   /** Current deployments of a project (of some of its prompts, with `promptIds`), by slug then environment. */
-  listCurrent(projectId: string, filter: { slug?: string; environment?: string; promptIds?: string[] } = {}, manager?: EntityManager): Promise<DeploymentRow[]> {
+  listCurrent(
+    projectId: string,
+    filter: { slug?: string; environment?: string; promptIds?: string[] } = {},
+    manager?: EntityManager,
+  ): Promise<DeploymentRow[]> {
     const params: unknown[] = [projectId];
     let where = 'd.project_id = $1 AND d.replaced_at IS NULL';
     if (filter.slug !== undefined) where += ` AND p.slug = $${params.push(filter.slug)}`;
     if (filter.environment !== undefined) where += ` AND e.slug = $${params.push(filter.environment)}`;
-    if (filter.promptIds !== undefined) where += ` AND d.prompt_id IN (${filter.promptIds.map((id) => `$${params.push(id)}`).join(', ') || 'NULL'})`;
+    if (filter.promptIds !== undefined)
+      where += ` AND d.prompt_id IN (${filter.promptIds.map((id) => `$${params.push(id)}`).join(', ') || 'NULL'})`;
     return (manager ?? this.deployments.manager).query(`${ROW_SELECT} WHERE ${where} ORDER BY p.slug, e.slug`, params);
   }
 

@@ -1,16 +1,17 @@
-import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { AuditLog } from '../../audit/audit-log';
 import { invalidBody } from '../../common/errors';
 import { newId } from '../../common/ids';
+import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
+import { RegistryCache } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from '../environments/environment.entity';
 import { EnvironmentsService } from '../environments/environments.service';
-import { PromptVersionEntity } from '../prompts/prompt-version.entity';
 import { PromptEntity } from '../prompts/prompt.entity';
+import { PromptVersionEntity } from '../prompts/prompt-version.entity';
 import { PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
-import { RegistryCache } from '../../registry-cache/registry-cache';
 import { isSlugLike } from '../slugs';
 import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
@@ -34,7 +35,12 @@ export class DeploymentsService {
   ) {}
 
   /** Deploys `version` (default: the newest); deploying the version already current changes nothing. */
-  async deploy(projectId: string, slug: string, dto: DeployDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<DeploymentDto> {
+  async deploy(
+    projectId: string,
+    slug: string,
+    dto: DeployDto,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<DeploymentDto> {
     const deployed = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
       await this.prompts.lock(manager, prompt);
@@ -45,7 +51,10 @@ export class DeploymentsService {
       const version = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
       const details: string[] = [];
       if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
-      if (!version) details.push(dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`);
+      if (!version)
+        details.push(
+          dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
+        );
       if (!environment || !version) throw invalidBody(details);
       const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
       if (changed) await this.cache.announce(projectId, manager);
@@ -88,7 +97,13 @@ export class DeploymentsService {
       resourceType: 'deployment',
       resourceId: `${prompt.slug}@${environment.slug}`,
       before: current ? { environment: environment.slug, versionId: current.versionId } : null,
-      after: { prompt: prompt.slug, environment: environment.slug, version: version.version, versionId: version.id, deploymentVersion: deployment.deploymentVersion },
+      after: {
+        prompt: prompt.slug,
+        environment: environment.slug,
+        version: version.version,
+        versionId: version.id,
+        deploymentVersion: deployment.deploymentVersion,
+      },
     });
     return { deployment: inserted, changed: true };
   }

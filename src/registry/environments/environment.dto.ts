@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { IsSlug } from '../../common/validation';
 
 export class CreateEnvironmentDto {

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
+import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
 import { EnvironmentsService } from './environments.service';
-import { Idempotent } from '../../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 
 @ApiTags('Registry: environments')
 @ApiSecurity('api-key')
@@ -22,7 +23,11 @@ export class EnvironmentsController {
   @ApiOperation({ summary: 'Create an environment', description: 'Every project starts with preview, staging and production.' })
   @ApiOkResponse({ type: EnvironmentDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreateEnvironmentDto, @InCreateTransaction() tx: CreateTransaction): Promise<EnvironmentDto> {
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() dto: CreateEnvironmentDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<EnvironmentDto> {
     return this.environments.createIn(tx, caller.projectId, dto.slug);
   }
 

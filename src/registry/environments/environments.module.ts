@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { RegistryCacheModule } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from './environment.entity';
 import { EnvironmentsController } from './environments.controller';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+
 import { EnvironmentEntity } from './environment.entity';
 
 /** Environment queries, each scoped by project_id; `manager` runs them inside a caller's transaction. */

@@ -1,9 +1,10 @@
-import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { AuditLog } from '../../audit/audit-log';
 import { conflict, isUniqueViolation } from '../../common/errors';
 import { newId } from '../../common/ids';
+import { CreateTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
 import { EnvironmentDto } from './environment.dto';
 import { EnvironmentEntity } from './environment.entity';
@@ -12,7 +13,11 @@ import { EnvironmentsRepository } from './environments.repository';
 /** Every project starts with these; more can be added, none is ever removed by Parley. */
 export const DEFAULT_ENVIRONMENTS = ['preview', 'staging', 'production'] as const;
 
-export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({ id: e.id, slug: e.slug, createdAt: e.createdAt.toISOString() });
+export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({
+  id: e.id,
+  slug: e.slug,
+  createdAt: e.createdAt.toISOString(),
+});
 
 @Injectable()
 export class EnvironmentsService {
@@ -25,7 +30,10 @@ export class EnvironmentsService {
 
   /** Called by WorkspacesService.createProject inside its transaction. */
   async seedDefaults(projectId: string, manager: EntityManager): Promise<void> {
-    await this.repo.insert(DEFAULT_ENVIRONMENTS.map((slug) => this.entity(projectId, slug)), manager);
+    await this.repo.insert(
+      DEFAULT_ENVIRONMENTS.map((slug) => this.entity(projectId, slug)),
+      manager,
+    );
   }
 
   /** POST /v2/environments: in the route's CreateTransaction (with its Idempotency-Key outcome). */
@@ -44,7 +52,13 @@ export class EnvironmentsService {
     }
     try {
       const [created] = await this.repo.insert([this.entity(projectId, slug)], manager);
-      await this.audit.record(manager, { projectId, action: 'environment.created', resourceType: 'environment', resourceId: slug, after: { slug } });
+      await this.audit.record(manager, {
+        projectId,
+        action: 'environment.created',
+        resourceType: 'environment',
+        resourceId: slug,
+        after: { slug },
+      });
       // A cached miss for this environment must not outlive its creation, on any instance.
       await this.cache.announce(projectId, manager);
       return toEnvironmentDto(created);

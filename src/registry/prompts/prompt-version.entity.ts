@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { ChatMessage } from '../../common/chat';
 import { ModelParameters } from '../resolved-deployment';
 

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { PromptKind } from '../resolved-deployment';
 
 /** A prompt or an assistant: one slug namespace per project, the kind decides how it is invoked. */

@@ -1,17 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
 import { PageQuery } from '../../common/pagination';
 import { ApiErrors } from '../../common/swagger/error-responses';
+import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
+import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { DeploymentsService } from '../deployments/deployments.service';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '../deployments/dto/deployment.dto';
 import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptsService } from './prompts.service';
 import { VersionsService } from './versions.service';
-import { Idempotent } from '../../idempotency/idempotency.interceptor';
-import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 
 @ApiTags('Registry: prompts, versions, deployments')
 @ApiSecurity('api-key')
@@ -28,16 +29,26 @@ export class PromptsController {
   @RequireScope('registry:write')
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create a prompt or assistant', description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.' })
+  @ApiOperation({
+    summary: 'Create a prompt or assistant',
+    description: 'Slugs are unique per project across both kinds. Add content with POST /v2/prompts/{slug}/versions.',
+  })
   @ApiOkResponse({ type: PromptDto })
   @ApiErrors(400, 409)
-  create(@CurrentProject() caller: ProjectPrincipal, @Body() dto: CreatePromptDto, @InCreateTransaction() tx: CreateTransaction): Promise<PromptDto> {
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() dto: CreatePromptDto,
+    @InCreateTransaction() tx: CreateTransaction,
+  ): Promise<PromptDto> {
     return this.prompts.create(caller.projectId, dto, tx);
   }
 
   @RequireScope('registry:read')
   @Get()
-  @ApiOperation({ summary: 'List prompts and assistants', description: 'In creation order; next page: `after` = the last id of this page.' })
+  @ApiOperation({
+    summary: 'List prompts and assistants',
+    description: 'In creation order; next page: `after` = the last id of this page.',
+  })
   @ApiOkResponse({ type: PromptListDto })
   @ApiErrors(400)
   list(@CurrentProject() caller: ProjectPrincipal, @Query() page: PageQuery): Promise<PromptListDto> {
@@ -59,7 +70,8 @@ export class PromptsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create a version',
-    description: 'Versions are immutable and numbered 1, 2, 3…. The template is compiled now: one that does not compile is a 400 naming the message and line.',
+    description:
+      'Versions are immutable and numbered 1, 2, 3…. The template is compiled now: one that does not compile is a 400 naming the message and line.',
   })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors(400, 404)
@@ -87,7 +99,11 @@ export class PromptsController {
   @ApiParam({ name: 'version', example: 3 })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors(404)
-  getVersion(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Param('version') version: string): Promise<VersionDto> {
+  getVersion(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Param('version') version: string,
+  ): Promise<VersionDto> {
     return this.versions.get(caller.projectId, slug, version);
   }
 
@@ -97,7 +113,8 @@ export class PromptsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deploy a version to an environment',
-    description: 'Replaces the environment\'s current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing.',
+    description:
+      "Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing.",
   })
   @ApiOkResponse({ type: DeploymentDto })
   @ApiErrors(400, 404)
@@ -112,10 +129,17 @@ export class PromptsController {
 
   @RequireScope('registry:read')
   @Get(':slug/deployments')
-  @ApiOperation({ summary: 'Deployment history of a prompt', description: 'Newest first, replaced deployments included (`current: false`).' })
+  @ApiOperation({
+    summary: 'Deployment history of a prompt',
+    description: 'Newest first, replaced deployments included (`current: false`).',
+  })
   @ApiOkResponse({ type: DeploymentListDto })
   @ApiErrors(404)
-  history(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string, @Query() filter: DeploymentsQuery): Promise<DeploymentListDto> {
+  history(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Query() filter: DeploymentsQuery,
+  ): Promise<DeploymentListDto> {
     return this.deployments.history(caller.projectId, slug, filter.environment);
   }
 }

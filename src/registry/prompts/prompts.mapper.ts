@@ -1,8 +1,8 @@
 import { DeploymentRow } from '../deployments/deployments.repository';
 import { PromptDto } from './dto/prompt.dto';
 import { VersionDto } from './dto/version.dto';
-import { PromptVersionEntity } from './prompt-version.entity';
 import { PromptEntity } from './prompt.entity';
+import { PromptVersionEntity } from './prompt-version.entity';
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
@@ -13,7 +13,12 @@ export const toPromptDto = (p: PromptEntity, current: DeploymentRow[]): PromptDt
   latestVersion: p.lastVersion > 0 ? p.lastVersion : null,
   deployments: current
     .filter((d) => d.prompt_id === p.id)
-    .map((d) => ({ environment: d.environment, version: Number(d.version), deploymentVersion: Number(d.deployment_version), deployedAt: iso(d.deployed_at) })),
+    .map((d) => ({
+      environment: d.environment,
+      version: Number(d.version),
+      deploymentVersion: Number(d.deployment_version),
+      deployedAt: iso(d.deployed_at),
+    })),
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, MoreThan, Repository } from 'typeorm';
+
 import { PromptEntity } from './prompt.entity';
 
 /** Prompt queries, each scoped by project_id; `manager` runs them inside a caller's transaction. */

@@ -1,10 +1,11 @@
-import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CreateTransaction } from '../../idempotency/create-transaction';
+
+import { AuditLog } from '../../audit/audit-log';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
+import { CreateTransaction } from '../../idempotency/create-transaction';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
 import { PromptKind } from '../resolved-deployment';
 import { isSlugLike } from '../slugs';
@@ -27,7 +28,8 @@ export class PromptsService {
 
   /** In the route's CreateTransaction (docs/security.md, "Idempotency keys"); one insert on its own otherwise. */
   async create(projectId: string, dto: CreatePromptDto, tx?: CreateTransaction): Promise<PromptDto> {
-    const create = async (manager?: EntityManager) => toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt', manager), []);
+    const create = async (manager?: EntityManager) =>
+      toPromptDto(await this.insert(projectId, dto.slug, dto.kind ?? 'prompt', manager), []);
     return tx ? tx.run(create) : create();
   }
 
@@ -35,10 +37,24 @@ export class PromptsService {
   async insert(projectId: string, slug: string, kind: PromptKind, manager?: EntityManager): Promise<PromptEntity> {
     if (!manager) return this.dataSource.transaction((own) => this.insert(projectId, slug, kind, own));
     const now = new Date();
-    const prompt = Object.assign(new PromptEntity(), { projectId, id: newId(), slug, kind, lastVersion: 0, createdAt: now, updatedAt: now });
+    const prompt = Object.assign(new PromptEntity(), {
+      projectId,
+      id: newId(),
+      slug,
+      kind,
+      lastVersion: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
     try {
       const inserted = await this.prompts.insert(prompt, manager);
-      await this.audit.record(manager, { projectId, action: 'prompt.created', resourceType: 'prompt', resourceId: slug, after: { slug, kind } });
+      await this.audit.record(manager, {
+        projectId,
+        action: 'prompt.created',
+        resourceType: 'prompt',
+        resourceId: slug,
+        after: { slug, kind },
+      });
       return inserted;
     } catch (err) {
       // Prompts and assistants share the namespace; inside a failed transaction nothing more can be read.

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, LessThan, Repository } from 'typeorm';
+
 import { PromptVersionEntity } from './prompt-version.entity';
 
 /** Version queries, each scoped by project_id. Versions are only ever inserted. */

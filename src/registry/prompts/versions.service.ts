@@ -1,16 +1,17 @@
-import { AuditLog } from '../../audit/audit-log';
 import { Injectable } from '@nestjs/common';
-import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { AuditLog } from '../../audit/audit-log';
 import { badRequest, invalidBody, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
+import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
-import { formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
 import { RegistryCache } from '../../registry-cache/registry-cache';
+import { formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
-import { PromptVersionEntity } from './prompt-version.entity';
 import { PromptEntity } from './prompt.entity';
+import { PromptVersionEntity } from './prompt-version.entity';
 import { toVersionDto } from './prompts.mapper';
 import { PromptsRepository } from './prompts.repository';
 import { PromptsService } from './prompts.service';
@@ -33,14 +34,21 @@ export class VersionsService {
   ) {}
 
   /** Validates, compiles (a template that does not compile is a 400 naming the line) and stores version N+1. */
-  async create(projectId: string, slug: string, dto: CreateVersionDto, tx: CreateTransaction = plainTransaction(this.dataSource)): Promise<VersionDto> {
+  async create(
+    projectId: string,
+    slug: string,
+    dto: CreateVersionDto,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<VersionDto> {
     const { message, ...content } = dto;
     const created = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
       const prepared = prepareVersionContent({ ...content });
       if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
       if (!(await this.credentials.exists(projectId, prepared.value.content.provider, manager))) {
-        throw invalidBody([`provider: no provider "${prepared.value.content.provider}" in this project (use "local" or create a provider credential)`]);
+        throw invalidBody([
+          `provider: no provider "${prepared.value.content.provider}" in this project (use "local" or create a provider credential)`,
+        ]);
       }
       const version = await this.insertPrepared(manager, prompt, prepared.value, message ?? null);
       await this.cache.announce(projectId, manager);
@@ -51,7 +59,12 @@ export class VersionsService {
   }
 
   /** Stores prepared content as the prompt's next version; run inside the caller's transaction. */
-  async insertPrepared(manager: EntityManager, prompt: PromptEntity, prepared: PreparedVersion, message: string | null): Promise<PromptVersionEntity> {
+  async insertPrepared(
+    manager: EntityManager,
+    prompt: PromptEntity,
+    prepared: PreparedVersion,
+    message: string | null,
+  ): Promise<PromptVersionEntity> {
     const now = new Date();
     const number = await this.promptsRepo.takeNextVersion(manager, prompt.projectId, prompt.id, now);
     prompt.lastVersion = number;
@@ -93,7 +106,13 @@ export class VersionsService {
       before = cursor.version;
     }
     const rows = await this.versions.list(projectId, prompt.id, before, limit + 1);
-    return { object: 'list', ...toPage(rows.map((v) => toVersionDto(v, prompt)), limit) };
+    return {
+      object: 'list',
+      ...toPage(
+        rows.map((v) => toVersionDto(v, prompt)),
+        limit,
+      ),
+    };
   }
 
   async get(projectId: string, slug: string, version: string): Promise<VersionDto> {

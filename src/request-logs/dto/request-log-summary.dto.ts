@@ -6,6 +6,6 @@ export class RequestLogSummaryDto {
   @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'the body sent to the provider ({} when doNotRecord)' })
   request: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'the provider\'s answer ({} when doNotRecord)' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "the provider's answer ({} when doNotRecord)" })
   response: Record<string, unknown>;
 }

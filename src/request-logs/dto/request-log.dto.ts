@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsISO8601, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 import { RequestLogObjectDto } from '../../threads/dto/request-log-object.dto';
 
@@ -7,12 +8,20 @@ export class LogUsageDto {
   @ApiProperty({ type: Number, nullable: true }) prompt_tokens: number | null;
   @ApiProperty({ type: Number, nullable: true }) completion_tokens: number | null;
   @ApiProperty({ type: Number, nullable: true }) total_tokens: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'prompt tokens neither read from nor written to a prompt cache' }) uncached_input_tokens: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens read from the provider's prompt cache" }) cache_read_tokens: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens written to the provider's prompt cache" }) cache_write_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'prompt tokens neither read from nor written to a prompt cache' })
+  uncached_input_tokens: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens read from the provider's prompt cache" }) cache_read_tokens:
+    number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "prompt tokens written to the provider's prompt cache" }) cache_write_tokens:
+    number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'completion tokens spent reasoning' }) reasoning_tokens: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'completion tokens of the answer, reasoning excluded' }) output_tokens: number | null;
-  @ApiProperty({ description: 'true when the call ended before the provider reported its final usage (a stream cut mid-way): the counts are what was known' }) partial: boolean;
+  @ApiProperty({ type: Number, nullable: true, description: 'completion tokens of the answer, reasoning excluded' }) output_tokens:
+    number | null;
+  @ApiProperty({
+    description:
+      'true when the call ended before the provider reported its final usage (a stream cut mid-way): the counts are what was known',
+  })
+  partial: boolean;
 }
 
 /** The spec's request-log object plus what operating the service needs. */
@@ -26,8 +35,15 @@ export class RequestLogDto extends RequestLogObjectDto {
   @ApiProperty({ description: 'milliseconds from request to the last byte' }) latencyMs: number;
   @ApiProperty({ type: Number, nullable: true, description: 'milliseconds to the first streamed token' }) timeToFirstTokenMs: number | null;
   @ApiProperty({ type: LogUsageDto }) usage: LogUsageDto;
-  @ApiProperty({ type: String, nullable: true, example: '0.00275', description: 'cost in USD (decimal string); null when no price is known for the model (docs/usage.md)' }) costUsd: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'the price the cost used: the price table and its entry, or an override' }) priceRef: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0.00275',
+    description: 'cost in USD (decimal string); null when no price is known for the model (docs/usage.md)',
+  })
+  costUsd: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the price the cost used: the price table and its entry, or an override' })
+  priceRef: string | null;
 }
 
 /** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */
@@ -39,9 +55,18 @@ export class RequestLogDetailDto extends RequestLogDto {
     description: 'the body sent to the provider, thread history included; null when doNotRecord or when no provider was called',
   })
   request: Record<string, unknown> | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "the provider's answer (the assembled completion for a stream); null when doNotRecord or on failure" })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "the provider's answer (the assembled completion for a stream); null when doNotRecord or on failure",
+  })
   response: Record<string, unknown> | null;
-  @ApiProperty({ type: [String], description: 'ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls' })
+  @ApiProperty({
+    type: [String],
+    description:
+      'ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls',
+  })
   threadMessageIds: string[];
 }
 
@@ -55,54 +80,73 @@ export class RequestLogListDto {
 
 export class RequestLogQuery extends PageQuery {
   @ApiProperty({ required: false, description: 'prompt or assistant slug' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   slug?: string;
 
   @ApiProperty({ required: false })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   environment?: string;
 
-  @ApiProperty({ required: false, example: '2', description: 'the version number invoked; needs `slug` (a version is a prompt\'s)' })
-  @IsOptional() @Matches(/^[1-9][0-9]{0,8}$/, { message: 'version must be a version number' })
+  @ApiProperty({ required: false, example: '2', description: "the version number invoked; needs `slug` (a version is a prompt's)" })
+  @IsOptional()
+  @Matches(/^[1-9][0-9]{0,8}$/, { message: 'version must be a version number' })
   version?: string;
 
   @ApiProperty({ required: false, example: 'gpt-4o-mini', description: 'the model the provider was asked for' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   model?: string;
 
   @ApiProperty({ required: false, example: 'openai', description: 'the provider (credential) name the call went to' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   provider?: string;
 
   @ApiProperty({ required: false, format: 'uuid', description: 'the id of the project API key that made the call (`projectAPIKeyId`)' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   keyId?: string;
 
   @ApiProperty({ required: false, format: 'uuid' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   threadId?: string;
 
-  @ApiProperty({ required: false, description: "the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer)" })
-  @IsOptional() @IsString() @MaxLength(128)
+  @ApiProperty({
+    required: false,
+    description: 'the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
   requestId?: string;
 
   @ApiProperty({ required: false, description: '"success" (2xx), "error" (anything else), or an HTTP status such as 502' })
-  @IsOptional() @Matches(/^(success|error|[1-5][0-9]{2})$/)
+  @IsOptional()
+  @Matches(/^(success|error|[1-5][0-9]{2})$/)
   status?: string;
 
   @ApiProperty({ required: false, format: 'date-time', description: 'started at or after' })
-  @IsOptional() @IsISO8601({ strict: true })
+  @IsOptional()
+  @IsISO8601({ strict: true })
   from?: string;
 
   @ApiProperty({ required: false, format: 'date-time', description: 'started before' })
-  @IsOptional() @IsISO8601({ strict: true })
+  @IsOptional()
+  @IsISO8601({ strict: true })
   to?: string;
 
   @ApiProperty({ required: false, description: 'metadata filter "key:value" (value compared as text)', example: 'customer:c_42' })
-  @IsOptional() @Matches(/^[^:]{1,64}:.{0,512}$/)
+  @IsOptional()
+  @Matches(/^[^:]{1,64}:.{0,512}$/)
   metadata?: string;
 
   @ApiProperty({ required: false, enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional() @IsIn(['asc', 'desc'])
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
 }

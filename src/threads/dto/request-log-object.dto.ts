@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsISO8601, IsString } from 'class-validator';
+
 import { Optional } from '../../common/validation';
 
 // Response fields are null when unknown, so null is a documented input value here (and only here).

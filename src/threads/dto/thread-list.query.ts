@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, Matches } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 
 /** GET /v2/threads: the spec's page parameters, and a metadata filter (the console's thread list). */
@@ -7,7 +8,8 @@ export class ThreadListQuery extends PageQuery {
   @ApiProperty({
     required: false,
     example: 'customer:c_42',
-    description: 'metadata filter "key:value" (value compared as text, so a stored number matches its digits); applied while walking the newest-first index',
+    description:
+      'metadata filter "key:value" (value compared as text, so a stored number matches its digits); applied while walking the newest-first index',
   })
   @IsOptional()
   @Matches(/^[^:]{1,64}:.{0,512}$/, { message: 'metadata must be "key:value"' })

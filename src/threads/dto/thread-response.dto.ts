@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiMetadataProperty } from '../../common/swagger/metadata-property';
 import { Metadata } from '../../common/validation';
 import { RequestLogObjectDto } from './request-log-object.dto';

@@ -24,7 +24,11 @@ describe('decimal costs', () => {
 
   it('applies the tier a prompt of that size falls in', () => {
     const tiered = { base: 1, tiers: [{ start: 1000, price: 2 }] };
-    expect(costOf({ input: 1000, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 }, { input: tiered, output: 0, ref: 't' })).toBe('0.001');
-    expect(costOf({ input: 1001, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 }, { input: tiered, output: 0, ref: 't' })).toBe('0.002002');
+    expect(costOf({ input: 1000, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 }, { input: tiered, output: 0, ref: 't' })).toBe(
+      '0.001',
+    );
+    expect(costOf({ input: 1001, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 }, { input: tiered, output: 0, ref: 't' })).toBe(
+      '0.002002',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import type { PriceOverrideValues } from './prices.service';
 
 const rate = z.number().min(0).max(1_000_000);

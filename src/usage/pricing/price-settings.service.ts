@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { badRequest } from '../../common/errors';
 import { isPlainObject } from '../../common/errors/request-body';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
@@ -22,10 +23,14 @@ export class PriceSettingsService {
 
   async set(workspace: string, project: string, body: unknown): Promise<PricesDto> {
     const { project: found } = await this.workspaces.requireProject(workspace, project);
-    if (!isPlainObject(body) || Object.keys(body).some((key) => key !== 'prices')) throw badRequest('Invalid request body', ['expected {"prices": [...]}']);
+    if (!isPlainObject(body) || Object.keys(body).some((key) => key !== 'prices'))
+      throw badRequest('Invalid request body', ['expected {"prices": [...]}']);
     const parsed = priceOverridesSchema.safeParse(body.prices);
     if (!parsed.success) {
-      throw badRequest('Invalid request body', parsed.error.issues.map((issue) => `${['prices', ...issue.path].join('.')}: ${issue.message}`));
+      throw badRequest(
+        'Invalid request body',
+        parsed.error.issues.map((issue) => `${['prices', ...issue.path].join('.')}: ${issue.message}`),
+      );
     }
     // The answer shows what this request stored, not a concurrent replace that followed it.
     return this.view(await this.prices.replaceOverrides(found.id, toOverrideValues(parsed.data)));

@@ -4,7 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+
 import { calcPrice, ModelPrice, TieredPrices } from '@pydantic/genai-prices';
+
 import type { ProviderType } from '../../providers';
 import type { Price, Rate } from './price';
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+
 import { AdminOnly, RequireScope } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { PricesDto, SetPricesDto } from './dto/prices.dto';
@@ -23,7 +24,9 @@ export class PricesController {
 
   @Put()
   @HttpCode(200)
-  @ApiOperation({ summary: "Replace the project's price overrides (USD per million tokens, per provider and model); they price calls made from now on" })
+  @ApiOperation({
+    summary: "Replace the project's price overrides (USD per million tokens, per provider and model); they price calls made from now on",
+  })
   @ApiBody({ type: SetPricesDto })
   @ApiOkResponse({ type: PricesDto })
   @ApiErrors(400)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import { TtlCache } from '../../common/cache/ttl-cache';
 import { newId } from '../../common/ids';
 import type { ProviderType, TokenCounts } from '../../providers';

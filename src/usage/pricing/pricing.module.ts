@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { PriceOverrideEntity } from './price-override.entity';
 import { PriceOverridesRepository } from './price-overrides.repository';
 import { PricesService } from './prices.service';

@@ -1,12 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, Matches } from 'class-validator';
+
 import { PRESET_NAMES, Scope, ScopePreset, SCOPES } from '../../auth/scopes';
 import { Optional, SLUG_PATTERN, Text } from '../../common/validation';
 
 /** The scopes of a key (docs/security.md, "Scopes"): a preset and/or a list. */
 export class KeyScopesDto {
   @Optional()
-  @ApiProperty({ enum: PRESET_NAMES, description: 'a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given' })
+  @ApiProperty({
+    enum: PRESET_NAMES,
+    description: 'a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given',
+  })
   @IsIn(PRESET_NAMES)
   preset?: ScopePreset;
 
@@ -22,7 +26,12 @@ export class KeyScopesDto {
 /** Scopes and environments of a project key; shared by create and update. */
 export class ApiKeyAccessDto extends KeyScopesDto {
   @Optional({ nullable: true })
-  @ApiProperty({ type: [String], nullable: true, example: ['production'], description: 'the environments the key may invoke (slugs); absent or null: all' })
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: ['production'],
+    description: 'the environments the key may invoke (slugs); absent or null: all',
+  })
   @IsArray()
   @ArrayUnique()
   @ArrayMinSize(1)
@@ -43,7 +52,8 @@ export class ApiKeyDto {
   @ApiProperty({ example: 'pk_Xq3v9aB', description: 'the first characters of the key, to tell keys apart' }) prefix: string;
   @ApiProperty({ format: 'uuid' }) projectId: string;
   @ApiProperty({ type: [String], enum: SCOPES, nullable: true, description: 'null: every scope' }) scopes: Scope[] | null;
-  @ApiProperty({ type: [String], nullable: true, description: 'the environments the key may invoke; null: all' }) environments: string[] | null;
+  @ApiProperty({ type: [String], nullable: true, description: 'the environments the key may invoke; null: all' }) environments:
+    string[] | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) revokedAt: string | null;
 }

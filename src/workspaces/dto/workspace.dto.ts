@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { IsSlug, Optional, Text } from '../../common/validation';
 
 export class CreateWorkspaceDto {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
+
 import { IsSlug, Optional, Text } from '../../../common/validation';
 import { PromptKind } from '../../resolved-deployment';
 
@@ -11,7 +12,12 @@ export class DeployDto {
   environment: string;
 
   @Optional()
-  @ApiProperty({ minimum: 1, maximum: MAX_VERSION, example: 3, description: 'the version number to deploy; defaults to the newest version' })
+  @ApiProperty({
+    minimum: 1,
+    maximum: MAX_VERSION,
+    example: 3,
+    description: 'the version number to deploy; defaults to the newest version',
+  })
   @IsInt()
   @Min(1)
   @Max(MAX_VERSION)
@@ -25,9 +31,11 @@ export class DeploymentDto {
   @ApiProperty({ example: 'production' }) environment: string;
   @ApiProperty({ example: 3 }) version: number;
   @ApiProperty({ format: 'uuid' }) versionId: string;
-  @ApiProperty({ example: 2, description: '1 for the first deployment to this environment, +1 for each redeployment' }) deploymentVersion: number;
+  @ApiProperty({ example: 2, description: '1 for the first deployment to this environment, +1 for each redeployment' })
+  deploymentVersion: number;
   @ApiProperty({ format: 'date-time' }) deployedAt: string;
-  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when a later deployment replaced this one' }) replacedAt: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when a later deployment replaced this one' }) replacedAt:
+    string | null;
   @ApiProperty({ description: 'false for history rows' }) current: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
+
 import { IsSlug, Optional } from '../../../common/validation';
 import { PromptKind } from '../../resolved-deployment';
 
@@ -25,7 +26,8 @@ export class PromptDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'summarize' }) slug: string;
   @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
-  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null until the first version is created' }) latestVersion: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null until the first version is created' }) latestVersion:
+    number | null;
   @ApiProperty({ type: [PromptDeploymentDto] }) deployments: PromptDeploymentDto[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

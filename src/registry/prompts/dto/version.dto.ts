@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined } from 'class-validator';
+
 import { ChatMessage, ChatMessageInput, MODEL_NAME_MAX_LENGTH } from '../../../common/chat';
 import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
 import { MatchesSchema, Optional, Text } from '../../../common/validation';
 import {
-  modelParametersSchema,
   ModelParametersInput,
+  modelParametersSchema,
   PROVIDER_NAME_PATTERN,
   templateSchema,
   toolsSchema,
@@ -63,7 +64,10 @@ export class VersionDto {
   @ApiProperty({ example: 'summarize' }) slug: string;
   @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
   @ApiProperty({ example: 3 }) version: number;
-  @ApiProperty({ example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', description: 'SHA-256 of the canonical content (promptHistoryHash)' })
+  @ApiProperty({
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description: 'SHA-256 of the canonical content (promptHistoryHash)',
+  })
   contentHash: string;
   @ApiProperty({ ...openApiSchemaOf(templateSchema), example: TEMPLATE_EXAMPLE }) template: ChatMessage[];
   @ApiProperty({ example: 'local' }) provider: string;
@@ -71,7 +75,8 @@ export class VersionDto {
   @ApiProperty({ ...openApiSchemaOf(modelParametersSchema), example: { temperature: 0.2 } }) parameters: ModelParameters;
   @ApiProperty({ ...openApiSchemaOf(toolsSchema) }) tools: unknown[];
   @ApiProperty({ ...openApiSchemaOf(variableDefaultsSchema), example: { audience: 'engineers' } }) variables: Record<string, string>;
-  @ApiProperty({ type: [String], example: ['audience', 'short', 'text'], description: 'the variables an invoke may send' }) declaredVariables: string[];
+  @ApiProperty({ type: [String], example: ['audience', 'short', 'text'], description: 'the variables an invoke may send' })
+  declaredVariables: string[];
   @ApiProperty({ type: String, nullable: true }) message: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }

@@ -16,16 +16,32 @@ export class PriceOverrideDto {
   @ApiProperty({ ...RATE, example: 2.4, description: 'USD per million output (and reasoning) tokens' })
   outputPerMTok: number;
 
-  @ApiProperty({ ...RATE, required: false, nullable: true, example: 0.3, description: 'USD per million prompt tokens read from the cache; absent: the input rate' })
+  @ApiProperty({
+    ...RATE,
+    required: false,
+    nullable: true,
+    example: 0.3,
+    description: 'USD per million prompt tokens read from the cache; absent: the input rate',
+  })
   cacheReadPerMTok?: number | null;
 
-  @ApiProperty({ ...RATE, required: false, nullable: true, example: 0.75, description: 'USD per million prompt tokens written to the cache; absent: the input rate' })
+  @ApiProperty({
+    ...RATE,
+    required: false,
+    nullable: true,
+    example: 0.75,
+    description: 'USD per million prompt tokens written to the cache; absent: the input rate',
+  })
   cacheWritePerMTok?: number | null;
 }
 
 /** The body of PUT .../prices, validated by price-overrides.schema.ts (the same rules as parley.yaml's `prices`). */
 export class SetPricesDto {
-  @ApiProperty({ type: [PriceOverrideDto], maxItems: 1000, description: "the project's price overrides; replaces all of them ([] removes them)" })
+  @ApiProperty({
+    type: [PriceOverrideDto],
+    maxItems: 1000,
+    description: "the project's price overrides; replaces all of them ([] removes them)",
+  })
   prices: PriceOverrideDto[];
 }
 
@@ -41,5 +57,6 @@ export class PriceOverrideViewDto {
 export class PricesDto {
   @ApiProperty({ enum: ['project.prices'] }) object: 'project.prices';
   @ApiProperty({ type: [PriceOverrideViewDto], description: 'by provider and model' }) prices: PriceOverrideViewDto[];
-  @ApiProperty({ example: '0.1.8', description: 'version of the @pydantic/genai-prices table used for every other model' }) priceTable: string;
+  @ApiProperty({ example: '0.1.8', description: 'version of the @pydantic/genai-prices table used for every other model' })
+  priceTable: string;
 }
