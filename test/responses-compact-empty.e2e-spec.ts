@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 
-import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, INVOKE_APP_ENV, listen, requestLogRows, sleep } from './support/invoke-factories';
-import { createTestApp, TestApp } from './support/test-app';
+import { FakeUpstream, openaiCompletion, openaiJson } from './fakes/fake-openai-upstream';
+import { TestProject } from './support/factories';
+import { openaiClientOnFakeUpstream, requestLogRows, sleep } from './support/invoke-factories';
+import { TestApp } from './support/test-app';
 
 /** POST /v1/responses/compact with nothing to compact (issue 40, item 6): a 400 before any provider call. */
 describe('responses: compacting empty input', () => {
@@ -13,18 +13,12 @@ describe('responses: compacting empty input', () => {
   let fake: FakeUpstream;
   const compact = (body: Record<string, unknown>) => openai.responses.compact(body as never);
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    fake = await startFakeOpenAIUpstream();
-    t = await createTestApp(INVOKE_APP_ENV);
-    const base = await listen(t);
-    p = await createProject(t);
-    openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
-    await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
+    ({ t, p, openai, fake, close } = await openaiClientOnFakeUpstream());
   });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => close());
 
   const errorOf = async (body: Record<string, unknown>) => {
     const err = await compact(body).then(

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 
 import { anthropicJson, anthropicMessage, startFakeAnthropicUpstream } from './fakes/fake-anthropic-upstream';
-import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
+import { FakeUpstream, openaiCompletion, openaiJson } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, deploy, INVOKE_APP_ENV, listen } from './support/invoke-factories';
+import { addProviderCredential, deploy, openaiClientOnFakeUpstream } from './support/invoke-factories';
 import { expectCompactResource, expectResponseResource, itemFieldSchema } from './support/open-responses-schema';
-import { createTestApp, TestApp } from './support/test-app';
+import { TestApp } from './support/test-app';
 
 const CMP_ID = /^cmp_[0-9a-f]{32}_0_0$/;
 const decode = (encrypted: string) => Buffer.from(encrypted.replace(/^parley\.compaction\.v1\./, ''), 'base64').toString('utf8');
@@ -23,18 +23,12 @@ describe('responses: compaction', () => {
   let fake: FakeUpstream;
   const compact = (body: Record<string, unknown>, options?: OpenAI.RequestOptions) => openai.responses.compact(body as never, options);
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    fake = await startFakeOpenAIUpstream();
-    t = await createTestApp(INVOKE_APP_ENV);
-    const base = await listen(t);
-    p = await createProject(t);
-    openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
-    await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
+    ({ t, p, openai, fake, close } = await openaiClientOnFakeUpstream());
   });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => close());
 
   it('a 50-turn conversation compacted: the next turn sends the summary instead, every item stays listed and names its compaction', async () => {
     const conv = await openai.conversations.create();

@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
 
-import { FakeUpstream, openaiCompletion, openaiJson, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
-import { createProject, TestProject } from './support/factories';
-import { addProviderCredential, INVOKE_APP_ENV, listen } from './support/invoke-factories';
+import { FakeUpstream, openaiCompletion, openaiJson } from './fakes/fake-openai-upstream';
+import { TestProject } from './support/factories';
+import { openaiClientOnFakeUpstream } from './support/invoke-factories';
 import { expectResponseResource } from './support/open-responses-schema';
-import { createTestApp, TestApp } from './support/test-app';
+import { TestApp } from './support/test-app';
 
 const ITM_ID = /^itm_[0-9a-f]{32}_\d+_0$/;
 
@@ -31,18 +31,12 @@ describe('responses and conversations: items Parley does not interpret, include'
   const foreignCompaction = { type: 'compaction', id: 'cmp_openai', encrypted_content: 'gAAAAABo-not-parleys' };
   const withoutId = ({ id: _id, ...rest }: Record<string, unknown>) => rest;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    fake = await startFakeOpenAIUpstream();
-    t = await createTestApp(INVOKE_APP_ENV);
-    const base = await listen(t);
-    p = await createProject(t);
-    openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
-    await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
+    ({ t, p, openai, fake, close } = await openaiClientOnFakeUpstream());
   });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => close());
 
   it("conversation items: stored and returned unchanged (Parley's id), listed, retrievable, deletable; not in the /v2 view", async () => {
     const conv = await openai.conversations.create({ items: [{ role: 'user', content: 'hello' }, reasoning as never, reference as never] });

@@ -4,8 +4,9 @@ import OpenAI from 'openai';
 import type { Response } from 'supertest';
 
 import { TurnWriter } from '../../src/invocation/turn-writer';
-import { TestProject } from './factories';
-import { TestApp } from './test-app';
+import { FakeUpstream, startFakeOpenAIUpstream } from '../fakes/fake-openai-upstream';
+import { createProject, TestProject } from './factories';
+import { createTestApp, TestApp } from './test-app';
 
 /** Provider credentials need a key to encrypt them with; every invoke spec's app gets this one. */
 export const INVOKE_APP_ENV = { PARLEY_SECRET_KEY: 'invoke-tests-secret-key-0123456789abcdef' };
@@ -166,4 +167,28 @@ export function failNextTurnWrite(message = 'Connection terminated unexpectedly'
   jest
     .spyOn(TurnWriter.prototype as unknown as { writeAtOnce: () => Promise<unknown> }, 'writeAtOnce')
     .mockRejectedValueOnce(new Error(message));
+}
+
+/**
+ * The /v1 files' usual start: an app, a project, the official `openai` client on its /v1 with the
+ * project's key, and a fake OpenAI-compatible upstream as the project's provider `upstream`.
+ */
+export async function openaiClientOnFakeUpstream(): Promise<{
+  t: TestApp;
+  p: TestProject;
+  openai: OpenAI;
+  fake: FakeUpstream;
+  close: () => Promise<void>;
+}> {
+  const fake = await startFakeOpenAIUpstream();
+  const t = await createTestApp(INVOKE_APP_ENV);
+  const base = await listen(t);
+  const p = await createProject(t);
+  const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
+  await addProviderCredential(t, p, { name: 'upstream', type: 'openai', baseUrl: fake.url, apiKey: 'sk-up' });
+  const close = async () => {
+    await t.close();
+    await fake.close();
+  };
+  return { t, p, openai, fake, close };
 }
