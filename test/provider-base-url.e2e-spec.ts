@@ -72,5 +72,9 @@ describe('provider base URLs', () => {
     const legacy = listed.body.data.find((c: { name: string }) => c.name === 'legacy');
     expect(legacy.baseUrl).toBe('https://[REDACTED]@llm.example.invalid/v1?api_key=[REDACTED]');
     expect(listed.text).not.toMatch(/old-pass|olduser|sk-legacy-999/);
+    // parley export shows it redacted too.
+    const exported = await t.http().get('/v2/export').query({ workspace: p.workspace, project: p.project }).set(admin).expect(200);
+    expect(exported.text).toContain('https://[REDACTED]@llm.example.invalid/v1?api_key=[REDACTED]');
+    expect(exported.text).not.toMatch(/old-pass|olduser|sk-legacy-999/);
   });
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Document, isScalar, isSeq, visit } from 'yaml';
 
 import { badRequest, forbidden } from '../common/errors';
+import { redactBaseUrl } from '../common/http/redact-url';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitValues } from '../limits/limits.types';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
@@ -96,7 +97,8 @@ export class ExportService {
     const providers = credentials.map((c) => ({
       name: c.name,
       type: c.type,
-      ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
+      // Shown redacted, as everywhere: a URL stored with credentials before they were refused (docs/security.md, "Provider base URLs").
+      ...(c.baseUrl ? { baseUrl: redactBaseUrl(c.baseUrl) } : {}),
       ...(c.apiKeyEnv ? { apiKeyEnv: c.apiKeyEnv } : {}),
     }));
     // Limits only in the admin's export: a project key could not apply them back.

@@ -164,9 +164,15 @@ export class Budgets {
    */
   charge(projectId: string, keyId: string, costUsd: string | null, answered = true, nowMs = Date.now()): void {
     const nano = costUsd === null ? 0 : nanoUsd(costUsd, 'up');
-    if (costUsd !== null || answered) this.estimates.observe(projectId, keyId, nano);
-    const probe = this.probes.get(probeIdOf(projectId, keyId));
-    if (probe) this.endProbe(probeIdOf(projectId, keyId), probe);
+    if (costUsd !== null || answered) {
+      this.estimates.observe(projectId, keyId, nano);
+      // Only a measured cost ends a probe: a refused call's log must not let a waiting call go unreserved.
+      if (this.probes.size > 0) {
+        const id = probeIdOf(projectId, keyId);
+        const probe = this.probes.get(id);
+        if (probe) this.endProbe(id, probe);
+      }
+    }
     if (nano <= 0) return;
     for (const scope of [`key:${keyId}`, 'project']) {
       for (const period of PERIODS) this.counters.add(projectId, `${scope}:${period.suffix}`, period.period, nano, nowMs);

@@ -28,6 +28,7 @@ export function shutDownGracefully(app: INestApplication, log: (line: string) =>
   let closing = false;
   let drained: () => void = () => undefined;
   let forced: () => void = () => undefined;
+  let cutting = false;
 
   const settle = (socket: Socket) => {
     if (!closing || (inFlight.get(socket) ?? 0) > 0) return;
@@ -56,6 +57,9 @@ export function shutDownGracefully(app: INestApplication, log: (line: string) =>
 
   const stop = async (signal: NodeJS.Signals) => {
     if (closing) {
+      // A third signal while closing hangs (a pool that will not close): stop at once, as Node would.
+      if (cutting) process.exit(130);
+      cutting = true;
       log(`${signal} again: cutting ${responses.size} request(s) still running`);
       forced();
       return;

@@ -89,8 +89,9 @@ export class WebhooksRepository {
         `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 second', attempts = attempts + 1
           WHERE (project_id, id) IN (
             SELECT d.project_id, d.id
-              FROM (SELECT DISTINCT project_id FROM webhook_deliveries
-                     WHERE state = 'pending' AND next_attempt_at <= now() AND project_id <> ALL ($4::uuid[]) LIMIT $1) p
+              FROM (SELECT project_id FROM webhook_deliveries
+                     WHERE state = 'pending' AND next_attempt_at <= now() AND project_id <> ALL ($4::uuid[])
+                     GROUP BY project_id ORDER BY min(next_attempt_at) LIMIT $1) p
              CROSS JOIN LATERAL (
                SELECT w.project_id, w.id FROM webhook_deliveries w
                 WHERE w.project_id = p.project_id AND w.state = 'pending' AND w.next_attempt_at <= now()
