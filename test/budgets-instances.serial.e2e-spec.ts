@@ -63,9 +63,9 @@ const BUDGET_USD = 1;
     return { p, base };
   };
 
-  // Each instance learns a cold key's cost from a first call of its own (docs/usage.md, "Budgets"),
-  // so two instances may admit one call more than one instance does (issue 40 asks 13: missed by one).
-  it('a cold key keeps its budget in a burst across both instances: 10 USD at 0.80 a call admits at most 14 of 64', async () => {
+  // Issue 40: a cold key's first call runs alone across both instances, and the others reserve
+  // the cost it measured once it is in the shared counters (docs/usage.md, "Budgets").
+  it('a cold key keeps its budget in a burst across both instances: 10 USD at 0.80 a call admits at most 13 of 64', async () => {
     // 600 + 400 tokens at 800 USD per million: 0.80 USD a call.
     const { p, base } = await pricedProject(800);
     await remote(0).http().put(`${base}/api-keys/${p.keyId}/limits`).set(admin).send({ budgetUsdPerDay: 10 }).expect(200);
@@ -83,8 +83,10 @@ const BUDGET_USD = 1;
     ).rows;
     process.stdout.write(`cold key, two instances: ${admitted} of 64 admitted, ${spent.usd} USD spent of 10\n`);
     expect(answers.every((res) => res.status === 200 || res.status === 429)).toBe(true);
-    expect(admitted).toBeLessThanOrEqual(14);
-    expect(Number(spent.usd)).toBeLessThanOrEqual(11.2);
+    expect(admitted).toBeLessThanOrEqual(13);
+    expect(Number(spent.usd)).toBeLessThanOrEqual(10.4);
+    // The budget was used, not refused from the start.
+    expect(admitted).toBeGreaterThanOrEqual(12);
   }, 60_000);
 
   it("holds a key's daily budget within 10 % under load on two instances; another key keeps working", async () => {

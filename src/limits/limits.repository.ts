@@ -11,6 +11,9 @@ export interface CounterIncrement {
   amount: number;
 }
 
+/** A cold key's probe across instances (docs/usage.md, "Budgets"): run it, wait for it, or reserve its measured cost. */
+export type ProbeClaim = { state: 'won' } | { state: 'wait' } | { state: 'known'; costNano: number };
+
 export interface InflightReport {
   projectId: string;
   scope: string;
@@ -149,5 +152,49 @@ export class LimitsRepository {
           AND (scope NOT LIKE '%:usd-month' OR window_start < extract(epoch from now())::bigint - 33 * 86400)`,
     );
     await this.settings.query(`DELETE FROM limit_inflight WHERE updated_at < now() - interval '60 seconds'`);
+    await this.settings.query(`DELETE FROM limit_budget_probes WHERE expires_at < now() - interval '1 day'`);
+  }
+
+  /**
+   * One statement: takes the key's probe lease for `holder` when there is none or it expired, else
+   * reports the lease held (wait) or the cost it measured (known). The outer SELECT reads the
+   * snapshot before the INSERT, so a taken lease is answered by the first branch alone.
+   */
+  async claimProbe(projectId: string, keyId: string, holder: string, leaseMs: number): Promise<ProbeClaim> {
+    const rows: { state: 'won' | 'wait' | 'known'; cost_nano: string | null }[] = await this.settings.query(
+      `WITH won AS (
+         INSERT INTO limit_budget_probes AS p (project_id, key_id, holder, cost_nano, expires_at)
+         VALUES ($1, $2, $3, NULL, now() + make_interval(secs => $4::double precision / 1000))
+         ON CONFLICT (project_id, key_id) DO UPDATE SET holder = EXCLUDED.holder, cost_nano = NULL, expires_at = EXCLUDED.expires_at
+          WHERE p.expires_at < now()
+         RETURNING 1
+       )
+       SELECT 'won' AS state, NULL AS cost_nano FROM won
+       UNION ALL
+       SELECT CASE WHEN cost_nano IS NULL THEN 'wait' ELSE 'known' END, cost_nano::text FROM limit_budget_probes
+        WHERE project_id = $1 AND key_id = $2 AND NOT EXISTS (SELECT 1 FROM won)`,
+      [projectId, keyId, holder, leaseMs],
+    );
+    const row = rows[0];
+    // No row in either branch: the lease expired and was taken again between the two reads; wait.
+    if (!row || row.state === 'wait') return { state: 'wait' };
+    return row.state === 'won' ? { state: 'won' } : { state: 'known', costNano: Number(row.cost_nano) };
+  }
+
+  /** The probe measured the key's cost: others reserve it from now on, for a day (then a key unused that long probes again). */
+  async settleProbe(projectId: string, keyId: string, holder: string, costNano: number): Promise<void> {
+    await this.settings.query(
+      `UPDATE limit_budget_probes SET cost_nano = $4, expires_at = now() + interval '1 day'
+        WHERE project_id = $1 AND key_id = $2 AND holder = $3`,
+      [projectId, keyId, holder, costNano],
+    );
+  }
+
+  /** The probe ended without a cost (refused, failed): the next call anywhere may probe at once. */
+  async dropProbe(projectId: string, keyId: string, holder: string): Promise<void> {
+    await this.settings.query(
+      `DELETE FROM limit_budget_probes WHERE project_id = $1 AND key_id = $2 AND holder = $3 AND cost_nano IS NULL`,
+      [projectId, keyId, holder],
+    );
   }
 }

@@ -172,6 +172,12 @@ export class SharedCounters {
     return run;
   }
 
+  /** Sends what is unsent now: an exchange under way may have taken its batch before it, so wait for that one first. */
+  async flush(nowMs = Date.now()): Promise<void> {
+    while (this.exchange) await this.exchange;
+    await this.sync(nowMs);
+  }
+
   private async exchangeAll(nowMs: number): Promise<void> {
     const batch = [...this.windows.values()].filter((s) => s.pending !== 0 || nowMs - s.lastUsedMs < 2000);
     if (batch.length === 0) return this.dropEnded(nowMs);
