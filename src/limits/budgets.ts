@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
-
-import { Logger } from '@nestjs/common';
-
 import { OpenAIFieldsException } from '../common/errors';
 import { formatDecimal, parseDecimal } from '../usage/pricing/decimal';
+import { ColdKeyProbes } from './cold-key-probes';
 import { CostEstimates } from './cost-estimates';
 import { LimitsRepository } from './limits.repository';
 import { LimitValues } from './limits.types';
@@ -78,20 +75,6 @@ function exhausted(message: string, resetSeconds: number, header: string): OpenA
   );
 }
 
-/** How long a cold key's calls wait for its first call's cost before reserving nothing. */
-const PROBE_WAIT_MS = 30_000;
-/** How often an instance asks whether another instance's probe of a key has measured its cost. */
-const PROBE_POLL_MS = 25;
-
-interface Probe {
-  waiters: Array<() => void>;
-  /** This instance holds the key's lease in limit_budget_probes: it publishes the cost, or drops the lease. */
-  shared: boolean;
-  settled: boolean;
-}
-
-const probeIdOf = (projectId: string, keyId: string) => `${projectId}|${keyId}`;
-
 /**
  * Budgets in USD per UTC day and calendar month, per key and per project (docs/usage.md,
  * "Budgets"), on the limits' shared counters. Before a call, each budget that applies reserves the
@@ -102,22 +85,20 @@ const probeIdOf = (projectId: string, keyId: string) => `${projectId}|${keyId}`;
  */
 export class Budgets {
   private readonly estimates = new CostEstimates();
-  /** Keys whose cost this instance does not know yet: their one call in flight, and who waits for it. */
-  private readonly probes = new Map<string, Probe>();
-  /** This instance's name on the probe leases it holds. */
-  private readonly holder = randomUUID();
-  private readonly logger = new Logger('Budgets');
+  private readonly probes: ColdKeyProbes;
 
   constructor(
     private readonly counters: SharedCounters,
     private readonly repo: LimitsRepository,
-  ) {}
+  ) {
+    this.probes = new ColdKeyProbes(this.estimates, counters, repo);
+  }
 
   /** Reserves against every budget that applies, or throws the 429 (OpenAI's insufficient_quota under /v1). */
   async reserve(projectId: string, keyId: string, subjects: BudgetSubject[], nowMs = Date.now()): Promise<BudgetHold> {
     if (!subjects.some((s) => s.values.budgetUsdPerDay !== null || s.values.budgetUsdPerMonth !== null)) return NO_HOLD;
     // Known keys (every call but a cold key's first ones) skip the probe without a turn of the event loop.
-    const endProbe = this.estimates.knows(projectId, keyId) ? undefined : await this.probeTurn(projectId, keyId);
+    const endProbe = this.estimates.knows(projectId, keyId) ? undefined : await this.probes.turn(projectId, keyId);
     const amount = this.estimates.of(projectId, keyId);
     const taken: Array<{ scope: string; period: Period; windowStart: number }> = [];
     const giveBack = () => {
@@ -177,120 +158,18 @@ export class Budgets {
    */
   charge(projectId: string, keyId: string, costUsd: string | null, answered = true, nowMs = Date.now()): void {
     const nano = costUsd === null ? 0 : nanoUsd(costUsd, 'up');
+    this.addCharge(projectId, keyId, nano, nowMs);
     if (costUsd !== null || answered) {
       this.estimates.observe(projectId, keyId, nano);
       // Only a measured cost ends a probe: a refused call's log must not let a waiting call go unreserved.
-      if (this.probes.size > 0) {
-        const id = probeIdOf(projectId, keyId);
-        const probe = this.probes.get(id);
-        if (probe) {
-          this.addCharge(projectId, keyId, nano, nowMs);
-          if (probe.shared) {
-            probe.settled = true;
-            void this.publishProbe(projectId, keyId, nano);
-          }
-          this.endProbe(id, probe);
-          return;
-        }
-      }
+      this.probes.measured(projectId, keyId, nano);
     }
-    this.addCharge(projectId, keyId, nano, nowMs);
   }
 
   private addCharge(projectId: string, keyId: string, nano: number, nowMs: number): void {
     if (nano <= 0) return;
     for (const scope of [`key:${keyId}`, 'project']) {
       for (const period of PERIODS) this.counters.add(projectId, `${scope}:${period.suffix}`, period.period, nano, nowMs);
-    }
-  }
-
-  /**
-   * The other instances learn a probe's cost only once its charge is in the shared counters: else
-   * they would reserve against a total short of it, and admit one call too many.
-   */
-  private async publishProbe(projectId: string, keyId: string, nano: number): Promise<void> {
-    try {
-      await this.counters.flush();
-      await this.repo.settleProbe(projectId, keyId, this.holder, nano);
-    } catch (err) {
-      this.logger.warn(`could not share a key's first cost: ${(err as Error).message}`);
-    }
-  }
-
-  /**
-   * A key whose cost is not known yet reserves nothing, so a burst from a cold key would all be
-   * admitted: its first call runs alone across every instance (the probe, leased in
-   * limit_budget_probes), the others wait until its cost is charged and shared, or it ends, then
-   * reserve what it cost (docs/usage.md, "Budgets"). On an instance, one call waits for another
-   * instance's probe, the rest wait for that one. Undefined when the estimate is known, or when
-   * waiting took PROBE_WAIT_MS (a call that slow reserves nothing).
-   */
-  private async probeTurn(projectId: string, keyId: string): Promise<(() => void) | undefined> {
-    const id = probeIdOf(projectId, keyId);
-    const deadline = Date.now() + PROBE_WAIT_MS;
-    for (;;) {
-      if (this.estimates.knows(projectId, keyId)) return undefined;
-      const running = this.probes.get(id);
-      if (!running) {
-        const probe: Probe = { waiters: [], shared: false, settled: false };
-        this.probes.set(id, probe);
-        const turn = await this.sharedTurn(projectId, keyId, deadline);
-        if (turn === 'mine') {
-          probe.shared = true;
-          return () => this.endProbe(id, probe);
-        }
-        if (turn === 'alone') return () => this.endProbe(id, probe);
-        this.endProbe(id, probe);
-        return undefined;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) return undefined;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        timer.unref();
-        running.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  /**
-   * The key's lease across instances: 'mine' (this call probes), 'known' (another instance's probe
-   * measured the cost, now this instance's estimate), 'late' (waited PROBE_WAIT_MS), or 'alone'
-   * when the database could not be asked (the probe then holds on this instance only).
-   */
-  private async sharedTurn(projectId: string, keyId: string, deadline: number): Promise<'mine' | 'known' | 'late' | 'alone'> {
-    for (;;) {
-      let claim;
-      try {
-        claim = await this.repo.claimProbe(projectId, keyId, this.holder, PROBE_WAIT_MS);
-      } catch (err) {
-        this.logger.warn(`could not lease a key's first call: ${(err as Error).message}`);
-        return 'alone';
-      }
-      if (claim.state === 'won') return 'mine';
-      if (claim.state === 'known') {
-        this.estimates.observe(projectId, keyId, claim.costNano);
-        return 'known';
-      }
-      if (Date.now() + PROBE_POLL_MS > deadline) return 'late';
-      await new Promise((resolve) => setTimeout(resolve, PROBE_POLL_MS).unref());
-      if (this.estimates.knows(projectId, keyId)) return 'known';
-    }
-  }
-
-  private endProbe(id: string, probe: Probe): void {
-    if (this.probes.get(id) === probe) this.probes.delete(id);
-    for (const wake of probe.waiters.splice(0)) wake();
-    if (probe.shared && !probe.settled) {
-      // Ended without a measured cost: free the lease so the next call, here or elsewhere, probes.
-      probe.settled = true;
-      const [projectId, keyId] = id.split('|');
-      void this.repo
-        .dropProbe(projectId, keyId, this.holder)
-        .catch((err: unknown) => this.logger.warn(`could not free a key's first call: ${(err as Error).message}`));
     }
   }
 
