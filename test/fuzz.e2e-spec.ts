@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 
-import { FuzzContext, FuzzRequest, requestFor } from './fuzz/arbitraries';
+import { FuzzContext, FuzzRequest, requestFor, requestForRoute } from './fuzz/arbitraries';
 import { FuzzResponse, KeyReach, problemsWith } from './fuzz/expectations';
 import { FuzzRoute, fuzzRoutesOf, routerRoutesOf } from './fuzz/route-table';
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
@@ -15,7 +15,7 @@ import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
  * U+0000 and other control characters in bodies, queries, paths and headers, strings up to past the
  * body limit, more metadata headers than allowed. Requests run CONCURRENCY at a time, then every
  * write route's first successful request is sent BURST times at once (concurrent writes on one
- * row). Each request must answer below 500 with its endpoint group's documented error body, a
+ * row); every PUT of the router is among them, a valid request drawn for one that had no success. Each request must answer below 500 with its endpoint group's documented error body, a
  * success of a narrower or foreign key must be one its scopes and project allow, and a control
  * thread in a project whose key the fuzzer never holds must be unchanged afterwards.
  *
@@ -264,6 +264,28 @@ describe('fuzz: hostile requests to every route', () => {
       for (const [route, counts] of [...byRoute].sort((a, b) => b[1][0] - a[1][0]))
         process.stderr.write(`  ${route} ${JSON.stringify(counts)}\n`);
     }
+
+    // Every PUT the router serves is burst, also one the random phase got no success from (the
+    // spare key it names was revoked on the way): valid requests are drawn for it on a new key.
+    const burstKey = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${ctx.pathValues.workspace[0]}/projects/${ctx.pathValues.project[0]}/api-keys`)
+        .set('X-API-Key', TEST_ADMIN_KEY)
+        .send({ name: 'burst' })
+        .expect(200)
+    ).body;
+    const valid: FuzzContext = { ...ctx, benign: true, pathValues: { ...ctx.pathValues, keyId: [burstKey.id] } };
+    const puts = routes.filter((route) => route.method === 'PUT');
+    for (const route of puts.filter((r) => !firstWrite.has(`PUT ${r.path}`))) {
+      for (const req of fc.sample(requestForRoute(valid, route), { seed: SEED, numRuns: 20 })) {
+        if ((await send(req)).status < 300) {
+          firstWrite.set(`PUT ${route.path}`, req);
+          break;
+        }
+      }
+    }
+    expect(puts.map((route) => `PUT ${route.path}`).filter((route) => !firstWrite.has(route))).toEqual([]);
 
     // The same successful write, BURST times at once: upserts, unique slugs and row locks under contention.
     const bursts = [...firstWrite.values()].flatMap((req) => Array.from({ length: BURST }, () => req));

@@ -378,7 +378,7 @@ function hasInputs(route: FuzzRoute): boolean {
   return route.method !== 'GET' || route.pathParams.length > 0 || route.queryParams.length > 0;
 }
 
-function requestForRoute(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<FuzzRequest> {
+export function requestForRoute(ctx: FuzzContext, route: FuzzRoute): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(
       fc.tuple(...route.pathParams.map((name) => pathValue(ctx, name))),
