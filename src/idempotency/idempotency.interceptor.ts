@@ -21,7 +21,7 @@ import { rawBodyDigest } from '../common/http/json-body';
 import { inputRulesOf } from '../common/validation';
 import { CREATE_TRANSACTION, CreateTransaction, plainTransaction } from './create-transaction';
 import { IdempotencyService } from './idempotency.service';
-import { ADMIN_SCOPE, isValidIdempotencyKey } from './idempotency.types';
+import { ADMIN_SCOPE, IDEMPOTENCY_MESSAGES, isValidIdempotencyKey } from './idempotency.types';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -84,8 +84,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Bound to the credential: another key's retry is a different request (422), never a replay of this one's answer.
     const hash = this.idempotency.hashOf(req.method, req.originalUrl, rawBodyDigest(req), credentialOf(req.principal));
     const errors = {
-      inFlight: () => resourceError(409, 'A request with this Idempotency-Key is still being processed'),
-      mismatch: () => resourceError(422, 'This Idempotency-Key was already used with a different request'),
+      inFlight: () => resourceError(409, IDEMPOTENCY_MESSAGES.inFlight),
+      mismatch: () => resourceError(422, IDEMPOTENCY_MESSAGES.mismatch),
     };
     const holdsSecret = this.reflector.get<boolean | undefined>(IDEMPOTENT_SECRET_ANSWER, context.getHandler()) === true;
     const outcomeOf = (body: unknown) => this.idempotency.outcomeOf(scope, key, status, body ?? null, holdsSecret);

@@ -32,3 +32,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export function isValidIdempotencyKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
+
+/** What every surface says about a key it cannot run, each in its own error body (docs/security.md, "Idempotency keys"). */
+export const IDEMPOTENCY_MESSAGES = {
+  inFlight: 'A request with this Idempotency-Key is still being processed',
+  mismatch: 'This Idempotency-Key was already used with a different request',
+} as const;

@@ -1,5 +1,5 @@
 import { ApiException, serviceError } from '../common/errors';
-import type { StoredOutcome } from '../idempotency/idempotency.types';
+import { IDEMPOTENCY_MESSAGES, type StoredOutcome } from '../idempotency/idempotency.types';
 import type { ChatCompletion, ChatCompletionChunk } from '../providers';
 import { InvocationResult, PreparedInvocation } from './invocation.types';
 
@@ -7,8 +7,8 @@ const REPLAYED = { 'Idempotent-Replayed': 'true' };
 
 /** The invoke surfaces' answers to an Idempotency-Key they cannot run (docs/security.md). */
 export const INVOKE_IDEMPOTENCY_ERRORS = {
-  inFlight: () => serviceError(409, 'Conflict', 'A request with this Idempotency-Key is still being processed'),
-  mismatch: () => serviceError(422, 'Unprocessable Entity', 'This Idempotency-Key was already used with a different request'),
+  inFlight: () => serviceError(409, 'Conflict', IDEMPOTENCY_MESSAGES.inFlight),
+  mismatch: () => serviceError(422, 'Unprocessable Entity', IDEMPOTENCY_MESSAGES.mismatch),
 };
 
 /** The chunks a stream of this completion would have carried: role and content, tool calls, finish. */

@@ -7,7 +7,7 @@ import type { WireRequest } from '../common/http/wire-request';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import type { StoredOutcome } from '../idempotency/idempotency.types';
+import { IDEMPOTENCY_MESSAGES, type StoredOutcome } from '../idempotency/idempotency.types';
 import { withRequiredFields } from './response-base';
 import { ResponseEventStore } from './response-event-store';
 import type { ResponseEvent } from './response-events';
@@ -27,8 +27,8 @@ import { badParam } from './responses-request';
 const HEADERS_KEPT = /^(x-parley-|x-langtail-|x-request-id$|traceparent$|tracestate$)/;
 /** Errors of an Idempotency-Key that cannot run, in OpenAI's shape. */
 const IDEMPOTENCY_ERRORS = {
-  inFlight: () => openaiError(409, 'A request with this Idempotency-Key is still being processed.', { param: 'Idempotency-Key' }),
-  mismatch: () => openaiError(422, 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' }),
+  inFlight: () => openaiError(409, IDEMPOTENCY_MESSAGES.inFlight, { param: 'Idempotency-Key' }),
+  mismatch: () => openaiError(422, IDEMPOTENCY_MESSAGES.mismatch, { param: 'Idempotency-Key' }),
 };
 const REPLAYED = { 'Idempotent-Replayed': 'true' };
 const responseNotFound = (id: string) =>
