@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 
 import { ApplyModule } from './apply/apply.module';
 import { AuditModule } from './audit/audit.module';
@@ -37,6 +38,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 @Module({
   imports: [
     ConfigModule,
+    // The one SchedulerRegistry of the services' periodic work (docs/architecture.md, "House rules").
+    ScheduleModule.forRoot(),
     LoggingModule,
     DatabaseModule,
     AuditModule,

@@ -1,9 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 
 const EVERY_MS = 60 * 60 * 1000;
+const RETENTION = 'audit-retention';
 
 /**
  * Deletes audit events older than AUDIT_RETENTION_DAYS (default 365), at start and every hour. The
@@ -12,22 +15,21 @@ const EVERY_MS = 60 * 60 * 1000;
 @Injectable()
 export class AuditRetentionService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('AuditRetention');
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
     const attempt = () => this.expire().catch((err) => this.logger.error(`audit retention failed: ${(err as Error).message}`));
     void attempt();
-    this.timer = setInterval(() => void attempt(), EVERY_MS);
-    this.timer.unref();
+    startPeriodic(this.schedule, RETENTION, EVERY_MS, () => void attempt());
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    stopPeriodic(this.schedule, RETENTION);
   }
 
   /** `now` is a parameter so retention can be exercised without waiting a year. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 
 import { ApplyModule } from '../apply/apply.module';
 import { AuditModule } from '../audit/audit.module';
@@ -18,6 +19,8 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 @Module({
   imports: [
     ConfigModule,
+    // The CLI's root module: its services' periodic work needs the registry, as in AppModule.
+    ScheduleModule.forRoot(),
     DatabaseModule,
     AuditModule,
     AuthModule,

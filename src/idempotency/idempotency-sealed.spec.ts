@@ -1,3 +1,5 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
+
 import { SecretBox } from '../common/crypto/secret-box';
 import { ApiException } from '../common/errors';
 import { AppConfig } from '../config/app-config';
@@ -5,7 +7,7 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 
 const config = { providerTimeoutMs: 1000, providerMaxRetries: 0, idempotencyLeaseMarginSeconds: 1 } as AppConfig;
-const serviceWith = (box: SecretBox) => new IdempotencyService({} as IdempotencyRepository, config, box);
+const serviceWith = (box: SecretBox) => new IdempotencyService({} as IdempotencyRepository, config, box, new SchedulerRegistry());
 const created = { id: 'key-id', key: 'pk_secret-shown-once' };
 
 /** The ApiException `open` throws, or undefined. */

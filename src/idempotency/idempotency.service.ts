@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { EntityManager } from 'typeorm';
 
 import { SecretBox } from '../common/crypto/secret-box';
 import { ApiException, resourceError } from '../common/errors';
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyRepository } from './idempotency.repository';
 import { Claim, StoredOutcome } from './idempotency.types';
+
+const EXPIRY = 'idempotency-expiry';
 
 /** The answers a surface gives to a key it cannot run: its own error bodies. */
 export interface IdempotencyErrors {
@@ -28,24 +32,23 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Idempotency');
   /** Longer than any call can run: every provider attempt at its timeout, plus a margin. */
   private readonly leaseSeconds: number;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly repo: IdempotencyRepository,
     config: AppConfig,
     private readonly box: SecretBox,
+    private readonly schedule: SchedulerRegistry,
   ) {
     this.leaseSeconds =
       Math.ceil((config.providerTimeoutMs * (config.providerMaxRetries + 1)) / 1000) + config.idempotencyLeaseMarginSeconds;
   }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.repo.deleteExpired().catch(() => undefined), 3_600_000);
-    this.timer.unref();
+    startPeriodic(this.schedule, EXPIRY, 3_600_000, () => void this.repo.deleteExpired().catch(() => undefined));
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    stopPeriodic(this.schedule, EXPIRY);
   }
 
   /** A stable digest of what identifies a request (route and body). */

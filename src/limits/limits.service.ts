@@ -1,8 +1,10 @@
 import { Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
 import { ProjectPrincipal } from '../auth/principal';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { ApiException, serviceError } from '../common/errors';
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { MetricsService } from '../metrics/metrics.service';
@@ -19,6 +21,7 @@ const MINUTE = 60;
 const DAY = 86_400;
 /** How often an instance shares its counts; also the staleness bound of another instance's view. */
 const SYNC_MS = 100;
+const SYNC = 'limits-sync';
 /**
  * Limit settings are read again after this long. A change reaches every instance at once through
  * a change notification (docs/scaling.md); this is only the bound when a notification is lost.
@@ -66,7 +69,6 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   private readonly leases: ConcurrencyLeases;
   private readonly counters: SharedCounters;
   private readonly budgets: Budgets;
-  private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   /** When a call last met a limit: instances report in-flight counts only while limits are in use. */
   private lastLimitedMs = 0;
@@ -86,6 +88,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
     private readonly repo: LimitsRepository,
     config: AppConfig,
     changes: ChangeNotifier,
+    private readonly schedule: SchedulerRegistry,
     // Absent in the CLI, which serves no calls.
     @Optional() metrics?: MetricsService,
   ) {
@@ -114,12 +117,11 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.tick(), SYNC_MS);
-    this.timer.unref();
+    startPeriodic(this.schedule, SYNC, SYNC_MS, () => void this.tick());
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
+    stopPeriodic(this.schedule, SYNC);
     await this.counters.sync().catch(() => undefined);
   }
 

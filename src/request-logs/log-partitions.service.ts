@@ -1,11 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { maintainPartitions } from '../database/log-partitions';
 
 /** How often the server checks the partitions ahead and the retention horizon. */
 const EVERY_MS = 60 * 60 * 1000;
+const MAINTENANCE = 'request-log-partitions';
 
 /**
  * Keeps request_logs' monthly partitions created ahead and drops the expired ones
@@ -14,11 +17,11 @@ const EVERY_MS = 60 * 60 * 1000;
 @Injectable()
 export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RequestLogPartitions');
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -27,12 +30,11 @@ export class LogPartitionsService implements OnApplicationBootstrap, OnModuleDes
     const attempt = () =>
       this.maintain().catch((err) => this.logger.error(`request log partition maintenance failed: ${(err as Error).message}`));
     await attempt();
-    this.timer = setInterval(() => void attempt(), EVERY_MS);
-    this.timer.unref();
+    startPeriodic(this.schedule, MAINTENANCE, EVERY_MS, () => void attempt());
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    stopPeriodic(this.schedule, MAINTENANCE);
   }
 
   /** `now` is a parameter so retention can be exercised without waiting months. */

@@ -1,9 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { ResponseEventStore } from './response-event-store';
 
 const BATCH = 1000;
+const RETENTION = 'response-event-retention';
 
 /**
  * Bounded storage: the stream events of responses finished more than RESPONSES_EVENT_RETENTION_S
@@ -13,22 +16,21 @@ const BATCH = 1000;
 @Injectable()
 export class ResponseEventRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Responses');
-  private timer: NodeJS.Timeout | null = null;
   private running = false;
 
   constructor(
     private readonly store: ResponseEventStore,
     private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
     const everyMs = Math.min(60_000, Math.max(1000, (this.config.responseJobs.eventRetentionSeconds * 1000) / 10));
-    this.timer = setInterval(() => void this.prune(), everyMs);
-    this.timer.unref();
+    startPeriodic(this.schedule, RETENTION, everyMs, () => void this.prune());
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    stopPeriodic(this.schedule, RETENTION);
   }
 
   /** Deletes what is past retention; answers how many batches went. */

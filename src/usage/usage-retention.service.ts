@@ -1,9 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 
 const EVERY_MS = 60 * 60 * 1000;
+const RETENTION = 'usage-retention';
 
 /**
  * USAGE_RETENTION_DAYS: deletes hourly usage rollups older than that, at start and every hour
@@ -13,11 +16,11 @@ const EVERY_MS = 60 * 60 * 1000;
 @Injectable()
 export class UsageRetentionService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('UsageRetention');
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -25,12 +28,11 @@ export class UsageRetentionService implements OnApplicationBootstrap, OnModuleDe
     const attempt = () =>
       void this.deleteExpired().catch((err) => this.logger.error(`usage rollup retention failed: ${(err as Error).message}`));
     attempt();
-    this.timer = setInterval(attempt, EVERY_MS);
-    this.timer.unref();
+    startPeriodic(this.schedule, RETENTION, EVERY_MS, attempt);
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    stopPeriodic(this.schedule, RETENTION);
   }
 
   /**

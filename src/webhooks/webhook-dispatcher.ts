@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Agent, request } from 'undici';
 
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { OutboundPolicy, OutboundPolicyError } from '../providers/outbound-policy';
 import { signWebhook } from './webhook-signature';
@@ -10,6 +12,7 @@ import { WebhooksService } from './webhooks.service';
 /** Seconds before each retry after a failed attempt; after the last, the delivery is `failed`. */
 export const RETRY_SCHEDULE_S = [1, 5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600];
 const POLL_MS = 500;
+const POLL = 'webhook-deliveries';
 const TIMEOUT_MS = 10_000;
 /** A claimed delivery is retried after this if its instance dies mid-send. */
 const CLAIM_LEASE_S = 60;
@@ -30,7 +33,6 @@ const PER_PROJECT = 2;
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly agent: Agent;
-  private timer: NodeJS.Timeout | null = null;
   private claiming = false;
   /** Deliveries being sent by this instance, per project. */
   private readonly inFlight = new Map<string, number>();
@@ -40,18 +42,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly repository: WebhooksRepository,
     private readonly webhooks: WebhooksService,
     config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {
     const policy = new OutboundPolicy(config.providerAllowedHosts);
     this.agent = new Agent({ connect: policy.connector(TIMEOUT_MS), keepAliveTimeout: 4_000 });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), POLL_MS);
-    this.timer.unref();
+    startPeriodic(this.schedule, POLL, POLL_MS, () => void this.tick());
   }
 
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    stopPeriodic(this.schedule, POLL);
     // Not close(): that would wait for a hanging receiver. A send cut here is retried once its claim lapses.
     await this.agent.destroy().catch(() => undefined);
   }

@@ -1,10 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { EntityManager } from 'typeorm';
 import { getPGliteInstance } from 'typeorm-pglite';
 
+import { startPeriodic, stopPeriodic } from '../../common/periodic';
 import { AppConfig } from '../../config/app-config';
 import { Change, CHANGE_CHANNEL, decodeChange, encodeChange } from './change';
-import { PgChangeListener } from './pg-change-listener';
+import { PgChangeListener, PROBE_INTERVAL_MS } from './pg-change-listener';
+
+const PROBE = 'change-listener-probe';
 
 /** What a cache does when another instance (or this one) commits a change it may hold. */
 export interface ChangeSubscriber {
@@ -27,7 +31,10 @@ export class ChangeNotifier implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly subscribers: ChangeSubscriber[] = [];
   private stop: (() => Promise<void>) | null = null;
 
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
+  ) {}
 
   subscribe(subscriber: ChangeSubscriber): void {
     this.subscribers.push(subscriber);
@@ -46,7 +53,11 @@ export class ChangeNotifier implements OnApplicationBootstrap, OnModuleDestroy {
         onError: (message) => this.logger.warn(message),
       });
       await listener.start();
-      this.stop = () => listener.stop();
+      startPeriodic(this.schedule, PROBE, PROBE_INTERVAL_MS, () => void listener.probe());
+      this.stop = () => {
+        stopPeriodic(this.schedule, PROBE);
+        return listener.stop();
+      };
     } else {
       const pglite = await getPGliteInstance();
       const unlisten = await pglite.listen(CHANGE_CHANNEL, (payload) => this.deliver(payload));

@@ -11,8 +11,8 @@ export interface ListenerHandlers {
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
-/** A connection that died without an error event (half-open TCP) is found by this probe. */
-const PROBE_INTERVAL_MS = 10_000;
+/** A connection that died without an error event (half-open TCP) is found by `probe()`, run this often (ChangeNotifier). */
+export const PROBE_INTERVAL_MS = 10_000;
 
 /**
  * LISTEN on a dedicated PostgreSQL connection, outside the pool: a pooled connection goes back to
@@ -25,7 +25,6 @@ export class PgChangeListener {
   private stopped = false;
   private retryMs = RETRY_MIN_MS;
   private retryTimer: NodeJS.Timeout | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly url: string,
@@ -35,14 +34,11 @@ export class PgChangeListener {
   /** Resolves once the first LISTEN is in place (or failed: then it keeps retrying in the background). */
   async start(): Promise<void> {
     await this.connect(false);
-    this.probeTimer = setInterval(() => void this.probe(), PROBE_INTERVAL_MS);
-    this.probeTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.probeTimer) clearInterval(this.probeTimer);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
@@ -90,7 +86,7 @@ export class PgChangeListener {
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
-  private async probe(): Promise<void> {
+  async probe(): Promise<void> {
     const client = this.client;
     if (!client) return;
     try {
