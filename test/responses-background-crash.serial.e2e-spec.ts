@@ -16,7 +16,7 @@ import { TestApp } from './support/test-app';
  * Issue 40, item 8: "Background responses cannot be retried safely: after a kill -9, some of 120
  * retried calls were stored twice and the provider was called twice." With an Idempotency-Key, the
  * queued response's id is the key's outcome, committed with the response and its job
- * (docs/openai-conversations.md, "background" and "Background responses and resumable streams").
+ * (docs/openai-conversations.md, "Background responses and resumable streams").
  *
  * As a client sees it: 120 background creates through the official `openai` SDK, each with its own
  * key, to the built server as a process of its own on a database of its own; kill -9 once about
