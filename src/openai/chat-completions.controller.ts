@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
@@ -8,7 +8,8 @@ import { Wire, WireRequest } from '../common/http/wire-request';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { ChatCompletionsTransport } from './chat-completions.transport';
-import { CHAT_COMPLETION_SCHEMA, CHAT_COMPLETIONS_BODY_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
+import { ChatCompletionsBodyDto } from './dto/chat-completions-body.dto';
+import { CHAT_COMPLETION_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
 
 /** OpenAI's chat completions on Parley's registry and providers (docs/openai-compatibility.md). */
 @ApiTags('OpenAI-compatible')
@@ -27,7 +28,6 @@ export class ChatCompletionsController {
       'model: `<slug>[@<environment>[:<version>]]` (a deployment) or `<provider>/<model>` (a direct call). Streams OpenAI chunks when stream is true.',
   })
   @ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' })
-  @ApiBody({ schema: CHAT_COMPLETIONS_BODY_SCHEMA })
   @ApiOkResponse({
     schema: CHAT_COMPLETION_SCHEMA,
     description: 'chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id',
@@ -42,7 +42,12 @@ export class ChatCompletionsController {
     description: "rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota: the SDKs' RateLimitError)",
   })
   @ApiResponse({ status: 502, schema: OPENAI_ERROR_SCHEMA, description: 'the provider failed (504: timed out)' })
-  create(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest, @Res() res: Response): Promise<void> {
-    return this.transport.create(caller, wire, res);
+  create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() body: ChatCompletionsBodyDto,
+    @Wire() wire: WireRequest,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.transport.create(caller, body, wire, res);
   }
 }

@@ -2,15 +2,15 @@ import { Injectable } from '@nestjs/common';
 
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
+import { openaiError } from '../common/errors';
 import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
-import { ChatCompletionsBody, chatCompletionsBodySchema } from './chat-completions.schema';
+import { ChatCompletionsBody } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
-import { badParam, invalidRequest, modelNotFound } from './request-errors';
+import { badParam, modelNotFound } from './request-errors';
 
 export interface ChatCompletionsInput {
   input: InvocationInput;
@@ -38,22 +38,15 @@ const OVERRIDES = [
 ] as const;
 
 /**
- * `POST /v1/chat/completions` as an invocation core input (docs/openai-compatibility.md): the zod
- * body, the target its `model` names, and OpenAI-shaped 400/404s for what is wrong with them.
+ * `POST /v1/chat/completions` as an invocation core input (docs/openai-compatibility.md): the
+ * target the validated body's `model` names, and OpenAI-shaped 400/404s for what is wrong with them.
  */
 @Injectable()
 export class ChatCompletionsService {
   constructor(private readonly invocation: InvocationService) {}
 
-  async parse(caller: ProjectPrincipal, request: WireRequest): Promise<ChatCompletionsInput> {
-    if (request.body === NESTED_TOO_DEEP_BODY)
-      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
-    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body)) {
-      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
-    }
-    const parsed = chatCompletionsBodySchema.safeParse(request.body);
-    if (!parsed.success) throw invalidRequest(parsed.error);
-    const body = parsed.data;
+  /** `body`: validated by the global pipe (ChatCompletionsBodyDto); `request`: its headers and what its log records. */
+  async parse(caller: ProjectPrincipal, body: ChatCompletionsBody, request: WireRequest): Promise<ChatCompletionsInput> {
     if (body.stream_options && body.stream !== true) {
       throw badParam('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.");
     }
@@ -92,7 +85,8 @@ export class ChatCompletionsService {
         metadata: metadata.metadata,
         strictParams: true,
         ...(idempotencyKey ? { idempotencyKey } : {}),
-        log: { requestData: request.body, ...wireLogFields(request) },
+        // As sent (the pipe proved it an object): the log keeps the client's own body, not zod's output.
+        log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },
       },
       includeUsage: body.stream_options?.include_usage === true,
     };

@@ -7,6 +7,7 @@ import type { WireRequest } from '../common/http/wire-request';
 import { InvocationService } from '../invocation/invocation.service';
 import { InvocationCodec, renderInvocation } from '../invocation/invocation-renderer';
 import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper';
+import { ChatCompletionsBody } from './chat-completions.schema';
 import { ChatCompletionsService } from './chat-completions.service';
 
 /** The inner `{message, type, param, code}` of OpenAI's error body, for an error event after the headers. */
@@ -40,8 +41,8 @@ export class ChatCompletionsTransport {
     private readonly invocation: InvocationService,
   ) {}
 
-  async create(caller: ProjectPrincipal, request: WireRequest, res: Response): Promise<void> {
-    const { input, includeUsage } = await this.chatCompletions.parse(caller, request);
+  async create(caller: ProjectPrincipal, body: ChatCompletionsBody, request: WireRequest, res: Response): Promise<void> {
+    const { input, includeUsage } = await this.chatCompletions.parse(caller, body, request);
     const prepared = await this.invocation.prepare(caller, input);
     await renderInvocation(res, this.invocation, caller, prepared, includeUsage ? WITH_USAGE : WITHOUT_USAGE);
   }

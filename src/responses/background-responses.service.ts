@@ -19,7 +19,7 @@ import { pendingBody, ResponseRunner } from './response-runner';
 import { FINAL_STATUSES, ResponseStatesRepository } from './response-states.repository';
 import { endEvents } from './response-terminal';
 import { ResponsesRepository } from './responses.repository';
-import { uuidOfResponseId } from './responses.schema';
+import { ResponsesBody, uuidOfResponseId } from './responses.schema';
 import { ResponsesResult, ResponsesService } from './responses.service';
 import { badParam } from './responses-request';
 
@@ -62,8 +62,8 @@ export class BackgroundResponsesService {
    * response and its job: a retry after a lost answer gets the same response (as it now stands,
    * or its events from the start when streamed), and nothing runs twice (docs/openai-conversations.md).
    */
-  async create(caller: ProjectPrincipal, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
-    const plan = await this.responses.plan(caller, request);
+  async create(caller: ProjectPrincipal, body: ResponsesBody, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+    const plan = await this.responses.plan(caller, request, body);
     if (!plan.base.store) throw badParam('background', 'Background responses must be stored: store cannot be false with background: true.');
     const key = plan.prepared.input.idempotencyKey;
     if (key) {

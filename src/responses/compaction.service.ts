@@ -3,11 +3,10 @@ import type { EntityManager } from 'typeorm';
 
 import { ProjectPrincipal } from '../auth/principal';
 import { type ChatMessage, compactionMessage, encryptedContentOf } from '../common/chat';
-import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../common/errors';
+import { openaiError } from '../common/errors';
 import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { parseOpenAI } from '../conversations/conversation-inputs';
 import { conversationNotFound } from '../conversations/conversations.service';
 import { itemId } from '../conversations/item-ids';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
@@ -17,13 +16,7 @@ import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-heade
 import { MessagesService } from '../messages/messages.service';
 import { targetOfModel } from '../openai/model-name';
 import type { ChatCompletion } from '../providers';
-import {
-  BUILT_IN_COMPACTION_INSTRUCTIONS,
-  CompactBody,
-  compactBodySchema,
-  summaryMessageText,
-  transcriptOf,
-} from './compaction-transcript';
+import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, summaryMessageText, transcriptOf } from './compaction-transcript';
 import { ResponseUsage, usageOf } from './response-object';
 import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schema';
 import { ResponsesService } from './responses.service';
@@ -62,12 +55,8 @@ export class CompactionService {
     private readonly config: AppConfig,
   ) {}
 
-  async compact(caller: ProjectPrincipal, request: WireRequest): Promise<CompactedResponse> {
-    if (request.body === NESTED_TOO_DEEP_BODY)
-      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
-    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body))
-      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
-    const body = parseOpenAI(compactBodySchema, request.body);
+  /** `body`: validated by the global pipe (CompactBodyDto); `request`: its headers and what its log records. */
+  async compact(caller: ProjectPrincipal, body: CompactBody, request: WireRequest): Promise<CompactedResponse> {
     const conversationId =
       body.conversation == null ? null : typeof body.conversation === 'string' ? body.conversation : body.conversation.id;
     const { messages, throughSeq } = await this.contextOf(caller, body, conversationId);

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ProjectPrincipal } from '../auth/principal';
 import type { WireRequest } from '../common/http/wire-request';
 import { InvocationService } from '../invocation/invocation.service';
+import { ResponsesBody } from './responses.schema';
 import { ResponsesService } from './responses.service';
 
 /** OpenAI's InputTokenCountResponse. */
@@ -24,8 +25,8 @@ export class InputTokensService {
     private readonly invocation: InvocationService,
   ) {}
 
-  async count(caller: ProjectPrincipal, request: WireRequest): Promise<InputTokenCountAnswer> {
-    const plan = await this.responses.plan(caller, request);
+  async count(caller: ProjectPrincipal, body: ResponsesBody, request: WireRequest): Promise<InputTokenCountAnswer> {
+    const plan = await this.responses.plan(caller, request, body);
     const count = await this.invocation.countInputTokens(plan.prepared);
     return { object: 'response.input_tokens', input_tokens: count.input_tokens };
   }

@@ -1,9 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import { wireRequestOf } from '../common/http/wire-request';
+import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
+import { ResponsesBodyDto } from './dto/responses-body.dto';
 import { ResponseEventStore } from './response-event-store';
 import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
 import { ResponseRunner } from './response-runner';
@@ -11,6 +14,8 @@ import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
 import { endEvents, TAKEOVER_ERROR } from './response-terminal';
 import { ResponsesService } from './responses.service';
+
+const WAKE = 'response-jobs-wake';
 
 /**
  * Every instance's share of the background responses (docs/openai-conversations.md, "Background
@@ -22,7 +27,6 @@ import { ResponsesService } from './responses.service';
 @Injectable()
 export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Responses');
-  private timer: NodeJS.Timeout | null = null;
   private offJobs: (() => void) | null = null;
   private busy = false;
   private again = false;
@@ -39,19 +43,19 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     private readonly responses: ResponsesService,
     private readonly signals: ResponseSignals,
     private readonly config: AppConfig,
+    private readonly schedule: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
     this.offJobs = this.signals.onJobs(() => void this.wake());
-    this.timer = setInterval(() => void this.wake(), Math.min(5000, Math.floor(this.config.responseJobs.leaseMs / 2)));
-    this.timer.unref();
+    startPeriodic(this.schedule, WAKE, Math.min(5000, Math.floor(this.config.responseJobs.leaseMs / 2)), () => void this.wake());
     void this.wake();
   }
 
   onModuleDestroy(): void {
     this.stopped = true;
     this.offJobs?.();
-    if (this.timer) clearInterval(this.timer);
+    stopPeriodic(this.schedule, WAKE);
   }
 
   /** Takes a slot for a background response this instance runs itself; false when none is free. Hand it to `run`, or `release` it. */
@@ -101,7 +105,11 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     );
     heartbeat.unref();
     try {
-      const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), { uuid: job.id, createdAt });
+      // The stored body went through the same check as the request's (ResponsesBodyDto) when it was queued.
+      const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), ResponsesBodyDto.parse(body), {
+        uuid: job.id,
+        createdAt,
+      });
       if (!(await this.states.start(job.projectId, job.id))) {
         await this.endHeld(job, null); // cancelled while queued
         return;

@@ -1,13 +1,11 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
-import { isPlainObject } from '../common/errors';
 import { sendJson } from '../common/http/send-json';
 import { Wire, WireRequest } from '../common/http/wire-request';
-import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { parseItemListQuery } from '../conversations/conversation-queries';
 import { ConversationItemListDto } from '../conversations/dto/conversation.dto';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
@@ -17,10 +15,9 @@ import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
 import { BackgroundResponsesService } from './background-responses.service';
 import { CompactedResponse, CompactionService } from './compaction.service';
-import { compactBodySchema } from './compaction-transcript';
+import { CompactBodyDto, ResponsesBodyDto } from './dto/responses-body.dto';
 import { InputTokenCountAnswer, InputTokensService } from './input-tokens.service';
 import { parseRetrieveQuery } from './response-retrieve-query';
-import { responsesBodySchema } from './responses.schema';
 import { ResponsesService } from './responses.service';
 import { StoredResponsesService } from './stored-responses.service';
 
@@ -49,7 +46,6 @@ export class ResponsesController {
     description:
       'The body of `POST /v1/responses`; exact for OpenAI models (their tokenizer), Anthropic (its count endpoint) and local/echo, an estimate otherwise. Nothing is called, stored or logged.',
   })
-  @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({
     schema: {
       type: 'object',
@@ -57,8 +53,12 @@ export class ResponsesController {
       properties: { object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: { type: 'integer' } },
     },
   })
-  countInputTokens(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<InputTokenCountAnswer> {
-    return this.inputTokens.count(caller, wire);
+  countInputTokens(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() body: ResponsesBodyDto,
+    @Wire() wire: WireRequest,
+  ): Promise<InputTokenCountAnswer> {
+    return this.inputTokens.count(caller, body, wire);
   }
 
   @RequireScope('invoke')
@@ -69,12 +69,11 @@ export class ResponsesController {
     description:
       "Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.",
   })
-  @ApiBody({ schema: openApiSchemaOf(compactBodySchema) })
   @ApiOkResponse({
     description: 'OpenAI\'s CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}`',
   })
-  compact(@CurrentProject() caller: ProjectPrincipal, @Wire() wire: WireRequest): Promise<CompactedResponse> {
-    return this.compaction.compact(caller, wire);
+  compact(@CurrentProject() caller: ProjectPrincipal, @Body() body: CompactBodyDto, @Wire() wire: WireRequest): Promise<CompactedResponse> {
+    return this.compaction.compact(caller, body, wire);
   }
 
   @RequireScope('invoke')
@@ -83,20 +82,24 @@ export class ResponsesController {
     summary: 'Create a model response',
     description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.',
   })
-  @ApiBody({ schema: openApiSchemaOf(responsesBodySchema) })
   @ApiOkResponse({ description: "OpenAI's Response object", headers: BUDGET_RESPONSE_HEADERS })
   @ApiResponse({
     status: 429,
     schema: OPENAI_ERROR_SCHEMA,
     description: 'rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota)',
   })
-  async create(@CurrentProject() caller: ProjectPrincipal, @Wire() request: WireRequest, @Res() res: Response): Promise<void> {
+  async create(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Body() body: ResponsesBodyDto,
+    @Wire() request: WireRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     const signal = abortOnClose(res);
     // A background response outlives its client: leaving only stops following its events.
-    const isBackground = isPlainObject(request.body) && request.body.background === true;
-    const result = isBackground
-      ? await this.background.create(caller, request, signal)
-      : await this.responses.create(caller, request, signal);
+    const result =
+      body.background === true
+        ? await this.background.create(caller, body, request, signal)
+        : await this.responses.create(caller, body, request, signal);
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.kind === 'response') {
       // Not express's res.json: its ETag hash over every answer was 7 % of this route's CPU (docs/performance.md).

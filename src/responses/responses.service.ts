@@ -2,19 +2,10 @@ import { Injectable } from '@nestjs/common';
 
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import {
-  ApiException,
-  asOpenAIError,
-  isMalformedJsonBody,
-  isPlainObject,
-  malformedBodyReason,
-  NESTED_TOO_DEEP_BODY,
-  openaiError,
-} from '../common/errors';
+import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { parseOpenAI } from '../conversations/conversation-inputs';
 import { conversationNotFound } from '../conversations/conversations.service';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
@@ -30,7 +21,7 @@ import type { ResponsePlan } from './response-plan';
 import { ResponseRunner } from './response-runner';
 import { replyMessages } from './response-terminal';
 import { ResponsesRepository } from './responses.repository';
-import { responseIdOf, ResponsesBody, responsesBodySchema, uuidOfResponseId } from './responses.schema';
+import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schema';
 import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
 
@@ -57,8 +48,8 @@ export class ResponsesService {
     private readonly runner: ResponseRunner,
   ) {}
 
-  async create(caller: ProjectPrincipal, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
-    const plan = await this.plan(caller, request);
+  async create(caller: ProjectPrincipal, requestBody: ResponsesBody, request: WireRequest, signal?: AbortSignal): Promise<ResponsesResult> {
+    const plan = await this.plan(caller, request, requestBody);
     const { body, prepared, input, conversationId, uuid, name } = plan;
     if (body.background) throw badParam('background', "'background: true' is handled by BackgroundResponsesService.");
     // Streamed and stored: its events are stored as they go, resumable on any instance. With an
@@ -109,12 +100,12 @@ export class ResponsesService {
    * (404), history and input prepared, the Response's base. `fixed` keeps the id and creation time
    * of a response already stored (a background job running it).
    */
-  async plan(caller: ProjectPrincipal, request: WireRequest, fixed?: { uuid: string; createdAt: number }): Promise<ResponsePlan> {
-    if (request.body === NESTED_TOO_DEEP_BODY)
-      throw openaiError(400, `We could not parse the JSON body of your request: ${malformedBodyReason(request.body)}.`);
-    if (isMalformedJsonBody(request.body) || !isPlainObject(request.body))
-      throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
-    const body = parseOpenAI(responsesBodySchema, request.body);
+  async plan(
+    caller: ProjectPrincipal,
+    request: WireRequest,
+    body: ResponsesBody,
+    fixed?: { uuid: string; createdAt: number },
+  ): Promise<ResponsePlan> {
     const conversationId = conversationIdOf(body);
     if (conversationId && body.previous_response_id) {
       throw badParam(
@@ -166,7 +157,8 @@ export class ResponsesService {
       strictParams: true,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(uuid),
-      log: { requestData: request.body, ...wireLogFields(request) },
+      // As sent (validated as an object): the log keeps the client's own body, not zod's output.
+      log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },
     };
     // The conversation's liveness comes with its history, in the same read (its 404 re-shaped here).
     const prepared = await this.invocation.prepare(caller, invocation).catch((err: unknown) => {

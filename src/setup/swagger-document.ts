@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 
+import { zodDtoSchemas } from '../common/validation/zod-dto';
 import { DEMO_ASSISTANT, DEMO_ENVIRONMENT, DEMO_PROMPT } from './demo-seed';
 
 /** What each tag of the Swagger UI is for; the UI shows these above each group. */
@@ -130,5 +131,7 @@ export function enrichDocument(document: OpenAPIObject): OpenAPIObject {
       if (!['/health', '/metrics'].includes(path)) operation.responses['503'] ??= INVOKE_ERRORS['503'];
     }
   }
+  // OpenAI's bodies are zod-backed DTO classes: their component is the schema zod validates with.
+  for (const [name, schema] of zodDtoSchemas()) if (document.components?.schemas?.[name]) document.components.schemas[name] = schema;
   return document;
 }

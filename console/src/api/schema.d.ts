@@ -1198,6 +1198,99 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ResponsesBodyDto: {
+            model?: string;
+            prompt?: {
+                id: string;
+                version?: string | null;
+                variables?: {
+                    [key: string]: string | {
+                        /** @enum {string} */
+                        type: "input_text";
+                        text: string;
+                    };
+                } | null;
+            } | null;
+            input?: string | unknown[];
+            instructions?: string | null;
+            conversation?: (string | {
+                id: string;
+            }) | null;
+            previous_response_id?: string | null;
+            store?: boolean | null;
+            stream?: boolean | null;
+            tools?: {
+                /** @enum {string} */
+                type: "function";
+                name: string;
+                description?: string | null;
+                parameters?: {
+                    [key: string]: unknown;
+                } | null;
+                strict?: boolean | null;
+            }[];
+            tool_choice?: ("auto" | "none" | "required") | {
+                /** @enum {string} */
+                type: "function";
+                name: string;
+            };
+            parallel_tool_calls?: boolean | null;
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            text?: {
+                format?: {
+                    /** @enum {string} */
+                    type: "text";
+                } | {
+                    /** @enum {string} */
+                    type: "json_object";
+                } | {
+                    /** @enum {string} */
+                    type: "json_schema";
+                    name: string;
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    description?: string;
+                    strict?: boolean | null;
+                };
+            };
+            /** @enum {string|null} */
+            truncation?: "auto" | "disabled" | null;
+            user?: string;
+            include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            top_logprobs?: number | null;
+            max_tool_calls?: number | null;
+            /** @enum {string|null} */
+            service_tier?: "auto" | "default" | "flex" | "priority" | null;
+            safety_identifier?: string | null;
+            prompt_cache_key?: string | null;
+            background?: boolean | null;
+            reasoning?: {
+                /** @enum {string|null} */
+                effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+                /** @enum {string|null} */
+                summary?: "auto" | "concise" | "detailed" | null;
+            } | null;
+            stream_options?: {
+                include_obfuscation?: boolean;
+            } | null;
+        };
+        CompactBodyDto: {
+            model?: string | null;
+            input?: (string | unknown[]) | null;
+            instructions?: string | null;
+            previous_response_id?: string | null;
+            conversation?: (string | {
+                id: string;
+            }) | null;
+        };
         ConversationItemListDto: {
             /** @enum {string} */
             object: "list";
@@ -2696,6 +2789,168 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        ChatCompletionsBodyDto: {
+            model: string;
+            messages: ({
+                /** @enum {string} */
+                role: "developer";
+                content: string | {
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                }[];
+                name?: string;
+            } | {
+                /** @enum {string} */
+                role: "system";
+                content: string | {
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                }[];
+                name?: string;
+            } | {
+                /** @enum {string} */
+                role: "user";
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                } | {
+                    /** @enum {string} */
+                    type: "image_url";
+                    image_url: {
+                        url: string;
+                        /** @enum {string} */
+                        detail?: "auto" | "low" | "high";
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "input_audio";
+                    input_audio: {
+                        data: string;
+                        /** @enum {string} */
+                        format: "wav" | "mp3";
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "file";
+                    file: {
+                        file_data?: string;
+                        file_id?: string;
+                        filename?: string;
+                    };
+                })[];
+                name?: string;
+            } | {
+                /** @enum {string} */
+                role: "assistant";
+                content?: (string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                } | {
+                    /** @enum {string} */
+                    type: "refusal";
+                    refusal: string;
+                })[]) | null;
+                name?: string;
+                refusal?: string | null;
+                tool_calls?: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "function";
+                    function: {
+                        name: string;
+                        arguments: string;
+                    };
+                }[];
+                function_call?: {
+                    name: string;
+                    arguments: string;
+                } | null;
+                audio?: {
+                    id: string;
+                } | null;
+                parsed?: unknown;
+                annotations?: unknown[];
+            } | {
+                /** @enum {string} */
+                role: "tool";
+                content: string | {
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                }[];
+                tool_call_id: string;
+            } | {
+                /** @enum {string} */
+                role: "function";
+                content: string | null;
+                name: string;
+            })[];
+            tools?: {
+                /** @enum {string} */
+                type: "function";
+                function: {
+                    name: string;
+                    description?: string;
+                    parameters?: {
+                        [key: string]: unknown;
+                    };
+                    strict?: boolean | null;
+                };
+            }[] | null;
+            tool_choice?: (("none" | "auto" | "required") | {
+                /** @enum {string} */
+                type: "function";
+                function: {
+                    name: string;
+                };
+            }) | null;
+            parallel_tool_calls?: boolean | null;
+            response_format?: ({
+                /** @enum {string} */
+                type: "text";
+            } | {
+                /** @enum {string} */
+                type: "json_object";
+            } | {
+                /** @enum {string} */
+                type: "json_schema";
+                json_schema: {
+                    name: string;
+                    description?: string;
+                    schema?: {
+                        [key: string]: unknown;
+                    };
+                    strict?: boolean | null;
+                };
+            }) | null;
+            max_tokens?: number | null;
+            max_completion_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            seed?: number | null;
+            /** @enum {string|null} */
+            reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
+            stop?: (string | string[]) | null;
+            n?: number | null;
+            user?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            stream?: boolean | null;
+            stream_options?: {
+                include_usage?: boolean;
+            } | null;
+            variables?: {
+                [key: string]: string;
+            } | null;
+            thread_id?: string | null;
+        };
         SlugAction: {
             /** @example acme */
             slug: string;
@@ -3112,90 +3367,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model?: string;
-                    prompt?: {
-                        id: string;
-                        version?: string | null;
-                        variables?: {
-                            [key: string]: string | {
-                                /** @enum {string} */
-                                type: "input_text";
-                                text: string;
-                            };
-                        } | null;
-                    } | null;
-                    input?: string | unknown[];
-                    instructions?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                    previous_response_id?: string | null;
-                    store?: boolean | null;
-                    stream?: boolean | null;
-                    tools?: {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                        description?: string | null;
-                        parameters?: {
-                            [key: string]: unknown;
-                        } | null;
-                        strict?: boolean | null;
-                    }[];
-                    tool_choice?: ("auto" | "none" | "required") | {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                    };
-                    parallel_tool_calls?: boolean | null;
-                    max_output_tokens?: number | null;
-                    temperature?: number | null;
-                    top_p?: number | null;
-                    metadata?: {
-                        [key: string]: string;
-                    } | null;
-                    text?: {
-                        format?: {
-                            /** @enum {string} */
-                            type: "text";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_object";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_schema";
-                            name: string;
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            description?: string;
-                            strict?: boolean | null;
-                        };
-                    };
-                    /** @enum {string|null} */
-                    truncation?: "auto" | "disabled" | null;
-                    user?: string;
-                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
-                    presence_penalty?: number | null;
-                    frequency_penalty?: number | null;
-                    top_logprobs?: number | null;
-                    max_tool_calls?: number | null;
-                    /** @enum {string|null} */
-                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
-                    safety_identifier?: string | null;
-                    prompt_cache_key?: string | null;
-                    background?: boolean | null;
-                    reasoning?: {
-                        /** @enum {string|null} */
-                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
-                        /** @enum {string|null} */
-                        summary?: "auto" | "concise" | "detailed" | null;
-                    } | null;
-                    stream_options?: {
-                        include_obfuscation?: boolean;
-                    } | null;
-                };
+                "application/json": components["schemas"]["ResponsesBodyDto"];
             };
         };
         responses: {
@@ -3222,15 +3394,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model?: string | null;
-                    input?: (string | unknown[]) | null;
-                    instructions?: string | null;
-                    previous_response_id?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                };
+                "application/json": components["schemas"]["CompactBodyDto"];
             };
         };
         responses: {
@@ -3252,90 +3416,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model?: string;
-                    prompt?: {
-                        id: string;
-                        version?: string | null;
-                        variables?: {
-                            [key: string]: string | {
-                                /** @enum {string} */
-                                type: "input_text";
-                                text: string;
-                            };
-                        } | null;
-                    } | null;
-                    input?: string | unknown[];
-                    instructions?: string | null;
-                    conversation?: (string | {
-                        id: string;
-                    }) | null;
-                    previous_response_id?: string | null;
-                    store?: boolean | null;
-                    stream?: boolean | null;
-                    tools?: {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                        description?: string | null;
-                        parameters?: {
-                            [key: string]: unknown;
-                        } | null;
-                        strict?: boolean | null;
-                    }[];
-                    tool_choice?: ("auto" | "none" | "required") | {
-                        /** @enum {string} */
-                        type: "function";
-                        name: string;
-                    };
-                    parallel_tool_calls?: boolean | null;
-                    max_output_tokens?: number | null;
-                    temperature?: number | null;
-                    top_p?: number | null;
-                    metadata?: {
-                        [key: string]: string;
-                    } | null;
-                    text?: {
-                        format?: {
-                            /** @enum {string} */
-                            type: "text";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_object";
-                        } | {
-                            /** @enum {string} */
-                            type: "json_schema";
-                            name: string;
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            description?: string;
-                            strict?: boolean | null;
-                        };
-                    };
-                    /** @enum {string|null} */
-                    truncation?: "auto" | "disabled" | null;
-                    user?: string;
-                    include?: ("reasoning.encrypted_content" | "message.output_text.logprobs" | "message.input_image.image_url" | "computer_call_output.output.image_url" | "code_interpreter_call.outputs" | "file_search_call.results" | "web_search_call.results" | "web_search_call.action.sources")[] | null;
-                    presence_penalty?: number | null;
-                    frequency_penalty?: number | null;
-                    top_logprobs?: number | null;
-                    max_tool_calls?: number | null;
-                    /** @enum {string|null} */
-                    service_tier?: "auto" | "default" | "flex" | "priority" | null;
-                    safety_identifier?: string | null;
-                    prompt_cache_key?: string | null;
-                    background?: boolean | null;
-                    reasoning?: {
-                        /** @enum {string|null} */
-                        effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
-                        /** @enum {string|null} */
-                        summary?: "auto" | "concise" | "detailed" | null;
-                    } | null;
-                    stream_options?: {
-                        include_obfuscation?: boolean;
-                    } | null;
-                };
+                "application/json": components["schemas"]["ResponsesBodyDto"];
             };
         };
         responses: {
@@ -8316,168 +8397,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model: string;
-                    messages: ({
-                        /** @enum {string} */
-                        role: "developer";
-                        content: string | {
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        }[];
-                        name?: string;
-                    } | {
-                        /** @enum {string} */
-                        role: "system";
-                        content: string | {
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        }[];
-                        name?: string;
-                    } | {
-                        /** @enum {string} */
-                        role: "user";
-                        content: string | ({
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        } | {
-                            /** @enum {string} */
-                            type: "image_url";
-                            image_url: {
-                                url: string;
-                                /** @enum {string} */
-                                detail?: "auto" | "low" | "high";
-                            };
-                        } | {
-                            /** @enum {string} */
-                            type: "input_audio";
-                            input_audio: {
-                                data: string;
-                                /** @enum {string} */
-                                format: "wav" | "mp3";
-                            };
-                        } | {
-                            /** @enum {string} */
-                            type: "file";
-                            file: {
-                                file_data?: string;
-                                file_id?: string;
-                                filename?: string;
-                            };
-                        })[];
-                        name?: string;
-                    } | {
-                        /** @enum {string} */
-                        role: "assistant";
-                        content?: (string | ({
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        } | {
-                            /** @enum {string} */
-                            type: "refusal";
-                            refusal: string;
-                        })[]) | null;
-                        name?: string;
-                        refusal?: string | null;
-                        tool_calls?: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "function";
-                            function: {
-                                name: string;
-                                arguments: string;
-                            };
-                        }[];
-                        function_call?: {
-                            name: string;
-                            arguments: string;
-                        } | null;
-                        audio?: {
-                            id: string;
-                        } | null;
-                        parsed?: unknown;
-                        annotations?: unknown[];
-                    } | {
-                        /** @enum {string} */
-                        role: "tool";
-                        content: string | {
-                            /** @enum {string} */
-                            type: "text";
-                            text: string;
-                        }[];
-                        tool_call_id: string;
-                    } | {
-                        /** @enum {string} */
-                        role: "function";
-                        content: string | null;
-                        name: string;
-                    })[];
-                    tools?: {
-                        /** @enum {string} */
-                        type: "function";
-                        function: {
-                            name: string;
-                            description?: string;
-                            parameters?: {
-                                [key: string]: unknown;
-                            };
-                            strict?: boolean | null;
-                        };
-                    }[] | null;
-                    tool_choice?: (("none" | "auto" | "required") | {
-                        /** @enum {string} */
-                        type: "function";
-                        function: {
-                            name: string;
-                        };
-                    }) | null;
-                    parallel_tool_calls?: boolean | null;
-                    response_format?: ({
-                        /** @enum {string} */
-                        type: "text";
-                    } | {
-                        /** @enum {string} */
-                        type: "json_object";
-                    } | {
-                        /** @enum {string} */
-                        type: "json_schema";
-                        json_schema: {
-                            name: string;
-                            description?: string;
-                            schema?: {
-                                [key: string]: unknown;
-                            };
-                            strict?: boolean | null;
-                        };
-                    }) | null;
-                    max_tokens?: number | null;
-                    max_completion_tokens?: number | null;
-                    temperature?: number | null;
-                    top_p?: number | null;
-                    presence_penalty?: number | null;
-                    frequency_penalty?: number | null;
-                    seed?: number | null;
-                    /** @enum {string|null} */
-                    reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | null;
-                    stop?: (string | string[]) | null;
-                    n?: number | null;
-                    user?: string | null;
-                    metadata?: {
-                        [key: string]: string;
-                    } | null;
-                    stream?: boolean | null;
-                    stream_options?: {
-                        include_usage?: boolean;
-                    } | null;
-                    variables?: {
-                        [key: string]: string;
-                    } | null;
-                    thread_id?: string | null;
-                };
+                "application/json": components["schemas"]["ChatCompletionsBodyDto"];
             };
         };
         responses: {

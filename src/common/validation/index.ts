@@ -4,3 +4,4 @@ export * from './input-validation.pipe';
 export * from './metadata';
 export * from './slug';
 export * from './zod-constraint';
+export * from './zod-dto';

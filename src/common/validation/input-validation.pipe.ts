@@ -4,6 +4,7 @@ import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { badRequest, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY } from '../errors';
 import { nestedTypeOf } from './field-decorators';
 import { inputRulesOf } from './input-rules';
+import { isZodDto } from './zod-dto';
 
 type DtoClass = new () => object;
 
@@ -17,9 +18,11 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
 }
 
 /**
- * The one validation pipe (registered globally in AppModule). A `@Body()` or `@Query()` typed with a
- * class carrying class-validator rules is checked against it; anything else (`unknown`, path
- * parameters, the invoke bodies that zod checks once the deployment is known) passes untouched.
+ * The one validation pipe (registered globally in AppModule), hybrid: a `@Body()` typed with a
+ * zodDto class (a wire format that is someone else's, OpenAI's) is that class's `parse`; a `@Body()`
+ * or `@Query()` typed with a class carrying class-validator rules is checked against it; anything
+ * else (`unknown`, path parameters, the spec's invoke body, which zod checks once the deployment
+ * is known: docs/architecture.md) passes untouched.
  *
  * Invalid input is the endpoint's documented `{error: {message, details}}` (bodies default to
  * "Invalid request body", queries to "Invalid request parameters"; a DTO names another with
@@ -35,6 +38,7 @@ export class InputValidationPipe implements PipeTransform {
 
   async transform(value: unknown, { type, metatype }: ArgumentMetadata): Promise<unknown> {
     if ((type !== 'body' && type !== 'query') || !metatype) return value;
+    if (type === 'body' && isZodDto(metatype)) return metatype.parse(value);
     const fields = this.fieldsOf(metatype as DtoClass);
     if (fields.size === 0) return value;
     const rules = inputRulesOf(metatype);
