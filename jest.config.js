@@ -2,6 +2,8 @@
  * Unit specs live beside the code (src/**\/*.spec.ts), medium-tier specs (services on a real
  * database) under test/medium/, end-to-end specs under test/. `npm test` (scripts/test.js) runs the
  * files in parallel workers, then the `*.serial.e2e-spec.ts` files one at a time (docs/testing.md).
+ * The controller tier (test/controller/*.controller-spec.ts, no database) has a config of its own,
+ * test/controller/jest.config.js (`npm run test:controllers`); this testRegex leaves it out.
  */
 const { TEST_TIMEOUT_MS } = require('./test/harness/test-timeout');
 
