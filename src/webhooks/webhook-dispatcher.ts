@@ -37,6 +37,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Deliveries being sent by this instance, per project. */
   private readonly inFlight = new Map<string, number>();
   private sending = 0;
+  /** The sends under way, awaited at shutdown. */
+  private readonly sends = new Set<Promise<void>>();
+  /** Shutting down: a send cut by it is not a failed attempt (releaseClaim). */
+  private stopping = false;
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -54,8 +58,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   async onModuleDestroy(): Promise<void> {
     stopPeriodic(this.schedule, POLL);
-    // Not close(): that would wait for a hanging receiver. A send cut here is retried once its claim lapses.
+    this.stopping = true;
+    // Not close(): that would wait for a hanging receiver. A send cut here is not an attempt of the
+    // receiver's: its claim is given back uncounted, due at once for another instance.
     await this.agent.destroy().catch(() => undefined);
+    // Before the database closes: the cut sends give their claims back, answered ones record their delivery.
+    await Promise.allSettled([...this.sends]);
   }
 
   /**
@@ -63,7 +71,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
    * has room, and starts each send without waiting for it.
    */
   async tick(): Promise<void> {
-    if (this.claiming) return;
+    if (this.claiming || this.stopping) return;
     this.claiming = true;
     try {
       for (;;) {
@@ -83,14 +91,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private start(delivery: DueDelivery): void {
     this.sending++;
     this.inFlight.set(delivery.projectId, (this.inFlight.get(delivery.projectId) ?? 0) + 1);
-    void this.send(delivery)
+    const sent = this.send(delivery)
       .catch((err: unknown) => this.logger.warn(`webhook delivery ${delivery.id}: ${(err as Error).message}`))
       .finally(() => {
+        this.sends.delete(sent);
         this.sending--;
         const left = (this.inFlight.get(delivery.projectId) ?? 1) - 1;
         if (left > 0) this.inFlight.set(delivery.projectId, left);
         else this.inFlight.delete(delivery.projectId);
       });
+    this.sends.add(sent);
   }
 
   private async send(delivery: DueDelivery): Promise<void> {
@@ -120,6 +130,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       if (status >= 200 && status < 300) return this.repository.delivered(delivery, status);
       error = `answered ${status}`;
     } catch (err) {
+      if (this.stopping) return this.repository.releaseClaim(delivery);
       error = (err as Error).message;
       // Refused by the outbound policy: no retry can make it allowed.
       if (refusedByPolicy(err)) return this.repository.attemptFailed(delivery, null, error, null);

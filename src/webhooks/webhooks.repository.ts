@@ -120,4 +120,13 @@ export class WebhooksRepository {
       [d.projectId, d.id, status, error.slice(0, 500), retryInSeconds],
     );
   }
+
+  /** A send cut by this instance's shutdown: the claim is given back uncounted, due at once for another instance. */
+  async releaseClaim(d: DueDelivery): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET attempts = attempts - 1, next_attempt_at = now()
+        WHERE project_id = $1 AND id = $2 AND state = 'pending' AND attempts = $3`,
+      [d.projectId, d.id, d.attempts],
+    );
+  }
 }
