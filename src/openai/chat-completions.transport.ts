@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { ProjectPrincipal } from '../auth/principal';
-import { ApiException, asOpenAIError, openaiError } from '../common/errors';
+import { openaiErrorObjectOf } from '../common/errors';
 import type { WireRequest } from '../common/http/wire-request';
 import { InvocationService } from '../invocation/invocation.service';
 import { InvocationCodec, renderInvocation } from '../invocation/invocation-renderer';
@@ -10,19 +10,13 @@ import { toChatCompletion, toChunk, usageChunk } from './chat-completions.mapper
 import { ChatCompletionsBody } from './chat-completions.schema';
 import { ChatCompletionsService } from './chat-completions.service';
 
-/** The inner `{message, type, param, code}` of OpenAI's error body, for an error event after the headers. */
-function openaiStreamError(err: unknown): Record<string, unknown> {
-  const shaped = err instanceof ApiException ? asOpenAIError(err) : openaiError(500, 'Internal server error');
-  return (shaped.body as { error: Record<string, unknown> }).error;
-}
-
 /** OpenAI's completion and `chat.completion.chunk` events; with `stream_options.include_usage`, a usage chunk last. */
 export function chatCompletionsCodec(includeUsage: boolean): InvocationCodec {
   return {
     completion: toChatCompletion,
     chunk: (chunk) => toChunk(chunk, includeUsage),
     end: (completion) => (includeUsage && completion.usage ? [usageChunk(completion, completion.usage)] : []),
-    error: openaiStreamError,
+    error: openaiErrorObjectOf,
   };
 }
 

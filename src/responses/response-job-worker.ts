@@ -2,14 +2,13 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { ApiException, asOpenAIError, openaiError } from '../common/errors';
 import { wireRequestOf } from '../common/http/wire-request';
 import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { ResponsesBodyDto } from './dto/responses-body.dto';
 import { ResponseEventStore } from './response-event-store';
 import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
-import { ResponseRunner } from './response-runner';
+import { errorOf, ResponseRunner } from './response-runner';
 import { ResponseSignals } from './response-signals';
 import { ResponseStatesRepository } from './response-states.repository';
 import { endEvents, TAKEOVER_ERROR } from './response-terminal';
@@ -161,13 +160,4 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     }
     await this.jobs.remove(manager, projectId, id);
   }
-}
-
-function errorOf(err: unknown): { code: string; message: string } {
-  const error = (
-    asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
-      error: { message: string; code: string | null; type: string };
-    }
-  ).error;
-  return { code: error.code ?? error.type, message: error.message };
 }

@@ -5,7 +5,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { ProjectPrincipal } from '../auth/principal';
-import { ApiException, asOpenAIError, openaiError } from '../common/errors';
+import { openaiErrorObjectOf } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { InvocationService } from '../invocation/invocation.service';
 import { EventQueue } from './event-queue';
@@ -261,12 +261,9 @@ function completedEnd(plan: ResponsePlan, completion: Parameters<typeof response
   };
 }
 
-function errorOf(err: unknown): { code: string; message: string } {
+/** A failed response's `error` (`{code, message}`), from what made it fail. */
+export function errorOf(err: unknown): { code: string; message: string } {
   if (err instanceof NotRunningError) return { code: 'server_error', message: 'The response changed status while it was being stored.' };
-  const error = (
-    asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
-      error: { message: string; code: string | null; type: string };
-    }
-  ).error;
+  const error = openaiErrorObjectOf(err);
   return { code: error.code ?? error.type, message: error.message };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { ProjectPrincipal } from '../auth/principal';
 import type { ChatMessage } from '../common/chat';
-import { ApiException, asOpenAIError, openaiError } from '../common/errors';
+import { openaiError, openaiErrorObjectOf } from '../common/errors';
 import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
@@ -185,11 +185,7 @@ export class ResponsesService {
       await store(end.response, completion);
       yield* end.events;
     } catch (err) {
-      const error = (
-        asOpenAIError(err instanceof ApiException ? err : openaiError(500, 'Internal server error')).body as {
-          error: { message: string; code: string | null; type: string; param: string | null };
-        }
-      ).error;
+      const error = openaiErrorObjectOf(err);
       yield* translator.failureEvents(error.code ?? error.type, error.message, error.type, error.param ?? null);
     }
   }

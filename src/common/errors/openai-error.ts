@@ -83,6 +83,24 @@ export function asOpenAIError(err: ApiException): OpenAIApiException {
   return openaiError(status, messageOf(err.body), { ...named, param: typeof param === 'string' ? param : null }, err.headers);
 }
 
+/** OpenAI's inner error object, `{message, type, param, code}`. */
+export interface OpenAIErrorObject {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | null;
+}
+
+/**
+ * The OpenAI error object of any failure after the headers went out (a stream's error event, a
+ * background response's `error`): an ApiException re-shaped as the filter would, anything else an
+ * internal error told without details. The one shaper of OpenAI's stream errors.
+ */
+export function openaiErrorObjectOf(err: unknown): OpenAIErrorObject {
+  const shaped = err instanceof ApiException ? asOpenAIError(err) : openaiError(500, 'Internal server error');
+  return (shaped.body as { error: OpenAIErrorObject }).error;
+}
+
 /** Requests of the OpenAI-shaped surface, whose errors take OpenAI's shape. */
 export function isOpenAIPath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
