@@ -1,4 +1,4 @@
-import { ControllerApp, createControllerApp } from './support/controller-app';
+import { ControllerApp, createControllerApp, keyedApi } from './support/controller-app';
 import { expectInvalidApiKey, expectResourceError } from './support/expect-errors';
 import { KEYS, UNKNOWN_UUID } from './support/fakes';
 
@@ -20,16 +20,7 @@ describe('controller tier: thread endpoints (spec 3-7)', () => {
   });
   afterAll(() => t.close());
 
-  const api = {
-    get: (path: string) => t.http().get(path).set('X-API-Key', KEYS.full),
-    post: (path: string, body?: unknown) => {
-      const req = t.http().post(path).set('X-API-Key', KEYS.full);
-      return body === undefined ? req : req.send(body as object);
-    },
-    postRaw: (path: string, raw: string) =>
-      t.http().post(path).set('X-API-Key', KEYS.full).set('Content-Type', 'application/json').send(raw),
-    delete: (path: string) => t.http().delete(path).set('X-API-Key', KEYS.full),
-  };
+  const api = keyedApi(() => t, KEYS.full);
   const calls = () => t.fakes.threads.calls.splice(0);
   beforeEach(() => void calls());
 

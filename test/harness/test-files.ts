@@ -1,5 +1,5 @@
 import { revokeLeases } from '../support/shared-pglite';
-import { Fn, timed } from './timed';
+import { timeEveryTestAndHook } from './timed';
 
 /**
  * jest-light-runner runs a worker's test files one after another in one module cache and one
@@ -14,8 +14,7 @@ import { Fn, timed } from './timed';
  * - a timeout on every test and hook (its own third argument, or TEST_TIMEOUT_MS): one that runs
  *   past it fails, as in jest's runner, instead of holding the run until CI's limit.
  */
-type Register = (name: unknown, fn?: Fn, timeout?: number) => unknown;
-type Hook = (fn: Fn, timeout?: number) => unknown;
+type Hook = (fn: () => unknown) => unknown;
 
 const startEnv = { ...process.env };
 const TEST_FILE = /\.(spec|e2e-spec)\.ts$/;
@@ -38,26 +37,4 @@ require.extensions['.ts'] = function (module, filename) {
   return compileTypeScript.call(this, module, filename);
 };
 
-function timedTests(register: Register & Record<string, unknown>): Register {
-  const wrapped = ((name, fn, timeout) => register(name, timed(fn, timeout, 'a test'), timeout)) as Register & Record<string, unknown>;
-  Object.assign(wrapped, register);
-  wrapped.only = (name: unknown, fn?: Fn, timeout?: number) => (register.only as Register)(name, timed(fn, timeout, 'a test'), timeout);
-  // jest-each calls the unwrapped registration, so each row's function is wrapped here.
-  wrapped.each =
-    (...table: unknown[]) =>
-    (name: unknown, fn: Fn, timeout?: number) =>
-      (register.each as (...t: unknown[]) => Register)(...table)(
-        name,
-        (...row: unknown[]) => timed(() => fn(...row), timeout, 'a test')!(),
-        timeout,
-      );
-  return wrapped;
-}
-
-const globals = globalThis as unknown as Record<string, unknown>;
-for (const name of ['it', 'test']) globals[name] = timedTests(globals[name] as Register & Record<string, unknown>);
-globals.fit = (globals.it as Record<string, unknown>).only;
-for (const name of ['beforeAll', 'afterAll', 'beforeEach', 'afterEach']) {
-  const hook = globals[name] as Hook;
-  globals[name] = (fn: Fn, timeout?: number) => hook(timed(fn, timeout, `a ${name} hook`)!, timeout);
-}
+timeEveryTestAndHook();

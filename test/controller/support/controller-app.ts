@@ -127,3 +127,16 @@ export async function createControllerApp(): Promise<ControllerApp> {
   };
   return { app, http: () => request(server), fakes, close };
 }
+
+/** Requests with `key` (the app is read when each is sent: it is booted in beforeAll). */
+export function keyedApi(t: () => ControllerApp, key: string) {
+  return {
+    get: (path: string) => t().http().get(path).set('X-API-Key', key),
+    post: (path: string, body?: unknown) => {
+      const req = t().http().post(path).set('X-API-Key', key);
+      return body === undefined ? req : req.send(body as object);
+    },
+    postRaw: (path: string, raw: string) => t().http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(raw),
+    delete: (path: string) => t().http().delete(path).set('X-API-Key', key),
+  };
+}
