@@ -2,13 +2,26 @@ import { gzipSync } from 'node:zlib';
 
 import type { Locator, Page, Response } from 'playwright-core';
 
+import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
+import {
+  CHAT,
+  NEWEST_TICKET,
+  PLAYGROUND_RUN,
+  seedShowcase,
+  startShowcaseUpstream,
+  SUPPORT_CHAT,
+  SUPPORT_PROMPT,
+  THREAD_METADATA,
+} from './showcase';
 
 /**
  * The console in Debian's chromium against a real Parley process (docs/console.md, "Browser
  * tests"): the walk-through of issue #17's "Done when", on PGlite, or on the PostgreSQL database
  * named by DATABASE_URL (an empty one: the server seeds it and prints the keys, as on a first start).
+ * The pictures it saves in docs/console/ show the realistic project of showcase.ts; the markup
+ * probes below (XSS) run on the demo prompt, whose screens are checked but not pictured.
  */
 const XSS_TEMPLATE = 'Version two <img src=x onerror="window.__xss=1"> <script>window.__xss=2</script>';
 const XSS_MESSAGE = 'Hello from the browser <img src=x onerror="window.__xss=3"><script>window.__xss=4</script>';
@@ -18,6 +31,8 @@ const FIRST_LOAD_BUDGET = 350 * 1024;
 
 describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
+  let upstream: FakeUpstream;
+  let showcaseThread: string;
   let browser: Browser;
   let page: Page;
   let projectKey: string;
@@ -50,8 +65,12 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect(res.status).toBe(200);
     return res.body.choices[0].message.content as string;
   };
-  const accessible = async (name: string) => {
-    await screenshot(page, name);
+  /**
+   * axe-core finds no serious or critical violation on the screen as it is; it is saved as
+   * docs/console/<name>.png unless `picture` is false (the screens that show the markup probes).
+   */
+  const accessible = async (name: string, { picture = true } = {}) => {
+    if (picture) await screenshot(page, name);
     expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
   };
   const choose = async (label: string, option: string, within = page.getByRole('main')) => {
@@ -94,9 +113,17 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   };
 
   beforeAll(async () => {
-    server = await spawnServer({ DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: 'warn' });
+    upstream = await startShowcaseUpstream();
+    server = await spawnServer({
+      DATABASE_URL: process.env.DATABASE_URL,
+      LOG_LEVEL: 'warn',
+      // The showcase's provider: a stored key (encrypted under this secret) for the fake upstream on loopback.
+      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+      PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
+    });
     projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
     adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
+    showcaseThread = (await seedShowcase(server.url, projectKey, upstream.url)).threadId;
     browser = await launchBrowser();
     page = browser.page;
   });
@@ -104,6 +131,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await browser?.close();
     server?.child.kill('SIGTERM');
     await server?.exited;
+    await upstream?.close();
   });
 
   it('the first start prints the console URL; its first load ships at most 350 KB of gzipped JavaScript', async () => {
@@ -134,13 +162,70 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     projectCookie = `parley_session=${cookie.value}`;
     expect(await page.evaluate('document.cookie')).not.toContain('parley_session');
     await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
+    await page.getByRole('link', { name: SUPPORT_PROMPT }).waitFor();
     await accessible('prompts');
+  });
+
+  it("pictures the realistic project: a prompt's deployments and versions, their diff, a playground run, a log and a thread", async () => {
+    await page.getByRole('link', { name: SUPPORT_PROMPT }).click();
+    await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
+    // Version 2 is live everywhere, production rolled forward from version 1; the two newest versions are picked to compare.
+    await page.getByRole('button', { name: 'Roll back production to v1' }).waitFor();
+    await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).waitFor();
+    await accessible('prompt');
+
+    await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).click();
+    const changed = page.locator('.cm-merge-b .cm-changedLine');
+    await changed.first().waitFor();
+    expect(await changed.allTextContents()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('model: gpt-4o-mini'),
+        expect.stringContaining('The customer is {{customer_name}}, on the {{plan}} plan.'),
+      ]),
+    );
+    await accessible('diff');
+
+    await page.getByRole('link', { name: `Back to ${SUPPORT_PROMPT}` }).click();
+    await page.getByRole('link', { name: 'Edit in playground' }).click();
+    await page.getByText('Editing a draft based on v2.').waitFor();
+    for (const [name, value] of Object.entries(PLAYGROUND_RUN.variables)) await page.getByLabel(`Variable ${name}`).fill(value);
+    await page.getByRole('textbox', { name: 'Messages (JSON)' }).click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(JSON.stringify([{ role: 'user', content: PLAYGROUND_RUN.question }], null, 2));
+    await page.getByRole('button', { name: 'Run without saving' }).click();
+    await page.getByRole('region', { name: 'Draft output' }).getByText(PLAYGROUND_RUN.answer).waitFor();
+    await accessible('playground');
+
+    // The newest production call: its template rendered with the call's variables, its metadata.
+    await page.goto(`${server.url}/console/logs?slug=${SUPPORT_PROMPT}&environment=production`);
+    await page.getByRole('table').getByRole('link').first().click();
+    const request = page.getByRole('list', { name: 'Rendered request' });
+    await request
+      .getByText(`The customer is ${NEWEST_TICKET.variables.customer_name}, on the ${NEWEST_TICKET.variables.plan} plan.`)
+      .waitFor();
+    await request.getByText(NEWEST_TICKET.question).waitFor();
+    await page.getByRole('list', { name: 'Response' }).getByText(NEWEST_TICKET.answer).waitFor();
+    await page.getByText(NEWEST_TICKET.metadata.ticket).waitFor();
+    await accessible('log');
+
+    await page.goto(`${server.url}/console/threads/${showcaseThread}`);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    for (const turn of CHAT) {
+      await transcript.getByText(turn.question).waitFor();
+      await transcript.getByText(turn.answer).waitFor();
+    }
+    await page.getByRole('link', { name: `Continue in the playground (${SUPPORT_CHAT})` }).waitFor();
+    await page.getByText(THREAD_METADATA.customer).waitFor();
+    await accessible('thread');
+
+    await page.getByRole('link', { name: 'Prompts', exact: true }).click();
+    await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
   });
 
   it('edits the demo prompt, runs the draft streamed, and saves it as version 2', async () => {
     await page.getByRole('link', { name: 'demo-prompt' }).click();
     await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
-    await accessible('prompt');
+    await accessible('demo-prompt', { picture: false });
     await page.getByRole('link', { name: 'Edit in playground' }).click();
     const template = page.getByRole('textbox', { name: 'Template message 1 (system)' });
     await template.click();
@@ -159,7 +244,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const answer = page.getByRole('region', { name: 'Draft output' });
     await answer.getByText(XSS_MESSAGE).waitFor();
     await noScriptRan();
-    await accessible('playground');
+    await accessible('playground with markup', { picture: false });
     await page.getByLabel('What changed (optional)').fill('warmer greeting');
     await page.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByRole('status').getByText('Saved as v2.').waitFor();
@@ -180,7 +265,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
       expect.arrayContaining([expect.stringContaining('Greet {{name}}')]),
     );
     await noScriptRan();
-    await accessible('diff');
+    await accessible('diff with markup', { picture: false });
   });
 
   it('deploys version 2 to production and rolls back to version 1, each confirmed, each seen through the invoke API', async () => {
@@ -233,7 +318,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await page.getByRole('list', { name: 'Rendered request' }).getByText('Greet Ada warmly, in one short sentence.').waitFor();
     await page.getByRole('list', { name: 'Rendered request' }).getByText(COUNTED).waitFor();
     await page.getByRole('list', { name: 'Response' }).getByText(COUNTED).waitFor();
-    await accessible('log');
+    await accessible('log of demo-prompt', { picture: false });
     // The newest log's key: the project key signed in here; its logs are one click away.
     await page.getByRole('link', { name: /^Logs of this key/ }).click();
     await page.waitForURL(/\/console\/logs\?keyId=[0-9a-f-]{36}$/);
@@ -263,7 +348,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await transcript.getByText(XSS_MESSAGE).first().waitFor();
     expect(await transcript.getByRole('link', { name: 'call log' }).count()).toBeGreaterThan(0);
     await noScriptRan();
-    await accessible('thread');
+    await accessible('thread with markup', { picture: false });
 
     // Continue it from the playground: the run appends to the same thread.
     await page.getByRole('link', { name: 'Continue in the playground (demo-assistant)' }).click();
