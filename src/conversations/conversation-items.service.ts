@@ -5,7 +5,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
 import { CreateTransaction } from '../idempotency/create-transaction';
 import { itemPosition } from '../messages/deleted-items';
-import { MessagesService } from '../messages/messages.service';
+import { MessageStore } from '../messages/message-store';
 import { ThreadMessageEntity } from '../messages/thread-message.entity';
 import { createItemsSchema, parseInputItems, parseOpenAI } from './conversation-inputs';
 import { ConversationItem, itemsOfTurn, PlacedItem } from './conversation-items.mapper';
@@ -23,7 +23,7 @@ export class ConversationItemsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly conversations: ConversationsService,
-    private readonly messages: MessagesService,
+    private readonly messages: MessageStore,
   ) {}
 
   /** Up to 20 items appended as one turn (one thread message), atomically and contiguously. */

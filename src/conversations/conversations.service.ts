@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { ProjectPrincipal } from '../auth/principal';
 import { openaiError } from '../common/errors';
 import { CreateTransaction } from '../idempotency/create-transaction';
-import { MessagesService } from '../messages/messages.service';
+import { MessageStore } from '../messages/message-store';
 import { ThreadEntity } from '../threads/thread.entity';
-import { ThreadsService } from '../threads/threads.service';
+import { ThreadStore } from '../threads/thread-store';
 import { createConversationSchema, parseInputItems, parseOpenAI, updateConversationSchema } from './conversation-inputs';
 import { ConversationListQuery } from './conversation-queries';
 import { ConversationView, ListEnvelope, toConversation, toList } from './conversations.mapper';
@@ -23,8 +23,8 @@ export const conversationNotFound = (id: string) =>
 export class ConversationsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly threads: ThreadsService,
-    private readonly messages: MessagesService,
+    private readonly threads: ThreadStore,
+    private readonly messages: MessageStore,
   ) {}
 
   /** The thread and its initial items (one turn) in one transaction (or one statement without items). */

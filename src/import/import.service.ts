@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 
 import { badRequest, isUniqueViolation } from '../common/errors';
 import { Metadata } from '../common/validation';
-import { MessagesService } from '../messages/messages.service';
-import { ThreadsService } from '../threads/threads.service';
+import { MessageStore } from '../messages/message-store';
+import { ThreadStore } from '../threads/thread-store';
 import { parseAssistantsExport } from './assistants-export.parser';
 import { chatMessageOf, ExportedMessage, ExportedThread } from './assistants-export.schema';
 import { derivedId } from './derived-id';
@@ -36,8 +36,8 @@ export interface ImportSummary {
 export class ImportService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly threads: ThreadsService,
-    private readonly messages: MessagesService,
+    private readonly threads: ThreadStore,
+    private readonly messages: MessageStore,
   ) {}
 
   async importAssistantsThreads(projectId: string, records: unknown[]): Promise<ImportSummary> {

@@ -5,7 +5,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiException } from '../common/errors';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LimitsService } from '../limits/limits.service';
-import { ThreadTurn } from '../messages/messages.service';
+import { ThreadTurn } from '../messages/message-store';
 import { MetricsService } from '../metrics/metrics.service';
 import {
   type ChatCompletion,

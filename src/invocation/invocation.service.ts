@@ -7,7 +7,7 @@ import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
-import { MessagesService } from '../messages/messages.service';
+import { MessageStore } from '../messages/message-store';
 import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
@@ -34,7 +34,7 @@ export class InvocationService {
 
   constructor(
     private readonly registry: RegistryService,
-    private readonly messages: MessagesService,
+    private readonly messages: MessageStore,
     private readonly providers: ProvidersService,
     private readonly recorder: InvocationRecorder,
     private readonly limits: LimitsService,

@@ -5,11 +5,11 @@ import { AppConfig } from '../config/app-config';
 import { fastInsert } from '../database/fast-insert';
 import { GroupCommit, ItemOutcome } from '../database/group-commit';
 import { Pipeline, pipelinedTransaction, pipeliningPoolOf } from '../database/pipelined-transaction';
-import { MessagesService, ThreadTurn, turnRows } from '../messages/messages.service';
+import { MessageStore, ThreadTurn, turnRows } from '../messages/message-store';
 import { RequestLogEntity } from '../request-logs/request-log.entity';
 import { RequestLogsService } from '../request-logs/request-logs.service';
+import { ThreadStore } from '../threads/thread-store';
 import { isThreadNotLive, SequenceDemand } from '../threads/threads.repository';
-import { ThreadsService } from '../threads/threads.service';
 import { RowsToInsert } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
 
@@ -52,8 +52,8 @@ export class TurnWriter implements BeforeApplicationShutdown {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly threads: ThreadsService,
-    private readonly messages: MessagesService,
+    private readonly threads: ThreadStore,
+    private readonly messages: MessageStore,
     private readonly requestLogs: RequestLogsService,
     config: AppConfig,
   ) {
@@ -109,8 +109,8 @@ export class TurnWriter implements BeforeApplicationShutdown {
   /**
    * The whole batch in one group of statements (in a pipelined transaction one socket write, COMMIT
    * included): the threads it opens, the reservation, which fails the transaction if a thread is
-   * not live (ThreadsService.reserveSequencesOrFail), the logs, and the turns numbered back from
-   * each thread's last_seq as the reservation left it (MessagesService.insertCountedBack), so no
+   * not live (ThreadStore.reserveSequencesOrFail), the logs, and the turns numbered back from
+   * each thread's last_seq as the reservation left it (MessageStore.insertCountedBack), so no
    * statement waits for another's answer. Every call succeeds or the transaction fails whole.
    */
   private async writeAtOnce(manager: EntityManager, records: TurnRecord[], pipeline: Pipeline | null): Promise<ItemOutcome[]> {

@@ -289,28 +289,6 @@ export class MessagesRepository {
     return new Set(rows.map((row) => row.id));
   }
 
-  /** Turns fromSeq..toSeq of a thread, deleted ones included (a request log's history range). */
-  turnsInRange(
-    projectId: string,
-    threadId: string,
-    fromSeq: number,
-    toSeq: number,
-  ): Promise<{ seq: number; content: ThreadMessageEntity['content'] }[]> {
-    return this.messages.query(
-      'SELECT seq, content FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq',
-      [projectId, threadId, fromSeq, toSeq],
-    );
-  }
-
-  /** Ids of the messages one invoke appended, in sequence order. */
-  async idsOfLog(projectId: string, threadId: string, requestLogId: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.messages.query(
-      'SELECT id FROM thread_messages WHERE project_id = $1 AND thread_id = $2 AND request_log_id = $3 ORDER BY seq',
-      [projectId, threadId, requestLogId],
-    );
-    return rows.map((row) => row.id);
-  }
-
   async replaceMetadata(
     projectId: string,
     threadId: string,

@@ -7,11 +7,12 @@ import { RequestLogWriter } from './request-log-writer';
 import { RequestLogsController } from './request-logs.controller';
 import { RequestLogsRepository } from './request-logs.repository';
 import { RequestLogsService } from './request-logs.service';
+import { ThreadMessagesSource } from './thread-messages.source';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity])],
   controllers: [RequestLogsController],
-  providers: [RequestLogsRepository, RequestLogsService, LogPartitionsService, RequestLogWriter],
+  providers: [RequestLogsRepository, RequestLogsService, LogPartitionsService, RequestLogWriter, ThreadMessagesSource],
   exports: [RequestLogsService],
 })
 export class RequestLogsModule {}

@@ -13,9 +13,10 @@ import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, ResolvedTarget } from '../invocation/invocation.types';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
-import { MessagesService } from '../messages/messages.service';
+import { MessageStore } from '../messages/message-store';
 import { targetOfModel } from '../openai/model-name';
 import type { ChatCompletion } from '../providers';
+import { ThreadNotLive } from '../threads/thread-store';
 import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, summaryMessageText, transcriptOf } from './compaction-transcript';
 import { ResponseUsage, usageOf } from './response-object';
 import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schema';
@@ -50,7 +51,7 @@ const ZERO_USAGE: ResponseUsage = {
 export class CompactionService {
   constructor(
     private readonly invocation: InvocationService,
-    private readonly messages: MessagesService,
+    private readonly messages: MessageStore,
     private readonly responses: ResponsesService,
     private readonly config: AppConfig,
   ) {}
@@ -188,7 +189,8 @@ export class CompactionService {
         requestLogId: turn.logId ?? null,
       });
     } catch (err) {
-      if (err instanceof Error && /thread not found/i.test(err.message)) throw conversationNotFound(conversationId);
+      // The conversation was deleted meanwhile: its 404, not the thread's.
+      if (err instanceof ThreadNotLive) throw conversationNotFound(conversationId);
       throw err;
     }
   }

@@ -1,6 +1,7 @@
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { newId } from '../../src/common/ids';
 import { HistoryReader } from '../../src/messages/history-reader';
+import { MessageStore } from '../../src/messages/message-store';
 import { LIVE_HISTORIES_SQL } from '../../src/messages/messages.repository';
 import { MessagesRepository } from '../../src/messages/messages.repository';
 import { MessagesService } from '../../src/messages/messages.service';
@@ -15,12 +16,14 @@ describe('HistoryReader (medium tier)', () => {
   let reader: HistoryReader;
   let threads: ThreadsService;
   let messages: MessagesService;
+  let messageStore: MessageStore;
 
   beforeAll(async () => {
     ctx = await createServiceContext();
     reader = ctx.get(HistoryReader);
     threads = ctx.get(ThreadsService);
     messages = ctx.get(MessagesService);
+    messageStore = ctx.get(MessageStore);
   });
   afterAll(() => ctx.close());
   beforeEach(async () => {
@@ -32,7 +35,7 @@ describe('HistoryReader (medium tier)', () => {
     const thread = await threads.create(owner, {});
     if (texts.length > 0) {
       await ctx.dataSource.transaction((manager) =>
-        messages.appendTurns(
+        messageStore.appendTurns(
           manager,
           owner.projectId,
           thread.id,
@@ -158,7 +161,7 @@ describe('HistoryReader (medium tier)', () => {
   describe('what it read before (HistoryCache)', () => {
     const appendTexts = (owner: ProjectPrincipal, threadId: string, texts: string[]) =>
       ctx.dataSource.transaction((manager) =>
-        messages.appendTurns(
+        messageStore.appendTurns(
           manager,
           owner.projectId,
           threadId,
@@ -228,13 +231,13 @@ describe('HistoryReader (medium tier)', () => {
 
       // An item of a turn deleted (/v1 conversation items): its one message, so the turn goes.
       const c = await seqOf('c');
-      await messages.deleteItem(caller.projectId, id, c.id, '0:0', () => ['0:0']);
+      await messageStore.deleteItem(caller.projectId, id, c.id, '0:0', () => ['0:0']);
       expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a']);
 
       await appendTexts(caller, id, ['d']);
       expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['a', 'd']);
       const compaction = await ctx.dataSource.transaction((manager) =>
-        messages.appendCompaction(manager, caller.projectId, id, 5, { content: [{ role: 'user', content: 'summary' }] }),
+        messageStore.appendCompaction(manager, caller.projectId, id, 5, { content: [{ role: 'user', content: 'summary' }] }),
       );
       expect(textsOf(await reader.read(caller.projectId, id))).toEqual(['summary']);
       await messages.delete(caller, id, compaction.id);

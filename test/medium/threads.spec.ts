@@ -2,7 +2,9 @@ import { EntityManager } from 'typeorm';
 
 import { ProjectPrincipal } from '../../src/auth/principal';
 import { ApiException } from '../../src/common/errors';
+import { MessageStore } from '../../src/messages/message-store';
 import { MessagesService } from '../../src/messages/messages.service';
+import { ThreadStore } from '../../src/threads/thread-store';
 import { ThreadsService } from '../../src/threads/threads.service';
 import { createServiceContext, projectCaller, ServiceContext } from './service-context';
 
@@ -12,11 +14,15 @@ describe('threads and messages services (medium tier)', () => {
   let caller: ProjectPrincipal;
   let threads: ThreadsService;
   let messages: MessagesService;
+  let threadStore: ThreadStore;
+  let messageStore: MessageStore;
 
   beforeAll(async () => {
     ctx = await createServiceContext();
     threads = ctx.get(ThreadsService);
     messages = ctx.get(MessagesService);
+    threadStore = ctx.get(ThreadStore);
+    messageStore = ctx.get(MessageStore);
   });
   afterAll(() => ctx.close());
   beforeEach(async () => {
@@ -43,7 +49,7 @@ describe('threads and messages services (medium tier)', () => {
     const thread = await threads.create(caller, {});
     await messages.create(caller, thread.id, { message: { role: 'user', content: 'first' } });
     await ctx.dataSource.transaction((manager) =>
-      messages.appendTurns(manager, caller.projectId, thread.id, [
+      messageStore.appendTurns(manager, caller.projectId, thread.id, [
         { content: [{ role: 'user', content: 'q' }] },
         { content: [{ role: 'assistant', content: 'a' }] },
       ]),
@@ -89,12 +95,12 @@ describe('threads and messages services (medium tier)', () => {
       );
     const { firsts, read } = await ctx.dataSource.transaction(async (manager) => {
       const before = await readSoFar(manager);
-      const firsts = await threads.reserveSequences(manager, demands);
+      const firsts = await threadStore.reserveSequences(manager, demands);
       return { firsts, read: (await readSoFar(manager)) - before };
     });
     expect(read).toBeLessThanOrEqual(demands.length * 2);
     expect([...firsts.entries()]).toEqual(live.map((t) => [`${caller.projectId}/${t.id}`, 1]));
-    const again = await ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands.slice(0, 2)));
+    const again = await ctx.dataSource.transaction((manager) => threadStore.reserveSequences(manager, demands.slice(0, 2)));
     expect([...again.values()]).toEqual([2, 3]);
   });
   it('a batch reservation that fails rejects, and its transaction keeps no number taken', async () => {
@@ -104,7 +110,7 @@ describe('threads and messages services (medium tier)', () => {
       { projectId: caller.projectId, id: live.id, count: 2 },
       { projectId: caller.projectId, id: 'not-a-uuid', count: 1 },
     ];
-    await expect(ctx.dataSource.transaction((manager) => threads.reserveSequences(manager, demands))).rejects.toThrow(/uuid/);
+    await expect(ctx.dataSource.transaction((manager) => threadStore.reserveSequences(manager, demands))).rejects.toThrow(/uuid/);
     const [row] = await ctx.dataSource.query('SELECT last_seq FROM threads WHERE project_id = $1 AND id = $2', [caller.projectId, live.id]);
     expect(Number(row.last_seq)).toBe(0);
   });
