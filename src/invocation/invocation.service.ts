@@ -143,7 +143,7 @@ export class InvocationService {
     const startedAt = new Date();
     if (prepared.refusal) await this.refuse(caller, prepared, prepared.refusal, startedAt);
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
-    const admission = await this.admit(caller, prepared, startedAt);
+    const admission = await this.admit(caller, prepared, startedAt, signal);
     if (prepared.input.stream) {
       const key = prepared.input.idempotencyKey;
       const failed = async (err: unknown, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }) => {
@@ -183,9 +183,9 @@ export class InvocationService {
   }
 
   /** The caller's limits (docs/security.md, "Limits"); a refused call is logged with its 429. */
-  private async admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date): Promise<Admission> {
+  private async admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {
     try {
-      return await this.limits.admit(caller);
+      return await this.limits.admit(caller, signal);
     } catch (err) {
       if (err instanceof ApiException && err.getStatus() === 429) {
         const message = (err.body as { message?: string }).message ?? 'Too Many Requests';

@@ -95,10 +95,16 @@ export class Budgets {
   }
 
   /** Reserves against every budget that applies, or throws the 429 (OpenAI's insufficient_quota under /v1). */
-  async reserve(projectId: string, keyId: string, subjects: BudgetSubject[], nowMs = Date.now()): Promise<BudgetHold> {
+  async reserve(
+    projectId: string,
+    keyId: string,
+    subjects: BudgetSubject[],
+    nowMs = Date.now(),
+    signal?: AbortSignal,
+  ): Promise<BudgetHold> {
     if (!subjects.some((s) => s.values.budgetUsdPerDay !== null || s.values.budgetUsdPerMonth !== null)) return NO_HOLD;
     // Known keys (every call but a cold key's first ones) skip the probe without a turn of the event loop.
-    const endProbe = this.estimates.knows(projectId, keyId) ? undefined : await this.probes.turn(projectId, keyId);
+    const endProbe = this.estimates.knows(projectId, keyId) ? undefined : await this.probes.turn(projectId, keyId, signal);
     const amount = this.estimates.of(projectId, keyId);
     const taken: Array<{ scope: string; period: Period; windowStart: number }> = [];
     const giveBack = () => {

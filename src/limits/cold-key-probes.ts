@@ -70,18 +70,19 @@ export class ColdKeyProbes {
    * limit_budget_probes), the others wait until its cost is charged and shared, or it ends, then
    * reserve what it cost (docs/usage.md, "Budgets"). On an instance, one call waits for another
    * instance's probe, the rest wait for that one. Undefined when the estimate is known, or when
-   * waiting took PROBE_WAIT_MS (a call that slow reserves nothing).
+   * waiting took PROBE_WAIT_MS (a call that slow reserves nothing), or when the caller left
+   * (`signal`: its call then ends at once, as any call whose client left, and is logged as 499).
    */
-  async turn(projectId: string, keyId: string): Promise<(() => void) | undefined> {
+  async turn(projectId: string, keyId: string, signal?: AbortSignal): Promise<(() => void) | undefined> {
     const id = probeIdOf(projectId, keyId);
     const deadline = Date.now() + PROBE_WAIT_MS;
     for (;;) {
-      if (this.estimates.knows(projectId, keyId)) return undefined;
+      if (this.estimates.knows(projectId, keyId) || signal?.aborted) return undefined;
       const running = this.probes.get(id);
       if (!running) {
         const probe: Probe = { waiters: [], shared: false, settled: false };
         this.probes.set(id, probe);
-        const turn = await this.sharedTurn(projectId, keyId, deadline);
+        const turn = await this.sharedTurn(projectId, keyId, deadline, signal);
         if (turn === 'mine') {
           probe.shared = true;
           return () => this.endProbe(id, probe);
@@ -93,12 +94,15 @@ export class ColdKeyProbes {
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        timer.unref();
-        running.waiters.push(() => {
+        const wake = () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', wake);
           resolve();
-        });
+        };
+        const timer = setTimeout(wake, left);
+        timer.unref();
+        signal?.addEventListener('abort', wake, { once: true });
+        running.waiters.push(wake);
       });
     }
   }
@@ -108,7 +112,12 @@ export class ColdKeyProbes {
    * measured the cost, now this instance's estimate), 'late' (waited PROBE_WAIT_MS), or 'alone'
    * when the database could not be asked (the probe then holds on this instance only).
    */
-  private async sharedTurn(projectId: string, keyId: string, deadline: number): Promise<'mine' | 'known' | 'late' | 'alone'> {
+  private async sharedTurn(
+    projectId: string,
+    keyId: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<'mine' | 'known' | 'late' | 'alone'> {
     for (;;) {
       let claim;
       try {
@@ -122,7 +131,7 @@ export class ColdKeyProbes {
         this.estimates.observe(projectId, keyId, claim.costNano);
         return 'known';
       }
-      if (Date.now() + PROBE_POLL_MS > deadline) return 'late';
+      if (Date.now() + PROBE_POLL_MS > deadline || signal?.aborted) return 'late';
       await new Promise((resolve) => setTimeout(resolve, PROBE_POLL_MS).unref());
       if (this.estimates.knows(projectId, keyId)) return 'known';
     }

@@ -151,7 +151,8 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Lets a call through or throws the 429 to answer with (Retry-After and x-ratelimit-* headers). */
-  async admit(caller: ProjectPrincipal): Promise<Admission> {
+  /** `signal`: the caller's; a cold key's call waiting for its probe stops waiting when it fires. */
+  async admit(caller: ProjectPrincipal, signal?: AbortSignal): Promise<Admission> {
     const limits = await this.limitsOf(caller);
     const scopes = [
       { scope: `key:${keyCounterOf(caller)}`, values: limits.key, who: 'this API key' },
@@ -172,7 +173,7 @@ export class LimitsService implements OnModuleInit, OnModuleDestroy {
     }
 
     // Budgets reserve the call's expected cost first (docs/usage.md, "Budgets"); given back if another limit refuses.
-    const budget = await this.budgets.reserve(projectId, keyCounterOf(caller), scopes);
+    const budget = await this.budgets.reserve(projectId, keyCounterOf(caller), scopes, Date.now(), signal);
     let rate: { headers: Record<string, string>; entered: string[] };
     try {
       rate = await this.admitRate(projectId, scopes);
