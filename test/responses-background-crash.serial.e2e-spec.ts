@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 
 import OpenAI, { APIConnectionError } from 'openai';
 import { Client } from 'pg';
@@ -8,9 +9,9 @@ import request from 'supertest';
 import { FakeUpstream, RecordedRequest, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
 import { FreshDatabase, freshDatabase } from './support/fresh-database';
-import { addProviderCredential, sleep } from './support/invoke-factories';
+import { addProviderCredential, INVOKE_APP_ENV, sleep } from './support/invoke-factories';
 import { restartServer, ServerProcess, startServer } from './support/server-process';
-import { TestApp } from './support/test-app';
+import { createTestApp, TestApp } from './support/test-app';
 
 /**
  * Issue 40, item 8: "Background responses cannot be retried safely: after a kill -9, some of 120
@@ -22,10 +23,14 @@ import { TestApp } from './support/test-app';
  * key, to the built server as a process of its own on a database of its own; kill -9 once about
  * half have answered; restart on the same database and send all 120 again, same keys, same bodies.
  * Each key must answer one response (the first answer's, when there was one), stored once, and no
- * input may reach the provider twice. PostgreSQL only: two processes (the killed server and the one
- * after it) cannot share a PGlite data directory.
+ * input may reach the provider twice.
+ *
+ * On both engines. One server process holds the database at a time (the killed one, then the one
+ * after it), and the test reads the database itself only where nothing else has it open on PGlite,
+ * which one process opens at a time (docs/architecture.md, "The DATA_DIR lock"): what the kill
+ * left, between the kill and the restart; the rows at the end, once the restarted server stopped.
  */
-const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+const ON_PGLITE = !process.env.DATABASE_URL;
 
 const COUNT = 120;
 const KILL_AFTER = 60;
@@ -90,11 +95,12 @@ async function slowProvider(
   };
 }
 
-onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped on PGlite, which two processes cannot share)', () => {
+describe('background responses retried after kill -9', () => {
   let fresh: FreshDatabase;
   let fake: FakeUpstream;
   let provider: Awaited<ReturnType<typeof slowProvider>>;
   let server: ServerProcess | undefined;
+  let after: TestApp | undefined;
   let p: TestProject;
   const env = () => ({
     ...(fresh.env as Record<string, string>),
@@ -108,7 +114,9 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
     PROVIDER_MAX_RETRIES: '0',
     IDEMPOTENCY_LEASE_MARGIN_S: '1',
   });
-  const db = async <T>(sql: string, params: unknown[] = []): Promise<T[]> => {
+  type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
+  /** PostgreSQL: a client of its own, while a server runs or not. */
+  const pg: Query = async <T>(sql: string, params: unknown[] = []) => {
     const client = new Client({ connectionString: (fresh.env as { DATABASE_URL: string }).DATABASE_URL });
     await client.connect();
     try {
@@ -116,6 +124,35 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
     } finally {
       await client.end();
     }
+  };
+  /**
+   * The database as the killed server left it, read before the restart. On PGlite its data directory
+   * opened by PGlite alone, then closed: not by the application (crash-fixture's reopen), whose job
+   * worker would claim the queued jobs at once and take over the expired ones before they are read.
+   */
+  const leftByKill: Query = async <T>(sql: string, params: unknown[] = []) => {
+    if (!ON_PGLITE) return pg<T>(sql, params);
+    const { PGlite } = await import('@electric-sql/pglite');
+    const db = await PGlite.create({ dataDir: path.join((fresh.env as { DATA_DIR: string }).DATA_DIR, 'pgdata') });
+    try {
+      return (await db.query<T>(sql, params)).rows;
+    } finally {
+      await db.close();
+    }
+  };
+  /**
+   * The database once every job ended. On PGlite the restarted server is stopped first (SIGTERM,
+   * awaited), then the application opened on its data directory (crash-fixture's reopen).
+   */
+  const atEnd = async (): Promise<Query> => {
+    if (!ON_PGLITE) return pg;
+    server!.child.kill('SIGTERM');
+    const code = await server!.exited;
+    expect({ code, output: code === 0 ? '' : server!.output().slice(-3000) }).toEqual({ code: 0, output: '' });
+    server = undefined;
+    after = await createTestApp({ ...(fresh.env as Record<string, string>), ...INVOKE_APP_ENV });
+    const { dataSource } = after;
+    return <T>(sql: string, params: unknown[] = []) => dataSource.query(sql, params) as Promise<T[]>;
   };
 
   beforeAll(async () => {
@@ -130,6 +167,7 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await server?.exited;
+    await after?.close();
     await provider?.close();
     await fake?.close();
     await fresh?.drop();
@@ -175,7 +213,9 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
     expect(answered.size).toBeLessThan(COUNT);
 
     // What the killed server left: jobs it held (running) and jobs nobody had claimed yet (queued).
-    const jobsAtKill = await db<{ id: string; state: string }>('SELECT id, state FROM response_jobs WHERE project_id = $1', [p.projectId]);
+    const jobsAtKill = await leftByKill<{ id: string; state: string }>('SELECT id, state FROM response_jobs WHERE project_id = $1', [
+      p.projectId,
+    ]);
     const runningAtKill = new Set(jobsAtKill.filter((job) => job.state === 'running').map((job) => job.id));
     // The slow provider sees its callers' connections close.
     for (let waited = 0; provider.open() > 0 && waited < 5_000; waited += 20) await sleep(20);
@@ -199,24 +239,7 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
     const replayedAfterKill = retries.filter(({ response }) => response.headers.get('idempotent-replayed') === 'true').length;
     expect(new Set(ids).size).toBe(COUNT);
 
-    // 3. One response row per key, no more: 120 in all, each key's outcome the id it answered.
-    const rows = await db<{ id: string; input: string }>('SELECT id, input::text AS input FROM responses WHERE project_id = $1', [
-      p.projectId,
-    ]);
-    const notOnce = ids
-      .map((id, i) => ({ i, id: uuidOf(id), stored: rows.filter((row) => row.input.includes(inputOf(i))).map((row) => row.id) }))
-      .filter(({ id, stored }) => stored.length !== 1 || stored[0] !== id);
-    expect(notOnce).toEqual([]);
-    expect(rows).toHaveLength(COUNT);
-    const keys = await db<{ key: string; state: string; response_id: string }>(
-      `SELECT key, state, outcome->'body'->>'responseId' AS response_id FROM idempotency_keys WHERE project_id = $1`,
-      [p.projectId],
-    );
-    expect(new Map(keys.map((k) => [k.key, [k.state, k.response_id]]))).toEqual(
-      new Map(ids.map((id, i) => [keyOf(run, i), ['completed', uuidOf(id)]])),
-    );
-
-    // 4. Every job ends. Those the killed server held end failed, never run again: the provider may
+    // 3. Every job ends. Those the killed server held end failed, never run again: the provider may
     // already have been called (docs/openai-conversations.md, "Jobs, leases and takeover"). Every
     // other one completes with its own input echoed.
     const final = new Map<number, OpenAI.Responses.Response>();
@@ -242,9 +265,8 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
       }
     }
     expect(failed).toHaveLength(runningAtKill.size);
-    expect(await db('SELECT id FROM response_jobs WHERE project_id = $1', [p.projectId])).toEqual([]);
 
-    // 5. The provider: each input at most once; each completed response's exactly once. A job cut
+    // 4. The provider: each input at most once; each completed response's exactly once. A job cut
     // mid-call by the kill is not rerun, so the calls are at most 120 (not 120 plus those running).
     const callsOf = new Map<string, number>();
     for (const req of fake.requests) callsOf.set(lastUserText(req), (callsOf.get(lastUserText(req)) ?? 0) + 1);
@@ -253,11 +275,31 @@ onPostgres('background responses retried after kill -9 (PostgreSQL only; skipped
     expect(completed.map((i) => callsOf.get(inputOf(i)))).toEqual(completed.map(() => 1));
     expect(fake.requests.length).toBeLessThanOrEqual(COUNT);
 
+    // 5. The database (on PGlite once the restarted server stopped): one response row per key, no
+    // more, 120 in all; each key's outcome completed with the id it answered; no job left.
+    const db = await atEnd();
+    const rows = await db<{ id: string; input: string }>('SELECT id, input::text AS input FROM responses WHERE project_id = $1', [
+      p.projectId,
+    ]);
+    const notOnce = ids
+      .map((id, i) => ({ i, id: uuidOf(id), stored: rows.filter((row) => row.input.includes(inputOf(i))).map((row) => row.id) }))
+      .filter(({ id, stored }) => stored.length !== 1 || stored[0] !== id);
+    expect(notOnce).toEqual([]);
+    expect(rows).toHaveLength(COUNT);
+    const keys = await db<{ key: string; state: string; response_id: string }>(
+      `SELECT key, state, outcome->'body'->>'responseId' AS response_id FROM idempotency_keys WHERE project_id = $1`,
+      [p.projectId],
+    );
+    expect(new Map(keys.map((k) => [k.key, [k.state, k.response_id]]))).toEqual(
+      new Map(ids.map((id, i) => [keyOf(run, i), ['completed', uuidOf(id)]])),
+    );
+    expect(await db('SELECT id FROM response_jobs WHERE project_id = $1', [p.projectId])).toEqual([]);
+
     console.log(
       `issue 40 item 8: ${answered.size}/${COUNT} answered (killed at the ${KILL_AFTER}th answer), ${runningAtKill.size} jobs running and ` +
         `${jobsAtKill.length - runningAtKill.size} queued at it, ${callsAtKill} provider calls made by then (${cutAtKill} cut mid-call); after the restart ` +
         `${replayedAfterKill} retries replayed, ${COUNT - replayedAfterKill} created; ${completed.length} completed, ` +
-        `${failed.length} failed (taken over); ${fake.requests.length} provider calls in all; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `${failed.length} failed (taken over); ${fake.requests.length} provider calls in all; ${((Date.now() - started) / 1000).toFixed(1)} s on ${ON_PGLITE ? 'PGlite' : 'PostgreSQL'}`,
     );
   }, 90_000);
 });
