@@ -1,5 +1,6 @@
 import { createMessage, createProject, createThread, TestProject } from './support/factories';
 import { Client, client, expectResourceError } from './support/http';
+import { INVALID_METADATA_BODIES, MISSING_METADATA_BODIES } from './support/spec-bad-inputs';
 import { createTestApp, TestApp } from './support/test-app';
 
 const GET_NOT_FOUND = 'Thread not found, message not in thread, or message does not exist';
@@ -108,27 +109,13 @@ describe('thread message errors', () => {
   });
 
   describe('update: Metadata is required', () => {
-    it.each([
-      ['no body', undefined],
-      ['an empty object', {}],
-      ['metadata null', { metadata: null }],
-      ['metadata a string', { metadata: 's' }],
-      ['metadata an array', { metadata: [1] }],
-    ])('%s → 400', async (_label, body) => {
+    it.each(MISSING_METADATA_BODIES)('%s → 400', async (_label, body) => {
       expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, body), 400, 'Metadata is required');
     });
 
     it('metadata breaking the limits → 400 Invalid request body; the message keeps its metadata', async () => {
-      expectResourceError(
-        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: { a: null } }),
-        400,
-        'Invalid request body',
-      );
-      expectResourceError(
-        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: {}, content: 'x' }),
-        400,
-        'Invalid request body',
-      );
+      for (const { body } of INVALID_METADATA_BODIES)
+        expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, body), 400, 'Invalid request body');
       expect((await api.get(`/v2/threads/${threadId}/messages/${messageId}`)).body.metadata).toEqual({ v: 1 });
     });
   });

@@ -3,14 +3,13 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
 import OpenAI, { APIConnectionError } from 'openai';
-import { Client } from 'pg';
 import request from 'supertest';
 
 import { FakeUpstream, RecordedRequest, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { FreshDatabase, freshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase, queryFresh } from './support/fresh-database';
 import { addProviderCredential, INVOKE_APP_ENV, sleep } from './support/invoke-factories';
-import { restartServer, ServerProcess, startServer } from './support/server-process';
+import { backgroundJobsEnv, restartServer, ServerProcess, startServer } from './support/server-process';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -103,10 +102,7 @@ describe('background responses retried after kill -9', () => {
   let after: TestApp | undefined;
   let p: TestProject;
   const env = () => ({
-    ...(fresh.env as Record<string, string>),
-    RESPONSES_JOB_CONCURRENCY: '16',
-    RESPONSES_JOB_LEASE_MS: '5000',
-    RESPONSES_EVENT_FLUSH_MS: '20',
+    ...backgroundJobsEnv(fresh.env as Record<string, string>, 16),
     // The idempotency lease is the provider timeout times its attempts plus IDEMPOTENCY_LEASE_MARGIN_S
     // (docs/security.md, "Crash safety"): 3 s × 1 + 1 s = 4 s, so the claims of requests cut by the
     // kill free up quickly. The provider timeout is an idle limit, above the slow provider's 1 s.
@@ -116,15 +112,7 @@ describe('background responses retried after kill -9', () => {
   });
   type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
   /** PostgreSQL: a client of its own, while a server runs or not. */
-  const pg: Query = async <T>(sql: string, params: unknown[] = []) => {
-    const client = new Client({ connectionString: (fresh.env as { DATABASE_URL: string }).DATABASE_URL });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const pg: Query = <T>(sql: string, params: unknown[] = []) => queryFresh<T>(fresh, sql, params);
   /**
    * The database as the killed server left it, read before the restart. On PGlite its data directory
    * opened by PGlite alone, then closed: not by the application (crash-fixture's reopen), whose job

@@ -1,12 +1,11 @@
 import OpenAI from 'openai';
-import { Client } from 'pg';
 import request from 'supertest';
 
 import { FakeUpstream, openaiChunks, openaiStream, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
 import { createProject, TestProject } from './support/factories';
-import { FreshDatabase, freshDatabase } from './support/fresh-database';
+import { FreshDatabase, freshDatabase, queryFresh } from './support/fresh-database';
 import { addProviderCredential, sleep } from './support/invoke-factories';
-import { ServerProcess, startServer } from './support/server-process';
+import { backgroundJobsEnv, ServerProcess, startServer } from './support/server-process';
 import { TestApp } from './support/test-app';
 
 type Event = { type: string; sequence_number: number; response?: { id: string; status: string; error?: { message: string } } };
@@ -25,24 +24,11 @@ onPostgres('responses across two instances (PostgreSQL only; skipped on PGlite, 
   let a: ServerProcess;
   let b: ServerProcess;
   let p: TestProject;
-  const env = () => ({
-    ...(fresh.env as Record<string, string>),
-    RESPONSES_JOB_LEASE_MS: '5000',
-    RESPONSES_EVENT_FLUSH_MS: '20',
-    RESPONSES_JOB_CONCURRENCY: '4',
-  });
+  const env = () => backgroundJobsEnv(fresh.env as Record<string, string>, 4);
   const sdk = (server: ServerProcess) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: p.key, maxRetries: 0 });
   const slow = (pieces: number, delayMs: number) =>
     openaiStream(openaiChunks({ content: Array.from({ length: pieces }, (_, i) => `w${i} `) }), { delayMs });
-  const db = async <T>(sql: string, params: unknown[]): Promise<T[]> => {
-    const client = new Client({ connectionString: (fresh.env as { DATABASE_URL: string }).DATABASE_URL });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const db = <T>(sql: string, params: unknown[]): Promise<T[]> => queryFresh<T>(fresh, sql, params);
   const uuidOf = (id: string) => id.slice(5).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { createProject, createThread, TestProject } from './support/factories';
 import { Client, client, expectResourceError } from './support/http';
+import { MISSING_METADATA_BODIES } from './support/spec-bad-inputs';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Threads: every documented error message with its status (DESIGN §3: 400 invalid, 404 not found). */
@@ -94,14 +95,7 @@ describe('thread errors', () => {
     let id: string;
     beforeAll(async () => (id = (await createThread(t, p, { metadata: { stay: 'put' } })).id));
 
-    it.each([
-      ['no body', undefined],
-      ['an empty object', {}],
-      ['metadata null', { metadata: null }],
-      ['metadata a string', { metadata: 'x' }],
-      ['metadata an array', { metadata: [] }],
-      ['metadata a number', { metadata: 1 }],
-    ])('%s → 400', async (_label, body) => {
+    it.each(MISSING_METADATA_BODIES)('%s → 400', async (_label, body) => {
       expectResourceError(await api.post(`/v2/threads/${id}`, body), 400, 'Metadata is required');
     });
 

@@ -1,3 +1,4 @@
+import { INVALID_METADATA_BODIES, MISSING_METADATA_BODIES } from '../support/spec-bad-inputs';
 import { ControllerApp, createControllerApp, keyedApi } from './support/controller-app';
 import { expectResourceError } from './support/expect-errors';
 import { KEYS, MESSAGE_NOT_FOUND, UNKNOWN_UUID } from './support/fakes';
@@ -125,29 +126,14 @@ describe('controller tier: thread message endpoints (spec 8-12)', () => {
   });
 
   describe('11. Update Thread Message: "Metadata is required"; "Message not found"', () => {
-    it.each([
-      ['no body', undefined],
-      ['an empty object', {}],
-      ['metadata null', { metadata: null }],
-      ['metadata a string', { metadata: 's' }],
-      ['metadata an array', { metadata: [1] }],
-    ])('400 "Metadata is required" for %s, before the message is looked up', async (_label, body) => {
+    it.each(MISSING_METADATA_BODIES)('400 "Metadata is required" for %s, before the message is looked up', async (_label, body) => {
       expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${UNKNOWN_UUID}`, body), 400, 'Metadata is required', null);
       expect(calls()).toEqual([]);
     });
 
     it('400 "Invalid request body" for metadata breaking the limits, or a field more', async () => {
-      expectResourceError(
-        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: { a: null } }),
-        400,
-        'Invalid request body',
-      );
-      expectResourceError(
-        await api.post(`/v2/threads/${threadId}/messages/${messageId}`, { metadata: {}, content: 'x' }),
-        400,
-        'Invalid request body',
-        ['content: unknown field'],
-      );
+      for (const { body, details } of INVALID_METADATA_BODIES)
+        expectResourceError(await api.post(`/v2/threads/${threadId}/messages/${messageId}`, body), 400, 'Invalid request body', details);
       expect(calls()).toEqual([]);
     });
 

@@ -1,3 +1,4 @@
+import { MISSING_METADATA_BODIES } from '../support/spec-bad-inputs';
 import { ControllerApp, createControllerApp, keyedApi } from './support/controller-app';
 import { expectInvalidApiKey, expectResourceError } from './support/expect-errors';
 import { KEYS, UNKNOWN_UUID } from './support/fakes';
@@ -100,14 +101,7 @@ describe('controller tier: thread endpoints (spec 3-7)', () => {
   });
 
   describe('6. Update Thread: "Metadata is required"; "Thread not found"', () => {
-    it.each([
-      ['no body', undefined],
-      ['an empty object', {}],
-      ['metadata null', { metadata: null }],
-      ['metadata a string', { metadata: 'x' }],
-      ['metadata an array', { metadata: [] }],
-      ['metadata a number', { metadata: 1 }],
-    ])('400 "Metadata is required" for %s, checked before the thread is looked up', async (_label, body) => {
+    it.each(MISSING_METADATA_BODIES)('400 "Metadata is required" for %s, checked before the thread is looked up', async (_label, body) => {
       expectResourceError(await api.post(`/v2/threads/${UNKNOWN_UUID}`, body), 400, 'Metadata is required', null);
       expect(calls()).toEqual([]);
     });

@@ -63,3 +63,14 @@ export async function writeMigratedDataDir(dataDir: string): Promise<void> {
   const db = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata'), loadDataDir: new Blob([readFileSync(dump)]) });
   await db.close();
 }
+
+/** One statement on a PostgreSQL fresh database, on a client of its own (while a server runs on it or not). */
+export async function queryFresh<T>(fresh: FreshDatabase, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: (fresh.env as { DATABASE_URL: string }).DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

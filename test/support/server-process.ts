@@ -28,3 +28,12 @@ export async function restartServer(env: Record<string, string>, timeoutMs = 60_
     }
   }
 }
+
+/**
+ * A server's environment on `database` for the background-response tests: a short job lease (a
+ * killed instance's jobs are taken over in seconds), events flushed every 20 ms, and `concurrency`
+ * jobs at a time per instance.
+ */
+export function backgroundJobsEnv(database: Record<string, string>, concurrency: number): Record<string, string> {
+  return { ...database, RESPONSES_JOB_LEASE_MS: '5000', RESPONSES_EVENT_FLUSH_MS: '20', RESPONSES_JOB_CONCURRENCY: String(concurrency) };
+}
