@@ -12,6 +12,8 @@ const PROBE_WAIT_MS = 30_000;
 const PROBE_POLL_MS = 25;
 
 interface Probe {
+  projectId: string;
+  keyId: string;
   waiters: Array<() => void>;
   /** This instance holds the key's lease in limit_budget_probes: it publishes the cost, or drops the lease. */
   shared: boolean;
@@ -80,7 +82,7 @@ export class ColdKeyProbes {
       if (this.estimates.knows(projectId, keyId) || signal?.aborted) return undefined;
       const running = this.probes.get(id);
       if (!running) {
-        const probe: Probe = { waiters: [], shared: false, settled: false };
+        const probe: Probe = { projectId, keyId, waiters: [], shared: false, settled: false };
         this.probes.set(id, probe);
         const turn = await this.sharedTurn(projectId, keyId, deadline, signal);
         if (turn === 'mine') {
@@ -143,9 +145,8 @@ export class ColdKeyProbes {
     if (probe.shared && !probe.settled) {
       // Ended without a measured cost: free the lease so the next call, here or elsewhere, probes.
       probe.settled = true;
-      const [projectId, keyId] = id.split('|');
       void this.repo
-        .dropProbe(projectId, keyId, this.holder)
+        .dropProbe(probe.projectId, probe.keyId, this.holder)
         .catch((err: unknown) => this.logger.warn(`could not free a key's first call: ${(err as Error).message}`));
     }
   }
