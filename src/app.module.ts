@@ -12,6 +12,7 @@ import { ConfigModule } from './config/config.module';
 import { ConsoleModule } from './console/console.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
+import { EvalsModule } from './evals/evals.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { ImportModule } from './import/import.module';
@@ -62,6 +63,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     RequestLogsModule,
     UsageModule,
     AuditTrailModule,
+    EvalsModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,

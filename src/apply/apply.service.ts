@@ -126,7 +126,7 @@ export class ApplyService {
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
     const { summary, projectId } = manager
       ? await this.execute(manager, file, caller)
-      : await this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource));
+      : await this.deployments.recordingRefusals(() => this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource)));
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
     return summary;

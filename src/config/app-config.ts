@@ -37,6 +37,7 @@ const ENV_NAMES = [
   'TEMPLATE_MAX_RENDERED_CHARS',
   'RESPONSES_JOB_LEASE_MS',
   'RESPONSES_JOB_CONCURRENCY',
+  'EVAL_RUNS_CONCURRENCY',
   'RESPONSES_EVENT_FLUSH_MS',
   'RESPONSES_EVENT_RETENTION_S',
   'USAGE_RETENTION_DAYS',
@@ -250,6 +251,13 @@ class EnvironmentVariables {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(100)
+  EVAL_RUNS_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(0)
   @Max(1000)
   RESPONSES_EVENT_FLUSH_MS?: number;
@@ -348,6 +356,8 @@ export class AppConfig {
   readonly responsesCompactionPrompt: string;
   /** A rendered template (static text plus the variable values it reads) may not pass this many characters: 400 (docs/templates.md). */
   readonly templateMaxRenderedChars: number;
+  /** Experiment runs one instance runs at once (docs/evals.md, "Experiments"); each runs its own `concurrency` items at a time. */
+  readonly evalRunsConcurrency: number;
   /** Background and streamed responses (docs/openai-conversations.md, "Background responses and resumable streams"). */
   readonly responseJobs: {
     /** A running response's lease: another instance takes it over this long after its runner's last sign of life. */
@@ -402,6 +412,7 @@ export class AppConfig {
     this.responsesContextBudgetTokens = env.RESPONSES_CONTEXT_BUDGET_TOKENS ?? 100_000;
     this.templateMaxRenderedChars = env.TEMPLATE_MAX_RENDERED_CHARS ?? 1_000_000;
     this.responsesCompactionPrompt = env.RESPONSES_COMPACTION_PROMPT ?? 'compaction@production';
+    this.evalRunsConcurrency = env.EVAL_RUNS_CONCURRENCY ?? 2;
     this.responseJobs = {
       leaseMs: env.RESPONSES_JOB_LEASE_MS ?? 30_000,
       concurrency: env.RESPONSES_JOB_CONCURRENCY ?? 16,

@@ -73,6 +73,13 @@ export class MessageStore {
     return { seqs, messages: turns.flatMap((turn) => turn.content) };
   }
 
+  /** A live thread's live turns in sequence order, each with its messages; null when the thread is missing or deleted. */
+  async liveTurnsWithSeq(projectId: string, threadId: string): Promise<{ seq: number; messages: Record<string, unknown>[] }[] | null> {
+    if (!isUuid(threadId)) return null;
+    const turns = await this.histories.read(projectId, threadId);
+    return turns ? turns.map((turn) => ({ seq: turn.seq, messages: turn.content })) : null;
+  }
+
   /**
    * What a compaction of the thread summarizes: the messages of its live turns no compaction covers
    * yet (the model's history) and the last of their sequence numbers; null when the thread is

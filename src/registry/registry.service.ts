@@ -56,6 +56,18 @@ export class RegistryService {
   }
 
   /**
+   * Version `version` of `slug`, outside any environment (an experiment runs a version that need not
+   * be deployed): null when there is no such prompt or version. `environment` of the answer is ''.
+   */
+  async resolveVersion(projectId: string, slug: string, version: number): Promise<ResolvedDeployment | null> {
+    if (!isSlugLike(slug) || !(Number.isSafeInteger(version) && version > 0 && version <= MAX_VERSION)) return null;
+    const key = RegistryCache.key(projectId, slug, '', version);
+    const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, null, version));
+    if (!cached) return null;
+    return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+  }
+
+  /**
    * A provider called directly (`/v1`'s `<provider>/<model>`): the built-in `local`, or the
    * project's provider credential of that name with its key; null when there is none.
    */
@@ -77,7 +89,7 @@ export class RegistryService {
     this.cache.invalidateProject(projectId);
   }
 
-  private async load(projectId: string, slug: string, environment: string, pinned?: number): Promise<CachedResolution | null> {
+  private async load(projectId: string, slug: string, environment: string | null, pinned?: number): Promise<CachedResolution | null> {
     const row = await this.deployments.findResolution(projectId, slug, environment, pinned);
     if (!row?.version_id) return null;
     const version = await this.versions.findById(projectId, row.version_id);
@@ -105,7 +117,7 @@ export class RegistryService {
         kind: row.kind,
         promptId: row.prompt_id,
         promptSlug: row.slug,
-        environment,
+        environment: environment ?? '',
         deploymentId: row.deployment_id,
         deploymentVersion: row.deployment_version === null ? null : Number(row.deployment_version),
         pinned: pinned !== undefined,

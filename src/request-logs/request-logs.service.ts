@@ -65,6 +65,11 @@ export class RequestLogsService {
     return toRequestLogDetailDto(log, caller, request, messageIds);
   }
 
+  /** One log of the project as stored (what an evaluation dataset copies from it), or null. */
+  findStored(projectId: string, id: string): Promise<RequestLogEntity | null> {
+    return isUuid(id) ? this.logs.findById(projectId, id) : Promise.resolve(null);
+  }
+
   async summaryFor(projectId: string, id: string): Promise<RequestLogSummaryDto | null> {
     const log = await this.logs.findById(projectId, id);
     return log ? toRequestLogSummary(log, await this.providerRequestOf(log)) : null;

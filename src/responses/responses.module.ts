@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { MessagesModule } from '../messages/messages.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BackgroundResponsesService } from './background-responses.service';
@@ -24,7 +25,14 @@ import { StoredResponsesService } from './stored-responses.service';
 
 /** /v1/responses: OpenAI's Responses API over the invocation core, every provider; background jobs and resumable streams. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ResponseEntity]), InvocationCoreModule, ConversationsModule, MessagesModule, WebhooksModule],
+  imports: [
+    TypeOrmModule.forFeature([ResponseEntity]),
+    InvocationCoreModule,
+    JobsModule,
+    ConversationsModule,
+    MessagesModule,
+    WebhooksModule,
+  ],
   controllers: [ResponsesController],
   providers: [
     ResponsesRepository,

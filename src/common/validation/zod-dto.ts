@@ -1,6 +1,6 @@
 import type { z, ZodType } from 'zod';
 
-import { isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../errors';
+import { invalidBody, isMalformedJsonBody, isPlainObject, malformedBodyReason, NESTED_TOO_DEEP_BODY, openaiError } from '../errors';
 import { openApiSchemaOf } from '../swagger/zod-schema';
 
 /** A body DTO class whose shape is a zod schema: the global pipe answers `parse(raw)` for it. */
@@ -61,5 +61,28 @@ export function openaiBodyDto<S extends ZodType>(schema: S, validate: (schema: S
     if (isMalformedJsonBody(raw) || !isPlainObject(raw))
       throw openaiError(400, 'We could not parse the JSON body of your request: expected a JSON object.');
     return validate(schema, raw);
+  });
+}
+
+/**
+ * A `/v2` body whose shape is nested enough to be a zod schema (a dataset's items, a grader's
+ * check): anything but a JSON object, and every issue zod finds, are the management routes'
+ * documented 400 `{error: {message: "Invalid request body", details: ["path: problem", ...]}}`.
+ */
+export function managementBodyDto<S extends ZodType>(schema: S) {
+  return zodDto(schema, (raw) => {
+    if (raw === NESTED_TOO_DEEP_BODY || isMalformedJsonBody(raw) || !isPlainObject(raw))
+      throw invalidBody([
+        `body: ${raw === NESTED_TOO_DEEP_BODY || isMalformedJsonBody(raw) ? malformedBodyReason(raw) : 'expected a JSON object'}`,
+      ]);
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    throw invalidBody(
+      parsed.error.issues.slice(0, 20).map((issue) => {
+        const message = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined ? 'Required' : issue.message;
+        const path = issue.path.join('.');
+        return path ? `${path}: ${message}` : message;
+      }),
+    );
   });
 }

@@ -8,7 +8,8 @@ export const CHANGE_CHANNEL = 'parley_changes';
  * - `api-key`: one key (revoked);
  * - `response-events`: a response stored more stream events (resumed streams follow them);
  * - `response-cancel`: a response was cancelled (the instance running it aborts its upstream call);
- * - `response-jobs`: a background response was queued (idle instances claim it);
+ * - `response-jobs`: a job was queued on the job queue, a background response or an experiment run (idle instances claim it);
+ * - `job-cancel`: an experiment run was cancelled (the instance running it aborts its calls);
  * - `limits`: a project's limit settings (its own, its keys' default, each key's).
  */
 export type Change =
@@ -17,11 +18,12 @@ export type Change =
   | { kind: 'response-events'; responseId: string }
   | { kind: 'response-cancel'; responseId: string }
   | { kind: 'response-jobs' }
+  | { kind: 'job-cancel'; jobId: string }
   | { kind: 'limits'; projectId: string };
 
 const PREFIXES = { project: 'p', 'api-key': 'k', 'response-events': 'e', 'response-cancel': 'x', 'response-jobs': 'j' } as const;
 
-/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`, `e:<uuid>`, `x:<uuid>`, `j:`, `l:<uuid>`. */
+/** Compact text payloads (NOTIFY payloads must stay under 8000 bytes): `p:<uuid>`, `k:<uuid>`, `e:<uuid>`, `x:<uuid>`, `j:`, `l:<uuid>`, `c:<uuid>`. */
 export function encodeChange(change: Change): string {
   switch (change.kind) {
     case 'project':
@@ -35,6 +37,8 @@ export function encodeChange(change: Change): string {
       return 'j:';
     case 'limits':
       return `l:${change.projectId}`;
+    case 'job-cancel':
+      return `c:${change.jobId}`;
   }
 }
 
@@ -53,6 +57,8 @@ export function decodeChange(payload: string): Change | null {
       return { kind: 'response-cancel', responseId: id };
     case 'l':
       return { kind: 'limits', projectId: id };
+    case 'c':
+      return { kind: 'job-cancel', jobId: id };
     default:
       return null;
   }

@@ -88,7 +88,17 @@ export class DeploymentsRepository {
    * Prompt + environment + current deployment + the version to run: the deployed one, or version
    * `pinned` when given. No row: no such prompt or environment. version_id null: nothing to run.
    */
-  async findResolution(projectId: string, slug: string, environment: string, pinned?: number): Promise<ResolutionRow | null> {
+  async findResolution(projectId: string, slug: string, environment: string | null, pinned?: number): Promise<ResolutionRow | null> {
+    if (environment === null) {
+      // A version outside any environment (an experiment's): no deployment to name.
+      const rows: ResolutionRow[] = await this.deployments.manager.query(
+        `SELECT p.id AS prompt_id, p.slug, p.kind, NULL::uuid AS deployment_id, NULL::integer AS deployment_version, v.id AS version_id
+           FROM prompts p JOIN prompt_versions v ON v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $3
+          WHERE p.project_id = $1 AND p.slug = $2`,
+        [projectId, slug, pinned],
+      );
+      return rows[0] ?? null;
+    }
     const rows: ResolutionRow[] = await this.deployments.manager.query(
       `SELECT p.id AS prompt_id, p.slug, p.kind, d.id AS deployment_id, d.deployment_version,
               ${pinned === undefined ? 'd.version_id' : '(SELECT v.id FROM prompt_versions v WHERE v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $4)'} AS version_id

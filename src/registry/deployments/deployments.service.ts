@@ -7,6 +7,7 @@ import { newId } from '../../common/ids';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from '../environments/environment.entity';
+import { DeployGateRefused, EnvironmentGates } from '../environments/environment-gates';
 import { EnvironmentsService } from '../environments/environments.service';
 import { PromptEntity } from '../prompts/prompt.entity';
 import { PromptVersionEntity } from '../prompts/prompt-version.entity';
@@ -32,6 +33,7 @@ export class DeploymentsService {
     private readonly environments: EnvironmentsService,
     private readonly deployments: DeploymentsRepository,
     private readonly cache: RegistryCache,
+    private readonly gates: EnvironmentGates,
   ) {}
 
   /** Deploys `version` (default: the newest); deploying the version already current changes nothing. */
@@ -41,27 +43,42 @@ export class DeploymentsService {
     dto: DeployDto,
     tx: CreateTransaction = plainTransaction(this.dataSource),
   ): Promise<DeploymentDto> {
-    const deployed = await tx.run(async (manager) => {
-      const prompt = await this.prompts.require(projectId, slug, manager);
-      await this.prompts.lock(manager, prompt);
-      // Re-read under the lock: a version created meanwhile counts as the newest.
-      const locked = await this.prompts.require(projectId, slug, manager);
-      const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
-      const number = dto.version ?? locked.lastVersion;
-      const version = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
-      const details: string[] = [];
-      if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
-      if (!version)
-        details.push(
-          dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
-        );
-      if (!environment || !version) throw invalidBody(details);
-      const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
-      if (changed) await this.cache.announce(projectId, manager);
-      return toDeploymentDto(this.toRow(deployment, locked, environment, version));
-    });
+    const deployed = await this.recordingRefusals(() =>
+      tx.run(async (manager) => {
+        const prompt = await this.prompts.require(projectId, slug, manager);
+        await this.prompts.lock(manager, prompt);
+        // Re-read under the lock: a version created meanwhile counts as the newest.
+        const locked = await this.prompts.require(projectId, slug, manager);
+        const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
+        const number = dto.version ?? locked.lastVersion;
+        const version = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
+        const details: string[] = [];
+        if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
+        if (!version)
+          details.push(
+            dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
+          );
+        if (!environment || !version) throw invalidBody(details);
+        const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
+        if (changed) await this.cache.announce(projectId, manager);
+        return toDeploymentDto(this.toRow(deployment, locked, environment, version));
+      }),
+    );
     this.cache.invalidateProject(projectId);
     return deployed;
+  }
+
+  /**
+   * Runs `work` (a transaction that deploys); a deploy the gate refused rolls it back, and the
+   * refusal is then recorded in the audit trail on its own (docs/evals.md, "The deploy gate").
+   */
+  async recordingRefusals<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof DeployGateRefused) await this.dataSource.transaction((manager) => this.audit.record(manager, err.audit));
+      throw err;
+    }
   }
 
   /**
@@ -77,6 +94,16 @@ export class DeploymentsService {
     const { projectId } = prompt;
     const current = await this.deployments.findCurrent(manager, projectId, prompt.id, environment.id);
     if (current?.versionId === version.id) return { deployment: current, changed: false };
+    const gate = await this.gates.check(manager, {
+      projectId,
+      promptId: prompt.id,
+      promptSlug: prompt.slug,
+      environmentId: environment.id,
+      environment: environment.slug,
+      versionId: version.id,
+      version: version.version,
+    });
+    if (gate) await this.audit.record(manager, gate);
     const now = new Date();
     if (current) await this.deployments.markReplaced(manager, projectId, current.id, now);
     const last = await this.deployments.lastDeploymentVersion(manager, projectId, prompt.id, environment.id);

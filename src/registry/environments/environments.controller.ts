@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
@@ -7,6 +7,8 @@ import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
+import { EnvironmentGateDeletedDto, EnvironmentGateDto, PutGateBodyDto } from './environment-gate.dto';
+import { EnvironmentGateService } from './environment-gate.service';
 import { EnvironmentsService } from './environments.service';
 
 @ApiTags('Registry: environments')
@@ -14,7 +16,10 @@ import { EnvironmentsService } from './environments.service';
 @ApiErrors(401, 403)
 @Controller('v2/environments')
 export class EnvironmentsController {
-  constructor(private readonly environments: EnvironmentsService) {}
+  constructor(
+    private readonly environments: EnvironmentsService,
+    private readonly gates: EnvironmentGateService,
+  ) {}
 
   @Idempotent()
   @RequireScope('registry:write')
@@ -37,5 +42,41 @@ export class EnvironmentsController {
   @ApiOkResponse({ type: EnvironmentListDto })
   async list(@CurrentProject() caller: ProjectPrincipal): Promise<EnvironmentListDto> {
     return { object: 'list', data: await this.environments.list(caller.projectId) };
+  }
+
+  @RequireScope('registry:read')
+  @Get(':slug/gate')
+  @ApiOperation({ summary: "Get an environment's deploy gate", description: 'docs/evals.md, "The deploy gate".' })
+  @ApiOkResponse({ type: EnvironmentGateDto })
+  @ApiErrors(404)
+  gate(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<EnvironmentGateDto> {
+    return this.gates.get(caller.projectId, slug);
+  }
+
+  @RequireScope('registry:write')
+  @Put(':slug/gate')
+  @ApiOperation({
+    summary: 'Set the deploy gate of an environment',
+    description:
+      'A deploy of a version there then needs a completed run of it on `dataset` whose mean score per grader reaches `minScores`.',
+  })
+  @ApiBody({ type: PutGateBodyDto })
+  @ApiOkResponse({ type: EnvironmentGateDto })
+  @ApiErrors(400, 404)
+  setGate(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Body() body: PutGateBodyDto,
+  ): Promise<EnvironmentGateDto> {
+    return this.gates.put(caller.projectId, slug, body);
+  }
+
+  @RequireScope('registry:write')
+  @Delete(':slug/gate')
+  @ApiOperation({ summary: 'Remove the deploy gate of an environment' })
+  @ApiOkResponse({ type: EnvironmentGateDeletedDto })
+  @ApiErrors(404)
+  removeGate(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<EnvironmentGateDeletedDto> {
+    return this.gates.remove(caller.projectId, slug);
   }
 }

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { RegistryCacheModule } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from './environment.entity';
+import { EnvironmentGateService } from './environment-gate.service';
+import { EnvironmentGates } from './environment-gates';
 import { EnvironmentsController } from './environments.controller';
 import { EnvironmentsRepository } from './environments.repository';
 import { EnvironmentsService } from './environments.service';
@@ -11,7 +13,7 @@ import { EnvironmentsService } from './environments.service';
 @Module({
   imports: [TypeOrmModule.forFeature([EnvironmentEntity]), RegistryCacheModule],
   controllers: [EnvironmentsController],
-  providers: [EnvironmentsRepository, EnvironmentsService],
-  exports: [EnvironmentsService],
+  providers: [EnvironmentsRepository, EnvironmentsService, EnvironmentGates, EnvironmentGateService],
+  exports: [EnvironmentsService, EnvironmentGates],
 })
 export class EnvironmentsModule {}

@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+
+import { InvocationCoreModule } from '../invocation/invocation-core.module';
+import { JobsModule } from '../jobs/jobs.module';
+import { MessagesModule } from '../messages/messages.module';
+import { RegistryModule } from '../registry/registry.module';
+import { RequestLogsModule } from '../request-logs/request-logs.module';
+import { PricingModule } from '../usage/pricing/pricing.module';
+import { DatasetsController } from './datasets/datasets.controller';
+import { DatasetsRepository } from './datasets/datasets.repository';
+import { DatasetsService } from './datasets/datasets.service';
+import { GradersController } from './graders/graders.controller';
+import { GradersRepository } from './graders/graders.repository';
+import { GradersService } from './graders/graders.service';
+import { Grading } from './graders/grading';
+import { EvalRunWorker } from './runs/eval-run-worker';
+import { RunTargets } from './runs/run-target';
+import { RunsController } from './runs/runs.controller';
+import { RunsRepository } from './runs/runs.repository';
+import { RunsService } from './runs/runs.service';
+
+/** Evaluations: datasets, graders and experiment runs (docs/evals.md). */
+@Module({
+  imports: [InvocationCoreModule, JobsModule, MessagesModule, RegistryModule, RequestLogsModule, PricingModule],
+  controllers: [DatasetsController, GradersController, RunsController],
+  providers: [
+    DatasetsRepository,
+    DatasetsService,
+    GradersRepository,
+    GradersService,
+    Grading,
+    RunTargets,
+    RunsRepository,
+    RunsService,
+    EvalRunWorker,
+  ],
+  exports: [DatasetsService, GradersService, RunsService],
+})
+export class EvalsModule {}

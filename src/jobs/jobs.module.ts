@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+
+import { JobQueue } from './job-queue';
+
+/** The job queue shared by background responses and experiment runs. */
+@Module({ providers: [JobQueue], exports: [JobQueue] })
+export class JobsModule {}
