@@ -60,7 +60,12 @@ export function checkProblem(check: Check): string | null {
     if (check.type === 'regex') pattern(check.pattern, check.ignoreCase);
     if (check.type === 'json_schema') schemaValidator(check.schema);
     if (check.type === 'tool_call' && check.arguments) schemaValidator(check.arguments);
-    if (check.type === 'json_path') JSONPath({ path: check.path, json: {}, eval: false, wrap: true });
+    if (check.type === 'json_path') {
+      // Filters and script expressions are code: refused when saved (and never evaluated: eval is off).
+      if (JSONPath.toPathArray(check.path).some((segment) => /^\??\(/.test(segment)))
+        return 'filter and script expressions are not supported';
+      JSONPath({ path: check.path, json: {}, eval: false, wrap: true });
+    }
     return null;
   } catch (err) {
     return (err as Error).message.slice(0, 300);
@@ -125,7 +130,12 @@ export function runCheck(check: Check, output: GradedOutput, expected: unknown):
     case 'json_path': {
       const parsed = parseJson(output.text);
       if (!parsed.ok) return fail('the output is not JSON');
-      const found = JSONPath({ path: check.path, json: parsed.value as object, eval: false, wrap: true }) as unknown[];
+      let found: unknown[];
+      try {
+        found = JSONPath({ path: check.path, json: parsed.value as object, eval: false, wrap: true }) as unknown[];
+      } catch (err) {
+        return fail(`${check.path} cannot be evaluated: ${(err as Error).message.slice(0, 100)}`);
+      }
       if (found.length === 0) return fail(`${check.path} selects nothing`);
       const wanted = check.value !== undefined ? check.value : expected;
       if (wanted === undefined || wanted === null) return fail('no value to compare with: the item has no expected output');

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../auth/principal';
 import { ApiException } from '../../common/errors';
 import { InvocationService } from '../../invocation/invocation.service';
-import { evalWireFields } from '../eval-wire';
+import { evalWireFields, runEnvironment } from '../eval-wire';
 import { type Check, runCheck } from './checks';
 import type { GradedOutput, GraderScore, GraderSpec } from './grader.schema';
 
@@ -61,6 +61,8 @@ export class Grading {
       ...(config.version ? { version: config.version } : {}),
     });
     if (!target) return { score: 0, reason: `the judge ${config.prompt}@${config.environment} is not deployed` };
+    // Logged under the run's environment with its items' calls: usage shows the experiment's whole spend as one line.
+    target.environment = runEnvironment(context.runId);
     const variables = {
       input: JSON.stringify({ variables: item.variables, messages: item.messages }),
       output: output.text,

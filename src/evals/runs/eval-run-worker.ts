@@ -118,6 +118,10 @@ export class EvalRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
         );
         this.held.set(job.id, execution);
         if (this.stopped) execution.halt({ type: 'lease-lost' });
+        // A cancel notified while the run was being prepared found no execution to halt: read it now.
+        const lease = await this.queue.renew(null, job.projectId, job.id, this.owner, this.config.responseJobs.leaseMs);
+        if (!lease) execution.halt({ type: 'lease-lost' });
+        else if (lease.cancelRequested) execution.halt({ type: 'cancelled' });
         stop = await execution.execute(prepared);
       }
     } catch (err) {

@@ -9,6 +9,7 @@ import { environmentRefused } from '../../invocation/invoke-errors';
 import { prepareVersionContent } from '../../registry/content/version-content';
 import { RegistryService } from '../../registry/registry.service';
 import type { CompiledTemplate } from '../../templates';
+import { runEnvironment } from '../eval-wire';
 import type { StoredTarget } from './run.schema';
 
 /** What every item of a run is invoked with: the resolved target and, for a draft, its template and settings. */
@@ -22,8 +23,7 @@ export interface PreparedTarget {
   promptVersionId: string | null;
 }
 
-/** The environment an experiment's calls are logged under: usage shows a run's spend as its own line (docs/evals.md). */
-export const runEnvironment = (runId: string): string => `eval-${runId}`;
+export { runEnvironment };
 
 /**
  * Resolves a run's target for its caller (docs/evals.md, "Experiments"): a version outside any
