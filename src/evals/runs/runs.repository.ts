@@ -216,6 +216,18 @@ export class RunsRepository {
     return kept.length;
   }
 
+  /** The grader totals of several runs (a page of the list) in one query. */
+  async graderTotalsOf(projectId: string, runIds: string[]): Promise<Map<string, GraderTotalRow[]>> {
+    const byRun = new Map<string, GraderTotalRow[]>(runIds.map((id) => [id, []]));
+    if (runIds.length === 0) return byRun;
+    const rows: (GraderTotalRow & { run_id: string })[] = await this.q().query(
+      'SELECT run_id, grader, graded, passed, score_sum FROM eval_run_grader_totals WHERE project_id = $1 AND run_id = ANY($2::uuid[]) ORDER BY grader',
+      [projectId, `{${runIds.join(',')}}`],
+    );
+    for (const { run_id, ...total } of rows) byRun.get(run_id)?.push(total);
+    return byRun;
+  }
+
   graderTotals(projectId: string, runId: string): Promise<GraderTotalRow[]> {
     return this.q().query(
       'SELECT grader, graded, passed, score_sum FROM eval_run_grader_totals WHERE project_id = $1 AND run_id = $2 ORDER BY grader',

@@ -139,8 +139,12 @@ export class RunsService {
     if (query.dataset !== undefined) filter.datasetId = (await this.datasets.require(caller.projectId, query.dataset)).id;
     const after = query.after !== undefined && UUID.test(query.after) ? query.after : null;
     const rows = await this.runs.list(caller.projectId, filter, after, limit + 1);
-    // The list shows progress and totals per run: the grader totals are read in the same page's query count (one per run, at most 100).
-    const data = await Promise.all(rows.map(async (row) => toRunDto(row, await this.runs.graderTotals(caller.projectId, row.id))));
+    // Each run with its per-grader totals: one more query for the whole page.
+    const totals = await this.runs.graderTotalsOf(
+      caller.projectId,
+      rows.map((row) => row.id),
+    );
+    const data = rows.map((row) => toRunDto(row, totals.get(row.id) ?? []));
     return { object: 'list', ...toPage(data, limit) };
   }
 
