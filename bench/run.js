@@ -18,7 +18,9 @@
  *   f   the assistant through OpenAI's /v1/responses on a /v1/conversations conversation: per
  *       connection, one request creates the conversation, then 10 responses continue it
  *   g   the deployed prompt through OpenAI's /v1/chat/completions (model "bench-prompt@production")
- * then a 200-turn thread, to measure request log bytes per turn.
+ * then a 200-turn thread, to measure request log bytes per turn, then an experiment run of 10,000
+ * items at concurrency 32 beside another project's paced calls (bench/evals.js: its wall time and
+ * CPU per item, and the other project's p50 during the run against idle).
  *
  * First every scenario gets BENCH_PREWARM (10; quick: 2) s of load at each connection count. Then
  * each figure pools BENCH_ROUNDS (3) slices of BENCH_DURATION / rounds seconds (6 s in all), each
@@ -26,7 +28,7 @@
  *
  * Environment: BENCH_QUICK=1 (2 s per figure in 2 slices, 0.5 s warm-up: a quick look, not
  * written to latest.json), BENCH_PREWARM, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS ("1,64"),
- * BENCH_ONLY (e.g. "a,c": a partial run, not written to latest.json), BENCH_FETCH_FLOOR=1 (also
+ * BENCH_ONLY (e.g. "a,c"; "log", "evals" for those phases: a partial run, not written to latest.json), BENCH_FETCH_FLOOR=1 (also
  * b~, the bare Nest app on the global fetch), BENCH_PORTKEY=0 (skip Portkey), BENCH_PROFILE=1
  * (Parley runs with --cpu-prof; profiles in bench/profiles/), BENCH_PARLEY_MAIN (another build's
  * main.js, e.g. a baseline; not written to latest.json), BENCH_QUIET_PCT / BENCH_QUIET_MAX /
@@ -42,6 +44,7 @@ const { measureSlice, mergeSlices } = require('./lib/measure');
 const { startPortkey } = require('./lib/portkey');
 const { killAllNow, memoryMB, startNode, stopAll } = require('./lib/processes');
 const { printReport } = require('./lib/report');
+const { evalSettings, measureEvals, printEvals } = require('./evals');
 const { scenariosOf, sanityCheck } = require('./lib/scenarios');
 const { setUpParley } = require('./lib/setup');
 const { overheadsOf, targetsOf } = require('./lib/targets');
@@ -233,6 +236,33 @@ async function main() {
     }
   }
   const parleyMemory = memoryMB(servers.parley.pid);
+  let evals = null;
+  if (!ONLY || ONLY.includes('evals')) {
+    log("(evals) an experiment run beside another project's paced calls (bench/evals.js)");
+    try {
+      evals = await measureEvals(
+        {
+          parleyUrl: servers.parley.url,
+          parleyPid: servers.parley.pid,
+          upstreamUrl: servers.upstream.url,
+          upstreamPid: servers.upstream.pid,
+          adminKey,
+          key: setup.key,
+          promptPath: setup.promptPath,
+          databaseUrl,
+          db,
+          log,
+          warm: false,
+        },
+        evalSettings(QUICK),
+      );
+      const { idleBefore, duringRun, idleAfter } = evals.otherProject;
+      parleyAnswered += idleBefore.answered200 + duringRun.answered200 + idleAfter.answered200;
+    } catch (err) {
+      log(`  !! experiment run: ${err.message}`);
+      evals = { error: err.message.split('\n')[0] };
+    }
+  }
   await stopAll(); // Parley drains and closes its pool before the counts are read
   const integrity = scenarios.some((s) => s.usesDb) ? await integrityOf(databaseUrl, parleyAnswered) : null;
   await db.close();
@@ -266,6 +296,7 @@ async function main() {
     overhead: overheadsOf(runs),
     targets: targetsOf(runs, { quietPct: QUIET_PCT, logStorage, portkeySkipped }),
     logStorage,
+    evals,
     parleyMemoryMB: parleyMemory && { rssAtEnd: Math.round(parleyMemory.rss), peak: Math.round(parleyMemory.hwm) },
     databaseProbe,
     integrity,
@@ -276,6 +307,7 @@ async function main() {
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   if (!report.partial) fs.writeFileSync(path.join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   printReport(report);
+  if (evals) printEvals(evals);
   console.log(
     `\nresults: ${path.relative(process.cwd(), file)}${report.partial ? ' (partial or quick run: latest.json left as it was)' : ' and bench/results/latest.json'}`,
   );
