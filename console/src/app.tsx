@@ -19,6 +19,13 @@ const PlaygroundScreen = lazy(() => import('./screens/playground'));
 const DiffScreen = lazy(() => import('./screens/diff'));
 // uPlot only with the usage screen.
 const UsageScreen = lazy(() => import('./screens/usage'));
+// The evaluation screens (docs/console.md, "Evaluations") are loaded when first opened.
+const DatasetsScreen = lazy(() => import('./screens/evals/datasets').then((m) => ({ default: m.DatasetsScreen })));
+const DatasetScreen = lazy(() => import('./screens/evals/dataset-detail').then((m) => ({ default: m.DatasetScreen })));
+const GradersScreen = lazy(() => import('./screens/evals/graders').then((m) => ({ default: m.GradersScreen })));
+const RunsScreen = lazy(() => import('./screens/evals/runs').then((m) => ({ default: m.RunsScreen })));
+const RunScreen = lazy(() => import('./screens/evals/run').then((m) => ({ default: m.RunScreen })));
+const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
 
 export function App() {
   const session = useSession();
@@ -44,6 +51,9 @@ export function App() {
             <NavLink to="/prompts">Prompts</NavLink>
             <NavLink to="/logs">Logs</NavLink>
             <NavLink to="/threads">Threads</NavLink>
+            <NavLink to="/datasets">Datasets</NavLink>
+            <NavLink to="/evals/runs">Experiments</NavLink>
+            <NavLink to="/graders">Graders</NavLink>
             <NavLink to="/usage">Usage</NavLink>
           </>
         ) : null}
@@ -69,6 +79,12 @@ export function App() {
               <Route path="/logs/:id" element={<LogDetailScreen />} />
               <Route path="/threads" element={<ThreadsScreen />} />
               <Route path="/threads/:id" element={<ThreadScreen />} />
+              <Route path="/datasets" element={<DatasetsScreen />} />
+              <Route path="/datasets/:name" element={<DatasetScreen />} />
+              <Route path="/graders" element={<GradersScreen />} />
+              <Route path="/evals/runs" element={<RunsScreen />} />
+              <Route path="/evals/runs/:id" element={<RunScreen />} />
+              <Route path="/evals/runs/:id/compare/:baseId" element={<CompareScreen />} />
               <Route path="/usage" element={<UsageScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
               <Route

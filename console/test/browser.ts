@@ -43,9 +43,10 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** The whole page as docs/console/<name>.png; `fullPage: false` for a dialog (its overlay covers the viewport only). */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

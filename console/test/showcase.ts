@@ -1,6 +1,7 @@
 import type { Behaviour, FakeUpstream, RecordedRequest } from '../../test/fakes/fake-openai-upstream';
 import { openaiChunks, openaiCompletion, openaiError, openaiJson, openaiStream } from '../../test/fakes/fake-openai-upstream';
 import { startFakeUpstream } from '../../test/fakes/fake-upstream';
+import { evalAnswer, STALLED_MODEL } from './showcase-evals';
 
 /**
  * The realistic project the screenshots of the README and docs/console.md show (issue #39): a
@@ -92,7 +93,9 @@ function lastUserText(body: { messages?: Array<{ role: string; content: unknown 
 /** The fake model: the canned answer to the last user message, streamed word by word when asked. */
 function answer(req: RecordedRequest): Behaviour {
   if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return openaiError(404, `No route ${req.method} ${req.path}`);
-  const text = ANSWERS.get(lastUserText(req.body)) ?? FALLBACK;
+  if (req.body.model === STALLED_MODEL) return { type: 'hang' };
+  const question = lastUserText(req.body);
+  const text = evalAnswer(question, req.body.model as string) ?? ANSWERS.get(question) ?? FALLBACK;
   const messages: Array<{ content: unknown }> = req.body.messages ?? [];
   const usage = {
     prompt_tokens: messages.reduce((sum, m) => sum + 4 + tokens(typeof m.content === 'string' ? m.content : ''), 0),

@@ -172,6 +172,8 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     // Version 2 is live everywhere, production rolled forward from version 1; the two newest versions are picked to compare.
     await page.getByRole('button', { name: 'Roll back production to v1' }).waitFor();
     await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).waitFor();
+    // The experiments section is loaded with the evaluation screens: pictured once it has loaded (no run yet).
+    await page.getByRole('heading', { name: 'No runs yet' }).waitFor();
     await accessible('prompt');
 
     await page.getByRole('link', { name: 'Show the diff of v1 and v2' }).click();

@@ -64,6 +64,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The problems a management error lists under `error.details` (a 400's fields, a refused deploy's gate). */
+    readonly details: string[] = [],
   ) {
     super(message);
   }
@@ -83,9 +85,16 @@ export function errorMessageOf(body: unknown, status: number): string {
   return `Request failed (${status})`;
 }
 
-/** The data of a typed call, or an ApiError with the server's message. */
+/** The `details` of a management error (`{error: {message, details: [...]}}`): one line per problem. */
+export function errorDetailsOf(body: unknown): string[] {
+  const details = (body as { error?: { details?: unknown } } | null)?.error?.details;
+  return Array.isArray(details) ? details.filter((d): d is string => typeof d === 'string') : [];
+}
+
+/** The data of a typed call, or an ApiError with the server's message and details. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (!response.ok || error !== undefined) throw new ApiError(response.status, errorMessageOf(error, response.status));
+  if (!response.ok || error !== undefined)
+    throw new ApiError(response.status, errorMessageOf(error, response.status), errorDetailsOf(error));
   return data as T;
 }

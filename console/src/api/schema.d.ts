@@ -437,6 +437,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/environments/{slug}/gate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an environment's deploy gate
+         * @description docs/evals.md, "The deploy gate".
+         */
+        get: operations["EnvironmentsController_gate"];
+        /**
+         * Set the deploy gate of an environment
+         * @description A deploy of a version there then needs a completed run of it on `dataset` whose mean score per grader reaches `minScores`.
+         */
+        put: operations["EnvironmentsController_setGate"];
+        post?: never;
+        /** Remove the deploy gate of an environment */
+        delete: operations["EnvironmentsController_removeGate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/prompts": {
         parameters: {
             query?: never;
@@ -955,6 +980,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a message (Anthropic-compatible)
+         * @description model: `<slug>[@<environment>[:<version>]]` (a deployment) or `<provider>/<model>` (a direct call). Point the official `@anthropic-ai/sdk` at Parley with a project key (docs/anthropic-compatibility.md). Streams Anthropic's events when stream is true.
+         */
+        post: operations["AnthropicMessagesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a would-be message (Anthropic-compatible)
+         * @description model: `<slug>[@<environment>[:<version>]]` (a deployment) or `<provider>/<model>` (a direct call). Point the official `@anthropic-ai/sdk` at Parley with a project key (docs/anthropic-compatibility.md). Exact for Anthropic (its count endpoint), OpenAI models (their tokenizer) and local/echo, an estimate otherwise. Nothing is called, stored or logged.
+         */
+        post: operations["AnthropicMessagesController_countTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/apply": {
         parameters: {
             query?: never;
@@ -1079,6 +1144,441 @@ export interface paths {
          * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
          */
         get: operations["AuditTrailController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List datasets
+         * @description By name; `after` is the last name of the previous page.
+         */
+        get: operations["DatasetsController_list"];
+        put?: never;
+        /**
+         * Create a dataset
+         * @description Empty, at version 0.
+         */
+        post: operations["DatasetsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a dataset */
+        get: operations["DatasetsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset
+         * @description With its items and versions; runs over it keep their results.
+         */
+        delete: operations["DatasetsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a dataset's versions
+         * @description Newest first: the item count and the change of each.
+         */
+        get: operations["DatasetsController_versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List items
+         * @description Of the current version or `version`, by id, keyset-paged.
+         */
+        get: operations["DatasetsController_items"];
+        put?: never;
+        /**
+         * Add items
+         * @description Up to 1,000 in one call; they make one new version.
+         */
+        post: operations["DatasetsController_add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import items from JSONL or CSV
+         * @description The file as text, up to 1,000 items; every problem is listed with its line.
+         */
+        post: operations["DatasetsController_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}/items/from": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a log or a thread turn as an item
+         * @description Its variables and messages as sent; its answer as `expected` unless `includeAnswer` is false.
+         */
+        post: operations["DatasetsController_addFrom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/datasets/{name}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an item (current version) */
+        get: operations["DatasetsController_item"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an item
+         * @description From the next version on; earlier versions keep it.
+         */
+        delete: operations["DatasetsController_removeItem"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit an item
+         * @description The fields given replace the stored ones; makes a new version.
+         */
+        patch: operations["DatasetsController_patch"];
+        trace?: never;
+    };
+    "/v2/graders/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a grader */
+        get: operations["GradersController_get"];
+        /**
+         * Create or replace a grader
+         * @description Runs started before keep the grader as it was.
+         */
+        put: operations["GradersController_put"];
+        post?: never;
+        /**
+         * Delete a grader
+         * @description Runs that used it keep their scores.
+         */
+        delete: operations["GradersController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/graders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List graders
+         * @description By name.
+         */
+        get: operations["GradersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/evals/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs
+         * @description Newest first; `after` is the last id of the previous page.
+         */
+        get: operations["RunsController_list"];
+        put?: never;
+        /**
+         * Start an experiment run
+         * @description A version, an environment’s live version or a draft over a dataset version with graders; queued, run in the background. Needs `invoke` too.
+         */
+        post: operations["RunsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/evals/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a run
+         * @description Its progress while it runs, its totals per grader, tokens and cost.
+         */
+        get: operations["RunsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/evals/runs/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a run's items
+         * @description Output, every grader’s score and reason, tokens, cost, latency and log id; by item id.
+         */
+        get: operations["RunsController_items"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/evals/runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description Its calls in flight are aborted on whichever instance runs it; stored items stay.
+         */
+        post: operations["RunsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/evals/runs/{id}/compare/{baseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a run with a base run
+         * @description Item by item (mean grader score): counts of improved, regressed and unchanged, per-grader means, and the items of one outcome.
+         */
+        get: operations["RunsController_compare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List evals */
+        get: operations["OpenAIEvalsController_list"];
+        put?: never;
+        /**
+         * Create an eval
+         * @description A custom item_schema and testing criteria: string_check, text_similarity (fuzzy_match), label_model, score_model.
+         */
+        post: operations["OpenAIEvalsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{evalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an eval */
+        get: operations["OpenAIEvalsController_get"];
+        put?: never;
+        /**
+         * Update an eval
+         * @description Its name and metadata.
+         */
+        post: operations["OpenAIEvalsController_update"];
+        /**
+         * Delete an eval
+         * @description With its runs (their experiment runs stay in /v2/evals/runs).
+         */
+        delete: operations["OpenAIEvalsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{evalId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an eval's runs */
+        get: operations["OpenAIEvalsController_listRuns"];
+        put?: never;
+        /**
+         * Start an eval run
+         * @description jsonl (samples given) or completions (a deployed prompt `<slug>@<environment>` or `<provider>/<model>`); needs `invoke` too.
+         */
+        post: operations["OpenAIEvalsController_createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{evalId}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an eval run
+         * @description Its status and result counts while it runs.
+         */
+        get: operations["OpenAIEvalsController_getRun"];
+        put?: never;
+        /**
+         * Cancel an eval run
+         * @description Its calls in flight are aborted; the items stored stay.
+         */
+        post: operations["OpenAIEvalsController_cancelRun"];
+        /**
+         * Delete an eval run
+         * @description Cancelled if still going; its experiment run stays in /v2/evals/runs.
+         */
+        delete: operations["OpenAIEvalsController_removeRun"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{evalId}/runs/{runId}/output_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an eval run's output items
+         * @description In the order of the data source; `status` pass or fail.
+         */
+        get: operations["OpenAIEvalsController_outputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{evalId}/runs/{runId}/output_items/{outputItemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an output item */
+        get: operations["OpenAIEvalsController_outputItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1683,6 +2183,35 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["EnvironmentDto"][];
+        };
+        EnvironmentGateDto: {
+            /** @example production */
+            environment: string;
+            /**
+             * @description the dataset a version must have passed a run on
+             * @example support-questions
+             */
+            dataset: string;
+            /**
+             * @description grader → minimum mean score
+             * @example {
+             *       "mentions-city": 0.9
+             *     }
+             */
+            minScores: {
+                [key: string]: number;
+            };
+        };
+        PutGateBodyDto: {
+            dataset: string;
+            minScores: {
+                [key: string]: number;
+            };
+        };
+        EnvironmentGateDeletedDto: {
+            environment: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         CreatePromptDto: {
             /** @example summarize */
@@ -2951,6 +3480,307 @@ export interface components {
             } | null;
             thread_id?: string | null;
         };
+        MessagesBodyDto: {
+            model: string;
+            messages: ({
+                /** @enum {string} */
+                role: "user";
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                } | {
+                    /** @enum {string} */
+                    type: "image";
+                    source: {
+                        /** @enum {string} */
+                        type: "base64";
+                        /** @enum {string} */
+                        media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "url";
+                        url: string;
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "document";
+                    source: {
+                        /** @enum {string} */
+                        type: "base64";
+                        /** @enum {string} */
+                        media_type: "application/pdf";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "text";
+                        /** @enum {string} */
+                        media_type: "text/plain";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "url";
+                        url: string;
+                    };
+                    title?: string | null;
+                } | {
+                    /** @enum {string} */
+                    type: "tool_result";
+                    tool_use_id: string;
+                    content?: string | {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                        /** @enum {string|null} */
+                        citations?: null;
+                    }[];
+                    is_error?: boolean;
+                })[];
+            } | {
+                /** @enum {string} */
+                role: "assistant";
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                } | {
+                    /** @enum {string} */
+                    type: "tool_use";
+                    id: string;
+                    name: string;
+                    input: {
+                        [key: string]: unknown;
+                    };
+                    caller?: {
+                        /** @enum {string} */
+                        type: "direct";
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "thinking";
+                    thinking: string;
+                    signature: string;
+                })[];
+            } | {
+                /** @enum {string} */
+                role: "system";
+                content: string | {
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                }[];
+            })[];
+            system?: string | {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+                /** @enum {string|null} */
+                citations?: null;
+            }[];
+            tools?: {
+                name: string;
+                description?: string;
+                input_schema: {
+                    /** @enum {string} */
+                    type: "object";
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @enum {string|null} */
+                type?: "custom" | null;
+            }[];
+            tool_choice?: {
+                /** @enum {string} */
+                type: "auto";
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "any";
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "tool";
+                name: string;
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "none";
+            };
+            thinking?: {
+                /** @enum {string} */
+                type: "enabled";
+                budget_tokens: number;
+            } | {
+                /** @enum {string} */
+                type: "disabled";
+            };
+            variables?: {
+                [key: string]: string;
+            };
+            thread_id?: string;
+            max_tokens: number;
+            metadata?: {
+                user_id?: string | null;
+            };
+            stop_sequences?: string[];
+            stream?: boolean;
+            temperature?: number;
+            top_p?: number;
+            top_k?: number;
+        };
+        CountTokensBodyDto: {
+            model: string;
+            messages: ({
+                /** @enum {string} */
+                role: "user";
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                } | {
+                    /** @enum {string} */
+                    type: "image";
+                    source: {
+                        /** @enum {string} */
+                        type: "base64";
+                        /** @enum {string} */
+                        media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "url";
+                        url: string;
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "document";
+                    source: {
+                        /** @enum {string} */
+                        type: "base64";
+                        /** @enum {string} */
+                        media_type: "application/pdf";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "text";
+                        /** @enum {string} */
+                        media_type: "text/plain";
+                        data: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "url";
+                        url: string;
+                    };
+                    title?: string | null;
+                } | {
+                    /** @enum {string} */
+                    type: "tool_result";
+                    tool_use_id: string;
+                    content?: string | {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                        /** @enum {string|null} */
+                        citations?: null;
+                    }[];
+                    is_error?: boolean;
+                })[];
+            } | {
+                /** @enum {string} */
+                role: "assistant";
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                } | {
+                    /** @enum {string} */
+                    type: "tool_use";
+                    id: string;
+                    name: string;
+                    input: {
+                        [key: string]: unknown;
+                    };
+                    caller?: {
+                        /** @enum {string} */
+                        type: "direct";
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "thinking";
+                    thinking: string;
+                    signature: string;
+                })[];
+            } | {
+                /** @enum {string} */
+                role: "system";
+                content: string | {
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                    /** @enum {string|null} */
+                    citations?: null;
+                }[];
+            })[];
+            system?: string | {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+                /** @enum {string|null} */
+                citations?: null;
+            }[];
+            tools?: {
+                name: string;
+                description?: string;
+                input_schema: {
+                    /** @enum {string} */
+                    type: "object";
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @enum {string|null} */
+                type?: "custom" | null;
+            }[];
+            tool_choice?: {
+                /** @enum {string} */
+                type: "auto";
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "any";
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "tool";
+                name: string;
+                disable_parallel_tool_use?: boolean;
+            } | {
+                /** @enum {string} */
+                type: "none";
+            };
+            thinking?: {
+                /** @enum {string} */
+                type: "enabled";
+                budget_tokens: number;
+            } | {
+                /** @enum {string} */
+                type: "disabled";
+            };
+            variables?: {
+                [key: string]: string;
+            };
+            thread_id?: string;
+        };
         SlugAction: {
             /** @example acme */
             slug: string;
@@ -2991,6 +3821,40 @@ export interface components {
             /** @enum {string} */
             action: "deployed" | "unchanged";
         };
+        GraderAction: {
+            /** @example mentions-city */
+            name: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "unchanged";
+        };
+        DatasetAction: {
+            /** @example support-questions */
+            name: string;
+            /**
+             * @description versioned: the items differ from the file, so one new version holds the declared ones; updated: only the description changed
+             * @enum {string}
+             */
+            action: "created" | "versioned" | "updated" | "unchanged";
+            /**
+             * @description the dataset's version after apply
+             * @example 2
+             */
+            version: number;
+            /** @example 40 */
+            itemCount: number;
+            /** @description versioned: items of the file not in the dataset, added */
+            added?: number;
+            /** @description versioned: items of the dataset not in the file, removed from the new version */
+            removed?: number;
+        };
+        GateAction: {
+            /** @example production */
+            environment: string;
+            /** @example support-questions */
+            dataset: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "unchanged";
+        };
         ApplySummaryDto: {
             workspace: components["schemas"]["SlugAction"];
             project: components["schemas"]["SlugAction"];
@@ -2998,6 +3862,9 @@ export interface components {
             providers: components["schemas"]["ProviderAction"][];
             prompts: components["schemas"]["PromptAction"][];
             deployments: components["schemas"]["DeploymentAction"][];
+            graders: components["schemas"]["GraderAction"][];
+            datasets: components["schemas"]["DatasetAction"][];
+            gates: components["schemas"]["GateAction"][];
             /** @description false when the database already matched the file */
             changed: boolean;
             /** @description things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server */
@@ -3229,6 +4096,922 @@ export interface components {
             has_more: boolean;
             first_id: string | null;
             last_id: string | null;
+        };
+        CreateDatasetDto: {
+            /** @example support-questions */
+            name: string;
+            /** @description what the dataset is for */
+            description?: string;
+        };
+        DatasetDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "dataset";
+            /** @example support-questions */
+            name: string;
+            description: string;
+            /** @description the current version: every change to the items makes a new one */
+            version: number;
+            /** @description items in the current version */
+            itemCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DatasetListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["DatasetDto"][];
+            has_more: boolean;
+            /** @description the last name listed: pass it as `after` */
+            last_id: string | null;
+        };
+        DatasetDeletedDto: {
+            name: string;
+            /** @enum {string} */
+            object: "dataset";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        DatasetVersionDto: {
+            version: number;
+            itemCount: number;
+            /** @example added 200 items */
+            change: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DatasetVersionListDto: {
+            /** @enum {string} */
+            object: "list";
+            /** @description newest first, at most 100 */
+            data: components["schemas"]["DatasetVersionDto"][];
+        };
+        DatasetItemDto: {
+            /**
+             * Format: uuid
+             * @description stable across edits
+             */
+            id: string;
+            /** @enum {string} */
+            object: "dataset.item";
+            /** @description the dataset version this revision of the item appeared in */
+            sinceVersion: number;
+            variables: {
+                [key: string]: string;
+            };
+            /** @description chat messages sent after the template */
+            messages: Record<string, never>[];
+            /** @description the expected output: text or any JSON; null when none */
+            expected: Record<string, never> | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description the log or thread turn it was added from */
+            source: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DatasetItemListDto: {
+            /** @enum {string} */
+            object: "list";
+            /** @description the dataset version listed */
+            version: number;
+            data: components["schemas"]["DatasetItemDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        AddItemsBodyDto: {
+            items: {
+                variables?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @default [] */
+                messages: {
+                    /** @enum {string} */
+                    role: "assistant" | "user" | "system" | "function" | "tool";
+                    name?: string;
+                    content: string | ({
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "image_url";
+                        image_url: {
+                            url: string;
+                            /**
+                             * @default auto
+                             * @enum {string}
+                             */
+                            detail: "auto" | "low" | "high";
+                        };
+                    })[] | (null);
+                    function_call?: {
+                        name: string;
+                        arguments: string;
+                    };
+                    tool_calls?: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    }[];
+                    tool_choice?: ("auto" | "none") | {
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                        };
+                    };
+                    tool_call_id?: string;
+                }[];
+                expected?: unknown;
+                /** @default {} */
+                metadata: {
+                    [key: string]: string | number;
+                };
+            }[];
+        };
+        DatasetChangeDto: {
+            /** @description the dataset version the change made */
+            version: number;
+            /** @description items in that version */
+            itemCount: number;
+            /** @description ids of the items added or changed */
+            itemIds: string[];
+        };
+        ImportItemsBodyDto: {
+            /** @enum {string} */
+            format: "jsonl" | "csv";
+            content: string;
+        };
+        ItemFromSourceBodyDto: {
+            /** Format: uuid */
+            logId?: string;
+            /** Format: uuid */
+            threadId?: string;
+            messageId?: string;
+            /** @default true */
+            includeAnswer: boolean;
+        };
+        ItemPatchBodyDto: {
+            variables?: {
+                [key: string]: string | number | boolean;
+            };
+            messages?: {
+                /** @enum {string} */
+                role: "assistant" | "user" | "system" | "function" | "tool";
+                name?: string;
+                content: string | ({
+                    /** @enum {string} */
+                    type: "text";
+                    text: string;
+                } | {
+                    /** @enum {string} */
+                    type: "image_url";
+                    image_url: {
+                        url: string;
+                        /**
+                         * @default auto
+                         * @enum {string}
+                         */
+                        detail: "auto" | "low" | "high";
+                    };
+                })[] | (null);
+                function_call?: {
+                    name: string;
+                    arguments: string;
+                };
+                tool_calls?: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "function";
+                    function: {
+                        name: string;
+                        arguments: string;
+                    };
+                }[];
+                tool_choice?: ("auto" | "none") | {
+                    /** @enum {string} */
+                    type: "function";
+                    function: {
+                        name: string;
+                    };
+                };
+                tool_call_id?: string;
+            }[];
+            expected?: unknown;
+            metadata?: {
+                [key: string]: string | number;
+            };
+        };
+        PutGraderBodyDto: {
+            threshold?: number;
+            config: {
+                /** @enum {string} */
+                type: "equals";
+                value?: string;
+                /** @default false */
+                ignoreCase: boolean;
+            } | {
+                /** @enum {string} */
+                type: "contains";
+                values?: string[];
+                /** @default false */
+                ignoreCase: boolean;
+            } | {
+                /** @enum {string} */
+                type: "regex";
+                pattern: string;
+                /** @default false */
+                ignoreCase: boolean;
+            } | {
+                /** @enum {string} */
+                type: "json_schema";
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                /** @enum {string} */
+                type: "json_path";
+                path: string;
+                value?: unknown;
+            } | {
+                /** @enum {string} */
+                type: "tool_call";
+                name: string;
+                arguments?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                /** @enum {string} */
+                type: "latency";
+                maxMs: number;
+            } | {
+                /** @enum {string} */
+                type: "cost";
+                maxUsd: number;
+            } | {
+                /** @enum {string} */
+                type: "model";
+                prompt: string;
+                /** @default production */
+                environment: string;
+                version?: number;
+                labels?: {
+                    [key: string]: number;
+                };
+                /** @default 1 */
+                maxScore: number;
+            };
+        };
+        GraderDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "grader";
+            /** @example mentions-city */
+            name: string;
+            /** @enum {string} */
+            type: "equals" | "contains" | "regex" | "json_schema" | "json_path" | "tool_call" | "latency" | "cost" | "model";
+            /** @description the score in [0, 1] that passes */
+            threshold: number;
+            /** @description the check, with `type` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GraderListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["GraderDto"][];
+        };
+        GraderDeletedDto: {
+            name: string;
+            /** @enum {string} */
+            object: "grader";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        CreateRunBodyDto: {
+            name?: string;
+            dataset: string;
+            datasetVersion?: number;
+            target: {
+                prompt: string;
+                version: number;
+            } | {
+                prompt: string;
+                environment: string;
+            } | {
+                draft: {
+                    template: {
+                        /** @enum {string} */
+                        role: "assistant" | "user" | "system" | "function" | "tool";
+                        name?: string;
+                        content: string | ({
+                            /** @enum {string} */
+                            type: "text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "image_url";
+                            image_url: {
+                                url: string;
+                                /**
+                                 * @default auto
+                                 * @enum {string}
+                                 */
+                                detail: "auto" | "low" | "high";
+                            };
+                        })[] | (null);
+                        function_call?: {
+                            name: string;
+                            arguments: string;
+                        };
+                        tool_calls?: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                                arguments: string;
+                            };
+                        }[];
+                        tool_choice?: ("auto" | "none") | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                        tool_call_id?: string;
+                    }[];
+                    /** @default local */
+                    provider: string;
+                    model: string;
+                    /** @default {} */
+                    parameters: {
+                        max_tokens?: number;
+                        temperature?: number;
+                        top_p?: number;
+                        presence_penalty?: number;
+                        frequency_penalty?: number;
+                        seed?: number;
+                        stop?: string | string[];
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "json_object" | "text";
+                        };
+                        tool_choice?: ("auto" | "required" | "none") | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                    };
+                    /** @default [] */
+                    tools: {
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            description?: string;
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                        };
+                    }[];
+                    /** @default {} */
+                    variables: {
+                        [key: string]: string;
+                    };
+                };
+                prompt?: string;
+            };
+            graders: (string | {
+                name: string;
+                threshold?: number;
+                config: {
+                    /** @enum {string} */
+                    type: "equals";
+                    value?: string;
+                    /** @default false */
+                    ignoreCase: boolean;
+                } | {
+                    /** @enum {string} */
+                    type: "contains";
+                    values?: string[];
+                    /** @default false */
+                    ignoreCase: boolean;
+                } | {
+                    /** @enum {string} */
+                    type: "regex";
+                    pattern: string;
+                    /** @default false */
+                    ignoreCase: boolean;
+                } | {
+                    /** @enum {string} */
+                    type: "json_schema";
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "json_path";
+                    path: string;
+                    value?: unknown;
+                } | {
+                    /** @enum {string} */
+                    type: "tool_call";
+                    name: string;
+                    arguments?: {
+                        [key: string]: unknown;
+                    };
+                } | {
+                    /** @enum {string} */
+                    type: "latency";
+                    maxMs: number;
+                } | {
+                    /** @enum {string} */
+                    type: "cost";
+                    maxUsd: number;
+                } | {
+                    /** @enum {string} */
+                    type: "model";
+                    prompt: string;
+                    /** @default production */
+                    environment: string;
+                    version?: number;
+                    labels?: {
+                        [key: string]: number;
+                    };
+                    /** @default 1 */
+                    maxScore: number;
+                };
+            })[];
+            /** @default 8 */
+            concurrency: number;
+            /** @default {} */
+            metadata: {
+                [key: string]: string | number;
+            };
+        };
+        RunGraderResultDto: {
+            name: string;
+            /** @enum {string} */
+            type: "equals" | "contains" | "regex" | "json_schema" | "json_path" | "tool_call" | "latency" | "cost" | "model";
+            threshold: number;
+            /** @description items graded so far */
+            graded: number;
+            passed: number;
+            /** @description mean score over the graded items */
+            meanScore: number | null;
+            passRate: number | null;
+        };
+        RunProgressDto: {
+            /** @description items in the dataset version */
+            total: number;
+            /** @description items stored (graded, or failed to call) */
+            completed: number;
+            /** @description items whose call failed */
+            errored: number;
+            /** @description items every grader passed */
+            passed: number;
+        };
+        RunUsageDto: {
+            promptTokens: number;
+            completionTokens: number;
+            /** @description of the calls of the items (judges are logged and costed on their own) */
+            costUsd: number;
+            meanLatencyMs: number | null;
+        };
+        RunDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "eval.run";
+            name: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "cancelled" | "failed";
+            dataset: {
+                name?: string;
+                version?: number;
+            };
+            /** @description {type: "version", prompt, version} or {type: "draft", prompt, draft} */
+            target: {
+                [key: string]: unknown;
+            };
+            graders: components["schemas"]["RunGraderResultDto"][];
+            concurrency: number;
+            progress: components["schemas"]["RunProgressDto"];
+            usage: components["schemas"]["RunUsageDto"];
+            /** @description the environment its calls are logged under (usage group_by=environment) */
+            logEnvironment: string;
+            error: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+        };
+        RunListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["RunDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        GraderScoreDto: {
+            grader: string;
+            score: number;
+            passed: boolean;
+            reason: string;
+        };
+        RunItemDto: {
+            /**
+             * Format: uuid
+             * @description the dataset item
+             */
+            itemId: string;
+            /** @enum {string} */
+            status: "ok" | "error";
+            /** @description {text, toolCalls, finishReason} */
+            output: {
+                [key: string]: unknown;
+            } | null;
+            scores: components["schemas"]["GraderScoreDto"][];
+            passed: boolean;
+            /** @description the mean of the graders' scores */
+            score: number;
+            error: string | null;
+            /** Format: uuid */
+            logId: string | null;
+            promptTokens: number | null;
+            completionTokens: number | null;
+            costUsd: number | null;
+            latencyMs: number;
+        };
+        RunItemListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["RunItemDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        CompareGraderDto: {
+            name: string;
+            baseMean: number | null;
+            candidateMean: number | null;
+            basePassRate: number | null;
+            candidatePassRate: number | null;
+        };
+        ComparedItemDto: {
+            /** Format: uuid */
+            id: string;
+            /** @description candidate score minus base score */
+            delta: number;
+            base: components["schemas"]["RunItemDto"];
+            candidate: components["schemas"]["RunItemDto"];
+        };
+        CompareDto: {
+            /** @enum {string} */
+            object: "eval.comparison";
+            /** Format: uuid */
+            base: string;
+            /** Format: uuid */
+            candidate: string;
+            counts: {
+                improved?: number;
+                regressed?: number;
+                unchanged?: number;
+                onlyInBase?: number;
+                onlyInCandidate?: number;
+            };
+            /** @description every grader of either run */
+            graders: components["schemas"]["CompareGraderDto"][];
+            /** @enum {string} */
+            outcome: "regressed" | "improved" | "unchanged";
+            /** @description the items of `outcome`, by item id */
+            data: components["schemas"]["ComparedItemDto"][];
+            has_more: boolean;
+            last_id: string | null;
+        };
+        OpenAIEvalCreateBodyDto: {
+            name?: string;
+            data_source_config: {
+                /** @enum {string} */
+                type: "custom";
+                item_schema: {
+                    [key: string]: unknown;
+                };
+                include_sample_schema?: boolean;
+            } | ({
+                /** @enum {string} */
+                type: "logs";
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @enum {string} */
+                type: "stored_completions";
+            } & {
+                [key: string]: unknown;
+            });
+            testing_criteria: ({
+                /** @enum {string} */
+                type: "string_check";
+                name: string;
+                input: string;
+                reference: string;
+                /** @enum {string} */
+                operation: "eq" | "ne" | "like" | "ilike";
+            } | {
+                /** @enum {string} */
+                type: "text_similarity";
+                name: string;
+                input: string;
+                reference: string;
+                /** @enum {string} */
+                evaluation_metric: "cosine" | "fuzzy_match" | "bleu" | "gleu" | "meteor" | "rouge_1" | "rouge_2" | "rouge_3" | "rouge_4" | "rouge_5" | "rouge_l";
+                pass_threshold: number;
+            } | {
+                /** @enum {string} */
+                type: "label_model";
+                name: string;
+                model: string;
+                input: {
+                    /** @enum {string} */
+                    role: "user" | "assistant" | "system" | "developer";
+                    content: string | ({
+                        /** @enum {string} */
+                        type: "input_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "output_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_image";
+                        image_url: string;
+                        detail?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_audio";
+                        input_audio: {
+                            data: string;
+                            format: string;
+                        };
+                    }) | (string | ({
+                        /** @enum {string} */
+                        type: "input_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "output_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_image";
+                        image_url: string;
+                        detail?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_audio";
+                        input_audio: {
+                            data: string;
+                            format: string;
+                        };
+                    }))[];
+                    /** @enum {string} */
+                    type?: "message";
+                }[];
+                labels: string[];
+                passing_labels: string[];
+            } | {
+                /** @enum {string} */
+                type: "score_model";
+                name: string;
+                model: string;
+                input: {
+                    /** @enum {string} */
+                    role: "user" | "assistant" | "system" | "developer";
+                    content: string | ({
+                        /** @enum {string} */
+                        type: "input_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "output_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_image";
+                        image_url: string;
+                        detail?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_audio";
+                        input_audio: {
+                            data: string;
+                            format: string;
+                        };
+                    }) | (string | ({
+                        /** @enum {string} */
+                        type: "input_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "output_text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_image";
+                        image_url: string;
+                        detail?: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "input_audio";
+                        input_audio: {
+                            data: string;
+                            format: string;
+                        };
+                    }))[];
+                    /** @enum {string} */
+                    type?: "message";
+                }[];
+                range?: number[];
+                pass_threshold?: number;
+                sampling_params?: {
+                    max_completions_tokens?: number | null;
+                    /** @enum {string|null} */
+                    reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | null;
+                    seed?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                };
+            } | ({
+                /** @enum {string} */
+                type: "python";
+                name: string;
+            } & {
+                [key: string]: unknown;
+            }))[];
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        };
+        OpenAIEvalUpdateBodyDto: {
+            name?: string;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        };
+        OpenAIEvalRunCreateBodyDto: {
+            name?: string;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            data_source: {
+                /** @enum {string} */
+                type: "jsonl";
+                source: {
+                    /** @enum {string} */
+                    type: "file_content";
+                    content: {
+                        item: {
+                            [key: string]: unknown;
+                        };
+                        sample?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                } | ({
+                    /** @enum {string} */
+                    type: "file_id";
+                } & {
+                    [key: string]: unknown;
+                });
+            } | {
+                /** @enum {string} */
+                type: "completions";
+                source: {
+                    /** @enum {string} */
+                    type: "file_content";
+                    content: {
+                        item: {
+                            [key: string]: unknown;
+                        };
+                        sample?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                } | ({
+                    /** @enum {string} */
+                    type: "file_id";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @enum {string} */
+                    type: "stored_completions";
+                } & {
+                    [key: string]: unknown;
+                });
+                input_messages?: {
+                    /** @enum {string} */
+                    type: "template";
+                    template: {
+                        /** @enum {string} */
+                        role: "user" | "assistant" | "system" | "developer";
+                        content: string | ({
+                            /** @enum {string} */
+                            type: "input_text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "output_text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "input_image";
+                            image_url: string;
+                            detail?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "input_audio";
+                            input_audio: {
+                                data: string;
+                                format: string;
+                            };
+                        }) | (string | ({
+                            /** @enum {string} */
+                            type: "input_text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "output_text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "input_image";
+                            image_url: string;
+                            detail?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "input_audio";
+                            input_audio: {
+                                data: string;
+                                format: string;
+                            };
+                        }))[];
+                        /** @enum {string} */
+                        type?: "message";
+                    }[];
+                } | ({
+                    /** @enum {string} */
+                    type: "item_reference";
+                } & {
+                    [key: string]: unknown;
+                });
+                model?: string;
+                sampling_params?: {
+                    max_completion_tokens?: number;
+                    reasoning_effort?: string | null;
+                    response_format?: {
+                        [key: string]: unknown;
+                    };
+                    seed?: number;
+                    temperature?: number;
+                    tools?: unknown[];
+                    top_p?: number;
+                };
+            } | ({
+                /** @enum {string} */
+                type: "responses";
+            } & {
+                [key: string]: unknown;
+            });
         };
         CreateConsoleSessionDto: {
             /**
@@ -5368,6 +7151,282 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    EnvironmentsController_gate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentGateDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    EnvironmentsController_setGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGateBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentGateDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    EnvironmentsController_removeGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentGateDeletedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
@@ -8658,6 +10717,193 @@ export interface operations {
             };
         };
     };
+    AnthropicMessagesController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description "true": record no prompt or reply text in logs */
+                "x-parley-do-not-record"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagesBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Anthropic's Message, or text/event-stream of its events; assistants send x-parley-thread-id */
+            200: {
+                headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid or unsupported field, named in the message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid API key (authentication_error) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+            /** @description unknown model or thread (not_found_error) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+            /** @description rate limited or a budget exhausted (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+            /** @description the provider failed (api_error; 504 timeout_error) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+        };
+    };
+    AnthropicMessagesController_countTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountTokensBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        input_tokens: number;
+                    };
+                };
+            };
+            /** @description invalid or unsupported field, named in the message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+            /** @description unknown model (not_found_error) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "error";
+                        error: {
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example max_tokens: Field required */
+                            message: string;
+                        };
+                        request_id: string | null;
+                    };
+                };
+            };
+        };
+    };
     ApplyController_apply: {
         parameters: {
             query?: never;
@@ -8804,6 +11050,133 @@ export interface operations {
                         outputPerMTok: number;
                         cacheReadPerMTok?: number | null;
                         cacheWritePerMTok?: number | null;
+                    }[];
+                    /** @default [] */
+                    graders?: {
+                        name: string;
+                        threshold?: number;
+                        config: {
+                            /** @enum {string} */
+                            type: "equals";
+                            value?: string;
+                            /** @default false */
+                            ignoreCase?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "contains";
+                            values?: string[];
+                            /** @default false */
+                            ignoreCase?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "regex";
+                            pattern: string;
+                            /** @default false */
+                            ignoreCase?: boolean;
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "json_path";
+                            path: string;
+                            value?: unknown;
+                        } | {
+                            /** @enum {string} */
+                            type: "tool_call";
+                            name: string;
+                            arguments?: {
+                                [key: string]: unknown;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "latency";
+                            maxMs: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "cost";
+                            maxUsd: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "model";
+                            prompt: string;
+                            /** @default production */
+                            environment?: string;
+                            version?: number;
+                            labels?: {
+                                [key: string]: number;
+                            };
+                            /** @default 1 */
+                            maxScore?: number;
+                        };
+                    }[];
+                    datasets?: {
+                        name: string;
+                        description?: string;
+                        items?: {
+                            variables?: {
+                                [key: string]: string | number | boolean;
+                            };
+                            /** @default [] */
+                            messages?: {
+                                /** @enum {string} */
+                                role: "assistant" | "user" | "system" | "function" | "tool";
+                                name?: string;
+                                content: string | ({
+                                    /** @enum {string} */
+                                    type: "text";
+                                    text: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "image_url";
+                                    image_url: {
+                                        url: string;
+                                        /**
+                                         * @default auto
+                                         * @enum {string}
+                                         */
+                                        detail?: "auto" | "low" | "high";
+                                    };
+                                })[] | (null);
+                                function_call?: {
+                                    name: string;
+                                    arguments: string;
+                                };
+                                tool_calls?: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "function";
+                                    function: {
+                                        name: string;
+                                        arguments: string;
+                                    };
+                                }[];
+                                tool_choice?: ("auto" | "none") | {
+                                    /** @enum {string} */
+                                    type: "function";
+                                    function: {
+                                        name: string;
+                                    };
+                                };
+                                tool_call_id?: string;
+                            }[];
+                            expected?: unknown;
+                            /** @default {} */
+                            metadata?: {
+                                [key: string]: string | number;
+                            };
+                        }[];
+                    }[];
+                    /** @default [] */
+                    gates?: {
+                        environment: string;
+                        dataset: string;
+                        minScores: {
+                            [key: string]: number;
+                        };
                     }[];
                 };
             };
@@ -9530,6 +11903,3366 @@ export interface operations {
                     "application/json": {
                         error: string;
                         message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDatasetDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetDeletedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersionListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_items: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description the dataset version to read (default: the current one) */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItemListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddItemsBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetChangeDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportItemsBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetChangeDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_addFrom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemFromSourceBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetChangeDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItemDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_removeItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetChangeDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DatasetsController_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemPatchBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetItemDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GradersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraderDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GradersController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGraderBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraderDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GradersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraderDeletedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GradersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraderListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description only this prompt's runs (its slug) */
+                prompt?: string;
+                /** @description only the runs over this dataset (its name) */
+                dataset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRunBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_items: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description only the items that passed every grader (true) or did not (false) */
+                passed?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunItemListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    RunsController_compare: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                outcome?: "regressed" | "improved" | "unchanged";
+            };
+            header?: never;
+            path: {
+                id: string;
+                baseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_list: {
+        parameters: {
+            query?: {
+                after?: unknown;
+                limit?: number;
+                order?: "asc" | "desc";
+                order_by?: "created_at" | "updated_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @enum {string} */
+                            object: "eval";
+                            /** @example eval_0193b1e27c4d7a2b9c3d0123456789ab */
+                            id: string;
+                            name: string;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            data_source_config: {
+                                /** @enum {string} */
+                                type: "custom";
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            testing_criteria: {
+                                [key: string]: unknown;
+                            }[];
+                        }[];
+                        first_id: string | null;
+                        last_id: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIEvalCreateBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval";
+                        /** @example eval_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        name: string;
+                        /** @description Unix seconds */
+                        created_at: number;
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        data_source_config: {
+                            /** @enum {string} */
+                            type: "custom";
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        testing_criteria: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval";
+                        /** @example eval_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        name: string;
+                        /** @description Unix seconds */
+                        created_at: number;
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        data_source_config: {
+                            /** @enum {string} */
+                            type: "custom";
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        testing_criteria: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIEvalUpdateBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval";
+                        /** @example eval_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        name: string;
+                        /** @description Unix seconds */
+                        created_at: number;
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        data_source_config: {
+                            /** @enum {string} */
+                            type: "custom";
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        testing_criteria: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.deleted";
+                        deleted: boolean;
+                        eval_id: string;
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_listRuns: {
+        parameters: {
+            query?: {
+                after?: unknown;
+                limit?: number;
+                order?: "asc" | "desc";
+                status?: "queued" | "in_progress" | "completed" | "canceled" | "failed";
+            };
+            header?: never;
+            path: {
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @enum {string} */
+                            object: "eval.run";
+                            /** @example evalrun_0193b1e27c4d7a2b9c3d0123456789ab */
+                            id: string;
+                            eval_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "queued" | "in_progress" | "completed" | "canceled" | "failed";
+                            /** @description the model of a completions run; null for jsonl */
+                            model: string | null;
+                            created_at: number;
+                            data_source: {
+                                [key: string]: unknown;
+                            };
+                            metadata: {
+                                [key: string]: string;
+                            } | null;
+                            result_counts: {
+                                total: number;
+                                errored: number;
+                                failed: number;
+                                passed: number;
+                            };
+                            per_testing_criteria_results: {
+                                testing_criteria: string;
+                                passed: number;
+                                failed: number;
+                            }[];
+                            per_model_usage: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description the console's page of the experiment run, relative to the server */
+                            report_url: string;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        }[];
+                        first_id: string | null;
+                        last_id: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_createRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIEvalRunCreateBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.run";
+                        /** @example evalrun_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        eval_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "completed" | "canceled" | "failed";
+                        /** @description the model of a completions run; null for jsonl */
+                        model: string | null;
+                        created_at: number;
+                        data_source: {
+                            [key: string]: unknown;
+                        };
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        result_counts: {
+                            total: number;
+                            errored: number;
+                            failed: number;
+                            passed: number;
+                        };
+                        per_testing_criteria_results: {
+                            testing_criteria: string;
+                            passed: number;
+                            failed: number;
+                        }[];
+                        per_model_usage: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description the console's page of the experiment run, relative to the server */
+                        report_url: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.run";
+                        /** @example evalrun_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        eval_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "completed" | "canceled" | "failed";
+                        /** @description the model of a completions run; null for jsonl */
+                        model: string | null;
+                        created_at: number;
+                        data_source: {
+                            [key: string]: unknown;
+                        };
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        result_counts: {
+                            total: number;
+                            errored: number;
+                            failed: number;
+                            passed: number;
+                        };
+                        per_testing_criteria_results: {
+                            testing_criteria: string;
+                            passed: number;
+                            failed: number;
+                        }[];
+                        per_model_usage: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description the console's page of the experiment run, relative to the server */
+                        report_url: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.run";
+                        /** @example evalrun_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        eval_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        status: "queued" | "in_progress" | "completed" | "canceled" | "failed";
+                        /** @description the model of a completions run; null for jsonl */
+                        model: string | null;
+                        created_at: number;
+                        data_source: {
+                            [key: string]: unknown;
+                        };
+                        metadata: {
+                            [key: string]: string;
+                        } | null;
+                        result_counts: {
+                            total: number;
+                            errored: number;
+                            failed: number;
+                            passed: number;
+                        };
+                        per_testing_criteria_results: {
+                            testing_criteria: string;
+                            passed: number;
+                            failed: number;
+                        }[];
+                        per_model_usage: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description the console's page of the experiment run, relative to the server */
+                        report_url: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_removeRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.run.deleted";
+                        deleted: boolean;
+                        run_id: string;
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_outputItems: {
+        parameters: {
+            query?: {
+                after?: unknown;
+                limit?: number;
+                order?: "asc" | "desc";
+                status?: "pass" | "fail";
+            };
+            header?: never;
+            path: {
+                evalId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @enum {string} */
+                            object: "eval.run.output_item";
+                            /** @example outputitem_0193b1e27c4d7a2b9c3d0123456789ab */
+                            id: string;
+                            run_id: string;
+                            eval_id: string;
+                            created_at: number;
+                            /** @enum {string} */
+                            status: "pass" | "fail" | "error";
+                            /** @description the row's index in the run's data source */
+                            datasource_item_id: number;
+                            datasource_item: {
+                                [key: string]: unknown;
+                            };
+                            results: {
+                                name: string;
+                                type: string | null;
+                                score: number;
+                                passed: boolean;
+                                sample: Record<string, never> | null;
+                                reason: string;
+                            }[];
+                            /** @description input, output, finish_reason, model, usage, error and the sampling settings */
+                            sample: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[];
+                        first_id: string | null;
+                        last_id: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description invalid, or what Parley cannot run (named in error.param) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    OpenAIEvalsController_outputItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evalId: string;
+                runId: string;
+                outputItemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "eval.run.output_item";
+                        /** @example outputitem_0193b1e27c4d7a2b9c3d0123456789ab */
+                        id: string;
+                        run_id: string;
+                        eval_id: string;
+                        created_at: number;
+                        /** @enum {string} */
+                        status: "pass" | "fail" | "error";
+                        /** @description the row's index in the run's data source */
+                        datasource_item_id: number;
+                        datasource_item: {
+                            [key: string]: unknown;
+                        };
+                        results: {
+                            name: string;
+                            type: string | null;
+                            score: number;
+                            passed: boolean;
+                            sample: Record<string, never> | null;
+                            reason: string;
+                        }[];
+                        /** @description input, output, finish_reason, model, usage, error and the sampling settings */
+                        sample: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the route's scope (a run needs invoke too) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown eval, run or output item (code not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example testing_criteria[0].evaluation_metric */
+                            param: string | null;
+                            code: string | null;
+                        };
                     };
                 };
             };

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { Button, Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
 
+import { ApiError } from '../api/client';
+
 /** What a screen shows before there is anything to list: what it is for and what to do. */
 export function EmptyState({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -11,12 +13,25 @@ export function EmptyState({ title, children }: { title: string; children: React
   );
 }
 
+/** An error's message, and each of its details (a 400's problems, a refused deploy's missing scores) as a list. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
+  const details = error instanceof ApiError ? error.details : [];
+  if (details.length === 0)
+    return (
+      <p role="alert" className="error">
+        {error instanceof Error ? error.message : String(error)}
+      </p>
+    );
   return (
-    <p role="alert" className="error">
-      {error instanceof Error ? error.message : String(error)}
-    </p>
+    <div role="alert" className="error error-box">
+      <p>{(error as Error).message}</p>
+      <ul aria-label="Details">
+        {details.map((detail, index) => (
+          <li key={index}>{detail}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

@@ -5,6 +5,7 @@ import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { ErrorNote, formatTime, JsonBlock, Loading } from '../components/ui';
+import { AddToDataset } from './evals/add-to-dataset';
 
 /** One call: the request sent to the provider and its answer (as chat and as JSON), timings, tokens, links. */
 export function LogDetailScreen() {
@@ -76,11 +77,14 @@ export function LogDetailScreen() {
         <dt>Metadata</dt>
         <dd>{l.metadata && l.metadata !== '{}' ? <code>{l.metadata}</code> : '—'}</dd>
       </dl>
-      {deployed ? (
-        <p>
-          <Link className="button" to={`/prompts/${encodeURIComponent(slug)}/playground?log=${id}`}>
-            Open in playground
-          </Link>
+      {deployed || !l.doNotRecord ? (
+        <p className="row">
+          {deployed ? (
+            <Link className="button" to={`/prompts/${encodeURIComponent(slug)}/playground?log=${id}`}>
+              Open in playground
+            </Link>
+          ) : null}
+          {l.doNotRecord ? null : <AddToDataset source={{ logId: id }} />}
         </p>
       ) : null}
       {l.doNotRecord ? (

@@ -61,6 +61,18 @@ export function versionBody(draft: Draft): Schemas['CreateVersionDto'] {
   };
 }
 
+/** The draft as a version's content, unsaved: an experiment's `{draft}` target (everything but the note). */
+export function draftContent(draft: Draft) {
+  const { message: _message, ...content } = versionBody(draft);
+  return {
+    ...content,
+    provider: content.provider ?? 'local',
+    parameters: content.parameters ?? {},
+    tools: content.tools ?? [],
+    variables: content.variables ?? {},
+  };
+}
+
 /** The invoke body's fields that override a version's settings one for one. */
 const OVERRIDES = ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice'] as const;
 

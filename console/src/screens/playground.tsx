@@ -8,7 +8,8 @@ import { invokeStream } from '../api/stream';
 import { CodeEditor } from '../components/code-editor';
 import { ErrorNote, Loading } from '../components/ui';
 import { useProject } from '../session';
-import { declaredVariables, type Draft, draftOf, EMPTY_DRAFT, inputFromLog, runBody, versionBody } from './playground-draft';
+import { ExperimentLauncher } from './evals/launcher';
+import { declaredVariables, type Draft, draftContent, draftOf, EMPTY_DRAFT, inputFromLog, runBody, versionBody } from './playground-draft';
 import { promptKey, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { TemplateEditor } from './template-editor';
 
@@ -229,6 +230,9 @@ export default function PlaygroundScreen() {
             Save as a new version
           </Button>
           <ErrorNote error={save.error} />
+          <h2>Experiment</h2>
+          <p className="muted small">Grade the draft on a dataset before saving it: the run sends each item to the draft as it is now.</p>
+          <ExperimentLauncher label="Run an experiment on this draft" target={{ prompt: slug, draft: () => draftContent(draft) }} />
           {save.isSuccess ? (
             <p>
               <Button className="button secondary" onPress={() => navigate(`/prompts/${encodeURIComponent(slug)}`)}>

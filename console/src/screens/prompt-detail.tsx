@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
@@ -8,6 +8,9 @@ import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../co
 import { useProject } from '../session';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { snippetsFor } from './snippets';
+
+// The experiments section (runs, the launcher) is loaded with the evaluation screens, not with the first load.
+const PromptExperiments = lazy(() => import('./evals/prompt-experiments'));
 
 /** A prompt: what is live where, its versions (diff any two), deploy and roll back, and how to call it. */
 export function PromptDetailScreen() {
@@ -167,6 +170,12 @@ export function PromptDetailScreen() {
           </>
         )}
       </section>
+
+      {list.length > 0 ? (
+        <Suspense fallback={<Loading />}>
+          <PromptExperiments slug={slug} versions={list} deployments={live} />
+        </Suspense>
+      ) : null}
 
       {live.length > 0 ? (
         <UseIt

@@ -6,6 +6,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { AddToDataset } from './evals/add-to-dataset';
 
 /** Threads, newest first, keyset-paged (`after` in the URL), filtered by a metadata value (`metadata=key:value`, in the URL too). */
 export function ThreadsScreen() {
@@ -106,7 +107,14 @@ export function ThreadScreen() {
   if (thread.isPending || messages.isPending) return <Loading />;
   if (thread.error || messages.error) return <ErrorNote error={thread.error ?? messages.error} />;
   const rows = messages.data.data;
-  const flat = rows.flatMap((row) => (row.content as unknown[]).map((message) => ({ message, logId: row.requestLogId as string | null })));
+  // Each turn's first message carries the turn's links: its call's log, and "Add to dataset" when the turn asks something.
+  const flat = rows.flatMap((row) =>
+    (row.content as { role?: string }[]).map((message, index) => ({
+      message,
+      logId: row.requestLogId as string | null,
+      turn: index === 0 && row.content.some((m) => m.role === 'user') ? row.id : null,
+    })),
+  );
   return (
     <>
       <h1>Thread {id.slice(0, 8)}…</h1>
@@ -127,7 +135,14 @@ export function ThreadScreen() {
         <ChatTranscript
           label="Transcript"
           messages={flat.map((m) => m.message)}
-          links={(index) => (flat[index].logId ? <Link to={`/logs/${flat[index].logId}`}>call log</Link> : null)}
+          links={(index) => (
+            <>
+              {flat[index].logId ? <Link to={`/logs/${flat[index].logId}`}>call log</Link> : null}
+              {flat[index].turn ? (
+                <AddToDataset source={{ threadId: id, messageId: flat[index].turn! }} label="Add turn to dataset" small />
+              ) : null}
+            </>
+          )}
         />
       )}
       {messages.data.has_more ? <p className="muted">Showing the first 100 messages.</p> : null}

@@ -1,0 +1,115 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  Button,
+  Checkbox,
+  Dialog,
+  DialogTrigger,
+  Heading,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Modal,
+  Popover,
+  Select,
+  SelectValue,
+} from 'react-aria-components';
+import { Link } from 'react-router';
+
+import { api, unwrap } from '../../api/client';
+import { ErrorNote } from '../../components/ui';
+import { evalKeys, useDatasets } from './queries';
+
+/** Where the item comes from: a request log, or a thread turn. */
+export type ItemSource = { logId: string } | { threadId: string; messageId: string };
+
+/**
+ * "Add to dataset" (a log's detail, a thread's turn): picks a dataset and whether the answer becomes
+ * the expected output, then `POST /v2/datasets/:name/items/from`; confirms with the new version.
+ */
+export function AddToDataset({ source, label = 'Add to dataset', small }: { source: ItemSource; label?: string; small?: boolean }) {
+  return (
+    <DialogTrigger>
+      <Button className={small ? 'button secondary small' : 'button secondary'}>{label}</Button>
+      <Modal className="modal" isDismissable>
+        <Dialog className="dialog">{({ close }) => <AddForm source={source} close={close} />}</Dialog>
+      </Modal>
+    </DialogTrigger>
+  );
+}
+
+function AddForm({ source, close }: { source: ItemSource; close: () => void }) {
+  const datasets = useDatasets();
+  const names = datasets.data?.pages.flatMap((page) => page.data.map((d) => d.name)) ?? [];
+  const [picked, setPicked] = useState('');
+  const [includeAnswer, setIncludeAnswer] = useState(true);
+  const name = picked || names[0] || '';
+  const client = useQueryClient();
+  const add = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/v2/datasets/{name}/items/from', { params: { path: { name } }, body: { ...source, includeAnswer } })),
+    onSuccess: () => void client.invalidateQueries({ queryKey: evalKeys.datasets }),
+  });
+  const what = 'logId' in source ? 'this call' : 'this turn';
+  return (
+    <>
+      <Heading slot="title">Add {what} to a dataset</Heading>
+      {add.isSuccess ? (
+        <>
+          <p role="status" className="success">
+            Added to {name}: it is now at version {add.data.version}, with {add.data.itemCount} item{add.data.itemCount === 1 ? '' : 's'}.
+          </p>
+          <div className="row end">
+            <Link className="button secondary" to={`/datasets/${encodeURIComponent(name)}`} onClick={close}>
+              Open {name}
+            </Link>
+            <Button className="button" onPress={close}>
+              Done
+            </Button>
+          </div>
+        </>
+      ) : (
+        <>
+          <p className="muted small">
+            Its variables and the messages it sent become a new item{includeAnswer ? ', and its answer the expected output' : ''}. The
+            dataset gets a new version; earlier versions and the runs over them stay as they were.
+          </p>
+          {datasets.isPending ? null : names.length === 0 ? (
+            <p>
+              There is no dataset yet: <Link to="/datasets">create one</Link> first.
+            </p>
+          ) : (
+            <Select selectedKey={name || null} onSelectionChange={(key) => setPicked(String(key))} className="field">
+              <Label>Dataset</Label>
+              <Button className="select-button">
+                <SelectValue />
+              </Button>
+              <Popover className="popover">
+                <ListBox className="listbox">
+                  {names.map((n) => (
+                    <ListBoxItem key={n} id={n} className="option">
+                      {n}
+                    </ListBoxItem>
+                  ))}
+                </ListBox>
+              </Popover>
+            </Select>
+          )}
+          <Checkbox isSelected={includeAnswer} onChange={setIncludeAnswer} className="checkbox">
+            <span className="box" aria-hidden="true" />
+            Keep the answer as the expected output
+          </Checkbox>
+          <ErrorNote error={add.error ?? datasets.error} />
+          <div className="row end">
+            <Button className="button secondary" onPress={close}>
+              Cancel
+            </Button>
+            <Button className="button" onPress={() => add.mutate()} isDisabled={!name || add.isPending}>
+              Add to {name || 'dataset'}
+            </Button>
+          </div>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,108 @@
+import { useState } from 'react';
+import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
+import { Link, useParams, useSearchParams } from 'react-router';
+
+import { ErrorNote, formatTime, Loading } from '../../components/ui';
+import { ImportItems } from './dataset-import';
+import { ItemRow } from './dataset-item';
+import { useDataset, useDatasetItems, useDatasetVersions } from './queries';
+
+/**
+ * A dataset: the items of its current version (keyset "Load more"), or of an older version picked
+ * in `?version=` (read-only); edit or remove an item, import a file. Every change makes a version.
+ */
+export function DatasetScreen() {
+  const name = useParams().name!;
+  const [params, setParams] = useSearchParams();
+  const dataset = useDataset(name);
+  const versions = useDatasetVersions(name);
+  const [change, setChange] = useState('');
+  const picked = params.get('version');
+  const current = dataset.data?.version;
+  const version = picked !== null && Number(picked) !== current ? Number(picked) : undefined;
+  const items = useDatasetItems(name, version);
+
+  if (dataset.isPending) return <Loading />;
+  if (dataset.error) return <ErrorNote error={dataset.error} />;
+  const d = dataset.data;
+  const rows = items.data?.pages.flatMap((page) => page.data) ?? [];
+  const shown = items.data?.pages[0]?.version ?? version ?? d.version;
+  const editable = version === undefined;
+  const changed = (text: string) => setChange(text);
+
+  return (
+    <>
+      <h1>
+        {d.name} <span className="badge">v{d.version}</span>
+      </h1>
+      <p className="muted">
+        {d.description ? `${d.description} · ` : ''}
+        {d.itemCount} item{d.itemCount === 1 ? '' : 's'} in the current version · last change {formatTime(d.updatedAt)} ·{' '}
+        <Link to="/datasets">All datasets</Link>
+      </p>
+      {change ? (
+        <p role="status" className="success">
+          {change}
+        </p>
+      ) : null}
+      <div className="row">
+        <Select
+          selectedKey={String(shown)}
+          onSelectionChange={(key) => setParams(Number(key) === d.version ? {} : { version: String(key) }, { replace: true })}
+          className="field"
+        >
+          <Label>Version</Label>
+          <Button className="select-button">
+            <SelectValue />
+          </Button>
+          <Popover className="popover">
+            <ListBox className="listbox">
+              {(versions.data?.data ?? [{ version: d.version, itemCount: d.itemCount, change: '', createdAt: d.updatedAt }]).map((v) => (
+                <ListBoxItem key={v.version} id={String(v.version)} className="option">
+                  {`v${v.version}${v.version === d.version ? ' (current)' : ''} · ${v.itemCount} items${v.change ? ` · ${v.change}` : ''}`}
+                </ListBoxItem>
+              ))}
+            </ListBox>
+          </Popover>
+        </Select>
+      </div>
+      {!editable ? (
+        <p className="notice" role="note">
+          Version {version} as it was (read-only): edits and imports change the current version, v{d.version}.{' '}
+          <Link to={`/datasets/${encodeURIComponent(name)}`}>Show the current version</Link>
+        </p>
+      ) : null}
+      <ErrorNote error={items.error ?? versions.error} />
+      <h2>Items of v{shown}</h2>
+      {items.isPending ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <p className="muted">This version holds no items: import a file below, or add a call from a log or a thread turn.</p>
+      ) : (
+        <table className="table">
+          <caption className="sr-only">{`Items of ${d.name} v${shown}`}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Input (messages, variables)</th>
+              <th scope="col">Expected</th>
+              <th scope="col">Since</th>
+              <th scope="col">Source</th>
+              {editable ? <th scope="col">Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((item) => (
+              <ItemRow key={`${item.id}@${item.sinceVersion}`} dataset={name} item={item} editable={editable} onChanged={changed} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {items.hasNextPage ? (
+        <Button className="button secondary" onPress={() => void items.fetchNextPage()} isDisabled={items.isFetchingNextPage}>
+          Load more
+        </Button>
+      ) : null}
+      {editable ? <ImportItems dataset={name} onImported={changed} /> : null}
+    </>
+  );
+}
