@@ -67,4 +67,25 @@ describe('fuzz findings', () => {
     }
     await t.http().get('/project-prompt/big-v/production?v=1').set('X-API-Key', p.key).expect(200);
   });
+
+  it('a provider credential whose baseUrl is an object with a non-function toString is a 400, not a 500', async () => {
+    // The validator's message converted the value with String(), which throws for {"toString": "x"}.
+    const baseUrl = { toString: 'x', constructor: { prototype: { x: 1 } } };
+    const put = await t.http().put('/v2/provider-credentials/obj-url').set('X-API-Key', p.key).send({ type: 'openai', baseUrl });
+    const post = await t.http().post('/v2/provider-credentials').set('X-API-Key', p.key).send({ name: 'obj-url', type: 'openai', baseUrl });
+    for (const res of [put, post]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toContain('baseUrl must be an http(s) URL');
+    }
+    // A string keeps its precise message.
+    const res = await t
+      .http()
+      .put('/v2/provider-credentials/obj-url')
+      .set('X-API-Key', p.key)
+      .send({ type: 'openai', baseUrl: 'https://u:pw@example.com/v1' });
+    expect([res.status, res.body.error.details]).toEqual([
+      400,
+      ['baseUrl must not carry credentials (user:password@): give the key as apiKey or apiKeyEnv'],
+    ]);
+  });
 });

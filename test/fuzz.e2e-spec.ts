@@ -65,6 +65,10 @@ describe('fuzz: hostile requests to every route', () => {
     const template = [{ role: 'system', content: 'Hello {{name}}.' }];
     await deploy(t, fuzz, { slug: 'fz-prompt', template, variables, environments: ['production', 'staging'] });
     await deploy(t, fuzz, { slug: 'fz-assistant', kind: 'assistant', template, variables });
+    // Evaluations: a dataset for the bodies that name one (a run's, a deploy gate's), and an environment
+    // named as the `slug` pool's first value, which the gate routes (/v2/environments/{slug}/gate) look up.
+    await t.http().post('/v2/datasets').set(as).send({ name: 'fz-dataset' }).expect(200);
+    await t.http().post('/v2/environments').set(as).send({ slug: 'fz-prompt' }).expect(200);
     const fuzzThread = await createThread(t, fuzz, { metadata: { role: 'fuzz' } });
     const fuzzMessage = await createMessage(t, fuzz, fuzzThread.id, 'fuzz message');
     await t.http().post(`/${fuzz.workspace}/${fuzz.project}/fz-prompt/production`).set(as).send({}).expect(200);
@@ -144,6 +148,9 @@ describe('fuzz: hostile requests to every route', () => {
         provider: ['local', 'fz-cred'],
         // Also a body field: /v1's `model` names a deployment or a provider's model.
         model: ['local/echo', 'fz-prompt', 'fz-assistant', 'echo'],
+        // Body fields of the evaluations: a dataset that exists, and grader names as the keys of a gate's `minScores`.
+        dataset: ['fz-dataset'],
+        minScores: ['fz-grader'],
       },
       projectAuth: { 'x-api-key': fuzz.key },
       adminAuth: { 'x-api-key': TEST_ADMIN_KEY },

@@ -27,7 +27,8 @@ export class ProviderCredentialBodyDto {
     // The same rule as parley.yaml's providers (apply-file.schema.ts).
     validator: {
       validate: (value) => typeof value === 'string' && !baseUrlProblem(value),
-      defaultMessage: (args) => `baseUrl ${baseUrlProblem(String(args?.value)) ?? 'must be an http(s) URL'}`,
+      // Not String(value): a JSON object whose toString is not a function cannot be converted (a 500).
+      defaultMessage: (args) => `baseUrl ${(typeof args?.value === 'string' && baseUrlProblem(args.value)) || 'must be an http(s) URL'}`,
     },
   })
   baseUrl?: string;

@@ -180,12 +180,19 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
     }
     case 'integer':
       return fc.integer({ min: s.minimum ?? -5, max: Math.min(s.maximum ?? 1000, 2 ** 31) });
-    case 'number':
+    case 'number': {
       // Mostly integers: most numeric fields (limits, versions, tokens) take integers, and a request must get past them to go deeper.
+      // Within the documented bounds, as for integers: a score in [0, 1] is otherwise hardly ever valid.
+      const min = s.minimum ?? -5;
+      const max = Math.max(Math.min(s.maximum ?? 1000, 2 ** 31), min);
       return fc.oneof(
-        { arbitrary: fc.integer({ min: -5, max: 1000 }), weight: 4 },
-        { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }), weight: 1 },
+        { arbitrary: fc.integer({ min: Math.ceil(min), max: Math.max(Math.floor(max), Math.ceil(min)) }), weight: 4 },
+        {
+          arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: Math.max(min, -10), max: Math.max(Math.min(max, 10), min) }),
+          weight: 1,
+        },
       );
+    }
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -196,7 +203,14 @@ function validFrom(ctx: FuzzContext, s: SchemaObject, depth: number, name?: stri
       const properties: Record<string, SchemaObject> = s.properties ?? {};
       const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(ctx, value, depth + 1, key)]));
       const required: string[] = (Array.isArray(s.required) ? s.required : []).filter((key: string) => key in model);
-      const known = fc.record(model, { requiredKeys: required });
+      // A map named like a pool (`minScores`: grader names) gets its keys from it, so requests get past them.
+      const keyPool =
+        name !== undefined && !s.properties && typeof s.additionalProperties === 'object' && Object.hasOwn(ctx.pathValues, name)
+          ? ctx.pathValues[name]
+          : undefined;
+      const known = keyPool
+        ? fc.dictionary(fc.constantFrom(...keyPool), fromSchema(ctx, s.additionalProperties, depth + 1), { minKeys: 1 })
+        : fc.record(model, { requiredKeys: required });
       const extraValue =
         s.additionalProperties && typeof s.additionalProperties === 'object'
           ? fromSchema(ctx, s.additionalProperties, depth + 1)

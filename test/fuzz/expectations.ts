@@ -92,6 +92,7 @@ export function problemsWith(req: FuzzRequest, res: FuzzResponse, keys = new Map
   if (!isObject(body)) return ['error body is not an object'];
   const group = req.route.group;
   if (group === 'openai') return openAIProblems(body);
+  if (group === 'anthropic') return anthropicProblems(body);
   if (res.status === 401) {
     return body.error === 'Unauthorized' && body.message === 'Invalid API key' && keysAre(body, 'error', 'message')
       ? []
@@ -153,4 +154,22 @@ function openAIProblems(body: Record<string, unknown>): string[] {
   const error = body.error;
   const ok = isObject(error) && typeof error.message === 'string' && typeof error.type === 'string' && 'param' in error && 'code' in error;
   return ok ? [] : ["body is not OpenAI's {error: {message, type, param, code}}"];
+}
+
+/**
+ * Anthropic's `{type: "error", error: {type, message}, request_id}` for /v1/messages; what is
+ * refused before routing (a body over the limit) is answered in OpenAI's shape, as for all of /v1.
+ */
+function anthropicProblems(body: Record<string, unknown>): string[] {
+  const error = body.error;
+  if (isObject(error) && PRE_ROUTING.test(String(error.message)) && openAIProblems(body).length === 0) return [];
+  const ok =
+    body.type === 'error' &&
+    keysAre(body, 'type', 'error', 'request_id') &&
+    (body.request_id === null || typeof body.request_id === 'string') &&
+    isObject(error) &&
+    keysAre(error, 'type', 'message') &&
+    typeof error.type === 'string' &&
+    typeof error.message === 'string';
+  return ok ? [] : ["body is not Anthropic's {type: 'error', error: {type, message}, request_id}"];
 }

@@ -8,7 +8,7 @@
 export type SchemaObject = Record<string, any>;
 
 /** Which documented error body an endpoint answers with (see expectations.ts). */
-export type EndpointGroup = 'invoke' | 'v2' | 'openai' | 'other';
+export type EndpointGroup = 'invoke' | 'v2' | 'openai' | 'anthropic' | 'other';
 
 export interface FuzzRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -92,6 +92,7 @@ export function routesOf(document: SchemaObject): FuzzRoute[] {
 }
 
 function groupOf(path: string, operation: SchemaObject): EndpointGroup {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
   if (path.startsWith('/v1/')) return 'openai';
   if ((operation.tags ?? []).includes('Invoke')) return 'invoke';
   if (path.startsWith('/v2/')) return 'v2';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AuditLog } from '../../audit/audit-log';
 import { hasScope, ProjectPrincipal } from '../../auth/principal';
 import { chatMessageSchema } from '../../common/chat';
-import { conflict, forbidden, invalidBody, notFound } from '../../common/errors';
+import { badRequest, conflict, forbidden, invalidBody, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/errors/database-errors';
 import { newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
@@ -164,7 +164,7 @@ export class DatasetsService {
     if (version > current) throw notFound(`Dataset "${name}" has no version ${version}`);
     const limit = pageLimit(query);
     const after = query.after !== undefined && UUID.test(query.after) ? query.after : null;
-    if (query.after !== undefined && after === null) throw invalidBody(['after: expected the id of an item']);
+    if (query.after !== undefined && after === null) throw badRequest('Invalid request parameters', ['after: expected the id of an item']);
     const rows = await this.datasets.listItems(caller.projectId, row.id, version, after, limit + 1, version === current);
     const page = toPage(rows.map(toItemDto), limit);
     return { object: 'list', version, ...page };

@@ -25,7 +25,7 @@ import { MessagesService } from '../../../src/messages/messages.service';
 import { MetricsService } from '../../../src/metrics/metrics.service';
 import { ThreadsController } from '../../../src/threads/threads.controller';
 import { ThreadsService } from '../../../src/threads/threads.service';
-import { createFakes, Fakes } from './fakes';
+import { createFakes, FakeApiKeys, Fakes } from './fakes';
 
 export interface ControllerApp {
   app: INestApplication;
@@ -85,6 +85,16 @@ const NO_DATABASE = new Proxy(
   },
 );
 
+/** Another group of controllers than the spec's (the evaluations': evals.controller-spec.ts). */
+export interface ControllerAppOptions {
+  /** The controllers booted instead of SPEC_CONTROLLERS, in the order AppModule registers their routes. */
+  controllers?: Type[];
+  /** Providers besides the spec's fakes: those controllers' services, as fakes of their own. */
+  providers?: Provider[];
+  /** The keys the guard knows, instead of FakeApiKeys' four (keys holding other scopes). */
+  keys?: FakeApiKeys;
+}
+
 /**
  * The spec's controllers, booted as main.ts boots the app (the same HTTP adapter, configureApp's
  * middleware: request id, metrics, the JSON body parser and its 413, the audit context) with the
@@ -92,12 +102,13 @@ const NO_DATABASE = new Proxy(
  * routes' own interceptor (Idempotency-Key), but with in-memory fakes for every service behind them
  * (./fakes.ts): no database, neither PGlite nor PostgreSQL, is opened or even configured.
  */
-export async function createControllerApp(): Promise<ControllerApp> {
+export async function createControllerApp(options: ControllerAppOptions = {}): Promise<ControllerApp> {
   const fakes = createFakes();
+  if (options.keys) fakes.keys = options.keys;
   const moduleRef = await Test.createTestingModule({
     // The real configuration and logger modules; the configuration from defaults only, not this process's environment.
     imports: [ConfigModule, LoggingModule],
-    controllers: SPEC_CONTROLLERS,
+    controllers: options.controllers ?? SPEC_CONTROLLERS,
     providers: [
       ...appGlobalEnhancers(),
       SessionPrincipals,
@@ -111,6 +122,7 @@ export async function createControllerApp(): Promise<ControllerApp> {
       { provide: InvocationService, useValue: fakes.invocation },
       { provide: IdempotencyService, useValue: fakes.idempotency },
       { provide: DataSource, useValue: NO_DATABASE },
+      ...(options.providers ?? []),
     ],
   })
     .overrideProvider(AppConfig)
@@ -138,5 +150,16 @@ export function keyedApi(t: () => ControllerApp, key: string) {
     },
     postRaw: (path: string, raw: string) => t().http().post(path).set('X-API-Key', key).set('Content-Type', 'application/json').send(raw),
     delete: (path: string) => t().http().delete(path).set('X-API-Key', key),
+    put: (path: string, body?: unknown) => {
+      const req = t().http().put(path).set('X-API-Key', key);
+      return body === undefined ? req : req.send(body as object);
+    },
+    patch: (path: string, body?: unknown) => {
+      const req = t().http().patch(path).set('X-API-Key', key);
+      return body === undefined ? req : req.send(body as object);
+    },
+    /** A body as given (malformed JSON, a JSON array), with any method. */
+    raw: (method: 'post' | 'put' | 'patch', path: string, raw: string) =>
+      t().http()[method](path).set('X-API-Key', key).set('Content-Type', 'application/json').send(raw),
   };
 }

@@ -51,7 +51,7 @@ export const KEYS = {
 
 export const UNKNOWN_UUID = '01990000-0000-7000-8000-000000000000';
 
-function projectPrincipal(scopes: Scope[] | null): ProjectPrincipal {
+export function projectPrincipal(scopes: Scope[] | null): ProjectPrincipal {
   return {
     kind: 'project',
     keyId: randomUUID(),
@@ -89,7 +89,7 @@ export class FakeApiKeys implements Pick<ApiKeysService, 'resolve' | 'actingIn'>
  * Something to throw from the next service call instead of answering: the filter's rendering of
  * errors that are not the service's own (a lost database connection, a bug).
  */
-class Failing {
+export class Failing {
   private next: unknown;
   /** Names of the service methods called, in order: validation must refuse before any of them. */
   readonly calls: string[] = [];
