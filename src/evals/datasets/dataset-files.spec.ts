@@ -13,9 +13,10 @@ describe('dataset files', () => {
   });
 
   it('names the line of every problem', () => {
-    const { problems } = parseItemsFile('jsonl', '{"variables":{"ok":"1"}}\nnot json\n{"variabls":{}}\n');
-    expect(problems[0]).toBe('line 2: not a JSON object');
-    expect(problems[1]).toMatch(/^line 3: /);
+    const { problems } = parseItemsFile('jsonl', '{"variabls":{}}\nnot json\n{"variables":{"ok":"1"}}\n');
+    expect(problems[0]).toMatch(/^line 1: /);
+    expect(problems[1]).toBe('line 2: not a JSON object');
+    expect(problems).toHaveLength(2);
   });
 
   it('reads CSV: expected, messages as JSON, metadata.<key>, and every other column a variable', () => {

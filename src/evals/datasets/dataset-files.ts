@@ -23,7 +23,9 @@ export function parseItemsFile(format: 'jsonl' | 'csv', content: string): { item
       for (const issue of parsed.error.issues.slice(0, 3))
         problems.push(`line ${line}: ${[...issue.path].join('.') || 'item'}: ${issue.message}`);
   }
-  return { items, problems: problems.slice(0, 20) };
+  // By line, whichever check found them (a line that is not JSON, then the shape of the others).
+  const lineOf = (problem: string) => Number(/^line (\d+):/.exec(problem)?.[1] ?? 0);
+  return { items, problems: problems.sort((a, b) => lineOf(a) - lineOf(b)).slice(0, 20) };
 }
 
 interface Rows {

@@ -1,7 +1,7 @@
 import type { GraderScore } from '../graders/grader.schema';
 import type { CompareGraderDto, RunDto, RunItemDto } from './run.dto';
 import { runEnvironment } from './run-target';
-import type { GraderTotalRow, RunItemRow, RunRow } from './runs.repository';
+import type { GraderTotalRow, ItemInput, RunItemRow, RunRow } from './runs.repository';
 
 const ratio = (part: number, whole: number): number | null => (whole > 0 ? Math.round((part / whole) * 1e6) / 1e6 : null);
 
@@ -46,9 +46,12 @@ export function toRunDto(row: RunRow, totals: GraderTotalRow[]): RunDto {
 }
 
 /** A stored item row, from a query or from `to_jsonb(row)` (where numbers may arrive as text). */
-export function toRunItemDto(row: RunItemRow): RunItemDto {
+export function toRunItemDto(row: RunItemRow, input: ItemInput = row): RunItemDto {
   return {
     itemId: row.item_id,
+    input: input.has_input
+      ? { variables: input.input_variables ?? {}, messages: input.input_messages ?? [], expected: input.input_expected ?? null }
+      : null,
     status: row.status,
     output: row.output as Record<string, unknown> | null,
     scores: row.scores as GraderScore[],

@@ -60,7 +60,8 @@ export class RunDto {
   @ApiProperty({ enum: ['eval.run'] }) object: 'eval.run';
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['queued', 'running', 'completed', 'cancelled', 'failed'] }) status: string;
-  @ApiProperty({ type: 'object', properties: { name: { type: 'string' }, version: { type: 'integer' } } }) dataset: {
+  @ApiProperty({ type: 'object', required: ['name', 'version'], properties: { name: { type: 'string' }, version: { type: 'integer' } } })
+  dataset: {
     name: string;
     version: number;
   };
@@ -97,8 +98,20 @@ export class GraderScoreDto {
   @ApiProperty() reason: string;
 }
 
+export class RunItemInputDto {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) variables: Record<string, string>;
+  @ApiProperty({ type: 'array', items: { type: 'object' } }) messages: unknown[];
+  @ApiProperty({ nullable: true, description: 'text or any JSON; null when none' }) expected: unknown;
+}
+
 export class RunItemDto {
   @ApiProperty({ format: 'uuid', description: 'the dataset item' }) itemId: string;
+  @ApiProperty({
+    type: RunItemInputDto,
+    nullable: true,
+    description: 'the item as the dataset version the run used holds it; null when the dataset was deleted',
+  })
+  input: RunItemInputDto | null;
   @ApiProperty({ enum: ['ok', 'error'] }) status: string;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: '{text, toolCalls, finishReason}' })
   output: Record<string, unknown> | null;

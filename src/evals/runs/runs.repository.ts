@@ -35,7 +35,7 @@ export interface RunRow {
   finished_at: Date | null;
 }
 
-export interface RunItemRow {
+export interface RunItemRow extends ItemInput {
   item_id: string;
   status: 'ok' | 'error';
   output: { text: string; toolCalls: { name: string; arguments: string }[]; finishReason: string | null } | null;
@@ -51,6 +51,14 @@ export interface RunItemRow {
   created_at: Date;
 }
 
+/** An item's input as a joined dataset revision holds it. */
+export interface ItemInput {
+  input_variables?: Record<string, string> | null;
+  input_messages?: unknown[] | null;
+  input_expected?: unknown;
+  has_input?: boolean;
+}
+
 export interface GraderTotalRow {
   grader: string;
   graded: number;
@@ -63,6 +71,12 @@ const RUN_COLUMNS = `id, name, status, dataset_id, dataset_name, dataset_version
   created_at, started_at, finished_at`;
 const ITEM_COLUMNS =
   'item_id, status, output, scores, passed, score, error, log_id, prompt_tokens, completion_tokens, cost_usd, latency_ms, created_at';
+
+/** An item's input, from the dataset version the run used ($7: dataset id, $8: version), joined by item id on the items' key. */
+const INPUT_COLUMNS =
+  'd.variables AS input_variables, d.messages AS input_messages, d.expected AS input_expected, d.id IS NOT NULL AS has_input';
+const INPUT_JOIN = `LEFT JOIN dataset_items d ON d.project_id = r.project_id AND d.dataset_id = $7 AND d.id = r.item_id
+   AND d.since_version <= $8 AND (d.until_version IS NULL OR d.until_version > $8)`;
 
 /** Experiment runs, their graded items and per-grader totals; every query scoped by project. */
 @Injectable()
@@ -235,19 +249,26 @@ export class RunsRepository {
     );
   }
 
-  /** A run's items by item id, keyset; `passed` filters. */
+  /**
+   * A run's items by item id, keyset; `passed` filters. Each with its input as the dataset version
+   * the run used holds it (null when the dataset was deleted since).
+   */
   items(
     projectId: string,
-    runId: string,
+    run: { id: string; datasetId: string; datasetVersion: number },
     filter: { passed?: boolean; status?: string },
     after: string | null,
     limit: number,
   ): Promise<RunItemRow[]> {
     return this.q().query(
-      `SELECT ${ITEM_COLUMNS} FROM eval_run_items WHERE project_id = $1 AND run_id = $2 AND ($3::uuid IS NULL OR item_id > $3)
-          AND ($4::boolean IS NULL OR passed = $4) AND ($5::text IS NULL OR status = $5)
-        ORDER BY item_id LIMIT $6`,
-      [projectId, runId, after, filter.passed ?? null, filter.status ?? null, limit],
+      `SELECT ${ITEM_COLUMNS.split(', ')
+        .map((column) => `r.${column}`)
+        .join(', ')}, ${INPUT_COLUMNS}
+         FROM eval_run_items r ${INPUT_JOIN}
+        WHERE r.project_id = $1 AND r.run_id = $2 AND ($3::uuid IS NULL OR r.item_id > $3)
+          AND ($4::boolean IS NULL OR r.passed = $4) AND ($5::text IS NULL OR r.status = $5)
+        ORDER BY r.item_id LIMIT $6`,
+      [projectId, run.id, after, filter.passed ?? null, filter.status ?? null, limit, run.datasetId, run.datasetVersion],
     );
   }
 
@@ -285,7 +306,8 @@ export class RunsRepository {
     outcome: 'improved' | 'regressed' | 'unchanged',
     after: string | null,
     limit: number,
-  ): Promise<{ item_id: string; candidate: RunItemRow; base: RunItemRow }[]> {
+    dataset: { id: string; version: number },
+  ): Promise<({ item_id: string; candidate: RunItemRow; base: RunItemRow } & ItemInput)[]> {
     const condition =
       outcome === 'improved'
         ? 'c.score > b.score + 1e-9'
@@ -293,11 +315,12 @@ export class RunsRepository {
           ? 'c.score < b.score - 1e-9'
           : 'abs(c.score - b.score) <= 1e-9';
     return this.q().query(
-      `SELECT c.item_id, to_jsonb(c) AS candidate, to_jsonb(b) AS base
+      `SELECT c.item_id, to_jsonb(c) AS candidate, to_jsonb(b) AS base, ${INPUT_COLUMNS}
          FROM eval_run_items c JOIN eval_run_items b ON b.project_id = c.project_id AND b.run_id = $3 AND b.item_id = c.item_id
+         ${INPUT_JOIN.replace('r.project_id', 'c.project_id').replace('r.item_id', 'c.item_id').replace('$7', '$6').replace(/\$8/g, '$7')}
         WHERE c.project_id = $1 AND c.run_id = $2 AND ${condition} AND ($4::uuid IS NULL OR c.item_id > $4)
         ORDER BY c.item_id LIMIT $5`,
-      [projectId, candidate, base, after, limit],
+      [projectId, candidate, base, after, limit, dataset.id, dataset.version],
     );
   }
 

@@ -149,11 +149,17 @@ export class RunsService {
   }
 
   async items(caller: ProjectPrincipal, id: string, query: RunItemsQuery): Promise<RunItemListDto> {
-    await this.require(caller.projectId, id);
+    const run = await this.require(caller.projectId, id);
     const limit = pageLimit(query);
     const after = query.after !== undefined && UUID.test(query.after) ? query.after : null;
     const passed = query.passed === undefined ? undefined : query.passed === 'true';
-    const rows = await this.runs.items(caller.projectId, id, { passed }, after, limit + 1);
+    const rows = await this.runs.items(
+      caller.projectId,
+      { id, datasetId: run.dataset_id, datasetVersion: Number(run.dataset_version) },
+      { passed },
+      after,
+      limit + 1,
+    );
     const page = toPage(
       rows.map((row) => ({ ...toRunItemDto(row), id: row.item_id })),
       limit,
@@ -185,16 +191,20 @@ export class RunsService {
   /** Item by item: `candidate` against `base` (docs/evals.md, "Comparing runs"). */
   async compare(caller: ProjectPrincipal, candidateId: string, baseId: string, query: CompareQuery): Promise<CompareDto> {
     const [candidate, base] = await Promise.all([this.get(caller, candidateId), this.get(caller, baseId)]);
+    const candidateRow = await this.require(caller.projectId, candidateId);
     const outcome = query.outcome ?? 'regressed';
     const limit = pageLimit(query);
     const after = query.after !== undefined && UUID.test(query.after) ? query.after : null;
     const [counts, rows] = await Promise.all([
       this.runs.compareCounts(caller.projectId, candidateId, baseId),
-      this.runs.compareItems(caller.projectId, candidateId, baseId, outcome, after, limit + 1),
+      this.runs.compareItems(caller.projectId, candidateId, baseId, outcome, after, limit + 1, {
+        id: candidateRow.dataset_id,
+        version: Number(candidateRow.dataset_version),
+      }),
     ]);
     const data = rows.slice(0, limit).map((row) => {
-      const c = toRunItemDto(row.candidate);
-      const b = toRunItemDto(row.base);
+      const c = toRunItemDto(row.candidate, row);
+      const b = toRunItemDto(row.base, row);
       return { id: row.item_id, delta: Math.round((c.score - b.score) * 1e6) / 1e6, base: b, candidate: c };
     });
     return {
