@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator'
 
 import { PageQuery } from '../common/pagination';
 
-const RESOURCE_TYPES = ['prompt', 'version', 'deployment', 'environment', 'provider', 'api_key', 'limits'];
+const RESOURCE_TYPES = ['prompt', 'version', 'deployment', 'environment', 'provider', 'api_key', 'limits', 'dataset', 'grader', 'eval_run'];
 
 /** GET /v2/audit: newest first, filters combine with AND, `after` is the last id of the previous page. */
 export class AuditQuery extends PageQuery {

@@ -47,15 +47,23 @@ function jsonlRows(content: string): Rows {
 }
 
 function csvRows(content: string): Rows {
-  let records: Record<string, string>[];
+  let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parse(content, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: false, max_record_size: 1_000_000 });
+    // `info`: where each record ends, so a problem names the record's first line even after a quoted cell spanning lines.
+    records = parse(content, {
+      columns: true,
+      skip_empty_lines: true,
+      bom: true,
+      relax_column_count: false,
+      max_record_size: 1_000_000,
+      info: true,
+    });
   } catch (err) {
     return { values: [], problems: [`CSV: ${(err as Error).message.slice(0, 200)}`] };
   }
   const rows: Rows = { values: [], problems: [] };
-  records.forEach((record, index) => {
-    const line = index + 2;
+  records.forEach(({ record }, index) => {
+    const line = index === 0 ? 2 : records[index - 1].info.lines + 1;
     const item: Record<string, unknown> = { variables: {}, metadata: {} };
     for (const [column, cell] of Object.entries(record)) {
       if (column === 'expected') {

@@ -52,6 +52,10 @@ export const itemFromSourceSchema = z
     messageId: z.string().min(1).max(64).optional(),
     includeAnswer: z.boolean().default(true),
   })
-  .refine((body) => (body.logId !== undefined) !== (body.threadId !== undefined && body.messageId !== undefined), {
-    message: 'Expected either logId, or threadId and messageId',
-  });
+  .refine(
+    (body) =>
+      body.logId !== undefined
+        ? body.threadId === undefined && body.messageId === undefined
+        : body.threadId !== undefined && body.messageId !== undefined,
+    { message: 'Expected either logId, or threadId and messageId' },
+  );

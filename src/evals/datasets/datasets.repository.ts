@@ -82,6 +82,16 @@ export class DatasetsRepository {
     );
   }
 
+  /** The environments whose deploy gate names the dataset. */
+  async gatesUsing(manager: EntityManager, projectId: string, id: string): Promise<string[]> {
+    const rows: { slug: string }[] = await manager.query(
+      `SELECT e.slug FROM environment_gates g JOIN environments e ON e.project_id = g.project_id AND e.id = g.environment_id
+        WHERE g.project_id = $1 AND g.dataset_id = $2 ORDER BY e.slug`,
+      [projectId, id],
+    );
+    return rows.map((row) => row.slug);
+  }
+
   async remove(manager: EntityManager, projectId: string, id: string): Promise<void> {
     for (const table of ['dataset_items', 'dataset_versions'])
       await manager.query(`DELETE FROM ${table} WHERE project_id = $1 AND dataset_id = $2`, [projectId, id]);
@@ -159,6 +169,39 @@ export class DatasetsRepository {
       ),
     );
     return rows[0] ?? null;
+  }
+
+  /** Every dataset of the project, by name: parley apply's references and parley export. */
+  listAll(projectId: string, manager?: EntityManager): Promise<DatasetRow[]> {
+    return this.q(manager).query(
+      'SELECT id, name, description, version, item_count, created_at, updated_at FROM datasets WHERE project_id = $1 ORDER BY name',
+      [projectId],
+    );
+  }
+
+  async setDescription(manager: EntityManager, projectId: string, id: string, description: string): Promise<void> {
+    await manager.query('UPDATE datasets SET description = $3, updated_at = now() WHERE project_id = $1 AND id = $2', [
+      projectId,
+      id,
+      description,
+    ]);
+  }
+
+  /** Every live item, by id, in `manager`'s transaction: what parley apply compares a file with and parley export writes. */
+  liveItemsIn(manager: EntityManager, projectId: string, datasetId: string): Promise<ItemRow[]> {
+    return manager.query(
+      `SELECT ${ITEM_COLUMNS} FROM dataset_items WHERE project_id = $1 AND dataset_id = $2 AND until_version IS NULL ORDER BY id`,
+      [projectId, datasetId],
+    );
+  }
+
+  /** Ends the live revisions of `itemIds` at `version`, in one statement (parley apply replacing items). */
+  async closeItems(manager: EntityManager, projectId: string, datasetId: string, itemIds: string[], version: number): Promise<void> {
+    if (itemIds.length === 0) return;
+    await manager.query(
+      `UPDATE dataset_items SET until_version = $3 WHERE project_id = $1 AND dataset_id = $2 AND until_version IS NULL AND id = ANY($4::uuid[])`,
+      [projectId, datasetId, version, `{${itemIds.join(',')}}`],
+    );
   }
 
   /** The items of `version`, by id, after `after` (keyset). */

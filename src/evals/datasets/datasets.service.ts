@@ -126,6 +126,9 @@ export class DatasetsService {
   async remove(caller: ProjectPrincipal, name: string): Promise<DatasetDeletedDto> {
     await this.dataSource.transaction(async (manager) => {
       const row = await this.require(caller.projectId, name, manager, true);
+      const gates = await this.datasets.gatesUsing(manager, caller.projectId, row.id);
+      if (gates.length)
+        throw conflict(`Dataset "${name}" is the deploy gate's dataset of ${gates.join(', ')}: remove or change the gate first`);
       await this.datasets.remove(manager, caller.projectId, row.id);
       await this.audit.record(manager, {
         projectId: caller.projectId,

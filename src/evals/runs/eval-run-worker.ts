@@ -142,7 +142,8 @@ export class EvalRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (!lease) return;
       const run = await this.runs.find(job.projectId, job.id, manager, true);
       if (run && (run.status === 'queued' || run.status === 'running' || run.status === 'cancelled')) {
-        const status = stop === null ? 'completed' : stop.type === 'cancelled' || run.status === 'cancelled' ? 'cancelled' : 'failed';
+        // A cancel that committed after the last batch still wins: the API has answered it as cancelled.
+        const status = run.status === 'cancelled' || stop?.type === 'cancelled' ? 'cancelled' : stop === null ? 'completed' : 'failed';
         await this.runs.setStatus(manager, job.projectId, job.id, status, stop?.type === 'failed' ? stop.message : null);
       }
       await this.queue.remove(manager, job.projectId, job.id);

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -55,7 +57,10 @@ export class RunExecution {
     private readonly caller: ProjectPrincipal,
     private readonly run: RunRow,
     private readonly owner: string,
-  ) {}
+  ) {
+    // Every call in flight listens on this one signal (up to 64 at once): not a leak.
+    setMaxListeners(0, this.abort.signal);
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

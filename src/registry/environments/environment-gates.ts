@@ -23,6 +23,9 @@ export class DeployGateRefused extends ApiException {
   }
 }
 
+/** A gate's dataset is kept while the gate names it (DatasetsService refuses to delete it); this names one deleted before that rule. */
+const DELETED_DATASET = '(deleted dataset)';
+
 interface GateRow {
   dataset_id: string;
   dataset_name: string | null;
@@ -41,7 +44,7 @@ export class EnvironmentGates {
 
   async get(projectId: string, environmentId: string, manager?: EntityManager): Promise<GateSettings | null> {
     const row = await this.row(projectId, environmentId, manager);
-    return row ? { dataset: row.dataset_name ?? '(deleted dataset)', minScores: row.min_scores } : null;
+    return row ? { dataset: row.dataset_name ?? DELETED_DATASET, minScores: row.min_scores } : null;
   }
 
   async put(manager: EntityManager, projectId: string, environmentId: string, settings: GateSettings): Promise<void> {
@@ -86,6 +89,7 @@ export class EnvironmentGates {
   ): Promise<AuditChange | null> {
     const gate = await this.row(deploy.projectId, deploy.environmentId, manager);
     if (!gate) return null;
+    const datasetName = gate.dataset_name ?? DELETED_DATASET;
     const change = (outcome: 'passed' | 'refused', details: Record<string, unknown>): AuditChange => ({
       projectId: deploy.projectId,
       action: 'deployment.gate_checked',
@@ -112,7 +116,7 @@ export class EnvironmentGates {
     const what = `${deploy.promptSlug} v${deploy.version}`;
     const message = `The deploy gate of "${deploy.environment}" refused ${what}`;
     if (!runs.length) {
-      const missing = `no completed experiment run of ${what} on dataset "${gate.dataset_name}": run one (POST /v2/evals/runs or parley eval run)`;
+      const missing = `no completed experiment run of ${what} on dataset "${datasetName}": run one (POST /v2/evals/runs or parley eval run)`;
       throw new DeployGateRefused(message, [missing], change('refused', { missing: [missing] }));
     }
     const totals: { grader: string; graded: number; score_sum: number }[] = await manager.query(
