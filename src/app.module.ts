@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 
+import { AnthropicModule } from './anthropic/anthropic.module';
 import { ApplyModule } from './apply/apply.module';
 import { AuditModule } from './audit/audit.module';
 import { AuditTrailModule } from './audit-trail/audit-trail.module';
@@ -52,6 +53,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     // of the modules it imports, so /v1/responses comes first, /v1/chat/completions after those.
     ResponsesModule,
     OpenAIModule,
+    // Anthropic's /v1/messages (and /v1/messages/count_tokens): fixed paths too, peers of OpenAI's.
+    AnthropicModule,
     WorkspacesModule,
     LimitsModule,
     IdempotencyModule,

@@ -39,6 +39,7 @@ const ANY = 'any';
 const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/(project-prompt\/:slug\/:environment|:workspace\/:project\/:slug\/:environment)$/, ['invoke']],
   [/^POST \/v1\/(chat\/completions|responses|responses\/input_tokens|responses\/compact|responses\/:responseId\/cancel)$/, ['invoke']],
+  [/^POST \/v1\/messages(\/count_tokens)?$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
   [/^GET \/v1\/(conversations|responses)/, ['threads:read']],
   [/^(POST|DELETE) \/v1\/(conversations|responses)/, ['threads:write']],
@@ -55,6 +56,10 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
     ['registry:read'],
   ],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
+  // Evaluations and deploy gates are registry content (docs/evals.md).
+  [/^GET \/v2\/(datasets|graders|evals)/, ['registry:read']],
+  [/^(POST|PUT|PATCH|DELETE) \/v2\/(datasets|graders|evals)/, ['registry:write']],
+  [/^(PUT|DELETE) \/v2\/environments\/:slug\/gate$/, ['registry:write']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
   // A project's keys: the admin key's, and a project key's own project's (docs/security.md, "Managing keys").
@@ -122,7 +127,14 @@ describe('scoped API keys', () => {
 
   function expectRefused(res: Response, route: Route): void {
     expect([label(route), res.status]).toEqual([label(route), 403]);
-    if (route.path.startsWith('/v1/')) {
+    if (route.path.startsWith('/v1/messages')) {
+      // Anthropic's Messages API answers in Anthropic's error shape (docs/anthropic-compatibility.md).
+      expect(res.body).toEqual({
+        type: 'error',
+        error: { type: 'permission_error', message: expect.stringContaining('scope') },
+        request_id: expect.any(String),
+      });
+    } else if (route.path.startsWith('/v1/')) {
       expect(res.body).toEqual({
         error: { message: expect.stringContaining('scope'), type: 'permission_error', param: null, code: 'permission_denied' },
       });

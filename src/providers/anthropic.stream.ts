@@ -3,7 +3,7 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import type { EventSourceMessage } from 'eventsource-parser';
 
 import { finishReasonFor } from './anthropic.translate';
-import type { ChatCompletionChunk } from './provider.types';
+import type { ChatCompletionChunk, StopSequenceField } from './provider.types';
 import { ChunkHeader, makeChunk } from './provider-stream';
 import type { EventTranslator } from './sse-stream';
 import { TokenCounts, tokensFromAnthropic } from './token-usage';
@@ -92,9 +92,19 @@ export class AnthropicStreamTranslator implements EventTranslator {
         }
         if (!event.delta.stop_reason) return [];
         this.finished = true;
-        return [makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason))];
+        return [withStopSequence(makeChunk(this.head, {}, finishReasonFor(event.delta.stop_reason)), event.delta)];
       default: // message_stop, and event types added later
         return [];
     }
   }
+}
+
+/** The stop sequence that ended the message, on the finishing chunk's choice (provider.types.ts, StopSequenceField). */
+function withStopSequence(
+  chunk: ChatCompletionChunk,
+  delta: { stop_reason: string | null; stop_sequence: string | null },
+): ChatCompletionChunk {
+  if (delta.stop_reason === 'stop_sequence' && delta.stop_sequence)
+    (chunk.choices[0] as StopSequenceField).stop_sequence = delta.stop_sequence;
+  return chunk;
 }

@@ -1,8 +1,8 @@
-import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 
 import { AnthropicProvider } from './anthropic.provider';
 import { AnthropicStreamTranslator } from './anthropic.stream';
-import { finishReasonFor, toAnthropicBody } from './anthropic.translate';
+import { finishReasonFor, fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import type { ProviderRequest } from './provider.types';
 
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
@@ -117,6 +117,23 @@ describe('Anthropic translation', () => {
       'refusal',
     ] as const;
     expect(reasons.map(finishReasonFor)).toEqual(['stop', 'stop', 'stop', 'length', 'length', 'tool_calls', 'content_filter']);
+  });
+
+  it('keeps the stop sequence that ended a message on its choice, whole and streamed', () => {
+    const message = {
+      id: 'msg_1',
+      model: 'c',
+      content: [{ type: 'text', text: 'one two ' }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'STOP',
+      usage: { input_tokens: 3, output_tokens: 2 },
+    } as unknown as Message;
+    expect(fromAnthropicMessage(message).choices[0]).toMatchObject({ finish_reason: 'stop', stop_sequence: 'STOP' });
+    expect('stop_sequence' in fromAnthropicMessage({ ...message, stop_reason: 'end_turn' }).choices[0]).toBe(false);
+    const translator = new AnthropicStreamTranslator('c');
+    const delta = { type: 'message_delta', delta: { stop_reason: 'stop_sequence', stop_sequence: 'STOP' }, usage: { output_tokens: 2 } };
+    const [finish] = translator.translate({ event: delta.type, data: JSON.stringify(delta) });
+    expect(finish.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'stop', stop_sequence: 'STOP' });
   });
 
   it('gives a streamed tool call without input "{}" as arguments', () => {

@@ -27,7 +27,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 
 import { contentText } from './message-text';
-import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ProviderRequest } from './provider.types';
+import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ProviderRequest, StopSequenceField } from './provider.types';
 import { ProviderError } from './provider.types';
 import { ANTHROPIC_THINKING_BUDGET, ReasoningFields } from './reasoning';
 import { completionUsageOf, tokensFromAnthropic } from './token-usage';
@@ -246,6 +246,9 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
       ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
       : [],
   );
+  // Which stop sequence ended it (provider.types.ts, StopSequenceField): what /v1/messages answers.
+  const stop: StopSequenceField =
+    message.stop_reason === 'stop_sequence' && message.stop_sequence ? { stop_sequence: message.stop_sequence } : {};
   return {
     id: message.id,
     object: 'chat.completion',
@@ -263,6 +266,7 @@ export function fromAnthropicMessage(message: Message): ChatCompletion {
         },
         logprobs: null,
         finish_reason: finishReasonFor(message.stop_reason),
+        ...stop,
       },
     ],
     usage: completionUsageOf(tokensFromAnthropic(message.usage)),

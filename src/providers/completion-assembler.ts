@@ -2,7 +2,7 @@
  * Reassembles streamed chunks into the ChatCompletion they add up to: what a streamed call appends
  * to the thread and records in the request log once the stream has ended.
  */
-import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './provider.types';
+import type { ChatCompletion, ChatCompletionChunk, CompletionUsage, StopSequenceField } from './provider.types';
 import type { ReasoningFields } from './reasoning';
 
 type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
@@ -15,6 +15,8 @@ interface ChoiceState {
   signature: string;
   toolCalls: ToolCall[];
   finish: FinishReason | null;
+  /** provider.types.ts, StopSequenceField. */
+  stopSequence: string | undefined;
 }
 
 export class CompletionAssembler {
@@ -43,6 +45,8 @@ export class CompletionAssembler {
         if (part.function?.arguments) call.function.arguments += part.function.arguments;
       }
       if (choice.finish_reason) state.finish = choice.finish_reason;
+      const stop = (choice as StopSequenceField).stop_sequence;
+      if (stop) state.stopSequence = stop;
     }
   }
 
@@ -64,6 +68,7 @@ export class CompletionAssembler {
           },
           logprobs: null,
           finish_reason: state.finish ?? 'stop',
+          ...(state.stopSequence ? { stop_sequence: state.stopSequence } : {}),
         };
       });
     return {
@@ -79,7 +84,7 @@ export class CompletionAssembler {
   private choiceState(index: number): ChoiceState {
     let state = this.choices.get(index);
     if (!state) {
-      state = { content: null, reasoning: '', signature: '', toolCalls: [], finish: null };
+      state = { content: null, reasoning: '', signature: '', toolCalls: [], finish: null, stopSequence: undefined };
       this.choices.set(index, state);
     }
     return state;

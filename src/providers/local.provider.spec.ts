@@ -79,10 +79,16 @@ describe('LocalProvider (echo, not a language model)', () => {
     const said = echo([{ role: 'user', content: 'one two STOP three four' }], { stop: ['four', 'STOP'], max_tokens: 1 });
     const stopped = (await local.complete({ ...said, max_tokens: undefined }, creds)).completion.choices[0];
     expect([stopped.message.content, stopped.finish_reason]).toEqual(['one two ', 'stop']);
+    // Which sequence ended it (provider.types.ts, StopSequenceField): the earliest found, streamed on the last chunk too.
+    expect(stopped).toMatchObject({ stop_sequence: 'STOP' });
+    const streamed: ChatCompletionChunk[] = [];
+    for await (const chunk of local.stream({ ...said, max_tokens: undefined }, creds)) streamed.push(chunk);
+    expect(streamed.at(-1)!.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'stop', stop_sequence: 'STOP' });
     const limited = (await local.complete({ ...said, max_completion_tokens: 3 }, creds)).completion.choices[0];
     expect([limited.message.content, limited.finish_reason]).toEqual(['one two ', 'stop']);
     const cut = (await local.complete({ ...said, stop: undefined, max_completion_tokens: 3 }, creds)).completion.choices[0];
     expect([cut.message.content, cut.finish_reason]).toEqual(['one two STOP', 'length']);
+    expect('stop_sequence' in cut).toBe(false);
   });
 
   it('gives n identical choices, streamed one after the other, with usage for all of them', async () => {

@@ -13,7 +13,8 @@
  *   its text mentions a tool — its whole name, or a part of it of four letters or more (split at
  *   `_`, `-`, `.` and lower-to-upper case changes), as a word, ignoring case — answers with one
  *   call of the first such tool, arguments as above ("What's the weather?" calls `get_weather`);
- * - `stop`: the answer ends before the first occurrence of any stop sequence (`finish_reason` stop);
+ * - `stop`: the answer ends before the first occurrence of any stop sequence (`finish_reason` stop,
+ *   the sequence as the choice's `stop_sequence`: provider.types.ts, StopSequenceField);
  * - `max_completion_tokens` (else `max_tokens`) counts words: the answer is cut after that many
  *   whitespace-separated words and `finish_reason` is `length`;
  * - `n` gives that many identical choices;
@@ -30,7 +31,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { contentText, countWords } from './message-text';
-import type { ChatCompletion, ChatCompletionChunk } from './provider.types';
+import type { ChatCompletion, ChatCompletionChunk, StopSequenceField } from './provider.types';
 import {
   InputTokenCount,
   ProviderAdapter,
@@ -47,7 +48,8 @@ import { completionUsageOf, plainTokens } from './token-usage';
 export const LOCAL_MODELS: readonly string[] = ['echo'];
 
 type Answer =
-  { kind: 'text'; text: string; finish: 'stop' | 'length' } | { kind: 'tool_call'; id: string; name: string; arguments: string };
+  | { kind: 'text'; text: string; finish: 'stop' | 'length'; stop?: StopSequenceField }
+  | { kind: 'tool_call'; id: string; name: string; arguments: string };
 
 /** Text up to the end of its `limit`-th word, or undefined when it has no more words than that. */
 function cutAfterWords(text: string, limit: number): string | undefined {
@@ -98,7 +100,13 @@ export class LocalProvider implements ProviderAdapter {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.model,
-      choices: Array.from({ length: choiceCount(req) }, (_, index) => ({ index, message, logprobs: null, finish_reason: finish })),
+      choices: Array.from({ length: choiceCount(req) }, (_, index) => ({
+        index,
+        message,
+        logprobs: null,
+        finish_reason: finish,
+        ...(answer.kind === 'text' ? answer.stop : {}),
+      })),
       usage: completionUsageOf(tokens),
     };
     return { completion, providerRequest: req, providerResponse: completion, tokens };
@@ -130,7 +138,9 @@ export class LocalProvider implements ProviderAdapter {
       }
       throwIfAborted(signal);
       if (index === count - 1) sink.tokens = this.tokens(req, answer);
-      yield makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls', index);
+      const last = makeChunk(head, {}, answer.kind === 'text' ? answer.finish : 'tool_calls', index);
+      if (answer.kind === 'text' && answer.stop) Object.assign(last.choices[0], answer.stop);
+      yield last;
     }
   }
 
@@ -151,10 +161,10 @@ export class LocalProvider implements ProviderAdapter {
         .digest('hex');
       return { kind: 'tool_call', id: `call_${digest.slice(0, 24)}`, name: tool, arguments: args };
     }
-    const text = cutAtStop(last?.role === 'tool' ? contentText(last.content) : userText, req.stop);
+    const { text, stop } = cutAtStop(last?.role === 'tool' ? contentText(last.content) : userText, req.stop);
     const limit = req.max_completion_tokens ?? req.max_tokens;
     const cut = limit === undefined ? undefined : cutAfterWords(text, Math.max(0, Math.floor(limit)));
-    return cut === undefined ? { kind: 'text', text, finish: 'stop' } : { kind: 'text', text: cut, finish: 'length' };
+    return cut === undefined ? { kind: 'text', text, finish: 'stop', stop } : { kind: 'text', text: cut, finish: 'length' };
   }
 
   private tokens(req: ProviderRequest, answer: Answer) {
@@ -169,11 +179,15 @@ function choiceCount(req: ProviderRequest): number {
   return Number.isFinite(n) ? Math.min(128, Math.max(1, n)) : 1;
 }
 
-/** The text before the first occurrence of any stop sequence. */
-function cutAtStop(text: string, stop: ProviderRequest['stop']): string {
+/** The text before the first occurrence of any stop sequence, and that sequence (the first listed of those found there). */
+function cutAtStop(text: string, stop: ProviderRequest['stop']): { text: string; stop?: StopSequenceField } {
   const sequences = (Array.isArray(stop) ? stop : stop === undefined || stop === null ? [] : [stop]).filter((s) => s !== '');
-  const at = sequences.map((s) => text.indexOf(s)).filter((i) => i >= 0);
-  return at.length ? text.slice(0, Math.min(...at)) : text;
+  let first: { at: number; sequence: string } | undefined;
+  for (const sequence of sequences) {
+    const at = text.indexOf(sequence);
+    if (at >= 0 && (!first || at < first.at)) first = { at, sequence };
+  }
+  return first ? { text: text.slice(0, first.at), stop: { stop_sequence: first.sequence } } : { text };
 }
 
 /** The function the request forces a call of, if any. */

@@ -62,6 +62,16 @@ export interface ProviderRequest {
   metadata?: Record<string, string>;
 }
 
+/**
+ * Parley's field on a chat-format choice (and on the choice of a stream's finishing chunk): the
+ * stop sequence that ended the answer, where the provider tells which (Anthropic's `stop_sequence`,
+ * the local provider's cut). OpenAI's format has no such field and the OpenAI-shaped surfaces do
+ * not show it; `/v1/messages` answers it as its `stop_sequence` (src/anthropic).
+ */
+export interface StopSequenceField {
+  stop_sequence?: string;
+}
+
 export interface ProviderCredentials {
   type: ProviderType;
   /** OpenAI-compatible: up to and including `/v1`. Anthropic: the host (`https://api.anthropic.com`). */

@@ -36,6 +36,10 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     "OpenAI's Conversations API (`/v1/conversations`) over Parley's threads: the official `openai` SDK works with a project key (docs/openai-conversations.md).",
   'OpenAI-compatible':
     "OpenAI's chat completions and models under `/v1`: point the official `openai` SDK at Parley (docs/openai-compatibility.md).",
+  Evaluations:
+    "Datasets, graders, experiment runs and their comparison; an environment's deploy gate is under Registry: environments (docs/evals.md).",
+  'Anthropic-compatible':
+    "Anthropic's Messages API (`/v1/messages`, `/v1/messages/count_tokens`) on every provider: point the official `@anthropic-ai/sdk` at Parley with a project key (docs/anthropic-compatibility.md).",
   'OpenAI: Responses':
     "OpenAI's Responses API (`/v1/responses`) on every provider, with stored responses, `conversation` and `previous_response_id`, background responses, cancel and resumable streams (docs/openai-conversations.md).",
   Webhooks:
