@@ -41,6 +41,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/v1\/(chat\/completions|responses|responses\/input_tokens|responses\/compact|responses\/:responseId\/cancel)$/, ['invoke']],
   [/^POST \/v1\/messages(\/count_tokens)?$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
+  [/^GET \/v1\/evals/, ['registry:read']],
+  [/^(POST|DELETE) \/v1\/evals/, ['registry:write']],
   [/^GET \/v1\/(conversations|responses)/, ['threads:read']],
   [/^(POST|DELETE) \/v1\/(conversations|responses)/, ['threads:write']],
   [/^GET \/v2\/threads/, ['threads:read']],

@@ -261,6 +261,41 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
     await pictured('experiment-runs');
   });
 
+  it('admits through the gate a version with a passing run, after refusing one without; both outcomes audited', async () => {
+    // An environment neither version served yet, so neither passes as a rollback.
+    expect((await api('POST', '/v2/environments', { slug: 'canary' })).status).toBe(200);
+    const gate = { dataset: DATASET, minScores: { [MENTIONS_EXPECTED.name]: 0.7 } };
+    expect((await api('PUT', '/v2/environments/canary/gate', gate)).status).toBe(200);
+    const deployTo = async (version: number) => {
+      await page.goto(`${server.url}/console/prompts/${SUPPORT_PROMPT}`);
+      const environment = page.getByRole('button', { name: `Environment for v${version}` });
+      await environment.getByText('production', { exact: true }).waitFor();
+      await environment.click();
+      await page.getByRole('option', { name: 'canary', exact: true }).click();
+      await page.getByRole('button', { name: `Deploy v${version}` }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Deploy to canary' }).click();
+    };
+    await deployTo(1);
+    await page.getByRole('alert').getByText(`The deploy gate of "canary" refused ${SUPPORT_PROMPT} v1`).waitFor();
+    await deployTo(2);
+    // Admitted: the prompt page lists v2 live in canary.
+    await page.getByRole('alert').waitFor({ state: 'detached' });
+    const canary = async () =>
+      (await api('GET', `/v2/prompts/${SUPPORT_PROMPT}`)).body.deployments.find((d: { environment: string }) => d.environment === 'canary');
+    for (let i = 0; i < 50 && !(await canary()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await canary()).version).toBe(2);
+    const audit = (await api('GET', '/v2/audit?action=deployment.gate_checked')).body.data.filter(
+      (event: { resourceId: string }) => event.resourceId === `${SUPPORT_PROMPT}@canary`,
+    );
+    expect(
+      audit.map((event: { after: Record<string, unknown> }) => [event.after.outcome, event.after.version, event.after.run ?? null]),
+    ).toEqual([
+      ['passed', 2, runs.live],
+      ['refused', 1, runs.v1],
+    ]);
+    expect((await api('DELETE', '/v2/environments/canary/gate')).status).toBe(200);
+  });
+
   it("runs an experiment on the playground's unsaved draft", async () => {
     await page.goto(`${server.url}/console/prompts/${SUPPORT_PROMPT}/playground`);
     await page.getByText('Editing a draft based on v2.').waitFor();

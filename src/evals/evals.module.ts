@@ -13,26 +13,38 @@ import { GradersController } from './graders/graders.controller';
 import { GradersRepository } from './graders/graders.repository';
 import { GradersService } from './graders/graders.service';
 import { Grading } from './graders/grading';
+import { OpenAICriteriaGrading } from './openai/criteria-grading';
+import { OpenAIEvalRunsService } from './openai/openai-eval-runs.service';
+import { OpenAIEvalsController } from './openai/openai-evals.controller';
+import { OpenAIEvalsRepository } from './openai/openai-evals.repository';
+import { OpenAIEvalsService } from './openai/openai-evals.service';
 import { EvalRunWorker } from './runs/eval-run-worker';
 import { RunTargets } from './runs/run-target';
 import { RunsController } from './runs/runs.controller';
 import { RunsRepository } from './runs/runs.repository';
 import { RunsService } from './runs/runs.service';
 
-/** Evaluations: datasets, graders and experiment runs (docs/evals.md). */
+/**
+ * Evaluations: datasets, graders and experiment runs (docs/evals.md), and OpenAI's Evals API over
+ * them (`/v1/evals`). `Grading` is OpenAICriteriaGrading: Parley's graders as Grading grades them,
+ * and OpenAI's testing criteria besides.
+ */
 @Module({
   imports: [InvocationCoreModule, JobsModule, MessagesModule, RegistryModule, RequestLogsModule, PricingModule],
-  controllers: [DatasetsController, GradersController, RunsController],
+  controllers: [DatasetsController, GradersController, RunsController, OpenAIEvalsController],
   providers: [
     DatasetsRepository,
     DatasetsService,
     GradersRepository,
     GradersService,
-    Grading,
+    { provide: Grading, useClass: OpenAICriteriaGrading },
     RunTargets,
     RunsRepository,
     RunsService,
     EvalRunWorker,
+    OpenAIEvalsRepository,
+    OpenAIEvalsService,
+    OpenAIEvalRunsService,
   ],
   exports: [DatasetsService, GradersService, RunsService],
 })
