@@ -98,6 +98,9 @@ describe('formatPath and describeSummary', () => {
         providers: [],
         prompts: [],
         deployments: [],
+        graders: [],
+        datasets: [],
+        gates: [],
         changed: false,
       }),
     ).toBe('No changes: a/a already matches the file.');

@@ -1,9 +1,19 @@
 import { LineCounter, Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 
+import { checkProblem } from '../evals/graders/checks';
+import { graderSpecSchema } from '../evals/graders/grader.schema';
 import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
-import { applyFileSchema, ApplyFileTop, DeclaredPrompt, promptSchema, providerSchema, slugSchema } from './apply-file.schema';
+import {
+  applyFileSchema,
+  ApplyFileTop,
+  DeclaredPrompt,
+  gateEntrySchema,
+  promptSchema,
+  providerSchema,
+  slugSchema,
+} from './apply-file.schema';
 import { describeYamlError } from './yaml-errors';
 
 export type IssuePath = (string | number)[];
@@ -24,6 +34,10 @@ export interface ApplyReferences {
   providers: { index: number; type: string; baseUrl?: string; apiKeyEnv?: string }[];
   /** What each prompt refers to, from its valid fields (an invalid prompt's other fields are still checked). */
   prompts: PromptReferences[];
+  /** Every dataset name the file declares, valid entry or not (as providerNames). */
+  datasetNames: string[];
+  /** What each gate refers to, from its valid fields. */
+  gates: { index: number; environment?: string; dataset?: string }[];
   /** Writes a problem found later (against the database) the way parsing writes its own. */
   describe: (path: IssuePath, message: string) => string;
 }
@@ -97,6 +111,7 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
       return issues.push(...prepared.issues.map((issue) => describe(['prompts', index, ...issue.path], issue.message, locate)));
     prompts.push({ declared: parsed.data, prepared: prepared.value });
   });
+  issues.push(...graderCheckIssues(document, locate));
   if (top.success) issues.push(...duplicates(top.data, locate));
   const references = referencesOf(document, rawPrompts.map(promptReferences), (path, message) => describe(path, message, locate));
   if (!top.success || issues.length > 0) return { ok: false, issues, references };
@@ -113,7 +128,8 @@ function referencesOf(
   const workspace = slugSchema.safeParse(raw.workspace);
   const project = slugSchema.safeParse(raw.project);
   if (!workspace.success || !project.success) return undefined;
-  const rawProviders = Array.isArray(raw.providers) ? (raw.providers as unknown[]) : [];
+  const list = (key: string) => (Array.isArray(raw[key]) ? (raw[key] as unknown[]) : []);
+  const rawProviders = list('providers');
   const providers: ApplyReferences['providers'] = [];
   rawProviders.forEach((entry, index) => {
     const parsed = providerSchema.safeParse(entry);
@@ -130,8 +146,27 @@ function referencesOf(
       .filter((name): name is string => typeof name === 'string'),
     providers,
     prompts,
+    datasetNames: list('datasets')
+      .map((d) => (d as { name?: unknown } | null)?.name)
+      .filter((name): name is string => typeof name === 'string'),
+    gates: list('gates').map((entry, index) => {
+      const gate = (entry !== null && typeof entry === 'object' ? entry : {}) as Record<string, unknown>;
+      const environment = gateEntrySchema.shape.environment.safeParse(gate.environment);
+      const dataset = gateEntrySchema.shape.dataset.safeParse(gate.dataset);
+      return { index, environment: environment.data, dataset: dataset.data };
+    }),
     describe,
   };
+}
+
+/** A valid grader's check that cannot be compiled (a pattern RE2 refuses, a JSON Schema Ajv cannot compile), as PUT /v2/graders says. */
+function graderCheckIssues(document: unknown, locate?: Locate): string[] {
+  const graders = (document as { graders?: unknown }).graders;
+  return (Array.isArray(graders) ? graders : []).flatMap((raw, index) => {
+    const parsed = graderSpecSchema.safeParse(raw);
+    const problem = parsed.success && parsed.data.config.type !== 'model' ? checkProblem(parsed.data.config) : null;
+    return problem ? [describe(['graders', index, 'config'], problem, locate)] : [];
+  });
 }
 
 /** Names that must be unique within the file (prompts as written, so indices are the file's). */
@@ -158,6 +193,18 @@ function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
   check(
     raw.map((p, i) => ({ value: p?.slug, path: ['prompts', i, 'slug'] })),
     'slug',
+  );
+  check(
+    top.graders.map((g, i) => ({ value: g.name, path: ['graders', i, 'name'] })),
+    'grader',
+  );
+  check(
+    top.datasets.map((d, i) => ({ value: d.name, path: ['datasets', i, 'name'] })),
+    'dataset',
+  );
+  check(
+    top.gates.map((g, i) => ({ value: g.environment, path: ['gates', i, 'environment'] })),
+    'gate of environment',
   );
   raw.forEach((p, i) => {
     if (Array.isArray(p?.deploy))

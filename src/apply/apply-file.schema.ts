@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { expects } from '../common/chat';
 import { baseUrlProblem } from '../common/http/redact-url';
 import { SLUG_PATTERN } from '../common/validation/slug';
+import { datasetItemSchema } from '../evals/datasets/dataset-item.schema';
+import { graderSpecSchema } from '../evals/graders/grader.schema';
 import { MAX_BUDGET_USD } from '../limits/limits.types';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import {
@@ -12,6 +14,7 @@ import {
   toolsSchema,
   VARIABLE_NAME_PATTERN,
 } from '../registry/content/version-content.schema';
+import { putGateSchema } from '../registry/environments/environment-gate.dto';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
 import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
 
@@ -81,6 +84,19 @@ export const limitValuesSchema = z.strictObject({
   budgetUsdPerMonth: budgetValue,
 });
 
+/** Items one dataset of a file may hold; a larger dataset is imported (POST /v2/datasets/{name}/import). */
+export const MAX_FILE_DATASET_ITEMS = 10_000;
+
+/** docs/evals.md, "Datasets". `items` absent: the file does not manage them (a new dataset starts empty; an existing one keeps its items). */
+export const datasetEntrySchema = z.strictObject({
+  name: slug,
+  description: z.string().max(2000).optional(),
+  items: z.array(datasetItemSchema).max(MAX_FILE_DATASET_ITEMS).optional(),
+});
+
+/** An environment's deploy gate (docs/evals.md, "The deploy gate"): the body of PUT /v2/environments/{slug}/gate and its environment. */
+export const gateEntrySchema = z.strictObject({ environment: slug, ...putGateSchema.shape });
+
 /** The top level; `prompts` items are validated separately with promptSchema. */
 export const applyFileSchema = z.strictObject({
   workspace: slug,
@@ -94,8 +110,15 @@ export const applyFileSchema = z.strictObject({
   limits: z.strictObject({ project: limitValuesSchema.optional(), keys: limitValuesSchema.optional() }).optional(),
   /** The project's price overrides (docs/usage.md); applied only with the admin key; replaces them all. */
   prices: priceOverridesSchema.optional(),
+  /** Named graders (docs/evals.md, "Graders"): `{name, threshold?, config}`, created or replaced by name. */
+  graders: z.array(graderSpecSchema).max(1000).default([]),
+  datasets: z.array(datasetEntrySchema).max(1000).default([]),
+  gates: z.array(gateEntrySchema).default([]),
 });
 
 export type DeclaredPrompt = z.output<typeof promptSchema>;
 export type DeclaredProviderSpec = z.output<typeof providerSchema>;
 export type ApplyFileTop = z.output<typeof applyFileSchema>;
+export type DeclaredGrader = ApplyFileTop['graders'][number];
+export type DeclaredDataset = z.output<typeof datasetEntrySchema>;
+export type DeclaredGate = z.output<typeof gateEntrySchema>;

@@ -29,6 +29,32 @@ class DeploymentAction {
   @ApiProperty({ enum: ['deployed', 'unchanged'] }) action: 'deployed' | 'unchanged';
 }
 
+class GraderAction {
+  @ApiProperty({ example: 'mentions-city' }) name: string;
+  @ApiProperty({ enum: ['created', 'updated', 'unchanged'] }) action: 'created' | 'updated' | 'unchanged';
+}
+
+class DatasetAction {
+  @ApiProperty({ example: 'support-questions' }) name: string;
+  @ApiProperty({
+    enum: ['created', 'versioned', 'updated', 'unchanged'],
+    description:
+      'versioned: the items differ from the file, so one new version holds the declared ones; updated: only the description changed',
+  })
+  action: 'created' | 'versioned' | 'updated' | 'unchanged';
+  @ApiProperty({ example: 2, description: "the dataset's version after apply" }) version: number;
+  @ApiProperty({ example: 40 }) itemCount: number;
+  @ApiProperty({ required: false, description: 'versioned: items of the file not in the dataset, added' }) added?: number;
+  @ApiProperty({ required: false, description: 'versioned: items of the dataset not in the file, removed from the new version' })
+  removed?: number;
+}
+
+class GateAction {
+  @ApiProperty({ example: 'production' }) environment: string;
+  @ApiProperty({ example: 'support-questions' }) dataset: string;
+  @ApiProperty({ enum: ['created', 'updated', 'unchanged'] }) action: 'created' | 'updated' | 'unchanged';
+}
+
 export class ApplySummaryDto {
   @ApiProperty({ type: SlugAction }) workspace: SlugAction;
   @ApiProperty({ type: SlugAction }) project: SlugAction;
@@ -36,6 +62,9 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [ProviderAction] }) providers: ProviderAction[];
   @ApiProperty({ type: [PromptAction] }) prompts: PromptAction[];
   @ApiProperty({ type: [DeploymentAction] }) deployments: DeploymentAction[];
+  @ApiProperty({ type: [GraderAction] }) graders: GraderAction[];
+  @ApiProperty({ type: [DatasetAction] }) datasets: DatasetAction[];
+  @ApiProperty({ type: [GateAction] }) gates: GateAction[];
   @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
   @ApiProperty({
     required: false,
@@ -55,6 +84,17 @@ export function describeSummary(s: ApplySummary): string {
   for (const e of s.environments) if (e.action === 'created') lines.push(`  + environment ${e.slug}`);
   for (const p of s.providers)
     if (p.action !== 'unchanged') lines.push(`  ${p.action === 'created' ? '+' : '~'} provider ${p.name} (${p.action})`);
+  for (const g of s.graders)
+    if (g.action !== 'unchanged') lines.push(`  ${g.action === 'created' ? '+' : '~'} grader ${g.name} (${g.action})`);
+  for (const d of s.datasets) {
+    const items = `${d.itemCount} item${d.itemCount === 1 ? '' : 's'}`;
+    if (d.action === 'created') lines.push(`  + dataset ${d.name} v${d.version} (${items})`);
+    if (d.action === 'versioned') lines.push(`  ~ dataset ${d.name} v${d.version} (${items}: ${d.added} added, ${d.removed} removed)`);
+    if (d.action === 'updated') lines.push(`  ~ dataset ${d.name} (description updated)`);
+  }
+  for (const g of s.gates)
+    if (g.action !== 'unchanged')
+      lines.push(`  ${g.action === 'created' ? '+' : '~'} gate of ${g.environment}: dataset ${g.dataset} (${g.action})`);
   for (const p of s.prompts) {
     if (p.action === 'created') lines.push(`  + ${p.kind} ${p.slug} v${p.version}`);
     if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);

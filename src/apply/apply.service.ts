@@ -17,6 +17,7 @@ import { fromLimitValuesDto } from '../limits/limits.mapper';
 import { LimitsService } from '../limits/limits.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
+import { DeployGateRefused } from '../registry/environments/environment-gates';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
@@ -25,6 +26,7 @@ import { RegistryCache } from '../registry-cache/registry-cache';
 import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
 import { PricesService } from '../usage/pricing/prices.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApplyEvals, gateReferenceIssues } from './apply-evals';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
 import { ApplySummary } from './apply-summary';
 
@@ -44,6 +46,7 @@ interface ProjectState {
   environments: Set<string>;
   providers: Set<string>;
   prompts: Map<string, PromptEntity>;
+  datasets: Set<string>;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -83,6 +86,7 @@ export class ApplyService {
     private readonly limits: LimitsService,
     private readonly limitSettings: LimitSettingsService,
     private readonly prices: PricesService,
+    private readonly evals: ApplyEvals,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
@@ -151,8 +155,9 @@ export class ApplyService {
         });
         return { summary, projectId };
       } catch (err) {
-        // Services report a lost insert race as a 409 of their own; either way the state is re-read.
-        const lostRace = isUniqueViolation(err) || (err instanceof ApiException && err.getStatus() === 409);
+        // Services report a lost insert race as a 409 of their own; either way the state is re-read. A deploy gate's 409 is no race.
+        const lostRace =
+          isUniqueViolation(err) || (err instanceof ApiException && err.getStatus() === 409 && !(err instanceof DeployGateRefused));
         if (!lostRace || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
@@ -179,6 +184,9 @@ export class ApplyService {
       providers: [],
       prompts: [],
       deployments: [],
+      graders: [],
+      datasets: [],
+      gates: [],
       changed: false,
     };
     if (!state.workspaceExists) await this.workspaces.createWorkspace({ slug: file.workspace }, manager);
@@ -202,6 +210,8 @@ export class ApplyService {
       summary.providers.push({ name: declared.name, action });
     }
     const environments = new Map((await this.environments.listEntities(projectId, manager)).map((e) => [e.slug, e]));
+    // Before the deploys: a gate of the file applies to the file's own deploys (docs/apply.md, "Evaluations").
+    Object.assign(summary, await this.evals.apply(manager, projectId, file, environments));
     for (const { declared, prepared } of file.prompts) {
       let prompt = state.prompts.get(declared.slug);
       const isNew = !prompt;
@@ -240,6 +250,9 @@ export class ApplyService {
       ...summary.providers,
       ...summary.prompts,
       ...summary.deployments,
+      ...summary.graders,
+      ...summary.datasets,
+      ...summary.gates,
     ].some((item) => item.action !== 'unchanged');
     if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };
@@ -258,18 +271,21 @@ export class ApplyService {
   private async readState(manager: EntityManager, file: { workspace: string; project: string }): Promise<ProjectState> {
     const found = await this.workspaces.findProject(file.workspace, file.project, manager);
     const workspaceExists = found !== null || (await this.workspaces.findWorkspace(file.workspace, manager)) !== null;
-    if (!found) return { workspaceExists, projectId: null, environments: new Set(), providers: new Set(), prompts: new Map() };
+    if (!found)
+      return { workspaceExists, projectId: null, environments: new Set(), providers: new Set(), prompts: new Map(), datasets: new Set() };
     const projectId = found.project.id;
     // One after another: a transaction is one session, whose queries run one at a time anyway.
     const environments = await this.environments.listEntities(projectId, manager);
     const providers = await this.credentials.listEntities(projectId, manager);
     const prompts = await this.prompts.listAll(projectId, manager);
+    const datasets = await this.evals.datasetNames(projectId, manager);
     return {
       workspaceExists,
       projectId,
       environments: new Set(environments.map((e) => e.slug)),
       providers: new Set(providers.map((p) => p.name)),
       prompts: new Map(prompts.map((p) => [p.slug, p])),
+      datasets,
     };
   }
 
@@ -300,6 +316,6 @@ export class ApplyService {
           issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${environment}": list it under environments`));
       });
     });
-    return issues;
+    return [...issues, ...gateReferenceIssues(file, environments, state.datasets)];
   }
 }

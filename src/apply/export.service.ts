@@ -15,6 +15,7 @@ import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller, assertReachable } from './apply.service';
+import { ExportEvals, sortedKeys } from './export-evals';
 
 /** Which version of a prompt the file shows, and where it is deployed. */
 interface Choice {
@@ -23,8 +24,8 @@ interface Choice {
 }
 
 /**
- * `parley export`: the project's prompts and assistants as deployed, as a parley.yaml that applies
- * as a no-op. A file holds one version per prompt: the one deployed to the most environments (the
+ * `parley export`: the project's prompts and assistants as deployed, with its graders, datasets and
+ * deploy gates, as a parley.yaml that applies as a no-op. A file holds one version per prompt: the one deployed to the most environments (the
  * newest on a tie), or the newest version when it is deployed nowhere. Environments running
  * another version are named in a comment at the top; apply leaves them as they are.
  */
@@ -38,6 +39,7 @@ export class ExportService {
     private readonly versions: VersionsService,
     private readonly deployments: DeploymentsService,
     private readonly limitSettings: LimitSettingsService,
+    private readonly evals: ExportEvals,
   ) {}
 
   /** GET /v2/export: a project key exports its own project unless told otherwise; the admin must name one. */
@@ -53,7 +55,8 @@ export class ExportService {
       throw forbidden('API key does not belong to this project');
     }
     const { project } = await this.workspaces.requireProject(workspaceSlug, projectSlug);
-    const environments = (await this.environments.listEntities(project.id)).map((e) => e.slug);
+    const environmentRows = await this.environments.listEntities(project.id);
+    const environments = environmentRows.map((e) => e.slug);
     const credentials = await this.credentials.listEntities(project.id);
     const prompts = await this.prompts.listAll(project.id);
     const current = await this.deployments.currentRows(project.id);
@@ -103,6 +106,7 @@ export class ExportService {
     }));
     // Limits only in the admin's export: a project key could not apply them back.
     const limits = caller.kind === 'admin' && caller.workspace === undefined ? await this.limitsSection(project.id) : undefined;
+    const evals = await this.evals.sections(project.id, environmentRows, notes);
     const doc = new Document({
       workspace: workspaceSlug,
       project: projectSlug,
@@ -112,6 +116,7 @@ export class ExportService {
       prompts: prompts
         .filter((p) => choices.has(p.id))
         .map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),
+      ...evals,
     });
     // Lists of plain names read best on one line: `deploy: [staging, production]`.
     visit(doc, { Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)) });
@@ -160,9 +165,4 @@ export class ExportService {
       deploy,
     };
   }
-}
-
-/** jsonb keeps its own key order (shortest first); a file reads better, and diffs stay stable, sorted. */
-function sortedKeys<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) as T;
 }

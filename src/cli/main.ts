@@ -7,6 +7,7 @@ import { ApiException } from '../common/errors';
 import { ConfigError } from '../config/app-config';
 import { DataDirLockedError } from '../database/data-dir-lock';
 import { applyCommand } from './commands/apply.command';
+import { evalCommand } from './commands/eval.command';
 import { exportCommand } from './commands/export.command';
 import { importCommand } from './commands/import.command';
 import { initCommand } from './commands/init.command';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .addCommand(applyCommand())
     .addCommand(exportCommand())
     .addCommand(importCommand())
+    .addCommand(evalCommand())
     .exitOverride();
 }
 

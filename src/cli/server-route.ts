@@ -63,18 +63,19 @@ export function announceTarget(target: string): void {
   console.error(`parley: using ${target}`);
 }
 
-/** One JSON (or text) request to a Parley server; errors become RemoteApiError. */
+/** One JSON (or text) request to a Parley server; errors become RemoteApiError. `headers`: more, e.g. X-Parley-Project. */
 export async function callServer(
   route: Extract<Route, { kind: 'server' }>,
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(route.url + path, {
       method,
-      headers: { 'X-API-Key': route.key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: { ...headers, 'X-API-Key': route.key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {

@@ -40,8 +40,9 @@ export class GradersService {
     private readonly audit: AuditLog,
   ) {}
 
+  /** `caller`: only its project is used, so parley apply passes `{projectId}` with its transaction's `manager`. */
   async put(
-    caller: ProjectPrincipal,
+    caller: Pick<ProjectPrincipal, 'projectId'>,
     name: string,
     body: z.output<typeof putGraderSchema>,
     manager?: EntityManager,
