@@ -4077,7 +4077,7 @@ export interface components {
             /** @example provider.updated */
             action: string;
             /** @enum {string} */
-            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
+            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run";
             resourceId: string;
             /** @description the resource before the change (secrets never included) */
             before: {
@@ -4572,6 +4572,12 @@ export interface components {
                 [key: string]: string | number;
             };
         };
+        RunDatasetDto: {
+            /** @example support-questions */
+            name: string;
+            /** @description the dataset version the run used */
+            version: number;
+        };
         RunGraderResultDto: {
             name: string;
             /** @enum {string} */
@@ -4609,10 +4615,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "cancelled" | "failed";
-            dataset: {
-                name?: string;
-                version?: number;
-            };
+            dataset: components["schemas"]["RunDatasetDto"];
             /** @description {type: "version", prompt, version} or {type: "draft", prompt, draft} */
             target: {
                 [key: string]: unknown;
@@ -4642,6 +4645,14 @@ export interface components {
             first_id: string | null;
             last_id: string | null;
         };
+        RunItemInputDto: {
+            variables: {
+                [key: string]: string;
+            };
+            messages: Record<string, never>[];
+            /** @description text or any JSON; null when none */
+            expected: Record<string, never> | null;
+        };
         GraderScoreDto: {
             grader: string;
             score: number;
@@ -4654,6 +4665,8 @@ export interface components {
              * @description the dataset item
              */
             itemId: string;
+            /** @description the item as the dataset version the run used holds it; null when the dataset was deleted */
+            input: components["schemas"]["RunItemInputDto"] | null;
             /** @enum {string} */
             status: "ok" | "error";
             /** @description {text, toolCalls, finishReason} */
@@ -11822,7 +11835,7 @@ export interface operations {
                 after?: string;
                 /** @description `<resource>.<verb>` */
                 action?: string;
-                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits";
+                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run";
                 /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
                 resourceId?: string;
                 /** @description the key that made the change */

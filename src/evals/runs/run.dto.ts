@@ -55,16 +55,17 @@ export class RunUsageDto {
   @ApiProperty({ type: Number, nullable: true }) meanLatencyMs: number | null;
 }
 
+export class RunDatasetDto {
+  @ApiProperty({ example: 'support-questions' }) name: string;
+  @ApiProperty({ description: 'the dataset version the run used' }) version: number;
+}
+
 export class RunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ enum: ['eval.run'] }) object: 'eval.run';
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['queued', 'running', 'completed', 'cancelled', 'failed'] }) status: string;
-  @ApiProperty({ type: 'object', required: ['name', 'version'], properties: { name: { type: 'string' }, version: { type: 'integer' } } })
-  dataset: {
-    name: string;
-    version: number;
-  };
+  @ApiProperty({ type: RunDatasetDto }) dataset: RunDatasetDto;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
