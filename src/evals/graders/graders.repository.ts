@@ -21,22 +21,35 @@ const COLUMNS = 'id, name, type, config, threshold, created_at, updated_at';
 export class GradersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Creates or replaces the grader `name`; answers the stored row and whether it existed. */
+  /**
+   * Creates or replaces the grader `name`; answers the stored row and whether it was created. Not
+   * one upsert reading `xmax`: PostgreSQL refuses system columns of a partitioned table
+   * (SCHEMA_MODE=partitioned). A row deleted between the two statements is inserted again.
+   */
   async upsert(
     manager: EntityManager,
     projectId: string,
     row: Omit<GraderRow, 'created_at' | 'updated_at'>,
   ): Promise<{ row: GraderRow; created: boolean }> {
-    const rows = rowsOf<GraderRow & { created: boolean }>(
-      await manager.query(
-        `INSERT INTO graders AS g (project_id, id, name, type, config, threshold, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now(), now())
-         ON CONFLICT (project_id, name) DO UPDATE SET type = EXCLUDED.type, config = EXCLUDED.config, threshold = EXCLUDED.threshold, updated_at = now()
-         RETURNING ${COLUMNS}, (xmax = 0) AS created`,
-        [projectId, row.id, row.name, row.type, JSON.stringify(row.config), row.threshold],
-      ),
-    );
-    const { created, ...stored } = rows[0];
-    return { row: stored, created };
+    const values = [projectId, row.id, row.name, row.type, JSON.stringify(row.config), row.threshold];
+    for (;;) {
+      const inserted = rowsOf<GraderRow>(
+        await manager.query(
+          `INSERT INTO graders (project_id, id, name, type, config, threshold, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now(), now())
+           ON CONFLICT (project_id, name) DO NOTHING RETURNING ${COLUMNS}`,
+          values,
+        ),
+      );
+      if (inserted.length) return { row: inserted[0], created: true };
+      const updated = rowsOf<GraderRow>(
+        await manager.query(
+          `UPDATE graders SET type = $4, config = $5, threshold = $6, updated_at = now() WHERE project_id = $1 AND name = $3 AND $2::uuid IS NOT NULL
+           RETURNING ${COLUMNS}`,
+          values,
+        ),
+      );
+      if (updated.length) return { row: updated[0], created: false };
+    }
   }
 
   async findByNames(projectId: string, names: string[], manager?: EntityManager): Promise<GraderRow[]> {
