@@ -13,6 +13,7 @@ import { ConfigModule } from './config/config.module';
 import { ConsoleModule } from './console/console.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
+import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { EvalsModule } from './evals/evals.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -55,6 +56,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     OpenAIModule,
     // Anthropic's /v1/messages (and /v1/messages/count_tokens): fixed paths too, peers of OpenAI's.
     AnthropicModule,
+    EmbeddingsModule,
     WorkspacesModule,
     LimitsModule,
     IdempotencyModule,

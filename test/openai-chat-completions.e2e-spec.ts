@@ -206,7 +206,7 @@ describe('/v1/chat/completions through the openai SDK: local provider and deploy
       expect(model).toEqual({ id: expect.any(String), object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
       ids.push(model.id);
     }
-    expect(ids).toEqual(['greeter@production', 'greeter@staging', 'helper@production', 'local/echo']);
+    expect(ids).toEqual(['greeter@production', 'greeter@staging', 'helper@production', 'local/echo', 'local/embed']);
     expect(await client.models.retrieve('greeter@staging')).toMatchObject({
       id: 'greeter@staging',
       owned_by: `${p.workspace}/${p.project}`,

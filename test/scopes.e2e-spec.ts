@@ -40,6 +40,7 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^POST \/(project-prompt\/:slug\/:environment|:workspace\/:project\/:slug\/:environment)$/, ['invoke']],
   [/^POST \/v1\/(chat\/completions|responses|responses\/input_tokens|responses\/compact|responses\/:responseId\/cancel)$/, ['invoke']],
   [/^POST \/v1\/messages(\/count_tokens)?$/, ['invoke']],
+  [/^POST \/v1\/embeddings$/, ['invoke']],
   [/^GET \/v1\/models/, ['invoke', 'registry:read']],
   [/^GET \/v1\/evals/, ['registry:read']],
   [/^(POST|DELETE) \/v1\/evals/, ['registry:write']],

@@ -42,6 +42,7 @@ const ENV_NAMES = [
   'RESPONSES_EVENT_RETENTION_S',
   'USAGE_RETENTION_DAYS',
   'RESPONSES_COMPACTION_PROMPT',
+  'EMBEDDINGS_RECORD_INPUTS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -179,6 +180,11 @@ class EnvironmentVariables {
   @Transform(emptyToUndefined)
   @IsIn(SCHEMA_MODES)
   SCHEMA_MODE?: SchemaMode;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(['true', 'false'])
+  EMBEDDINGS_RECORD_INPUTS?: 'true' | 'false';
   @IsOptional()
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, {
     message: 'PROVIDER_API_KEY_ENV_PREFIX must be the start of an environment variable name, e.g. PARLEY_PROVIDER_',
@@ -326,6 +332,8 @@ export class AppConfig {
   readonly providerTimeoutMs: number;
   /** Retries of a provider call on 408/409/429/5xx and connection errors, before any byte was streamed. */
   readonly providerMaxRetries: number;
+  /** EMBEDDINGS_RECORD_INPUTS (default true): `false` keeps no `/v1/embeddings` input text in any request log, as if every call sent doNotRecord. */
+  readonly embeddingsRecordInputs: boolean;
   /** A longer Retry-After from an upstream is not waited out: the call fails at once as 429. */
   readonly providerMaxRetryAfterSeconds: number;
   /**
@@ -402,6 +410,7 @@ export class AppConfig {
     this.historyCacheBytes = (env.HISTORY_CACHE_MB ?? 8) * 1024 * 1024;
     this.providerTimeoutMs = env.PROVIDER_TIMEOUT_MS ?? 60_000;
     this.providerMaxRetries = env.PROVIDER_MAX_RETRIES ?? 2;
+    this.embeddingsRecordInputs = env.EMBEDDINGS_RECORD_INPUTS !== 'false';
     this.providerMaxRetryAfterSeconds = env.PROVIDER_MAX_RETRY_AFTER_S ?? 30;
     this.idempotencyLeaseMarginSeconds = env.IDEMPOTENCY_LEASE_MARGIN_S ?? 30;
     this.schemaMode = env.SCHEMA_MODE ?? 'plain';

@@ -10,6 +10,7 @@ import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationService } from './invocation.service';
+import { EmbeddingInvocation } from './invocation-embed';
 import { InvocationRecorder } from './invocation-recorder';
 import { TurnWriter } from './turn-writer';
 
@@ -38,7 +39,7 @@ import { TurnWriter } from './turn-writer';
       }),
     }),
   ],
-  providers: [InvocationService, InvocationRecorder, TurnWriter],
-  exports: [InvocationService, ProvidersModule],
+  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, TurnWriter],
+  exports: [InvocationService, EmbeddingInvocation, ProvidersModule],
 })
 export class InvocationCoreModule {}

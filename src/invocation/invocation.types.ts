@@ -25,8 +25,8 @@ export interface ResolvedTarget {
   provider: ResolvedProvider;
   /** The model called unless the request overrides it: the deployment's, or the one named directly. */
   model: string;
-  /** Logged as the request log's `kind`; a direct call is a `prompt`. */
-  kind: PromptKind;
+  /** Logged as the request log's `kind`; a direct call is a `prompt`, a `/v1/embeddings` call an `embedding`. */
+  kind: PromptKind | 'embedding';
   /** The request log's `promptSlug`: the deployment's slug, or `<provider>/<model>`. */
   slug: string;
   /** The request log's `environment`: the deployment's, or '' for a direct call. */

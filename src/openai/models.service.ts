@@ -4,7 +4,7 @@ import type { Model } from 'openai/resources/models';
 import { ProjectPrincipal } from '../auth/principal';
 import { InvocationService } from '../invocation/invocation.service';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
-import { LOCAL_MODELS } from '../providers';
+import { LOCAL_EMBEDDING_MODEL, LOCAL_MODELS } from '../providers';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { RegistryService } from '../registry/registry.service';
 import { deploymentModelId, targetOfModel } from './model-name';
@@ -14,7 +14,7 @@ const seconds = (at: Date | string | null | undefined) => (at ? Math.floor(new D
 
 /**
  * `/v1/models`: the project's current deployments as `slug@environment`, then its providers'
- * models as `provider/model`: `local/echo`, and each model a deployed version calls through one of
+ * models as `provider/model`: `local/echo`, `local/embed` (embeddings), and each model a deployed version calls through one of
  * the project's provider credentials (Parley does not ask upstreams for their catalogues).
  */
 @Injectable()
@@ -37,7 +37,10 @@ export class ModelsService {
       owned_by: owner,
     }));
     const providerModels = new Map<string, Model>(
-      LOCAL_MODELS.map((m) => [`local/${m}`, { id: `local/${m}`, object: 'model', created: 0, owned_by: 'local' }]),
+      [...LOCAL_MODELS, LOCAL_EMBEDDING_MODEL].map((m) => [
+        `local/${m}`,
+        { id: `local/${m}`, object: 'model', created: 0, owned_by: 'local' },
+      ]),
     );
     for (const row of rows) {
       // A deployment whose provider credential was deleted is listed, but names no provider model.

@@ -9,22 +9,8 @@ export const CHAT_COMPLETIONS_BODY_SCHEMA = openApiSchemaOf(chatCompletionsBodyS
 /** OpenAI's completion: the spec's completion plus `refusal` and `logprobs`. */
 export const CHAT_COMPLETION_SCHEMA = COMPLETION_SCHEMA;
 
-export const OPENAI_ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['message', 'type', 'param', 'code'],
-      properties: {
-        message: { type: 'string' },
-        type: { type: 'string', example: 'invalid_request_error' },
-        param: { type: 'string', nullable: true, example: 'temperature' },
-        code: { type: 'string', nullable: true, example: 'model_not_found' },
-      },
-    },
-  },
-};
+/** OpenAI's error body; in common/ so that every OpenAI-shaped surface (openai/, embeddings/) documents it. */
+export { OPENAI_ERROR_SCHEMA } from '../common/swagger/error-responses';
 
 const MODEL_SCHEMA = {
   type: 'object',

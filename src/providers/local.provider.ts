@@ -30,9 +30,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 
+import { localEmbed } from './local-embed';
 import { contentText, countWords } from './message-text';
 import type { ChatCompletion, ChatCompletionChunk, StopSequenceField } from './provider.types';
 import {
+  EmbeddingRequest,
+  EmbeddingResult,
   InputTokenCount,
   ProviderAdapter,
   ProviderCallOptions,
@@ -74,6 +77,17 @@ export class LocalProvider implements ProviderAdapter {
 
   unsupportedParam(req: ProviderRequest): string | undefined {
     return req.response_format && req.response_format.type !== 'text' ? 'response_format' : undefined;
+  }
+
+  /** `local/embed`: deterministic unit vectors by feature hashing (local-embed.ts); texts only. */
+  readonly embedsTokenArrays = false;
+  embed(req: EmbeddingRequest, _creds?: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<EmbeddingResult> {
+    try {
+      throwIfAborted(opts.signal);
+      return Promise.resolve(localEmbed(req));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   /** Exactly what its usage would say: the words of every message's text content. */

@@ -10,10 +10,13 @@ import { normaliseCompletion, OpenAIEventTranslator, toOpenAIBody } from './open
 import { countOpenAIInputTokens } from './openai-token-count';
 import type { ChatCompletion } from './provider.types';
 import {
+  EmbeddingRequest,
+  EmbeddingResult,
   InputTokenCount,
   ProviderAdapter,
   ProviderCallOptions,
   ProviderCredentials,
+  ProviderError,
   ProviderRequest,
   ProviderResult,
   ProviderStream,
@@ -67,10 +70,42 @@ export class OpenAIProvider implements ProviderAdapter {
     );
   }
 
-  private call(creds: ProviderCredentials, body: object, accept: string): UpstreamCall {
+  /** Token arrays are passed through: the upstream answers for what it cannot do, as for chat fields. */
+  readonly embedsTokenArrays = true;
+
+  /**
+   * `POST {baseUrl}/embeddings` through the same client, timeouts, retries and outbound policy as
+   * chat. Floats are asked for (every compatible server speaks them); the caller's encoding is Parley's.
+   */
+  async embed(req: EmbeddingRequest, creds: ProviderCredentials, opts: ProviderCallOptions = {}): Promise<EmbeddingResult> {
+    const body = {
+      model: req.model,
+      input: req.input,
+      encoding_format: 'float',
+      ...(req.dimensions !== undefined ? { dimensions: req.dimensions } : {}),
+      ...(req.user !== undefined ? { user: req.user } : {}),
+    };
+    const raw = answerOfShape<z.output<typeof EMBEDDINGS_SHAPE>>(
+      await this.http.json(this.call(creds, body, 'application/json', '/embeddings'), opts),
+      EMBEDDINGS_SHAPE,
+      'openai',
+      'a list of embeddings',
+    );
+    const vectors: number[][] = new Array(req.input.length);
+    for (const item of raw.data) if (item.index < vectors.length) vectors[item.index] = item.embedding;
+    if (raw.data.length !== req.input.length || vectors.some((v) => v === undefined)) {
+      throw new ProviderError('upstream', `openai upstream answered ${raw.data.length} embeddings for ${req.input.length} inputs`, {
+        provider: 'openai',
+      });
+    }
+    const { input: _input, ...sent } = body;
+    return { vectors, model: raw.model ?? req.model, promptTokens: raw.usage?.prompt_tokens ?? 0, providerRequest: sent };
+  }
+
+  private call(creds: ProviderCredentials, body: object, accept: string, suffix = '/chat/completions'): UpstreamCall {
     return {
       provider: 'openai',
-      target: this.http.target('openai', creds.baseUrl || OPENAI_DEFAULT_BASE_URL, '/chat/completions'),
+      target: this.http.target('openai', creds.baseUrl || OPENAI_DEFAULT_BASE_URL, suffix),
       // Keyless local servers (Ollama, llama.cpp): no Authorization header.
       headers: UpstreamHttp.headers(creds.apiKey, accept),
       body: JSON.stringify(body),
@@ -79,3 +114,9 @@ export class OpenAIProvider implements ProviderAdapter {
 }
 /** What normaliseCompletion reads of an answer: an object whose choices, when there, are objects. */
 const COMPLETION_SHAPE = z.looseObject({ choices: z.array(z.looseObject({ message: z.looseObject({}).nullish() })).nullish() });
+/** What embed reads of an answer: `data[]` of float vectors with their index, the model, the usage. */
+const EMBEDDINGS_SHAPE = z.looseObject({
+  data: z.array(z.looseObject({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
+  model: z.string().nullish(),
+  usage: z.looseObject({ prompt_tokens: z.number().nullish() }).nullish(),
+});

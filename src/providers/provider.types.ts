@@ -117,8 +117,35 @@ export interface InputTokenCount {
   exact: boolean;
 }
 
+/**
+ * What `/v1/embeddings` asks of a provider (docs/embeddings.md): one vector per input, in order.
+ * `input` is texts, or token arrays (only adapters whose `embedsTokenArrays` is true take them).
+ */
+export interface EmbeddingRequest {
+  model: string;
+  input: string[] | number[][];
+  /** The length of each vector, when the caller asks for one (OpenAI's `dimensions`). */
+  dimensions?: number;
+  user?: string;
+}
+
+export interface EmbeddingResult {
+  /** One vector per input, in the inputs' order. */
+  vectors: number[][];
+  /** The model the provider says ran. */
+  model: string;
+  /** Input tokens, as the provider counted them (the local provider counts words). */
+  promptTokens: number;
+  /** The body sent upstream with its `input` left out (the request log keeps the inputs once, in its request data). */
+  providerRequest: object;
+}
+
 export interface ProviderAdapter {
   readonly type: ProviderType;
+  /** Embeddings (`/v1/embeddings`); absent on an adapter whose upstream has no embeddings API (Anthropic). */
+  embed?(req: EmbeddingRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<EmbeddingResult>;
+  /** Whether `embed` takes token arrays as `input` (else only texts). */
+  readonly embedsTokenArrays?: boolean;
   /** How many input tokens `req` would cost: by the provider's own count or tokenizer where there is one, else an estimate. */
   countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<InputTokenCount>;
   /**

@@ -10,6 +10,8 @@ import { AnthropicProvider } from './anthropic.provider';
 import { LocalProvider } from './local.provider';
 import { OpenAIProvider } from './openai.provider';
 import {
+  EmbeddingRequest,
+  EmbeddingResult,
   InputTokenCount,
   PROVIDER_TYPES,
   ProviderAdapter,
@@ -66,6 +68,24 @@ export class ProvidersService implements OnApplicationShutdown {
 
   stream(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): ProviderStream {
     return this.adapterFor(creds.type).stream(req, creds, opts);
+  }
+
+  /**
+   * Embeddings through the adapter of `creds.type`; an adapter with no embeddings API (Anthropic)
+   * is a bad_request naming why (the surface checks `embeddingSupport` first).
+   */
+  embed(req: EmbeddingRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<EmbeddingResult> {
+    const adapter = this.adapterFor(creds.type);
+    if (!adapter.embed)
+      return Promise.reject(new ProviderError('bad_request', `${creds.type} providers have no embeddings API`, { param: 'model' }));
+    return adapter.embed(req, creds, opts);
+  }
+
+  /** What a provider type embeds: nothing (no embeddings API), texts, or texts and token arrays. */
+  embeddingSupport(type: string): 'none' | 'text' | 'text_and_tokens' {
+    const adapter = this.adapterFor(type);
+    if (!adapter.embed) return 'none';
+    return adapter.embedsTokenArrays ? 'text_and_tokens' : 'text';
   }
 
   countInputTokens(req: ProviderRequest, creds: ProviderCredentials, opts?: ProviderCallOptions): Promise<InputTokenCount> {

@@ -14,7 +14,8 @@ export class RequestLogEntity {
   @Column({ name: 'thread_id', type: 'uuid', nullable: true }) threadId: string | null;
   @Column({ name: 'prompt_id', type: 'uuid', nullable: true }) promptId: string | null;
   @Column({ name: 'prompt_slug', type: 'varchar' }) promptSlug: string;
-  @Column({ type: 'varchar' }) kind: 'prompt' | 'assistant';
+  /** `embedding`: a `/v1/embeddings` call (docs/embeddings.md). */
+  @Column({ type: 'varchar' }) kind: 'prompt' | 'assistant' | 'embedding';
   @Column({ type: 'varchar' }) environment: string;
   @Column({ name: 'deployment_id', type: 'uuid', nullable: true }) deploymentId: string | null;
   @Column({ name: 'deployment_version', type: 'integer', nullable: true }) deploymentVersion: number | null;

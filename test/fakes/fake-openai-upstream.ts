@@ -11,7 +11,8 @@
  * Usage may carry `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`.
  * With nothing queued it behaves like a model that echoes the last user message (word-split
  * chunks and a usage chunk when `stream` / `stream_options.include_usage` are set), model name as
- * asked. Other paths answer 404 in the OpenAI error format.
+ * asked. POST /v1/embeddings answers `fakeEmbedding` vectors (float; `dimensions` as asked, else 8),
+ * one per input, usage 3 tokens per input. Other paths answer 404 in the OpenAI error format.
  */
 import { Behaviour, FakeUpstream, RecordedRequest, startFakeUpstream } from './fake-upstream';
 
@@ -97,7 +98,25 @@ function lastUserText(body: any): string {
     .join('\n');
 }
 
+/** The fake's embedding of input `index` (0.5, 0.25, ... cut to `dimensions`, shifted by the index): known to tests. */
+export function fakeEmbedding(index: number, dimensions = 8): number[] {
+  return Array.from({ length: dimensions }, (_, i) => (i + 1 + index) / 16);
+}
+
+function embeddings(req: RecordedRequest): Behaviour {
+  const inputs: unknown[] =
+    typeof req.body?.input === 'string' || typeof req.body?.input?.[0] === 'number' ? [req.body.input] : req.body?.input;
+  const dimensions = req.body?.dimensions ?? 8;
+  return openaiJson({
+    object: 'list',
+    data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(index, dimensions) })),
+    model: req.body?.model ?? 'embed-fake',
+    usage: { prompt_tokens: 3 * inputs.length, total_tokens: 3 * inputs.length },
+  });
+}
+
 function echo(req: RecordedRequest): Behaviour {
+  if (req.method === 'POST' && req.path === '/v1/embeddings') return embeddings(req);
   if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return openaiError(404, `No route ${req.method} ${req.path}`);
   const text = lastUserText(req.body);
   const model = req.body?.model ?? 'gpt-fake';

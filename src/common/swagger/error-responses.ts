@@ -1,6 +1,24 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 
+/** OpenAI's error body `{error: {message, type, param, code}}`: every `/v1` surface in OpenAI's format. */
+export const OPENAI_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type', 'param', 'code'],
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string', example: 'invalid_request_error' },
+        param: { type: 'string', nullable: true, example: 'temperature' },
+        code: { type: 'string', nullable: true, example: 'model_not_found' },
+      },
+    },
+  },
+};
+
 /** `{error: {message}}`, the body of thread, message and management errors. */
 export const RESOURCE_ERROR_SCHEMA = {
   type: 'object',

@@ -26,7 +26,7 @@ export class LogUsageDto {
 
 /** The spec's request-log object plus what operating the service needs. */
 export class RequestLogDto extends RequestLogObjectDto {
-  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: string;
+  @ApiProperty({ enum: ['prompt', 'assistant', 'embedding'] }) kind: string;
   @ApiProperty({ type: Number, nullable: true, description: 'version number invoked' }) version: number | null;
   @ApiProperty({ type: String, nullable: true }) provider: string | null;
   @ApiProperty({ type: String, nullable: true }) model: string | null;

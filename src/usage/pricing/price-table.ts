@@ -56,7 +56,8 @@ export class PriceTable {
     if (!found) return null;
     const prices = found.model_price;
     const input = rateOf(prices.input_mtok);
-    const output = rateOf(prices.output_mtok);
+    // An input price and no output price is a model that writes no tokens (an embedding model): output costs nothing.
+    const output = rateOf(prices.output_mtok) ?? (input !== undefined ? 0 : undefined);
     // A model priced otherwise (per request, per second) has no token price Parley could apply.
     if (input === undefined || output === undefined) return null;
     return {
