@@ -1020,6 +1020,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create embeddings (OpenAI-compatible)
+         * @description model: `<provider>/<model>` of an OpenAI-compatible provider credential, or `local/embed` (deterministic local vectors). input: a text, up to 2048 texts, or token arrays (OpenAI-compatible providers only).
+         */
+        post: operations["EmbeddingsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/apply": {
         parameters: {
             query?: never;
@@ -3153,7 +3173,7 @@ export interface components {
             /** Format: date-time */
             startedAt?: string | null;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /** @description version number invoked */
             version: number | null;
             provider: string | null;
@@ -3211,7 +3231,7 @@ export interface components {
             /** Format: date-time */
             startedAt?: string | null;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /** @description version number invoked */
             version: number | null;
             provider: string | null;
@@ -3780,6 +3800,14 @@ export interface components {
                 [key: string]: string;
             };
             thread_id?: string;
+        };
+        EmbeddingsBodyDto: {
+            model: string;
+            input: string | string[] | number[] | number[][];
+            /** @enum {string|null} */
+            encoding_format?: "float" | "base64" | null;
+            dimensions?: number | null;
+            user?: string | null;
         };
         SlugAction: {
             /** @example acme */
@@ -10912,6 +10940,165 @@ export interface operations {
                             message: string;
                         };
                         request_id: string | null;
+                    };
+                };
+            };
+        };
+    };
+    EmbeddingsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description "true": record no input text in the log */
+                "x-parley-do-not-record"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingsBodyDto"];
+            };
+        };
+        responses: {
+            /** @description a list of embeddings */
+            200: {
+                headers: {
+                    /** @description USD left of the tightest daily budget (key or project) once this call's expected cost is reserved; only when a daily budget applies */
+                    "x-parley-budget-remaining-usd-day"?: string;
+                    /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
+                    "x-parley-budget-remaining-usd-month"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @enum {string} */
+                            object: "embedding";
+                            index: number;
+                            embedding: number[] | string;
+                        }[];
+                        model: string;
+                        usage: {
+                            prompt_tokens: number;
+                            total_tokens: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid or unsupported field, named in error.param */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the key lacks the invoke scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description unknown model (code model_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description rate limited (Retry-After), or a budget exhausted (`type` and `code` insufficient_quota: the SDKs' RateLimitError) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description the provider failed (504: timed out) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            message: string;
+                            /** @example invalid_request_error */
+                            type: string;
+                            /** @example temperature */
+                            param: string | null;
+                            /** @example model_not_found */
+                            code: string | null;
+                        };
                     };
                 };
             };
