@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
+import { OPENAI_ERROR_SCHEMA } from '../../common/swagger/error-responses';
 import { openaiBodyDto } from '../../common/validation/zod-dto';
 import { parseOpenAI } from '../../conversations/conversation-inputs';
 import { createEvalSchema, createRunSchema, updateEvalSchema } from './openai-evals.schemas';
@@ -10,23 +11,6 @@ import { createEvalSchema, createRunSchema, updateEvalSchema } from './openai-ev
 export class OpenAIEvalCreateBodyDto extends openaiBodyDto(createEvalSchema, parseOpenAI) {}
 export class OpenAIEvalUpdateBodyDto extends openaiBodyDto(updateEvalSchema, parseOpenAI) {}
 export class OpenAIEvalRunCreateBodyDto extends openaiBodyDto(createRunSchema, parseOpenAI) {}
-
-const OPENAI_ERROR: SchemaObject = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['message', 'type', 'param', 'code'],
-      properties: {
-        message: { type: 'string' },
-        type: { type: 'string', example: 'invalid_request_error' },
-        param: { type: 'string', nullable: true, example: 'testing_criteria[0].evaluation_metric' },
-        code: { type: 'string', nullable: true },
-      },
-    },
-  },
-};
 
 const WHY: Record<number, string> = {
   400: 'invalid, or what Parley cannot run (named in error.param)',
@@ -37,7 +21,9 @@ const WHY: Record<number, string> = {
 
 /** The route's failures in OpenAI's shape. */
 export const ApiOpenAIErrors = (...statuses: number[]) =>
-  applyDecorators(...[401, 403, ...statuses].map((status) => ApiResponse({ status, schema: OPENAI_ERROR, description: WHY[status] })));
+  applyDecorators(
+    ...[401, 403, ...statuses].map((status) => ApiResponse({ status, schema: OPENAI_ERROR_SCHEMA, description: WHY[status] })),
+  );
 
 const object = (properties: Record<string, SchemaObject>, required = Object.keys(properties)): SchemaObject => ({
   type: 'object',
