@@ -9,6 +9,7 @@ import type { StoredOutcome } from '../idempotency/idempotency.types';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { EmbeddingRequest, EmbeddingResult, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { PreparedInvocation, ResolvedTarget } from './invocation.types';
+import { admitOrLog } from './invocation-admission';
 import { InvocationRecorder, InvokeOutcome } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS } from './invocation-replay';
 import { providerFailure } from './invoke-errors';
@@ -135,17 +136,8 @@ export class EmbeddingInvocation {
     };
   }
 
-  /** As for chat: a call refused by the caller's limits is logged with its 429. */
-  private async admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {
-    try {
-      return await this.limits.admit(caller, signal);
-    } catch (err) {
-      if (err instanceof ApiException && err.getStatus() === 429) {
-        const message = (err.body as { message?: string }).message ?? 'Too Many Requests';
-        await this.recorder.recordFailure(caller, prepared, { status: 429, error: message, startedAt, ttftMs: null });
-      }
-      throw err;
-    }
+  private admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {
+    return admitOrLog(this.limits, this.recorder, caller, prepared, startedAt, signal);
   }
 
   private async failed(caller: ProjectPrincipal, prepared: PreparedInvocation, err: unknown, startedAt: Date): Promise<ApiException> {

@@ -13,6 +13,7 @@ import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
 import { TemplateTooLargeError } from '../templates';
 import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
+import { admitOrLog } from './invocation-admission';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
@@ -182,17 +183,8 @@ export class InvocationService {
     return { type: 'completion', threadId: prepared.threadId, completion: result.completion, headers: admission.headers };
   }
 
-  /** The caller's limits (docs/security.md, "Limits"); a refused call is logged with its 429. */
-  private async admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {
-    try {
-      return await this.limits.admit(caller, signal);
-    } catch (err) {
-      if (err instanceof ApiException && err.getStatus() === 429) {
-        const message = (err.body as { message?: string }).message ?? 'Too Many Requests';
-        await this.recorder.recordFailure(caller, prepared, { status: 429, error: message, startedAt, ttftMs: null });
-      }
-      throw err;
-    }
+  private admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {
+    return admitOrLog(this.limits, this.recorder, caller, prepared, startedAt, signal);
   }
 
   /** A call refused before the provider (prepared.refusal): logged with its status, then thrown. */
