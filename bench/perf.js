@@ -6,7 +6,7 @@
  * Prints the top self and inclusive frames and the share per package. A tool for profiling work,
  * not part of `npm run bench`.
  *
- *   node bench/perf.js [scenario c|d|e|f|g] [connections] [seconds] [dist dir]
+ *   node bench/perf.js [scenario c|d|e|f|g|h] [connections] [seconds] [dist dir]
  *   PERF_ENV='{"DB_POOL_SIZE":"20"}': more environment for Parley; PERF_TOP: how many inclusive frames
  *
  * The first line gives req/s, Parley's CPU per request (all threads, and its main thread alone),
@@ -95,7 +95,7 @@ async function main() {
   });
   const setup = await setUpParley(server.url, adminKey, upstream.url);
   const found = scenariosOf({ upstream: { url: 'http://unused' }, parley: { url: server.url } }, setup).find((s) => s.id === scenario);
-  if (!found || !found.usesDb) throw new Error(`scenario ${scenario}: not a Parley scenario (c, d, e, f or g)`);
+  if (!found || !found.usesDb) throw new Error(`scenario ${scenario}: not a Parley scenario (c, d, e, f, g or h)`);
   const connections = Number(connArg);
   await runLoad(found.target, { connections, durationSec: 10 });
   const data = path.join(outDir, `perf-${scenario}-${connections}.data`);

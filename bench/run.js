@@ -18,6 +18,7 @@
  *   f   the assistant through OpenAI's /v1/responses on a /v1/conversations conversation: per
  *       connection, one request creates the conversation, then 10 responses continue it
  *   g   the deployed prompt through OpenAI's /v1/chat/completions (model "bench-prompt@production")
+ *   h   the same through Anthropic's /v1/messages (the same model, max_tokens 64, the same user message)
  * then a 200-turn thread, to measure request log bytes per turn, then an experiment run of 10,000
  * items at concurrency 32 beside another project's paced calls (bench/evals.js: its wall time and
  * CPU per item, and the other project's p50 during the run against idle).
@@ -217,7 +218,10 @@ async function main() {
         log(`  !! (${run.scenario}) at ${connections}: ${run.non2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.statuses)}`);
     }
   }
-  parleyAnswered += runs.filter((r) => ['c', 'd', 'e'].includes(r.scenario)).reduce((n, r) => n + r.warmupRequests + r.requests, 0);
+  // Every call of these makes one request log (f's conversation creates make none).
+  parleyAnswered += runs
+    .filter((r) => ['c', 'd', 'e', 'g', 'h'].includes(r.scenario))
+    .reduce((n, r) => n + r.warmupRequests + r.requests, 0);
 
   let logStorage = null;
   if (!ONLY || ONLY.includes('log')) {

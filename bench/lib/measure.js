@@ -5,6 +5,7 @@
  * scenario's slices into one figure. `ctx`: { upstream, db (database.monitor), pids() (every
  * process of the benchmark), quietBudget, quietPct, quietMaxSec, warmupSec, log }.
  */
+const os = require('node:os');
 const { runLoad } = require('./load');
 const { cpuMicros, cpuSplit, machineJiffies, memoryMB } = require('./processes');
 const { summarize } = require('./stats');
@@ -85,6 +86,8 @@ async function measureSlice(scenario, connections, durationSec, ctx) {
     machineBusy: own1.machine.busy - own0.machine.busy,
     machineTotal: own1.machine.total - own0.machine.total,
     foreignPct: foreignPct(own0, own1, ctx),
+    // The 1-minute load average as the slice ends (the benchmark's own processes count in it too).
+    loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100,
   };
 }
 
@@ -124,6 +127,8 @@ function mergeSlices(scenario, connections, slices) {
     // The worst slice: a figure is only as clean as its noisiest part.
     foreignCpuPct: Math.max(...slices.map((s) => s.foreignPct)),
     quietWaitSec: Math.round(sum('quietWaitSec') * 10) / 10,
+    foreignCpuPctBySlice: slices.map((s) => s.foreignPct),
+    loadAverage1mBySlice: slices.map((s) => s.loadAverage1m),
   };
 }
 

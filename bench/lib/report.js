@@ -18,7 +18,7 @@ function printReport(report) {
   );
   const st = report.settings;
   console.log(
-    `${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; RSS = peak MB of the server; busy % = whole machine, other % = processes not part of the benchmark (worst slice)`,
+    `${st.durationSec}s per figure in ${st.rounds} slices (scenarios taking turns), ${st.warmupSecPerRound}s warm-up before each; latency = whole response, TTFB = first body byte; CPU in µs per request; RSS = peak MB of the server; busy % = whole machine, other % = processes not part of the benchmark (worst slice), load 1m = the 1-minute load average (highest at the end of a slice)`,
   );
   if (report.peers.portkey.skipped) console.log(`(p) Portkey SKIPPED: ${report.peers.portkey.skipped}`);
   console.log('');
@@ -39,6 +39,7 @@ function printReport(report) {
         'RSS MB',
         'busy %',
         'other %',
+        'load 1m',
         'errors',
       ],
       report.runs.map((r) => [
@@ -55,6 +56,7 @@ function printReport(report) {
         fmt(r.rssMaxMB, 0),
         fmt(r.machineBusyPct, 0),
         fmt(r.foreignCpuPct, 0),
+        r.loadAverage1mBySlice ? fmt(Math.max(...r.loadAverage1mBySlice), 1) : '-',
         r.non2xx + r.errors,
       ]),
     ),

@@ -157,6 +157,20 @@ function scenariosOf(servers, setup) {
       },
     },
     {
+      // Right after (g), so the two take turns side by side (issue 46 compares them). Headers as
+      // the official @anthropic-ai/sdk sends them; max_tokens (required by the Messages API) is the
+      // deployment's own 64, so the upstream gets the same body as for (c) and (g).
+      id: 'h',
+      name: 'Parley /v1/messages, deployment',
+      usesDb: true,
+      serverPid: () => parley.pid,
+      target: {
+        url: `${parley.url}/v1/messages`,
+        headers: { ...key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'bench-prompt@production', max_tokens: 64, messages: [USER_MESSAGE], variables: VARIABLES }),
+      },
+    },
+    {
       id: 'f',
       name: 'Parley /v1/responses, conversation',
       usesDb: true,
@@ -180,6 +194,12 @@ async function sanityCheck(scenario) {
   if (scenario.stream) {
     if (!/^data: /.test(text) || !text.includes('data: [DONE]') || !text.includes('Summarize'))
       throw problem('not a chat.completion.chunk stream echoing the message');
+  } else if (scenario.id === 'h') {
+    const message = JSON.parse(text);
+    if (message.type !== 'message' || message.role !== 'assistant' || !Array.isArray(message.content))
+      throw problem("not an Anthropic Message (type 'message', role 'assistant', content blocks)");
+    if (message.content[0]?.type !== 'text' || message.content[0].text !== USER_MESSAGE.content)
+      throw problem("the Message's text does not echo the user message");
   } else if (JSON.parse(text).choices?.[0]?.message?.content !== USER_MESSAGE.content) {
     throw problem('the reply does not echo the user message');
   }

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The targets of issues 8 and 21 (docs/performance.md), each computed from figures of the same run, and
+ * The targets of issues 8, 21, 39 and 46 (docs/performance.md), each computed from figures of the same run, and
  * the overhead table. A figure taken while other processes used more than `quietPct` % of the
  * machine is flagged "disturbed".
  */
@@ -200,6 +200,19 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     const same = targets.find((t) => t.issue === 21 && t.id === id);
     if (same) targets.push({ ...same, issue: 39, id: `${id.replace(/-21$/, '')}-39` });
   }
+  // Issue 46: Anthropic's /v1/messages on the same deployment as (g), on the same invocation core.
+  // "Within 10 %" of (g): (h)'s time per call ÷ (g)'s, i.e. (g)'s req/s ÷ (h)'s, at most 1.10.
+  const h64 = find('h', 64);
+  add({
+    issue: 46,
+    id: 'h64-vs-g64',
+    description: '(h) /v1/messages on a deployment, 64 conns: time per call ÷ (g) /v1/chat/completions (req/s of g ÷ req/s of h)',
+    value: ratio(g64, h64),
+    limit: 1.1,
+    kind: 'max',
+    unit: '×',
+    from: [h64, g64],
+  });
   return targets;
 }
 
