@@ -258,7 +258,7 @@ describe('/v1/chat/completions through the openai SDK: OpenAI-compatible and Ant
 
   it("lists the providers' models the deployments use", async () => {
     const ids = (await client.models.list()).data.map((m) => m.id);
-    expect(ids).toEqual(['remote@production', 'local/echo', 'upstream/gpt-stored']);
+    expect(ids).toEqual(['remote@production', 'local/echo', 'local/embed', 'upstream/gpt-stored']);
     expect(await client.models.retrieve('claude/claude-any')).toEqual({
       id: 'claude/claude-any',
       object: 'model',
