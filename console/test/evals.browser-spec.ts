@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
+import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
 import { NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT } from './showcase';
@@ -26,6 +27,7 @@ import {
  */
 describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
+  let database: FreshDatabase | undefined;
   let upstream: FakeUpstream;
   let threadId: string;
   let browser: Browser;
@@ -76,8 +78,10 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
 
   beforeAll(async () => {
     upstream = await startShowcaseUpstream();
+    // On PostgreSQL a database of its own: the walkthrough's server seeds DATABASE_URL's on its first start.
+    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
     server = await spawnServer({
-      DATABASE_URL: process.env.DATABASE_URL,
+      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
       LOG_LEVEL: 'warn',
       PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
@@ -98,6 +102,7 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
     server?.child.kill('SIGTERM');
     await server?.exited;
     await upstream?.close();
+    await database?.drop();
   });
 
   it('creates a dataset and imports a JSONL file; a broken file is refused line by line and imports nothing', async () => {
