@@ -1,6 +1,3 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import request from 'supertest';
 
 import { FakeUpstream, RecordedRequest, startFakeOpenAIUpstream } from './fakes/fake-openai-upstream';
@@ -8,6 +5,7 @@ import { createProject, TestProject } from './support/factories';
 import { FreshDatabase, freshDatabase, queryFresh } from './support/fresh-database';
 import { addProviderCredential, deploy, sleep } from './support/invoke-factories';
 import { ServerProcess, startServer } from './support/server-process';
+import { slowProvider } from './support/slow-provider';
 import { TestApp } from './support/test-app';
 
 /**
@@ -46,52 +44,6 @@ const scoresOf = (i: number) => {
 function lastUserText(req: RecordedRequest): string {
   const user = [...((req.body?.messages ?? []) as { role: string; content: unknown }[])].reverse().find((m) => m.role === 'user');
   return typeof user?.content === 'string' ? user.content : '';
-}
-
-/**
- * A slow provider: each call goes to the fake upstream at once (it records it and answers with the
- * echo), and its answer is passed on `delayMs` later, or, while `hold()` is on, once `release()`
- * is called. `cut` counts the calls whose caller went away before their answer.
- */
-async function slowProvider(target: string, delayMs: number) {
-  let held: Promise<void> | null = null;
-  let release = () => {};
-  let cut = 0;
-  const server = http.createServer(async (req, res) => {
-    res.on('close', () => {
-      if (!res.writableEnded) cut += 1;
-    });
-    const parts: Buffer[] = [];
-    for await (const part of req) parts.push(part as Buffer);
-    const answer = await fetch(`${target}${req.url}`, {
-      method: req.method,
-      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-      body: Buffer.concat(parts),
-    });
-    const text = await answer.text();
-    await sleep(delayMs);
-    while (held) await held;
-    if (res.destroyed) return;
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(text);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hold: () => {
-      held ??= new Promise<void>((resolve) => (release = resolve));
-    },
-    release: () => {
-      held = null;
-      release();
-    },
-    cut: () => cut,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 interface RunDto {

@@ -1,5 +1,3 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
 import OpenAI, { APIConnectionError } from 'openai';
@@ -10,6 +8,7 @@ import { createProject, TestProject } from './support/factories';
 import { FreshDatabase, freshDatabase, queryFresh } from './support/fresh-database';
 import { addProviderCredential, INVOKE_APP_ENV, sleep } from './support/invoke-factories';
 import { backgroundJobsEnv, restartServer, ServerProcess, startServer } from './support/server-process';
+import { slowProvider } from './support/slow-provider';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**
@@ -48,50 +47,6 @@ function lastUserText(req: RecordedRequest): string {
     .filter((part) => part.type === 'text')
     .map((part) => part.text)
     .join('\n');
-}
-
-/**
- * A slow provider: each call goes to the fake upstream at once (it records it and answers with the
- * echo), and its answer is held `delayMs` before it is passed on. A background job's provider call
- * is not streamed, and the fake answers JSON at once. `cut` counts the calls whose caller went away
- * before their answer: the jobs the kill cut mid-call.
- */
-async function slowProvider(
-  target: string,
-  delayMs: number,
-): Promise<{ url: string; open: () => number; cut: () => number; close: () => Promise<void> }> {
-  let open = 0;
-  let cut = 0;
-  const server = http.createServer(async (req, res) => {
-    open += 1;
-    res.on('close', () => {
-      open -= 1;
-      if (!res.writableEnded) cut += 1;
-    });
-    const parts: Buffer[] = [];
-    for await (const part of req) parts.push(part as Buffer);
-    const answer = await fetch(`${target}${req.url}`, {
-      method: req.method,
-      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-      body: req.method === 'GET' ? undefined : Buffer.concat(parts),
-    });
-    const text = await answer.text();
-    await sleep(delayMs);
-    if (res.destroyed) return;
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(text);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    open: () => open,
-    cut: () => cut,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 describe('background responses retried after kill -9', () => {
