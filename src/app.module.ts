@@ -25,6 +25,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAIModule } from './openai/openai.module';
+import { ProjectSettingsModule } from './project-settings/project-settings.module';
 import { RegistryModule } from './registry/registry.module';
 import { RequestLogsModule } from './request-logs/request-logs.module';
 import { ResponsesModule } from './responses/responses.module';
@@ -57,6 +58,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     // Anthropic's /v1/messages (and /v1/messages/count_tokens): fixed paths too, peers of OpenAI's.
     AnthropicModule,
     EmbeddingsModule,
+    ProjectSettingsModule,
     WorkspacesModule,
     LimitsModule,
     IdempotencyModule,

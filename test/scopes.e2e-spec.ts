@@ -63,6 +63,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/(datasets|graders|evals)/, ['registry:read']],
   [/^(POST|PUT|PATCH|DELETE) \/v2\/(datasets|graders|evals)/, ['registry:write']],
   [/^(PUT|DELETE) \/v2\/environments\/:slug\/gate$/, ['registry:write']],
+  [/^GET \/v2\/settings$/, ['registry:read']],
+  [/^PATCH \/v2\/settings$/, ['registry:write']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
   // A project's keys: the admin key's, and a project key's own project's (docs/security.md, "Managing keys").

@@ -34,14 +34,9 @@ describe('parseApplyText', () => {
     if (!r.ok) return;
     expect(r.file.environments).toEqual(['preview', 'staging', 'production']);
     expect(r.file.providers).toEqual([]);
-    expect(r.file.prompts[0].declared).toMatchObject({
-      kind: 'prompt',
-      provider: 'local',
-      parameters: {},
-      tools: [],
-      variables: {},
-      deploy: [],
-    });
+    expect(r.file.prompts[0].declared).toMatchObject({ kind: 'prompt', provider: 'local', deploy: [] });
+    // The kind's content defaults are filled in where the content is prepared, as for the API.
+    expect(r.file.prompts[0].prepared.content).toMatchObject({ parameters: {}, tools: [], variables: {} });
     expect(r.file.prompts[0].prepared.declaredVariables).toEqual(['audience']);
   });
 

@@ -105,8 +105,8 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
   rawPrompts.forEach((raw, index) => {
     const parsed = promptSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) return issues.push(...zodIssues(parsed.error, ['prompts', index], locate));
-    const { template, provider, model, parameters, tools, variables } = parsed.data;
-    const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables });
+    const { kind, template, provider, model, parameters, tools, variables } = parsed.data;
+    const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables }, kind);
     if (!prepared.ok)
       return issues.push(...prepared.issues.map((issue) => describe(['prompts', index, ...issue.path], issue.message, locate)));
     prompts.push({ declared: parsed.data, prepared: prepared.value });

@@ -8,7 +8,7 @@ import { graderSpecSchema } from '../evals/graders/grader.schema';
 import { MAX_BUDGET_USD } from '../limits/limits.types';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import {
-  modelParametersSchema,
+  anyParametersSchema,
   PROVIDER_NAME_PATTERN,
   templateSchema,
   toolsSchema,
@@ -16,6 +16,7 @@ import {
 } from '../registry/content/version-content.schema';
 import { putGateSchema } from '../registry/environments/environment-gate.dto';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
+import { PROMPT_KINDS } from '../registry/resolved-deployment';
 import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
 
 /**
@@ -63,13 +64,15 @@ const variableDefault = z.union([z.string(), z.number(), z.boolean()], expects('
 
 export const promptSchema = z.strictObject({
   slug,
-  kind: z.enum(['prompt', 'assistant']).default('prompt'),
+  kind: z.enum(PROMPT_KINDS).default('prompt'),
   provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name')).default('local'),
   model: z.string().min(1).max(200),
-  parameters: modelParametersSchema.default({}),
-  tools: toolsSchema.default([]),
-  variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name')), variableDefault).default({}),
-  template: templateSchema,
+  // Which of these a kind requires or refuses (an embedding entry: no template, tools or variables;
+  // `dimensions` only) is prepareVersionContent's to say, as for the API.
+  parameters: anyParametersSchema.optional(),
+  tools: toolsSchema.optional(),
+  variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name')), variableDefault).optional(),
+  template: templateSchema.optional(),
   deploy: z.array(slug).default([]),
 });
 

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { PROMPT_KINDS, PromptKind } from '../registry/resolved-deployment';
+
 /** What `parley apply` did, item by item: the `--json` output and the POST /v2/apply response. */
 export type CreateAction = 'created' | 'unchanged';
 
@@ -15,7 +17,7 @@ class ProviderAction {
 
 class PromptAction {
   @ApiProperty({ example: 'summarize' }) slug: string;
-  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: 'prompt' | 'assistant';
+  @ApiProperty({ enum: PROMPT_KINDS }) kind: PromptKind;
   @ApiProperty({ enum: ['created', 'versioned', 'unchanged'], description: 'versioned: the content changed, so a new version was made' })
   action: 'created' | 'versioned' | 'unchanged';
   @ApiProperty({ example: 2, description: 'the version whose content matches the file' }) version: number;

@@ -212,7 +212,11 @@ export class ApplyService {
     const environments = new Map((await this.environments.listEntities(projectId, manager)).map((e) => [e.slug, e]));
     // Before the deploys: a gate of the file applies to the file's own deploys (docs/apply.md, "Evaluations").
     Object.assign(summary, await this.evals.apply(manager, projectId, file, environments));
-    for (const { declared, prepared } of file.prompts) {
+    for (const [index, { declared, prepared }] of file.prompts.entries()) {
+      // Whether the provider can embed is known only here, once the file's providers exist.
+      const problem =
+        declared.kind === 'embedding' && (await this.versions.providerProblem(projectId, 'embedding', prepared.content, manager));
+      if (problem) throw badRequest(INVALID_FILE, [file.references.describe(['prompts', index, ...problem.path], problem.message)]);
       let prompt = state.prompts.get(declared.slug);
       const isNew = !prompt;
       prompt ??= await this.prompts.insert(projectId, declared.slug, declared.kind, manager);

@@ -161,7 +161,8 @@ export class ExportService {
       ...(Object.keys(version.parameters).length > 0 ? { parameters: sortedKeys(version.parameters) } : {}),
       ...(version.tools.length > 0 ? { tools: version.tools } : {}),
       ...(Object.keys(version.variables).length > 0 ? { variables: sortedKeys(version.variables) } : {}),
-      template: version.template,
+      // An embedding entry has none (prepareVersionContent refuses one).
+      ...(prompt.kind === 'embedding' ? {} : { template: version.template }),
       deploy,
     };
   }

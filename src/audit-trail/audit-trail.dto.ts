@@ -3,7 +3,19 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator'
 
 import { PageQuery } from '../common/pagination';
 
-const RESOURCE_TYPES = ['prompt', 'version', 'deployment', 'environment', 'provider', 'api_key', 'limits', 'dataset', 'grader', 'eval_run'];
+const RESOURCE_TYPES = [
+  'prompt',
+  'version',
+  'deployment',
+  'environment',
+  'provider',
+  'api_key',
+  'limits',
+  'dataset',
+  'grader',
+  'eval_run',
+  'settings',
+];
 
 /** GET /v2/audit: newest first, filters combine with AND, `after` is the last id of the previous page. */
 export class AuditQuery extends PageQuery {

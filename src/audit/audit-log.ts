@@ -11,7 +11,18 @@ export interface AuditChange {
   projectId: string;
   /** `<resource>.<verb>`, e.g. `prompt.created`, `api_key.revoked`. */
   action: string;
-  resourceType: 'prompt' | 'version' | 'deployment' | 'environment' | 'provider' | 'api_key' | 'limits' | 'dataset' | 'grader' | 'eval_run';
+  resourceType:
+    | 'prompt'
+    | 'version'
+    | 'deployment'
+    | 'environment'
+    | 'provider'
+    | 'api_key'
+    | 'limits'
+    | 'dataset'
+    | 'grader'
+    | 'eval_run'
+    | 'settings';
   resourceId: string;
   before?: Record<string, unknown> | null;
   after?: Record<string, unknown> | null;

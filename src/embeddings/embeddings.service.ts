@@ -10,7 +10,8 @@ import { InvocationService } from '../invocation/invocation.service';
 import { EmbeddingInput } from '../invocation/invocation-embed';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { targetOfModel } from '../invocation/model-name';
-import { LOCAL_EMBEDDING_MAX_DIMENSIONS, LOCAL_EMBEDDING_MODEL, ProvidersService } from '../providers';
+import { ProjectSettingsService } from '../project-settings/project-settings.service';
+import { embeddingTargetProblem, ProvidersService } from '../providers';
 import { EmbeddingsBody, inputsOf } from './embeddings.schema';
 
 export interface EmbeddingsCall {
@@ -25,12 +26,13 @@ export interface EmbeddingsCall {
  */
 @Injectable()
 export class EmbeddingsService {
-  /** EMBEDDINGS_RECORD_INPUTS: false keeps no input text in any embedding call's log. */
+  /** EMBEDDINGS_RECORD_INPUTS: false keeps no input text in any embedding call's log (a project can also turn it off). */
   private readonly recordInputs: boolean;
 
   constructor(
     private readonly invocation: InvocationService,
     private readonly providers: ProvidersService,
+    private readonly settings: ProjectSettingsService,
     config: AppConfig,
   ) {
     this.recordInputs = config.embeddingsRecordInputs;
@@ -39,26 +41,21 @@ export class EmbeddingsService {
   /** `body`: validated by the global pipe (EmbeddingsBodyDto); `request`: its headers and what its log records. */
   async parse(caller: ProjectPrincipal, body: EmbeddingsBody, request: WireRequest): Promise<EmbeddingsCall> {
     const named = targetOfModel(body.model);
-    if (named?.type === 'deployment') {
-      throw openaiError(
-        404,
-        `The model '${body.model}' is not an embedding model: /v1/embeddings takes '<provider>/<model>', ` +
-          `a provider credential of the project or '${'local/' + LOCAL_EMBEDDING_MODEL}'.`,
-        { param: 'model', code: 'model_not_found' },
-      );
-    }
-    const target = named && (await this.invocation.resolve(caller, named));
+    const target = named && (await this.invocation.resolve(caller, named, 'embedding'));
     if (!target) throw modelNotFound(body.model);
     const { provider } = target;
-    const support = this.providers.embeddingSupport(provider.type);
-    if (support === 'none') {
-      throw badParam('model', `Provider "${provider.name}" is an ${provider.type} provider, which has no embeddings API`);
+    const stored = target.deployment?.parameters.dimensions;
+    if (stored !== undefined && body.dimensions != null && body.dimensions !== stored) {
+      // The entry fixes the vector space its callers index in: another size would not compare.
+      throw badParam('dimensions', `${target.slug}@${target.environment} makes ${stored} dimensions; omit dimensions or send ${stored}`);
     }
+    const dimensions = body.dimensions ?? stored;
+    const problem = embeddingTargetProblem(provider.type, provider.name, target.model, dimensions);
+    if (problem) throw badParam(problem.param, problem.message);
     const inputs = inputsOf(body.input);
-    if (support === 'text' && typeof inputs[0] !== 'string') {
+    if (this.providers.embeddingSupport(provider.type) === 'text' && typeof inputs[0] !== 'string') {
       throw badParam('input', `Provider "${provider.name}" embeds text only; token arrays are for OpenAI-compatible providers`);
     }
-    if (provider.type === 'local') this.checkLocal(target.model, body.dimensions);
 
     const headers = optionsFromHeaders(request.headers);
     const metadata = invokeMetadataOf(headers.metadata, undefined);
@@ -74,33 +71,21 @@ export class EmbeddingsService {
         request: {
           model: target.model,
           input: inputs,
-          ...(body.dimensions != null ? { dimensions: body.dimensions } : {}),
+          ...(dimensions != null ? { dimensions } : {}),
           ...(body.user != null ? { user: body.user } : {}),
         },
-        doNotRecord: headers.doNotRecord || !this.recordInputs,
+        doNotRecord: headers.doNotRecord || !this.recordInputs || !(await this.settings.of(caller.projectId)).recordEmbeddingInputs,
         metadata: metadata.metadata,
         ...(idempotencyKey ? { idempotencyKey } : {}),
         // No text here: kept even when the inputs are not.
         parameters: {
           encoding_format: encoding,
           input_count: inputs.length,
-          ...(body.dimensions != null ? { dimensions: body.dimensions } : {}),
+          ...(dimensions != null ? { dimensions } : {}),
         },
         // As sent (the pipe proved it an object): the log keeps the client's own body.
         log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },
       },
     };
-  }
-
-  private checkLocal(model: string, dimensions: number | null | undefined): void {
-    if (model !== LOCAL_EMBEDDING_MODEL) {
-      throw badParam(
-        'model',
-        `The local provider embeds with 'local/${LOCAL_EMBEDDING_MODEL}' only; 'local/${model}' is not an embedding model`,
-      );
-    }
-    if (dimensions != null && dimensions > LOCAL_EMBEDDING_MAX_DIMENSIONS) {
-      throw badParam('dimensions', `local/${LOCAL_EMBEDDING_MODEL} makes 1 to ${LOCAL_EMBEDDING_MAX_DIMENSIONS} dimensions`);
-    }
   }
 }

@@ -12,12 +12,20 @@ import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, 
 import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
 import { TemplateTooLargeError } from '../templates';
-import { InvocationInput, InvocationResult, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
+import { InvocationInput, InvocationResult, InvokePurpose, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { admitOrLog } from './invocation-admission';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
-import { environmentRefused, providerFailure, TemplateTooLarge, templateTooLarge, threadNotFound, unsupportedParam } from './invoke-errors';
+import {
+  environmentRefused,
+  providerFailure,
+  TemplateTooLarge,
+  templateTooLarge,
+  threadNotFound,
+  unsupportedParam,
+  wrongKind,
+} from './invoke-errors';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
 /**
@@ -45,8 +53,11 @@ export class InvocationService {
     this.templateMaxChars = config.templateMaxRenderedChars;
   }
 
-  /** The target in the caller's project; null when there is no such deployment or provider. */
-  async resolve(caller: ProjectPrincipal, target: InvokeTarget): Promise<ResolvedTarget | null> {
+  /**
+   * The target in the caller's project; null when there is no such deployment or provider. A
+   * deployment of the other `purpose`'s kind (an embedding entry for chat, or the reverse) is a 400.
+   */
+  async resolve(caller: ProjectPrincipal, target: InvokeTarget, purpose: InvokePurpose = 'chat'): Promise<ResolvedTarget | null> {
     if (!mayInvokeIn(caller, target.type === 'deployment' ? target.environment : null)) throw environmentRefused(caller);
     if (target.type === 'provider') {
       const provider = await this.registry.resolveProvider(caller.projectId, target.provider);
@@ -55,13 +66,14 @@ export class InvocationService {
         deployment: null,
         provider,
         model: target.model,
-        kind: 'prompt',
+        kind: purpose === 'embedding' ? 'embedding' : 'prompt',
         slug: `${target.provider}/${target.model}`,
         environment: '',
       };
     }
     const deployment = await this.registry.resolveForInvoke(caller.projectId, target.slug, target.environment, target.version);
     if (!deployment) return null;
+    if ((deployment.kind === 'embedding') !== (purpose === 'embedding')) throw wrongKind(deployment.promptSlug, deployment.kind);
     const { provider, model, kind, promptSlug: slug, environment } = deployment;
     return { deployment, provider, model, kind, slug, environment };
   }

@@ -18,6 +18,9 @@ import type { CompiledTemplate } from '../templates';
 export type InvokeTarget =
   { type: 'deployment'; slug: string; environment: string; version?: number } | { type: 'provider'; provider: string; model: string };
 
+/** What the surface asks a target for: a chat answer (every surface but one), or embeddings (`/v1/embeddings`). */
+export type InvokePurpose = 'chat' | 'embedding';
+
 /** A target resolved against the caller's project. */
 export interface ResolvedTarget {
   /** null for a direct provider call (no template, no stored settings). */
@@ -26,7 +29,7 @@ export interface ResolvedTarget {
   /** The model called unless the request overrides it: the deployment's, or the one named directly. */
   model: string;
   /** Logged as the request log's `kind`; a direct call is a `prompt`, a `/v1/embeddings` call an `embedding`. */
-  kind: PromptKind | 'embedding';
+  kind: PromptKind;
   /** The request log's `promptSlug`: the deployment's slug, or `<provider>/<model>`. */
   slug: string;
   /** The request log's `environment`: the deployment's, or '' for a direct call. */

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { ApiException, databaseUnavailable, forbidden, isDatabaseUnavailable, serviceError } from '../common/errors';
 import { httpStatusFor, ProviderError } from '../providers';
+import type { PromptKind } from '../registry/resolved-deployment';
 
 const ERROR_NAMES: Record<number, string> = {
   400: 'Bad Request',
@@ -73,4 +74,18 @@ export function storeFailure(err: unknown): unknown {
 /** A key limited to some environments invoked another one, or a provider directly (docs/security.md, "Scopes"). */
 export function environmentRefused(caller: Principal): ApiException {
   return forbidden(`This API key may only invoke deployments in: ${(caller.environments ?? []).join(', ')}`);
+}
+
+/**
+ * A deployment of the wrong kind for the surface: an embedding entry named where a chat answer is
+ * asked for, or a prompt or assistant named on `/v1/embeddings` (docs/embeddings.md).
+ */
+export function wrongKind(slug: string, kind: PromptKind): ApiException {
+  return serviceError(
+    400,
+    'Bad Request',
+    kind === 'embedding'
+      ? `"${slug}" is an embedding entry: call it through POST /v1/embeddings`
+      : `"${slug}" is ${kind === 'assistant' ? 'an assistant' : 'a prompt'}, not an embedding entry: /v1/embeddings takes an embedding entry or '<provider>/<model>'`,
+  );
 }

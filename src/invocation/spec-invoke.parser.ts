@@ -78,7 +78,11 @@ export class SpecInvokeParser {
     const declared = bodyTemplate.compiled
       ? [...new Set([...bodyTemplate.compiled.variables, ...Object.keys(resolved.variableDefaults)])]
       : resolved.declaredVariables;
-    const parsed = parseInvokeBody(wire.body, { kind: resolved.kind, declaredVariables: declared });
+    // Never an embedding entry here: resolve refused it.
+    const parsed = parseInvokeBody(wire.body, {
+      kind: resolved.kind === 'assistant' ? 'assistant' : 'prompt',
+      declaredVariables: declared,
+    });
     const issues = [...(parsed.ok ? [] : parsed.issues), ...bodyTemplate.issues];
     if (!parsed.ok || issues.length > 0) throw invalidBody(issues);
     const body = parsed.value as AssistantInvokeBody;

@@ -1,6 +1,8 @@
 export { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic.provider';
 export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.translate';
 export { CompletionAssembler } from './completion-assembler';
+export type { EmbeddingTargetProblem } from './embedding-targets';
+export { embeddingTargetProblem } from './embedding-targets';
 export { LOCAL_MODELS, LocalProvider } from './local.provider';
 export { LOCAL_EMBEDDING_DEFAULT_DIMENSIONS, LOCAL_EMBEDDING_MAX_DIMENSIONS, LOCAL_EMBEDDING_MODEL, localEmbedding } from './local-embed';
 export { OPENAI_DEFAULT_BASE_URL, OpenAIProvider } from './openai.provider';

@@ -6,7 +6,10 @@ import type { CompiledTemplate } from '../templates';
  * registry and the invoke path. Returned by `RegistryService.resolveForInvoke`; keep this shape stable.
  */
 
-export type PromptKind = 'prompt' | 'assistant';
+/** `embedding`: an embedding entry (docs/embeddings.md, "Deployed embedding entries"): a provider, a model and dimensions, no template. */
+export type PromptKind = 'prompt' | 'assistant' | 'embedding';
+/** The kinds and their order, for enums in DTOs and files. */
+export const PROMPT_KINDS = ['prompt', 'assistant', 'embedding'] as const;
 export type ProviderKind = 'local' | 'openai' | 'anthropic';
 
 /** `tool_choice` as stored on a version (and as the invoke body accepts it). */
@@ -23,6 +26,8 @@ export interface ModelParameters {
   stop?: string | string[];
   response_format?: { type: 'json_object' | 'text' };
   tool_choice?: StoredToolChoice;
+  /** An embedding entry's vector size (its only parameter); never set on a prompt or assistant. */
+  dimensions?: number;
 }
 
 export interface ResolvedProvider {

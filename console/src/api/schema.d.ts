@@ -1040,6 +1040,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's settings
+         * @description docs/embeddings.md, "Project settings".
+         */
+        get: operations["ProjectSettingsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the project's settings
+         * @description Fields left out keep their value. Audited (`settings.updated`); every instance follows at once.
+         */
+        patch: operations["ProjectSettingsController_update"];
+        trace?: never;
+    };
     "/v2/apply": {
         parameters: {
             query?: never;
@@ -2237,11 +2261,11 @@ export interface components {
             /** @example summarize */
             slug: string;
             /**
-             * @description assistants keep threads; prompts do not
+             * @description assistants keep threads; prompts do not; an embedding entry is a provider, a model and dimensions (POST /v1/embeddings)
              * @default prompt
              * @enum {string}
              */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
         };
         PromptDeploymentDto: {
             /** @example production */
@@ -2262,7 +2286,7 @@ export interface components {
             /** @example summarize */
             slug: string;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /**
              * @description null until the first version is created
              * @example 3
@@ -2284,7 +2308,7 @@ export interface components {
         };
         CreateVersionDto: {
             /**
-             * @description chat messages; string contents, text parts and image URLs are Handlebars templates (see docs/templates.md)
+             * @description chat messages; string contents, text parts and image URLs are Handlebars templates (see docs/templates.md). Required for a prompt or an assistant; an embedding entry has none
              * @example [
              *       {
              *         "role": "system",
@@ -2296,7 +2320,7 @@ export interface components {
              *       }
              *     ]
              */
-            template: {
+            template?: {
                 /** @enum {string} */
                 role: "assistant" | "user" | "system" | "function" | "tool";
                 name?: string;
@@ -2347,6 +2371,7 @@ export interface components {
             /** @example echo */
             model: string;
             /**
+             * @description a prompt's model parameters; an embedding entry's only parameter is `dimensions`
              * @example {
              *       "temperature": 0.2,
              *       "max_tokens": 200
@@ -2371,6 +2396,7 @@ export interface components {
                         name: string;
                     };
                 };
+                dimensions?: number;
             };
             /** @description chat-completion tool definitions */
             tools?: {
@@ -2408,7 +2434,7 @@ export interface components {
             /** @example summarize */
             slug: string;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /** @example 3 */
             version: number;
             /**
@@ -2417,6 +2443,7 @@ export interface components {
              */
             contentHash: string;
             /**
+             * @description empty for an embedding entry
              * @example [
              *       {
              *         "role": "system",
@@ -2498,6 +2525,7 @@ export interface components {
                         name: string;
                     };
                 };
+                dimensions?: number;
             };
             tools: {
                 /** @enum {string} */
@@ -2556,7 +2584,7 @@ export interface components {
             /** @example summarize */
             slug: string;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /** @example production */
             environment: string;
             /** @example 3 */
@@ -3809,6 +3837,21 @@ export interface components {
             dimensions?: number | null;
             user?: string | null;
         };
+        ProjectSettingsDto: {
+            /** @enum {string} */
+            object: "project.settings";
+            /** @description false: embedding calls keep no input text in their request logs (default true) */
+            recordEmbeddingInputs: boolean;
+            /**
+             * Format: date-time
+             * @description null: never changed (the defaults)
+             */
+            updatedAt: string | null;
+        };
+        PatchProjectSettingsDto: {
+            /** @example false */
+            recordEmbeddingInputs?: boolean;
+        };
         SlugAction: {
             /** @example acme */
             slug: string;
@@ -3825,7 +3868,7 @@ export interface components {
             /** @example summarize */
             slug: string;
             /** @enum {string} */
-            kind: "prompt" | "assistant";
+            kind: "prompt" | "assistant" | "embedding";
             /**
              * @description versioned: the content changed, so a new version was made
              * @enum {string}
@@ -4105,7 +4148,7 @@ export interface components {
             /** @example provider.updated */
             action: string;
             /** @enum {string} */
-            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run";
+            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings";
             resourceId: string;
             /** @description the resource before the change (secrets never included) */
             before: {
@@ -11104,6 +11147,163 @@ export interface operations {
             };
         };
     };
+    ProjectSettingsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectSettingsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProjectSettingsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchProjectSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectSettingsDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     ApplyController_apply: {
         parameters: {
             query?: never;
@@ -11141,11 +11341,10 @@ export interface operations {
                          * @default prompt
                          * @enum {string}
                          */
-                        kind?: "prompt" | "assistant";
+                        kind?: "prompt" | "assistant" | "embedding";
                         /** @default local */
                         provider?: string;
                         model: string;
-                        /** @default {} */
                         parameters?: {
                             max_tokens?: number;
                             temperature?: number;
@@ -11165,8 +11364,8 @@ export interface operations {
                                     name: string;
                                 };
                             };
+                            dimensions?: number;
                         };
-                        /** @default [] */
                         tools?: {
                             /** @enum {string} */
                             type: "function";
@@ -11182,7 +11381,7 @@ export interface operations {
                         variables?: {
                             [key: string]: string | number | boolean;
                         };
-                        template: {
+                        template?: {
                             /** @enum {string} */
                             role: "assistant" | "user" | "system" | "function" | "tool";
                             name?: string;
@@ -12022,7 +12221,7 @@ export interface operations {
                 after?: string;
                 /** @description `<resource>.<verb>` */
                 action?: string;
-                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run";
+                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings";
                 /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
                 resourceId?: string;
                 /** @description the key that made the change */
@@ -14207,8 +14406,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14225,8 +14425,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14243,8 +14444,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14305,8 +14507,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14323,8 +14526,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14341,8 +14545,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14401,8 +14606,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14419,8 +14625,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14437,8 +14644,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14501,8 +14709,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14519,8 +14728,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14537,8 +14747,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14555,8 +14766,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14599,8 +14811,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14617,8 +14830,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14635,8 +14849,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14724,8 +14939,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14742,8 +14958,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14760,8 +14977,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14778,8 +14996,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14859,8 +15078,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14877,8 +15097,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14895,8 +15116,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14913,8 +15135,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -14991,8 +15214,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15009,8 +15233,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15027,8 +15252,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15105,8 +15331,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15123,8 +15350,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15141,8 +15369,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15186,8 +15415,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15204,8 +15434,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15222,8 +15453,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15301,8 +15533,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15319,8 +15552,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15337,8 +15571,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15355,8 +15590,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15423,8 +15659,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15441,8 +15678,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };
@@ -15459,8 +15697,9 @@ export interface operations {
                             message: string;
                             /** @example invalid_request_error */
                             type: string;
-                            /** @example testing_criteria[0].evaluation_metric */
+                            /** @example temperature */
                             param: string | null;
+                            /** @example model_not_found */
                             code: string | null;
                         };
                     };

@@ -49,7 +49,7 @@ export function parseField<T>(text: string, field: string, check: (value: unknow
 const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The body of "save as a new version": nothing the version held is lost (tools, parameters, response format). */
-export function versionBody(draft: Draft): Schemas['CreateVersionDto'] {
+export function versionBody(draft: Draft): Schemas['CreateVersionDto'] & { template: ChatMessage[] } {
   return {
     template: draft.template.map((m) => ({ role: m.role, content: m.content })) as ChatMessage[],
     provider: draft.provider,

@@ -50,8 +50,26 @@ export const versionContentSchema = z.strictObject({
   variables: variableDefaultsSchema.default({}),
 });
 
+/** An embedding entry's settings (docs/embeddings.md, "Deployed embedding entries"); OpenAI's range for `dimensions`. */
+export const embeddingParametersSchema = z.strictObject({
+  dimensions: z.number().int().min(1).max(65_536).optional(),
+});
+
+/** What an embedding entry's version stores: no template, tools or variables. */
+export const embeddingContentSchema = z.strictObject({
+  provider: versionContentSchema.shape.provider,
+  model: versionContentSchema.shape.model,
+  parameters: embeddingParametersSchema.default({}),
+});
+
+/** The version body's `parameters` as the API's pipe checks it: either kind's; the kind's own rules come after. */
+export const anyParametersSchema = modelParametersSchema.extend(embeddingParametersSchema.shape);
+
 export type ModelParametersInput = z.input<typeof modelParametersSchema>;
 export type ToolDefinition = z.output<typeof toolSchema>;
 export type VersionContentInput = z.input<typeof versionContentSchema>;
 /** The normalized content of a version: exactly what is stored and hashed. */
-export type VersionContent = z.output<typeof versionContentSchema>;
+export type VersionContent = Omit<z.output<typeof versionContentSchema>, 'parameters'> & {
+  /** A prompt's model parameters, or an embedding entry's `{dimensions}`. */
+  parameters: z.output<typeof modelParametersSchema> & z.output<typeof embeddingParametersSchema>;
+};

@@ -91,3 +91,43 @@ describe('prepareVersionContent', () => {
     expect(!required.ok && required.issues[0].message).toBe('"required" needs at least one tool');
   });
 });
+
+describe('prepareVersionContent for an embedding entry', () => {
+  it('keeps a provider, a model and dimensions; stores no template, tools or variables; hashes what it stores', () => {
+    const r = prepareVersionContent({ model: 'embed', parameters: { dimensions: 64 } }, 'embedding');
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    expect(r.value.content).toEqual({
+      provider: 'local',
+      model: 'embed',
+      parameters: { dimensions: 64 },
+      template: [],
+      tools: [],
+      variables: {},
+    });
+    expect(r.value.declaredVariables).toEqual([]);
+    const other = prepareVersionContent({ model: 'embed', parameters: { dimensions: 32 } }, 'embedding');
+    expect(other.ok && other.value.contentHash).not.toBe(r.value.contentHash);
+  });
+
+  it('names every chat-only field and every bad parameter', () => {
+    const r = prepareVersionContent(
+      { model: 'embed', template: [], tools: [], parameters: { temperature: 1, dimensions: 0 } },
+      'embedding',
+    );
+    expect(r.ok).toBe(false);
+    const messages = r.ok ? [] : r.issues.map((issue) => formatIssue(issue));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'template: an embedding entry has no template',
+        'tools: an embedding entry has no tools',
+        expect.stringMatching(/^parameters: .*temperature/),
+        expect.stringMatching(/^parameters\.dimensions: /),
+      ]),
+    );
+  });
+
+  it('a prompt takes no dimensions', () => {
+    const r = prepareVersionContent({ ...base, parameters: { dimensions: 8 } });
+    expect(r.ok).toBe(false);
+  });
+});

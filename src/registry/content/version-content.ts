@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 import { ChatMessage } from '../../common/chat';
 import { CompiledTemplate, compileTemplate, TemplateCompileError } from '../../templates';
+import type { PromptKind } from '../resolved-deployment';
 import { contentHash } from './content-hash';
-import { VersionContent, versionContentSchema } from './version-content.schema';
+import { embeddingContentSchema, VersionContent, versionContentSchema } from './version-content.schema';
 
 /** One problem with a version's content; `path` is relative to the content object. */
 export interface ContentIssue {
@@ -35,8 +36,10 @@ function compileIssue(error: TemplateCompileError, template: ChatMessage[]): Con
  * Validates and normalizes a version's content, compiles its template (so a template that does not
  * compile is refused before anything is stored) and computes its hash. Reports every problem found.
  * Which providers exist is not known here: callers check `content.provider` against the project.
+ * An embedding entry's content is its provider, model and dimensions (prepareEmbeddingContent).
  */
-export function prepareVersionContent(input: unknown): PrepareResult {
+export function prepareVersionContent(input: unknown, kind: PromptKind = 'prompt'): PrepareResult {
+  if (kind === 'embedding') return prepareEmbeddingContent(input);
   const parsed = versionContentSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error) };
   const content = parsed.data;
@@ -58,6 +61,26 @@ export function prepareVersionContent(input: unknown): PrepareResult {
   if (issues.length > 0 || !compiled) return { ok: false, issues };
   const declaredVariables = [...new Set([...compiled.variables, ...Object.keys(content.variables)])].sort();
   return { ok: true, value: { content, contentHash: contentHash(content), declaredVariables, compiled } };
+}
+
+const CHAT_ONLY_FIELDS = ['template', 'tools', 'variables'] as const;
+
+/**
+ * An embedding entry: stored with an empty template, no tools and no variables, so that it is a
+ * version like any other (diffed, deployed, rolled back); the hash covers what it stores.
+ */
+function prepareEmbeddingContent(input: unknown): PrepareResult {
+  const given = (input !== null && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const chatFields = CHAT_ONLY_FIELDS.filter((field) => given[field] !== undefined);
+  const rest = Object.fromEntries(Object.entries(given).filter(([field]) => !(CHAT_ONLY_FIELDS as readonly string[]).includes(field)));
+  const parsed = embeddingContentSchema.safeParse(rest, { reportInput: true });
+  const issues = [
+    ...chatFields.map((field) => ({ path: [field], message: `an embedding entry has no ${field}` })),
+    ...(parsed.success ? [] : zodIssues(parsed.error)),
+  ];
+  if (!parsed.success || issues.length > 0) return { ok: false, issues };
+  const content: VersionContent = { ...parsed.data, template: [], tools: [], variables: {} };
+  return { ok: true, value: { content, contentHash: contentHash(content), declaredVariables: [], compiled: compileTemplate([]) } };
 }
 
 export function zodIssues(error: z.ZodError): ContentIssue[] {

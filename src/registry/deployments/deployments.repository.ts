@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 
+import type { PromptKind } from '../resolved-deployment';
 import { DeploymentEntity } from './deployment.entity';
 
 /** A deployment with the slugs and version number it points at, as listings show it. */
@@ -9,7 +10,7 @@ export interface DeploymentRow {
   id: string;
   prompt_id: string;
   slug: string;
-  kind: 'prompt' | 'assistant';
+  kind: PromptKind;
   environment: string;
   version: number;
   version_id: string;
@@ -22,7 +23,7 @@ export interface DeploymentRow {
 export interface ResolutionRow {
   prompt_id: string;
   slug: string;
-  kind: 'prompt' | 'assistant';
+  kind: PromptKind;
   deployment_id: string | null;
   deployment_version: number | null;
   version_id: string | null;

@@ -94,15 +94,18 @@ export class DeploymentsService {
     const { projectId } = prompt;
     const current = await this.deployments.findCurrent(manager, projectId, prompt.id, environment.id);
     if (current?.versionId === version.id) return { deployment: current, changed: false };
-    const gate = await this.gates.check(manager, {
-      projectId,
-      promptId: prompt.id,
-      promptSlug: prompt.slug,
-      environmentId: environment.id,
-      environment: environment.slug,
-      versionId: version.id,
-      version: version.version,
-    });
+    // An embedding entry has nothing to evaluate: environment gates hold prompts and assistants (docs/evals.md, "The deploy gate").
+    const gate =
+      prompt.kind !== 'embedding' &&
+      (await this.gates.check(manager, {
+        projectId,
+        promptId: prompt.id,
+        promptSlug: prompt.slug,
+        environmentId: environment.id,
+        environment: environment.slug,
+        versionId: version.id,
+        version: version.version,
+      }));
     if (gate) await this.audit.record(manager, gate);
     const now = new Date();
     if (current) await this.deployments.markReplaced(manager, projectId, current.id, now);

@@ -6,9 +6,12 @@ import { badRequest, invalidBody, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
-import { ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
+import { LOCAL_PROVIDER, ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
+import { embeddingTargetProblem } from '../../providers';
 import { RegistryCache } from '../../registry-cache/registry-cache';
-import { formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
+import { ContentIssue, formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
+import { VersionContent } from '../content/version-content.schema';
+import { PromptKind } from '../resolved-deployment';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptEntity } from './prompt.entity';
 import { PromptVersionEntity } from './prompt-version.entity';
@@ -43,19 +46,35 @@ export class VersionsService {
     const { message, ...content } = dto;
     const created = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
-      const prepared = prepareVersionContent({ ...content });
+      const prepared = prepareVersionContent({ ...content }, prompt.kind);
       if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
-      if (!(await this.credentials.exists(projectId, prepared.value.content.provider, manager))) {
-        throw invalidBody([
-          `provider: no provider "${prepared.value.content.provider}" in this project (use "local" or create a provider credential)`,
-        ]);
-      }
+      const problem = await this.providerProblem(projectId, prompt.kind, prepared.value.content, manager);
+      if (problem) throw invalidBody([formatIssue(problem)]);
       const version = await this.insertPrepared(manager, prompt, prepared.value, message ?? null);
       await this.cache.announce(projectId, manager);
       return toVersionDto(version, prompt);
     });
     this.cache.invalidateProject(projectId);
     return created;
+  }
+
+  /**
+   * Why the content's provider cannot serve it: not a provider of the project, or (an embedding
+   * entry) one that cannot embed with that model and size. `parley apply` checks the same.
+   */
+  async providerProblem(
+    projectId: string,
+    kind: PromptKind,
+    content: VersionContent,
+    manager?: EntityManager,
+  ): Promise<ContentIssue | undefined> {
+    const { provider, model, parameters } = content;
+    const type = provider === LOCAL_PROVIDER ? 'local' : (await this.credentials.findByName(projectId, provider, manager))?.type;
+    if (!type)
+      return { path: ['provider'], message: `no provider "${provider}" in this project (use "local" or create a provider credential)` };
+    if (kind !== 'embedding') return undefined;
+    const problem = embeddingTargetProblem(type, provider, model, parameters.dimensions);
+    return problem && { path: problem.param === 'model' ? ['model'] : ['parameters', 'dimensions'], message: problem.message };
   }
 
   /** Stores prepared content as the prompt's next version; run inside the caller's transaction. */

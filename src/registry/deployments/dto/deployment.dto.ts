@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 
 import { IsSlug, Optional, Text } from '../../../common/validation';
-import { PromptKind } from '../../resolved-deployment';
+import { PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
 
 /** Version numbers are PostgreSQL integers: a larger one would fail the query rather than find nothing. */
 const MAX_VERSION = 2_147_483_647;
@@ -27,7 +27,7 @@ export class DeployDto {
 export class DeploymentDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'summarize' }) slug: string;
-  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
+  @ApiProperty({ enum: PROMPT_KINDS }) kind: PromptKind;
   @ApiProperty({ example: 'production' }) environment: string;
   @ApiProperty({ example: 3 }) version: number;
   @ApiProperty({ format: 'uuid' }) versionId: string;

@@ -2,15 +2,19 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 
 import { IsSlug, Optional } from '../../../common/validation';
-import { PromptKind } from '../../resolved-deployment';
+import { PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
 
 export class CreatePromptDto {
   @IsSlug('summarize')
   slug: string;
 
   @Optional()
-  @ApiProperty({ enum: ['prompt', 'assistant'], default: 'prompt', description: 'assistants keep threads; prompts do not' })
-  @IsIn(['prompt', 'assistant'])
+  @ApiProperty({
+    enum: PROMPT_KINDS,
+    default: 'prompt',
+    description: 'assistants keep threads; prompts do not; an embedding entry is a provider, a model and dimensions (POST /v1/embeddings)',
+  })
+  @IsIn(PROMPT_KINDS)
   kind?: PromptKind;
 }
 
@@ -25,7 +29,7 @@ export class PromptDeploymentDto {
 export class PromptDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'summarize' }) slug: string;
-  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
+  @ApiProperty({ enum: PROMPT_KINDS }) kind: PromptKind;
   @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null until the first version is created' }) latestVersion:
     number | null;
   @ApiProperty({ type: [PromptDeploymentDto] }) deployments: PromptDeploymentDto[];

@@ -1,31 +1,32 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined } from 'class-validator';
 
 import { ChatMessage, ChatMessageInput, MODEL_NAME_MAX_LENGTH } from '../../../common/chat';
 import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
 import { MatchesSchema, Optional, Text } from '../../../common/validation';
 import {
+  anyParametersSchema,
   ModelParametersInput,
-  modelParametersSchema,
   PROVIDER_NAME_PATTERN,
   templateSchema,
   toolsSchema,
   variableDefaultsSchema,
 } from '../../content/version-content.schema';
-import { ModelParameters, PromptKind } from '../../resolved-deployment';
+import { ModelParameters, PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
 
 const TEMPLATE_EXAMPLE = [
   { role: 'system', content: 'Summarize the text for {{audience}}. {{#if short}}One sentence.{{/if}}' },
   { role: 'user', content: '{{text}}' },
 ];
 
+/** A version's content; which fields a kind requires or refuses is checked by prepareVersionContent. */
 export class CreateVersionDto {
-  @IsDefined()
+  @Optional()
   @MatchesSchema(templateSchema, {
-    description: 'chat messages; string contents, text parts and image URLs are Handlebars templates (see docs/templates.md)',
+    description:
+      'chat messages; string contents, text parts and image URLs are Handlebars templates (see docs/templates.md). Required for a prompt or an assistant; an embedding entry has none',
     example: TEMPLATE_EXAMPLE,
   })
-  template: ChatMessageInput[];
+  template?: ChatMessageInput[];
 
   @Optional()
   @Text({
@@ -42,8 +43,11 @@ export class CreateVersionDto {
   model: string;
 
   @Optional()
-  @MatchesSchema(modelParametersSchema, { example: { temperature: 0.2, max_tokens: 200 } })
-  parameters?: ModelParametersInput;
+  @MatchesSchema(anyParametersSchema, {
+    example: { temperature: 0.2, max_tokens: 200 },
+    description: "a prompt's model parameters; an embedding entry's only parameter is `dimensions`",
+  })
+  parameters?: ModelParametersInput & { dimensions?: number };
 
   @Optional()
   @MatchesSchema(toolsSchema, { description: 'chat-completion tool definitions' })
@@ -62,17 +66,18 @@ export class VersionDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) promptId: string;
   @ApiProperty({ example: 'summarize' }) slug: string;
-  @ApiProperty({ enum: ['prompt', 'assistant'] }) kind: PromptKind;
+  @ApiProperty({ enum: PROMPT_KINDS }) kind: PromptKind;
   @ApiProperty({ example: 3 }) version: number;
   @ApiProperty({
     example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
     description: 'SHA-256 of the canonical content (promptHistoryHash)',
   })
   contentHash: string;
-  @ApiProperty({ ...openApiSchemaOf(templateSchema), example: TEMPLATE_EXAMPLE }) template: ChatMessage[];
+  @ApiProperty({ ...openApiSchemaOf(templateSchema), example: TEMPLATE_EXAMPLE, description: 'empty for an embedding entry' })
+  template: ChatMessage[];
   @ApiProperty({ example: 'local' }) provider: string;
   @ApiProperty({ example: 'echo' }) model: string;
-  @ApiProperty({ ...openApiSchemaOf(modelParametersSchema), example: { temperature: 0.2 } }) parameters: ModelParameters;
+  @ApiProperty({ ...openApiSchemaOf(anyParametersSchema), example: { temperature: 0.2 } }) parameters: ModelParameters;
   @ApiProperty({ ...openApiSchemaOf(toolsSchema) }) tools: unknown[];
   @ApiProperty({ ...openApiSchemaOf(variableDefaultsSchema), example: { audience: 'engineers' } }) variables: Record<string, string>;
   @ApiProperty({ type: [String], example: ['audience', 'short', 'text'], description: 'the variables an invoke may send' })

@@ -1,0 +1,15 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A project's settings (docs/embeddings.md, "Project settings"); a project without a row has the defaults. */
+@Entity('project_settings')
+export class ProjectSettingsEntity {
+  @PrimaryColumn({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  /** False: `/v1/embeddings` calls of the project keep no input text in their request logs. */
+  @Column({ name: 'record_embedding_inputs', type: 'boolean' })
+  recordEmbeddingInputs: boolean;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
