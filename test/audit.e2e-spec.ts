@@ -170,7 +170,7 @@ describe('audit trail (GET /v2/audit)', () => {
       expect.objectContaining({
         action: 'api_key.access_changed',
         before: expect.objectContaining({ scopes: expect.arrayContaining(['logs:read']) }),
-        after: expect.objectContaining({ scopes: ['invoke', 'threads:read', 'threads:write'] }),
+        after: expect.objectContaining({ scopes: ['invoke', 'threads:read', 'threads:write', 'feedback:write'] }),
       }),
     ]);
     expect(byRequest('revoke')).toEqual([expect.objectContaining({ action: 'api_key.revoked', resourceId: key.id, after: null })]);

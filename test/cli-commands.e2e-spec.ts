@@ -80,11 +80,11 @@ describe('parley CLI: --version, keys, export -o, apply warnings (through a serv
     const created = JSON.parse(
       (await parley('keys', 'create', '--name', 'web-app', '--preset', 'app', '--environments', 'production', ...where)).stdout,
     );
-    expect(created).toMatchObject({ scopes: ['invoke', 'threads:read', 'threads:write'], environments: ['production'] });
+    expect(created).toMatchObject({ scopes: ['invoke', 'threads:read', 'threads:write', 'feedback:write'], environments: ['production'] });
     await t.http().get('/v2/threads').set('X-API-Key', created.key).expect(200);
     expect((await t.http().get('/v2/logs').set('X-API-Key', created.key)).status).toBe(403);
     const listed = JSON.parse((await parley('keys', 'list', ...where)).stdout) as { id: string; scopes: string[] | null }[];
-    expect(listed.find((k) => k.id === created.id)!.scopes).toEqual(['invoke', 'threads:read', 'threads:write']);
+    expect(listed.find((k) => k.id === created.id)!.scopes).toEqual(['invoke', 'threads:read', 'threads:write', 'feedback:write']);
 
     const unknown = await parley('keys', 'create', '--preset', 'owner', ...where);
     expect(String((unknown.error as Error).message)).toMatch(/Unknown preset "owner"/);

@@ -50,6 +50,9 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^(POST|DELETE) \/v2\/threads/, ['threads:write']],
   [/^POST \/v2\/import$/, ['threads:write']],
   [/^GET \/v2\/logs/, ['logs:read']],
+  // Feedback is read with the logs it is about; giving it is a scope of its own, in the app preset (docs/experiments.md).
+  [/^GET \/v2\/feedback/, ['logs:read']],
+  [/^POST \/v2\/feedback$/, ['feedback:write']],
   [/^GET \/v2\/usage$/, ['usage:read']],
   [/^GET \/v2\/usage\/budgets$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
@@ -244,7 +247,7 @@ describe('scoped API keys', () => {
       .set('X-API-Key', TEST_ADMIN_KEY)
       .send({ name: 'app', preset: 'app' })
       .expect(200);
-    expect(created.body.scopes).toEqual(['invoke', 'threads:read', 'threads:write']);
+    expect(created.body.scopes).toEqual(['invoke', 'threads:read', 'threads:write', 'feedback:write']);
     const app = { 'X-API-Key': created.body.key };
     const invoked = await t
       .http()
@@ -357,7 +360,7 @@ describe('scoped API keys', () => {
       .expect(200);
     expect(updated.body).toMatchObject({
       id: created.id,
-      scopes: ['invoke', 'threads:read', 'threads:write'],
+      scopes: ['invoke', 'threads:read', 'threads:write', 'feedback:write'],
       environments: ['production'],
     });
     expect(JSON.stringify(updated.body)).not.toContain(created.key);

@@ -58,8 +58,9 @@ export class ApiKeyGuard implements CanActivate {
     const rule = this.ruleOf(context);
     if (rule.access === 'public') return true;
     const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
-    let principal = await this.principalOf(request);
-    if (!principal) throw invalidApiKey();
+    const found = await this.principalOf(request);
+    if (!found) throw invalidApiKey();
+    let principal: Principal | null = found.principal;
     // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
     const target = request.headers[PROJECT_HEADER];
     if (rule.access === 'project' && principal.kind === 'admin' && typeof target === 'string') {
@@ -82,20 +83,25 @@ export class ApiKeyGuard implements CanActivate {
     ) {
       throw notFound('Workspace not found');
     }
-    request.principal = principal;
+    request.principal = found.viaSession ? { ...principal, viaSession: true } : principal;
     return true;
   }
 
-  private async principalOf(request: RequestWithPrincipal & { method: string }): Promise<Principal | null> {
+  private async principalOf(
+    request: RequestWithPrincipal & { method: string },
+  ): Promise<{ principal: Principal; viaSession: boolean } | null> {
     const secret = extractApiKey(request.headers);
-    if (secret) return this.keys.resolve(secret);
+    if (secret) {
+      const principal = await this.keys.resolve(secret);
+      return principal && { principal, viaSession: false };
+    }
     const token = sessionTokenOf(request.headers);
     if (!token) return null;
     const principal = await this.sessions.resolve(token);
     if (principal && !SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] === undefined) {
       throw forbidden(`A console request that changes something needs the ${CSRF_HEADER} header`);
     }
-    return principal;
+    return principal && { principal, viaSession: true };
   }
 
   private ruleOf(context: ExecutionContext): RouteRule {

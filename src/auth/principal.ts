@@ -12,6 +12,8 @@ interface PrincipalAccess {
   scopes: readonly Scope[] | null;
   /** The environments the key may invoke; null means every environment. */
   environments: readonly string[] | null;
+  /** Authenticated by the console's session cookie (which stands for this key), not by the key itself. */
+  viaSession?: true;
 }
 
 export interface ProjectPrincipal extends PrincipalAccess {

@@ -7,6 +7,7 @@ export const SCOPES = [
   'threads:read',
   'threads:write',
   'logs:read',
+  'feedback:write',
   'registry:read',
   'registry:write',
   'providers:read',
@@ -22,9 +23,9 @@ const READ_ONLY: Scope[] = ['threads:read', 'logs:read', 'registry:read', 'provi
 
 /** Named sets of scopes offered by the admin API and the CLI; `app` is the one for a key an application embeds. */
 export const SCOPE_PRESETS = {
-  app: ['invoke', 'threads:read', 'threads:write'],
+  app: ['invoke', 'threads:read', 'threads:write', 'feedback:write'],
   viewer: READ_ONLY,
-  editor: ['invoke', 'threads:write', 'registry:write', ...READ_ONLY],
+  editor: ['invoke', 'threads:write', 'feedback:write', 'registry:write', ...READ_ONLY],
   full: [...SCOPES],
 } as const satisfies Record<string, readonly Scope[]>;
 

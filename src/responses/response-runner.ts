@@ -173,6 +173,7 @@ export class ResponseRunner implements OnModuleDestroy {
           end.response.status,
           end.response as unknown as Record<string, unknown>,
           replyMessages(completion),
+          plan.prepared.logId,
         ))
       )
         throw new NotRunningError();

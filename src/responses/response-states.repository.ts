@@ -68,6 +68,7 @@ export class ResponseStatesRepository {
   /**
    * Moves the response from `from` to its final status; false when it was not in `from` any more.
    * A background response's end is announced to the project's webhooks in the same transaction.
+   * `logId`: the request log of the call that completed it.
    */
   async finish(
     manager: EntityManager,
@@ -77,12 +78,13 @@ export class ResponseStatesRepository {
     to: StoredStatus,
     body: Record<string, unknown>,
     output?: unknown[],
+    logId?: string,
   ): Promise<boolean> {
     const rows = rowsOf<{ background: boolean }>(
       await manager.query(
-        `UPDATE responses SET status = $4, body = $5, output = COALESCE($6::jsonb, output), finished_at = now()
+        `UPDATE responses SET status = $4, body = $5, output = COALESCE($6::jsonb, output), finished_at = now(), log_id = COALESCE($7::uuid, log_id)
           WHERE project_id = $1 AND id = $2 AND status = $3 RETURNING background`,
-        [projectId, id, from, to, JSON.stringify(body), output ? JSON.stringify(output) : null],
+        [projectId, id, from, to, JSON.stringify(body), output ? JSON.stringify(output) : null, logId ?? null],
       ),
     );
     if (rows[0]?.background) await this.webhooks.enqueue(manager, projectId, `response.${to}`, { id: responseIdOf(id) });

@@ -31,4 +31,8 @@ export class ResponseEntity {
 
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
+
+  /** The request log of the call that made it (feedback on a response reaches its version through it); null before it was kept. */
+  @Column({ name: 'log_id', type: 'uuid', nullable: true })
+  logId: string | null;
 }

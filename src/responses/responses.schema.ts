@@ -111,11 +111,5 @@ export const responsesBodySchema = z.strictObject({
 });
 export type ResponsesBody = z.output<typeof responsesBodySchema>;
 
-/** Response ids are `resp_` and the stored row's UUID as 32 hex digits. */
-export const responseIdOf = (uuid: string) => `resp_${uuid.replace(/-/g, '')}`;
-export function uuidOfResponseId(id: string): string | null {
-  const match = /^resp_([0-9a-f]{32})$/.exec(id);
-  if (!match) return null;
-  const h = match[1];
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+/** Response ids are `resp_` and the stored row's UUID as 32 hex digits (in common: feedback names responses too). */
+export { responseIdOf, uuidOfResponseId } from '../common/ids';

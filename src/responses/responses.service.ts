@@ -63,7 +63,8 @@ export class ResponsesService {
     if (plan.base.store && body.stream !== true) {
       prepared.input.recordRows = (completion) => {
         recorded = responseOf(plan.base, completion, plan.outputOptions);
-        return { target: ResponseEntity, rows: [this.rowOf(caller.projectId, uuid, body, conversationId, input, completion, recorded)] };
+        const row = this.rowOf(caller.projectId, uuid, body, conversationId, input, completion, recorded, prepared.logId);
+        return { target: ResponseEntity, rows: [row] };
       };
     }
     const result = await this.invocation.run(caller, prepared, signal);
@@ -83,7 +84,7 @@ export class ResponsesService {
     const base = responseBaseOf(body, context);
     const store = (response: ResponseObject, completion: ChatCompletion) =>
       base.store && !stored
-        ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response)
+        ? this.store(caller.projectId, context.uuid, body, conversationId, input, completion, response, prepared.logId)
         : Promise.resolve();
     if (result.type === 'completion') {
       if (stored) return { kind: 'response', response: stored, headers: answerHeaders };
@@ -221,8 +222,9 @@ export class ResponsesService {
     input: ChatMessage[],
     completion: ChatCompletion,
     response: ResponseObject,
+    logId: string,
   ): Promise<void> {
-    await this.responses.insert(this.rowOf(projectId, uuid, body, conversationId, input, completion, response));
+    await this.responses.insert(this.rowOf(projectId, uuid, body, conversationId, input, completion, response, logId));
   }
 
   private rowOf(
@@ -233,6 +235,7 @@ export class ResponsesService {
     input: ChatMessage[],
     completion: ChatCompletion,
     response: ResponseObject,
+    logId: string,
   ): ResponseEntity {
     return Object.assign(new ResponseEntity(), {
       projectId,
@@ -244,6 +247,7 @@ export class ResponsesService {
       body: response as unknown as Record<string, unknown>,
       createdAt: new Date(),
       deletedAt: null,
+      logId,
     });
   }
 }

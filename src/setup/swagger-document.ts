@@ -18,6 +18,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Named LLM providers (OpenAI-compatible or Anthropic) with a base URL and a key stored encrypted, or read from a server variable (docs/providers.md).',
   'Registry: apply and export': 'A whole project as a parley.yaml: apply it declaratively, export it back.',
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
+  Feedback:
+    'Scores on calls (a request log, a thread, a stored response): a number, true/false or a category per name, one per key, replaced when sent again; summarized per version with 95 % confidence intervals (docs/experiments.md).',
   Usage:
     'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
     'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any. ' +
