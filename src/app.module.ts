@@ -15,6 +15,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { EvalsModule } from './evals/evals.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { ImportModule } from './import/import.module';
@@ -71,6 +72,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     UsageModule,
     AuditTrailModule,
     EvalsModule,
+    FeedbackModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,

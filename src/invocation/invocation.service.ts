@@ -9,6 +9,7 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { MessageStore } from '../messages/message-store';
 import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
+import { chooseVersion } from '../registry/deployments/split';
 import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
 import { TemplateTooLargeError } from '../templates';
@@ -26,6 +27,7 @@ import {
   unsupportedParam,
   wrongKind,
 } from './invoke-errors';
+import { VERSION_HEADER } from './invoke-http';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
 
 /**
@@ -79,7 +81,11 @@ export class InvocationService {
   }
 
   /** Everything decided before the call; throws the 404 "Thread not found" for a thread to continue that is not live. */
-  async prepare(caller: ProjectPrincipal, input: InvocationInput): Promise<PreparedInvocation> {
+  async prepare(caller: ProjectPrincipal, asked: InvocationInput): Promise<PreparedInvocation> {
+    const continued = asked.thread && 'continue' in asked.thread ? asked.thread.continue : null;
+    // A new thread's id is made first: a split may stick to it.
+    const newThreadId = asked.thread && !continued ? newId() : null;
+    const input = await this.withArm(caller, asked, continued ?? newThreadId);
     const { target } = input;
     const variables = { ...(target.deployment?.variableDefaults ?? {}), ...input.variables };
     const template = input.template ?? target.deployment?.compiled;
@@ -93,17 +99,13 @@ export class InvocationService {
       refusal = templateTooLarge(err.maxChars);
     }
     let sent: SentHistory | undefined;
-    let threadId: string | null = null;
-    if (input.thread && 'continue' in input.thread) {
-      const continued = input.thread.continue;
-      threadId = continued;
+    const threadId = continued ?? newThreadId;
+    if (continued) {
       // Liveness and history in one query, read together with concurrent calls' (history-reader.ts):
       // like the writes after the call, it takes no connection of its own (docs/security.md, "Database fairness").
       const turns = await this.messages.liveTurnsOf(caller.projectId, continued);
       if (!turns) throw threadNotFound();
       sent = { threadId: continued, ...turns };
-    } else if (input.thread) {
-      threadId = newId();
     }
     const history = (sent?.messages ?? []) as ChatMessage[];
     const parameters = effectiveParameters(target, input.overrides);
@@ -116,7 +118,7 @@ export class InvocationService {
       messages: input.messages,
       metadata: input.metadata,
     });
-    const newThread = threadId !== null && !(input.thread && 'continue' in input.thread);
+    const newThread = newThreadId !== null;
     return {
       input,
       logId: newId(),
@@ -131,11 +133,47 @@ export class InvocationService {
   }
 
   /**
+   * A split deployment's arm for this call (docs/experiments.md, "Splits"): the chosen version's
+   * resolution in place of the control's, unless a version was pinned (`?v=N`). The arm's
+   * resolution is the registry's cached one for that version in the environment.
+   */
+  private async withArm(caller: ProjectPrincipal, input: InvocationInput, threadId: string | null): Promise<InvocationInput> {
+    const deployment = input.target.deployment;
+    const split = deployment?.split;
+    if (!deployment || !split || deployment.pinned || deployment.deploymentId === null) return input;
+    const user = input.overrides.user ?? (typeof input.metadata.user === 'string' ? input.metadata.user : undefined);
+    const version = chooseVersion(split, deployment.deploymentId, { threadId, user, metadata: input.metadata });
+    if (version === deployment.version) return input;
+    const arm = await this.registry.resolveForInvoke(caller.projectId, deployment.promptSlug, deployment.environment, version);
+    // Versions are never deleted: an arm always resolves; the control serves if one did not.
+    if (!arm) return input;
+    const target = input.target;
+    return {
+      ...input,
+      target: {
+        ...target,
+        deployment: { ...arm, pinned: false, split },
+        // A surface that named another provider or model for the call keeps it.
+        provider: target.provider.name === deployment.provider.name ? arm.provider : target.provider,
+        model: target.model === deployment.model ? arm.model : target.model,
+      },
+    };
+  }
+
+  /**
    * Calls the provider. A failure before any reply (or before the first chunk) is recorded and
    * thrown as the ApiException to answer with; the thread is left as it was. `signal` is the
    * client going away: it aborts the upstream call.
    */
   async run(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
+    const result = await this.runOnce(caller, prepared, signal);
+    // Which version served it, on every surface (docs/experiments.md, "Splits"): a split's arm, or the deployment's one version.
+    const version = prepared.input.target.deployment?.version;
+    if (version !== undefined) result.headers = { ...result.headers, [VERSION_HEADER]: String(version) };
+    return result;
+  }
+
+  private async runOnce(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const key = prepared.input.idempotencyKey;
     if (key) {
       // Bound to the credential, as on /v2 (docs/security.md, "Idempotency keys").

@@ -14,6 +14,9 @@ export function setThreadIdHeaders(res: Response, threadId: string | null): void
 /** The request log of the call that produced this answer (GET /v2/logs/{id}). */
 export const LOG_ID_HEADER = 'x-parley-log-id';
 
+/** The version of the deployed prompt or assistant that served the call (DESIGN's contract; a split's arm). */
+export const VERSION_HEADER = 'x-parley-version';
+
 /** A signal that fires when the client goes away before the answer was written: it aborts the upstream call. */
 export function abortOnClose(res: Response): AbortSignal {
   const abort = new AbortController();

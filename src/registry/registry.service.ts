@@ -6,7 +6,7 @@ import { ProviderCredentialEntity } from '../provider-credentials/provider-crede
 import { LOCAL_PROVIDER, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { RegistryCache } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
-import { DeploymentsRepository } from './deployments/deployments.repository';
+import { DeploymentsRepository, ResolutionRow } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
 import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
 import { isProviderName, isSlugLike } from './slugs';
@@ -126,13 +126,28 @@ export class RegistryService {
         contentHash: version.contentHash,
         template: version.template,
         compiled: this.templates.get(version.id, version.template),
-        declaredVariables: version.declaredVariables,
+        declaredVariables: await this.declaredOfSplit(projectId, row, version.declaredVariables),
         variableDefaults: version.variables,
         model: version.model,
         parameters: version.parameters,
         tools: version.tools,
+        ...(row.split ? { split: { arms: row.split, stickyBy: row.sticky_by ?? 'thread', rules: row.split_rules ?? [] } } : {}),
       },
     };
+  }
+
+  /**
+   * A split's calls are checked against the variables of every arm (the arm is chosen after the
+   * request is read, docs/experiments.md "Splits"); a plain deployment's, against its version's.
+   */
+  private async declaredOfSplit(projectId: string, row: ResolutionRow, own: string[]): Promise<string[]> {
+    if (!row.split) return own;
+    const names = new Set(own);
+    for (const arm of row.split) {
+      const version = await this.versions.findByNumber(projectId, row.prompt_id, arm.version);
+      for (const name of version?.declaredVariables ?? []) names.add(name);
+    }
+    return [...names].sort();
   }
 
   private apiKey(credential: ProviderCredentialEntity | null): { apiKey?: string } {

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../common/chat';
 import type { CompiledTemplate } from '../templates';
+import type { DeploymentSplit } from './deployments/split';
 
 /**
  * What invocation (src/invocation) needs to call one prompt or assistant: the contract between the
@@ -80,4 +81,9 @@ export interface ResolvedDeployment {
   parameters: ModelParameters;
   /** Chat-completion tool definitions (`{type: 'function', function: {...}}`). */
   tools: unknown[];
+  /**
+   * The environment's split (docs/experiments.md, "Splits"), on the resolution of its deployment
+   * and of the arm chosen from it; absent on a plain deployment and on a pinned version.
+   */
+  split?: DeploymentSplit;
 }

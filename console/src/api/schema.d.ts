@@ -1631,6 +1631,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List feedback
+         * @description Newest first; filters combine with AND.
+         */
+        get: operations["FeedbackController_list"];
+        put?: never;
+        /**
+         * Give feedback on a call
+         * @description On a request log (`logId`), a thread (`threadId`: its latest logged turn) or a stored response (`responseId`). Sent again with the same target, name and key, it replaces the value and comment (201, same id).
+         */
+        post: operations["FeedbackController_submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/feedback/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarize a prompt's feedback per version
+         * @description Per version and name: count, mean and its 95 % confidence interval (Wilson for true/false, Student t for numbers).
+         */
+        get: operations["FeedbackController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/import": {
         parameters: {
             query?: never;
@@ -2065,7 +2109,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
             /**
              * @description the environments the key may invoke (slugs); absent or null: all
              * @example [
@@ -2092,7 +2136,7 @@ export interface components {
             /** Format: uuid */
             projectId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /** Format: date-time */
@@ -2119,7 +2163,7 @@ export interface components {
             /** Format: uuid */
             projectId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /** Format: date-time */
@@ -2139,7 +2183,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
             /**
              * @description the environments the key may invoke (slugs); absent or null: all
              * @example [
@@ -2163,7 +2207,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
             /**
              * @description a label; defaults to "workspace-admin"
              * @example acme-admin
@@ -2180,7 +2224,7 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2200,7 +2244,7 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2577,6 +2621,46 @@ export interface components {
              * @example 3
              */
             version?: number;
+            /**
+             * @description a split of versions with weights instead of one version (docs/experiments.md, "Splits"); the first arm is the control
+             * @example [
+             *       {
+             *         "version": 7,
+             *         "weight": 90
+             *       },
+             *       {
+             *         "version": 8,
+             *         "weight": 10
+             *       }
+             *     ]
+             */
+            split?: {
+                version: number;
+                weight: number;
+            }[];
+            /**
+             * @description with a split: what a call sticks to its arm by: "thread" (default), "user", "metadata.<key>" or "none"
+             * @example thread
+             */
+            stickyBy?: ("thread" | "user" | "none") | string;
+            /**
+             * @description with a split: calls whose `user` and `metadata` match a rule go to its version (first match wins)
+             * @example [
+             *       {
+             *         "version": 8,
+             *         "metadata": {
+             *           "tier": "internal"
+             *         }
+             *       }
+             *     ]
+             */
+            rules?: {
+                version: number;
+                user?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
+            }[];
         };
         DeploymentDto: {
             /** Format: uuid */
@@ -2605,6 +2689,20 @@ export interface components {
             replacedAt: string | null;
             /** @description false for history rows */
             current: boolean;
+            /** @description the split's arms; null on a plain deployment */
+            split: {
+                version: number;
+                weight: number;
+            }[] | null;
+            /** @example thread */
+            stickyBy: string | null;
+            rules: {
+                version: number;
+                user?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
+            }[] | null;
         };
         DeploymentListDto: {
             /** @enum {string} */
@@ -5097,6 +5195,107 @@ export interface components {
                 [key: string]: unknown;
             });
         };
+        FeedbackBodyDto: {
+            /** Format: uuid */
+            logId?: string;
+            /** Format: uuid */
+            threadId?: string;
+            responseId?: string;
+            name: string;
+            value: number | boolean | string;
+            comment?: string | null;
+        };
+        FeedbackTargetDto: {
+            /** @enum {string} */
+            type: "log" | "thread" | "response";
+            /** @description the id sent: a request log or thread UUID, or resp_… */
+            id: string;
+        };
+        FeedbackDto: {
+            /**
+             * Format: uuid
+             * @description the same when the feedback is sent again (it replaces the value)
+             */
+            id: string;
+            /** @enum {string} */
+            object: "feedback";
+            target: components["schemas"]["FeedbackTargetDto"];
+            /**
+             * Format: uuid
+             * @description the request log the target names (a thread's: its latest logged turn's)
+             */
+            logId: string | null;
+            /**
+             * Format: uuid
+             * @description the thread (a log's or a response's conversation)
+             */
+            threadId: string | null;
+            /** @example resp_0198c0de… */
+            responseId: string | null;
+            /** @description the prompt or assistant slug of that log */
+            prompt: string | null;
+            environment: string | null;
+            /** @description the version that served the call; null for a direct provider call */
+            version: number | null;
+            /** @example helpful */
+            name: string;
+            /** @description as sent: a number, a boolean or a category */
+            value: number | boolean | string;
+            comment: string | null;
+            /** @description the API key's id, or `console` for the console's session (one feedback per target, name and source) */
+            source: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        FeedbackListDto: {
+            /** @enum {string} */
+            object: "list";
+            /** @description newest first */
+            data: components["schemas"]["FeedbackDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        IntervalDto: {
+            low: number;
+            high: number;
+            /**
+             * @description Wilson's score interval for a share of true, Student's t for a mean
+             * @enum {string}
+             */
+            method: "wilson" | "t";
+        };
+        FeedbackSummaryRowDto: {
+            version: number;
+            /** @example helpful */
+            name: string;
+            /**
+             * @description boolean: every value scored is true/false (the mean is the share of true); number: numbers (booleans among them as 1/0); category: none scored
+             * @enum {string}
+             */
+            kind: "boolean" | "number" | "category";
+            /** @description every feedback of this name on this version */
+            count: number;
+            /** @description the values in the mean (numbers and booleans) */
+            n: number;
+            mean: number | null;
+            /** @description the 95 % confidence interval of the mean; null with no values, or one number */
+            interval: components["schemas"]["IntervalDto"] | null;
+            /** @description counts per category */
+            categories: {
+                [key: string]: number;
+            };
+        };
+        FeedbackSummaryDto: {
+            /** @enum {string} */
+            object: "feedback.summary";
+            prompt: string;
+            environment: string;
+            /** @description newest version first, then by name */
+            data: components["schemas"]["FeedbackSummaryRowDto"][];
+        };
         CreateConsoleSessionDto: {
             /**
              * @description a project key or the admin key; exchanged for the session cookie and never kept
@@ -5123,7 +5322,7 @@ export interface components {
              */
             project: string | null;
             /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /**
@@ -15702,6 +15901,296 @@ export interface operations {
                             /** @example model_not_found */
                             code: string | null;
                         };
+                    };
+                };
+            };
+        };
+    };
+    FeedbackController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description feedback naming this request log (on it, or on its thread or response) */
+                logId?: string;
+                /** @description feedback on this thread or on its calls */
+                threadId?: string;
+                /** @description feedback on this stored response (resp_…) */
+                responseId?: string;
+                name?: string;
+                /** @description prompt or assistant slug */
+                prompt?: string;
+                environment?: string;
+                /** @description the version that served the call; needs `prompt` (a version is a prompt's) */
+                version?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    FeedbackController_submit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackBodyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    FeedbackController_summary: {
+        parameters: {
+            query: {
+                /** @description prompt or assistant slug */
+                prompt: string;
+                environment: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackSummaryDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
                     };
                 };
             };

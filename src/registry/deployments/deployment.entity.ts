@@ -1,5 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+import type { SplitArm, SplitRule, StickyBy } from './split';
+
 /** One deployment of a prompt version to an environment; replaced ones stay as history. */
 @Entity('deployments')
 export class DeploymentEntity {
@@ -28,4 +30,14 @@ export class DeploymentEntity {
   /** Set when a later deployment replaced this one; null for the current deployment. */
   @Column({ name: 'replaced_at', type: 'timestamptz', nullable: true })
   replacedAt: Date | null;
+
+  /** The arms of a split (docs/experiments.md, "Splits"), `versionId` the first's; null on a plain deployment. */
+  @Column({ type: 'jsonb', nullable: true })
+  split: SplitArm[] | null;
+
+  @Column({ name: 'sticky_by', type: 'varchar', nullable: true })
+  stickyBy: StickyBy | null;
+
+  @Column({ name: 'split_rules', type: 'jsonb', nullable: true })
+  splitRules: SplitRule[] | null;
 }

@@ -12,4 +12,7 @@ export const toDeploymentDto = (d: DeploymentRow): DeploymentDto => ({
   deployedAt: new Date(d.deployed_at).toISOString(),
   replacedAt: d.replaced_at === null ? null : new Date(d.replaced_at).toISOString(),
   current: d.replaced_at === null,
+  split: d.split,
+  stickyBy: d.sticky_by,
+  rules: d.split_rules,
 });

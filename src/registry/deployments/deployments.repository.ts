@@ -4,6 +4,7 @@ import { EntityManager, IsNull, Repository } from 'typeorm';
 
 import type { PromptKind } from '../resolved-deployment';
 import { DeploymentEntity } from './deployment.entity';
+import type { SplitArm, SplitRule, StickyBy } from './split';
 
 /** A deployment with the slugs and version number it points at, as listings show it. */
 export interface DeploymentRow {
@@ -17,6 +18,9 @@ export interface DeploymentRow {
   deployment_version: number;
   deployed_at: Date | string;
   replaced_at: Date | string | null;
+  split: SplitArm[] | null;
+  sticky_by: StickyBy | null;
+  split_rules: SplitRule[] | null;
 }
 
 /** What resolveForInvoke reads in one query: prompt, environment, current deployment and the version to run. */
@@ -27,11 +31,15 @@ export interface ResolutionRow {
   deployment_id: string | null;
   deployment_version: number | null;
   version_id: string | null;
+  /** The deployment's split; null on a plain deployment, and when a version is pinned. */
+  split: SplitArm[] | null;
+  sticky_by: StickyBy | null;
+  split_rules: SplitRule[] | null;
 }
 
 const ROW_SELECT = `
   SELECT d.id, d.prompt_id, p.slug, p.kind, e.slug AS environment, v.version, d.version_id,
-         d.deployment_version, d.deployed_at, d.replaced_at
+         d.deployment_version, d.deployed_at, d.replaced_at, d.split, d.sticky_by, d.split_rules
     FROM deployments d
     JOIN prompts p ON p.project_id = d.project_id AND p.id = d.prompt_id
     JOIN environments e ON e.project_id = d.project_id AND e.id = d.environment_id
@@ -93,7 +101,8 @@ export class DeploymentsRepository {
     if (environment === null) {
       // A version outside any environment (an experiment's): no deployment to name.
       const rows: ResolutionRow[] = await this.deployments.manager.query(
-        `SELECT p.id AS prompt_id, p.slug, p.kind, NULL::uuid AS deployment_id, NULL::integer AS deployment_version, v.id AS version_id
+        `SELECT p.id AS prompt_id, p.slug, p.kind, NULL::uuid AS deployment_id, NULL::integer AS deployment_version, v.id AS version_id,
+                NULL::jsonb AS split, NULL AS sticky_by, NULL::jsonb AS split_rules
            FROM prompts p JOIN prompt_versions v ON v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $3
           WHERE p.project_id = $1 AND p.slug = $2`,
         [projectId, slug, pinned],
@@ -102,7 +111,7 @@ export class DeploymentsRepository {
     }
     const rows: ResolutionRow[] = await this.deployments.manager.query(
       `SELECT p.id AS prompt_id, p.slug, p.kind, d.id AS deployment_id, d.deployment_version,
-              ${pinned === undefined ? 'd.version_id' : '(SELECT v.id FROM prompt_versions v WHERE v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $4)'} AS version_id
+              ${pinned === undefined ? 'd.version_id, d.split, d.sticky_by, d.split_rules' : '(SELECT v.id FROM prompt_versions v WHERE v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $4) AS version_id, NULL::jsonb AS split, NULL AS sticky_by, NULL::jsonb AS split_rules'}
          FROM prompts p
          JOIN environments e ON e.project_id = p.project_id AND e.slug = $3
          LEFT JOIN deployments d ON d.project_id = p.project_id AND d.prompt_id = p.id AND d.environment_id = e.id AND d.replaced_at IS NULL

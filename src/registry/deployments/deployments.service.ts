@@ -6,6 +6,7 @@ import { invalidBody } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
+import { canonicalJson } from '../content/content-hash';
 import { EnvironmentEntity } from '../environments/environment.entity';
 import { DeployGateRefused, EnvironmentGates } from '../environments/environment-gates';
 import { EnvironmentsService } from '../environments/environments.service';
@@ -18,6 +19,7 @@ import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
 import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
+import { DeploymentSplit } from './split';
 
 /**
  * A deployment points one environment of one prompt at one version. Redeploying replaces the
@@ -50,16 +52,23 @@ export class DeploymentsService {
         // Re-read under the lock: a version created meanwhile counts as the newest.
         const locked = await this.prompts.require(projectId, slug, manager);
         const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
-        const number = dto.version ?? locked.lastVersion;
-        const version = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
-        const details: string[] = [];
-        if (!environment) details.push(`environment: no environment "${dto.environment}" in this project`);
-        if (!version)
-          details.push(
-            dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
-          );
-        if (!environment || !version) throw invalidBody(details);
-        const { deployment, changed } = await this.deployLocked(manager, locked, environment, version);
+        const details = splitBodyProblems(dto);
+        const numbers = dto.split ? dto.split.map((arm) => arm.version) : [dto.version ?? locked.lastVersion];
+        const versions: PromptVersionEntity[] = [];
+        for (const [index, number] of numbers.entries()) {
+          const found = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
+          if (found) versions.push(found);
+          else if (dto.split) details.push(`split.${index}.version: "${slug}" has no version ${number}`);
+          else
+            details.push(
+              dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
+            );
+        }
+        if (!environment) details.unshift(`environment: no environment "${dto.environment}" in this project`);
+        if (!environment || details.length > 0) throw invalidBody(details);
+        const split = dto.split ? { arms: dto.split, stickyBy: dto.stickyBy ?? 'thread', rules: dto.rules ?? [] } : null;
+        const version = versions[0];
+        const { deployment, changed } = await this.deployLocked(manager, locked, environment, version, split && { ...split, versions });
         if (changed) await this.cache.announce(projectId, manager);
         return toDeploymentDto(this.toRow(deployment, locked, environment, version));
       }),
@@ -90,23 +99,13 @@ export class DeploymentsService {
     prompt: PromptEntity,
     environment: EnvironmentEntity,
     version: PromptVersionEntity,
+    split: (DeploymentSplit & { versions: PromptVersionEntity[] }) | null = null,
   ): Promise<{ deployment: DeploymentEntity; changed: boolean }> {
     const { projectId } = prompt;
     const current = await this.deployments.findCurrent(manager, projectId, prompt.id, environment.id);
-    if (current?.versionId === version.id) return { deployment: current, changed: false };
-    // An embedding entry has nothing to evaluate: environment gates hold prompts and assistants (docs/evals.md, "The deploy gate").
-    const gate =
-      prompt.kind !== 'embedding' &&
-      (await this.gates.check(manager, {
-        projectId,
-        promptId: prompt.id,
-        promptSlug: prompt.slug,
-        environmentId: environment.id,
-        environment: environment.slug,
-        versionId: version.id,
-        version: version.version,
-      }));
-    if (gate) await this.audit.record(manager, gate);
+    if (current?.versionId === version.id && sameSplit(current, split)) return { deployment: current, changed: false };
+    // Every arm passes the environment's gate, so a split cannot carry an ungated version in (docs/evals.md).
+    for (const gated of split?.versions ?? [version]) await this.checkGate(manager, prompt, environment, gated);
     const now = new Date();
     if (current) await this.deployments.markReplaced(manager, projectId, current.id, now);
     const last = await this.deployments.lastDeploymentVersion(manager, projectId, prompt.id, environment.id);
@@ -119,6 +118,9 @@ export class DeploymentsService {
       deploymentVersion: last + 1,
       deployedAt: now,
       replacedAt: null,
+      split: split?.arms ?? null,
+      stickyBy: split?.stickyBy ?? null,
+      splitRules: split?.rules ?? null,
     });
     const inserted = await this.deployments.insert(manager, deployment);
     await this.audit.record(manager, {
@@ -126,16 +128,34 @@ export class DeploymentsService {
       action: 'deployment.created',
       resourceType: 'deployment',
       resourceId: `${prompt.slug}@${environment.slug}`,
-      before: current ? { environment: environment.slug, versionId: current.versionId } : null,
+      before: current
+        ? { environment: environment.slug, versionId: current.versionId, ...(current.split ? { split: current.split } : {}) }
+        : null,
       after: {
         prompt: prompt.slug,
         environment: environment.slug,
         version: version.version,
         versionId: version.id,
         deploymentVersion: deployment.deploymentVersion,
+        ...(split ? { split: split.arms, stickyBy: split.stickyBy, rules: split.rules } : {}),
       },
     });
     return { deployment: inserted, changed: true };
+  }
+
+  private async checkGate(manager: EntityManager, prompt: PromptEntity, environment: EnvironmentEntity, version: PromptVersionEntity) {
+    // An embedding entry has nothing to evaluate: environment gates hold prompts and assistants (docs/evals.md, "The deploy gate").
+    if (prompt.kind === 'embedding') return;
+    const gate = await this.gates.check(manager, {
+      projectId: prompt.projectId,
+      promptId: prompt.id,
+      promptSlug: prompt.slug,
+      environmentId: environment.id,
+      environment: environment.slug,
+      versionId: version.id,
+      version: version.version,
+    });
+    if (gate) await this.audit.record(manager, gate);
   }
 
   async listCurrent(projectId: string, query: DeploymentsQuery): Promise<DeploymentListDto> {
@@ -168,6 +188,30 @@ export class DeploymentsService {
       deployment_version: d.deploymentVersion,
       deployed_at: d.deployedAt,
       replaced_at: d.replacedAt,
+      split: d.split,
+      sticky_by: d.stickyBy,
+      split_rules: d.splitRules,
     };
   }
+}
+
+/** What the body says that does not fit together (each field is valid on its own: the pipe checked it). */
+function splitBodyProblems(dto: DeployDto): string[] {
+  if (!dto.split) {
+    return (['stickyBy', 'rules'] as const).filter((field) => dto[field] !== undefined).map((field) => `${field}: applies to a split only`);
+  }
+  const problems = dto.version !== undefined ? ['version: send either `version` or `split`, not both'] : [];
+  const arms = new Set(dto.split.map((arm) => arm.version));
+  (dto.rules ?? []).forEach((rule, index) => {
+    if (!arms.has(rule.version)) problems.push(`rules.${index}.version: ${rule.version} is not an arm of the split`);
+  });
+  return problems;
+}
+
+/** Whether the current deployment already is this split (or, with none, a plain deployment). */
+function sameSplit(current: DeploymentEntity, split: DeploymentSplit | null): boolean {
+  if (!split) return current.split === null;
+  return (
+    canonicalJson([current.split, current.stickyBy, current.splitRules ?? []]) === canonicalJson([split.arms, split.stickyBy, split.rules])
+  );
 }

@@ -1,8 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 
-import { IsSlug, Optional, Text } from '../../../common/validation';
+import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
+import { IsSlug, MatchesSchema, Optional, Text } from '../../../common/validation';
 import { PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
+import { SplitArm, SplitRule, splitRulesSchema, splitSchema, StickyBy, stickyBySchema } from '../split';
 
 /** Version numbers are PostgreSQL integers: a larger one would fail the query rather than find nothing. */
 const MAX_VERSION = 2_147_483_647;
@@ -22,6 +24,30 @@ export class DeployDto {
   @Min(1)
   @Max(MAX_VERSION)
   version?: number;
+
+  @Optional()
+  @MatchesSchema(splitSchema, {
+    description: 'a split of versions with weights instead of one version (docs/experiments.md, "Splits"); the first arm is the control',
+    example: [
+      { version: 7, weight: 90 },
+      { version: 8, weight: 10 },
+    ],
+  })
+  split?: SplitArm[];
+
+  @Optional()
+  @MatchesSchema(stickyBySchema, {
+    description: 'with a split: what a call sticks to its arm by: "thread" (default), "user", "metadata.<key>" or "none"',
+    example: 'thread',
+  })
+  stickyBy?: StickyBy;
+
+  @Optional()
+  @MatchesSchema(splitRulesSchema, {
+    description: 'with a split: calls whose `user` and `metadata` match a rule go to its version (first match wins)',
+    example: [{ version: 8, metadata: { tier: 'internal' } }],
+  })
+  rules?: SplitRule[];
 }
 
 export class DeploymentDto {
@@ -37,6 +63,10 @@ export class DeploymentDto {
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when a later deployment replaced this one' }) replacedAt:
     string | null;
   @ApiProperty({ description: 'false for history rows' }) current: boolean;
+  @ApiProperty({ ...openApiSchemaOf(splitSchema), nullable: true, description: "the split's arms; null on a plain deployment" })
+  split: SplitArm[] | null;
+  @ApiProperty({ type: String, nullable: true, example: 'thread' }) stickyBy: StickyBy | null;
+  @ApiProperty({ ...openApiSchemaOf(splitRulesSchema), nullable: true }) rules: SplitRule[] | null;
 }
 
 export class DeploymentListDto {
