@@ -47,7 +47,9 @@ cat >"$work/prelude.sh" <<'PRELUDE'
 set -euo pipefail
 curl() { command curl --fail-with-body "$@"; }
 PRELUDE
-(cd "$work" && bash -c "source prelude.sh; source readme.sh") >"$work/out.txt" 2>&1 || {
+# In a shell of their own, as a reader would run them: DATABASE_URL, which started the server, is not
+# exported there (the CLI finds the server in DATA_DIR/server.json on either engine).
+(cd "$work" && env -u DATABASE_URL bash -c "source prelude.sh; source readme.sh") >"$work/out.txt" 2>&1 || {
   cat "$work/out.txt"; echo; echo "README check failed (shell examples)"; exit 1;
 }
 ran="$(grep -c 'curl ' "$work/readme.sh") curl lines, $(grep -c 'npm run cli' "$work/readme.sh") CLI lines"

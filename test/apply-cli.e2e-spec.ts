@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -132,6 +132,63 @@ describe('parley apply / export from the command line', () => {
       }
       // Nothing was opened or written.
       expect(fs.readdirSync(dataDir)).toEqual(['server.json']);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    'without DATABASE_URL, goes through a server on PostgreSQL that left its token in server.json (the README examples)',
+    async () => {
+      const dataDir = path.join(tmp, 'postgres-served');
+      // What a server on PostgreSQL leaves in DATA_DIR (src/main.ts); the test app stands in for it.
+      const adminToken = generateServerToken();
+      t.app.get(ApiKeysService).registerEphemeralAdminKey(adminToken);
+      const database = 'postgres://postgres@db.example:5432/parley';
+      writeServerInfo(dataDir, { url, pid: process.pid, adminToken, database });
+      const ws = uniqueSlug('ws');
+      const file = path.join(tmp, 'pg-served.yaml');
+      fs.writeFileSync(file, yamlFor(ws));
+      const applied = await cli(['apply', '-f', file, '--json'], { DATA_DIR: dataDir });
+      expect(applied.stderr).toBe(`parley: using the Parley server at ${url} (it runs on ${database}; no DATABASE_URL set)\n`);
+      expect(applied.code).toBe(0);
+      expect(JSON.parse(applied.stdout)).toMatchObject({ workspace: { slug: ws, action: 'created' }, changed: true });
+      const exported = await cli(['export', '--workspace', ws, '--project', 'cli'], { DATA_DIR: dataDir });
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toMatch(/slug: greet/);
+      const keys = await cli(['keys', 'list', '--workspace', ws, '--project', 'cli', '--json'], { DATA_DIR: dataDir });
+      expect(keys.code).toBe(0);
+      expect(JSON.parse(keys.stdout)).toEqual([]);
+      // init still works on a database and refuses the embedded one this server does not use.
+      const init = await cli(['init'], { DATA_DIR: dataDir });
+      expect(init.code).toBe(1);
+      expect(init.stderr).toMatch(
+        /^parley: A Parley server .* is running on postgres:\/\/postgres@db\.example:5432\/parley, not on the embedded/,
+      );
+      // Nothing was opened or written in DATA_DIR.
+      expect(fs.readdirSync(dataDir)).toEqual(['server.json']);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    'an unreachable DATABASE_URL is one line naming it and the fix, without the password or a stack trace',
+    async () => {
+      const server = createServer();
+      const port = await new Promise<number>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+      );
+      await new Promise((resolve) => server.close(resolve));
+      const started = Date.now();
+      const res = await cli(['keys', 'list', '--workspace', 'w', '--project', 'p'], {
+        DATABASE_URL: `postgres://parley:s3cret-pw@127.0.0.1:${port}/parley`,
+      });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `parley: using PostgreSQL at postgres://parley@127.0.0.1:${port}/parley (DATABASE_URL)\n` +
+          `parley: cannot reach the database at 127.0.0.1:${port} (ECONNREFUSED): start PostgreSQL or fix DATABASE_URL\n`,
+      );
+      // The short retry (docs/operations.md, "Start-up failures"), not TypeORM's nine attempts 3 s apart.
+      expect(Date.now() - started).toBeLessThan(20_000);
     },
     SPAWN_TIMEOUT,
   );

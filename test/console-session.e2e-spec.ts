@@ -32,6 +32,12 @@ describe('console sessions', () => {
     return { body: res.body, ...sessionCookie(res.headers['set-cookie']) };
   };
 
+  it('the application leads GET / to the console, with no key (a browser opening the printed address)', async () => {
+    const res = await t.http().get('/').expect(302);
+    expect(res.headers.location).toBe('/console');
+    expect(res.headers['x-request-id']).toBeDefined();
+  });
+
   it('exchanges a project key for an HttpOnly, SameSite=Strict cookie stored only as a hash', async () => {
     const session = await signIn(p.key);
     expect(session.body).toEqual({

@@ -65,6 +65,18 @@ describe('console static files', () => {
     await request(app.getHttpServer()).get('/console/assets/app-0.js').expect(404);
   });
 
+  it('leads / to the console: GET and HEAD of / answer 302 to /console; other methods and paths are not redirected', async () => {
+    for (const url of ['/', '/?from=banner']) {
+      const res = await request(app.getHttpServer()).get(url).expect(302);
+      expect(res.headers.location).toBe('/console');
+    }
+    expect((await request(app.getHttpServer()).head('/').expect(302)).headers.location).toBe('/console');
+    // Without a build too: /console then says how to make one.
+    expect((await request(missing.getHttpServer()).get('/').expect(302)).headers.location).toBe('/console');
+    await request(app.getHttpServer()).post('/').expect(404);
+    await request(app.getHttpServer()).get('/index.html').expect(404);
+  });
+
   it('says how to build the console when there is no build', async () => {
     const res = await request(missing.getHttpServer()).get('/console').expect(503);
     expect(res.text).toContain('npm run build');

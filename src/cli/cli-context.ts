@@ -1,8 +1,9 @@
-import { INestApplicationContext, Type } from '@nestjs/common';
+import { INestApplicationContext, Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
 import { AppConfig, loadAppConfig } from '../config/app-config';
 import { lockDataDir } from '../database/data-dir-lock';
+import { DatabaseConnectError } from '../database/database-connect';
 import { describeDatabaseUrl, EMBEDDED_DATABASE, isServerRunning, readServerInfo } from '../database/server-info';
 import { CliModule } from './cli.module';
 import { announceTarget } from './server-route';
@@ -41,7 +42,22 @@ export async function withAppContext<T>(
         : `the embedded database in ${config.dataDir} (DATA_DIR; no DATABASE_URL set)`,
   );
   const release = config.embedded && !config.inMemory ? await lockDataDir(config.dataDir) : undefined;
-  const ctx = await NestFactory.createApplicationContext(module, { logger: ['error'] });
+  let ctx: INestApplicationContext;
+  try {
+    // abortOnError: false and Nest's logs held back until it stands: a database that cannot be
+    // reached is one line (DatabaseConnectError, printed by cli/main.ts as `parley: …`), not Nest's stack trace.
+    ctx = await NestFactory.createApplicationContext(module, {
+      logger: ['error'],
+      abortOnError: false,
+      bufferLogs: true,
+      autoFlushLogs: false,
+    });
+  } catch (err) {
+    if (!(err instanceof DatabaseConnectError)) Logger.flush();
+    await release?.();
+    throw err;
+  }
+  ctx.flushLogs();
   try {
     return await work(ctx, config);
   } finally {

@@ -1,6 +1,6 @@
 import { AppConfig, loadAppConfig } from '../config/app-config';
 import { DataDirLockedError, isDataDirLocked } from '../database/data-dir-lock';
-import { readServerInfo } from '../database/server-info';
+import { EMBEDDED_DATABASE, isServerRunning, readServerInfo } from '../database/server-info';
 
 /** Where a command that changes or reads the registry runs: through a server's REST API, or on the database. */
 export type Route = { kind: 'server'; url: string; key: string } | { kind: 'direct'; config: AppConfig };
@@ -35,7 +35,9 @@ export function describeErrorBody(status: number, body: unknown): string {
  * `--url` (with `--key`) names a server. Otherwise, on the embedded database, a DATA_DIR held by a
  * running server means going through that server with the token it wrote to DATA_DIR/server.json:
  * PGlite files must never be opened by two processes. With no way to reach the holder, the command
- * stops with DataDirLockedError before touching anything.
+ * stops with DataDirLockedError before touching anything. Without DATABASE_URL, a running server on
+ * PostgreSQL that wrote its token there is gone through the same way: the database it serves is
+ * the one the command is meant for, and this one's environment need not name it again.
  */
 export async function chooseRoute(options: RemoteOptions): Promise<Route> {
   if (options.url) {
@@ -50,6 +52,13 @@ export async function chooseRoute(options: RemoteOptions): Promise<Route> {
     if (!info?.adminToken) throw new DataDirLockedError(config.dataDir);
     announceTarget(`the Parley server at ${info.url} (it holds the embedded database in ${config.dataDir})`);
     return { kind: 'server', url: info.url, key: info.adminToken };
+  }
+  if (config.embedded && !config.inMemory) {
+    const info = readServerInfo(config.dataDir);
+    if (info?.adminToken && info.database !== EMBEDDED_DATABASE && isServerRunning(info)) {
+      announceTarget(`the Parley server at ${info.url} (it runs on ${info.database}; no DATABASE_URL set)`);
+      return { kind: 'server', url: info.url, key: info.adminToken };
+    }
   }
   return { kind: 'direct', config };
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Application, NextFunction, Request, Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
 /** Where `npm run build` puts the console (console/dist, next to src/ and dist/). */
@@ -45,9 +45,14 @@ function securityHeaders(res: Response, nonce?: string): void {
  * Serves the built console at /console: its files (hashed assets cached for a year), and index.html
  * for every other path under it, so a deep link or a reload of /console/logs?status=error opens
  * that screen (the router reads the URL). Without a build, /console says how to make one.
+ * `GET /` (and HEAD) is a 302 to /console: the address the server prints leads somewhere. No route
+ * of the API is `/`; an API client that follows the redirect gets the console's page.
  */
 export function serveConsole(app: INestApplication, dir = CONSOLE_BUILD_DIR): void {
   const express = app as NestExpressApplication;
+  // An express route of its own (GET and HEAD of `/` exactly), registered before Nest's routes.
+  const router = express.getHttpAdapter().getInstance() as Application;
+  router.get('/', (_req, res) => res.redirect(302, CONSOLE_PATH));
   const indexFile = path.join(dir, 'index.html');
   let index: string | null = null;
   express.useStaticAssets(dir, {

@@ -5,17 +5,18 @@ import { serverInfoPath } from './data-dir-lock';
 
 /**
  * DATA_DIR/server.json: which database a running server uses, and how a CLI reaches it.
- * A server on the embedded database holds DATA_DIR and writes `adminToken`, an admin key valid
- * only while that process runs (never stored in the database), so a CLI that finds DATA_DIR locked
- * goes through it. A server on PostgreSQL writes `database` (its DATABASE_URL without the password)
- * and no token, so a CLI about to open the embedded database in this DATA_DIR, which that server
- * does not use, refuses instead (docs/operations.md, "Running several instances"). The file is readable by its owner
- * only (0600), like the data it sits next to.
+ * Every server writes `adminToken`, an admin key valid only while that process runs (never stored
+ * in the database). A server on the embedded database holds DATA_DIR, so a CLI that finds DATA_DIR
+ * locked goes through it. A server on PostgreSQL also writes `database` (its DATABASE_URL without
+ * the password): a CLI run without DATABASE_URL goes through it too (apply, export, keys, import,
+ * eval), and one that would open the embedded database in this DATA_DIR, which that server does not
+ * use (init, migrate), refuses instead (docs/operations.md, "Running several instances"). The file
+ * is readable by its owner only (0600), like the data it sits next to.
  */
 export interface ServerInfo {
   url: string;
   pid: number;
-  /** Only from a server on the embedded database. */
+  /** The server's ephemeral admin key; absent in the file of a server older than this. */
   adminToken?: string;
   /** `embedded`, or the PostgreSQL URL without its password. */
   database: string;

@@ -10,7 +10,7 @@ import { toolsEcho } from './responses-translate';
  */
 export interface ResponseContext {
   uuid: string;
-  /** What the caller named (`model` or `prompt.id`). */
+  /** What the caller named: `model`, else `prompt.id`. */
   model: string;
   conversationId: string | null;
   /** The invocation's effective parameters (stored settings with the request's overrides). */

@@ -7,7 +7,7 @@ import type { ResponsesBody } from './responses.schema';
 export interface ResponsePlan {
   body: ResponsesBody;
   uuid: string;
-  /** What the caller named (`model` or `prompt.id`). */
+  /** What the caller named: `model`, else `prompt.id`. */
   name: string;
   base: ResponseBase;
   /** What `include` adds to the output (reasoning's encrypted content). */

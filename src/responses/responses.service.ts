@@ -22,7 +22,7 @@ import { ResponseRunner } from './response-runner';
 import { replyMessages } from './response-terminal';
 import { ResponsesRepository } from './responses.repository';
 import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schema';
-import { badParam, conversationIdOf, inputMessagesOf, targetOf, variablesOf } from './responses-request';
+import { badParam, conversationIdOf, inputMessagesOf, modelBesidePrompt, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
 
 /** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
@@ -116,15 +116,22 @@ export class ResponsesService {
     }
     if (body.top_logprobs)
       throw badParam('top_logprobs', "'top_logprobs' other than 0 is not supported: Parley returns no log probabilities.");
-    const { target: named, name } = targetOf(body);
+    const { target: named, name: targetName } = targetOf(body);
     const input = inputMessagesOf(body);
     const history = body.previous_response_id ? await this.chainOf(caller.projectId, body.previous_response_id) : [];
     const target = await this.invocation.resolve(caller, named);
     if (!target)
-      throw openaiError(404, `The model '${name}' does not exist or you do not have access to it.`, {
+      throw openaiError(404, `The model '${targetName}' does not exist or you do not have access to it.`, {
         param: body.prompt ? 'prompt' : 'model',
         code: 'model_not_found',
       });
+    const overrides = overridesOf(body);
+    if (body.prompt && body.model && named.type === 'deployment') {
+      const model = modelBesidePrompt(body.model, named, target);
+      if (model !== undefined) overrides.model = model;
+    }
+    // The Response's `model`: what the caller named, `model` when it gave one.
+    const name = body.model ?? targetName;
     if (!target.deployment && input.length === 0 && history.length === 0 && !conversationId)
       throw badParam('input', "'input' must not be empty on a direct provider call");
     const headers = optionsFromHeaders(request.headers);
@@ -150,7 +157,7 @@ export class ResponsesService {
           }
         : {}),
       variables: variablesOf(body),
-      overrides: overridesOf(body),
+      overrides,
       thread: conversationId ? { continue: conversationId } : null,
       stream: body.stream === true,
       doNotRecord: headers.doNotRecord,
