@@ -1,3 +1,4 @@
+import { Langtail } from 'langtail';
 import OpenAI from 'openai';
 
 import { createProject, TestProject } from './support/factories';
@@ -11,10 +12,11 @@ describe('splits: several versions in one environment', () => {
   let t: TestApp;
   let p: TestProject;
   let openai: OpenAI;
+  let base: string;
 
   beforeAll(async () => {
     t = await createTestApp(INVOKE_APP_ENV);
-    const base = await listen(t);
+    base = await listen(t);
     p = await createProject(t);
     openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: p.key, maxRetries: 0 });
     for (const text of ['One.', 'Two.']) await deploy(t, p, { slug: 'greeter', template: [{ role: 'system', content: text }] });
@@ -129,9 +131,10 @@ describe('splits: several versions in one environment', () => {
       rules: [{ version: 2, metadata: { tier: 'internal' } }],
     }).expect(200);
     const arms = new Set<string>();
-    for (const user of ['ada', 'grace', 'alan', 'edsger', 'barbara', 'ken']) {
+    // 16 users on a 50/50 split: all on one arm has a chance of 2 in 65,536.
+    for (const user of Array.from({ length: 16 }, (_, i) => `user-${i}`)) {
       const seen = new Set<string>();
-      for (let i = 0; i < 5; i += 1) {
+      for (let i = 0; i < 3; i += 1) {
         const chat = await openai.chat.completions
           .create({ model: 'greeter@production', messages: [{ role: 'user', content: 'hi' }], user })
           .withResponse();
@@ -155,11 +158,28 @@ describe('splits: several versions in one environment', () => {
       ],
       stickyBy: 'metadata.tenant',
     }).expect(200);
-    for (const tenant of ['acme', 'globex', 'initech']) {
+    const byTenant = new Map<string, string>();
+    for (const tenant of ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'stark']) {
       const seen = new Set<string>();
       for (let i = 0; i < 6; i += 1) seen.add((await invoke('greeter', { metadata: { tenant } }).expect(200)).headers[VERSION]);
       expect(seen.size).toBe(1);
+      byTenant.set(tenant, [...seen][0]);
     }
+    // The langtail SDK's calls follow the same split: each tenant's calls are logged under its arm.
+    const langtail = new Langtail({ apiKey: p.key, baseURL: base });
+    for (const tenant of byTenant.keys()) {
+      for (let i = 0; i < 3; i += 1) {
+        await langtail.prompts.invoke({
+          prompt: 'greeter',
+          environment: 'production',
+          messages: [{ role: 'user', content: 'hi' }],
+          metadata: { tenant },
+        });
+      }
+    }
+    const logged = (await requestLogRows(t, p.projectId)).filter((row) => row.url?.startsWith('/project-prompt/') && row.metadata?.tenant);
+    expect(logged).toHaveLength(18);
+    for (const row of logged) expect(String(row.version)).toBe(byTenant.get(row.metadata.tenant));
   });
 
   it('an assistant thread keeps its arm, and a conversation through /v1/responses keeps its arm', async () => {
@@ -171,7 +191,8 @@ describe('splits: several versions in one environment', () => {
       ],
     }).expect(200);
     const arms = new Set<string>();
-    for (let thread = 0; thread < 8; thread += 1) {
+    // 16 threads on a 50/50 split: all on one arm has a chance of 2 in 65,536.
+    for (let thread = 0; thread < 16; thread += 1) {
       const first = await invoke('helper').expect(200);
       const threadId = first.headers['x-parley-thread-id'];
       const version = first.headers[VERSION];
@@ -200,5 +221,35 @@ describe('splits: several versions in one environment', () => {
     for (let i = 0; i < 10; i += 1) expect((await invoke('greeter').expect(200)).headers[VERSION]).toBe('2');
     const listed = await t.http().get('/v2/deployments').query({ slug: 'greeter', environment: 'production' }).set(as()).expect(200);
     expect(listed.body.data[0]).toMatchObject({ version: 2, split: null, stickyBy: null });
+  });
+
+  it("every arm passes the environment's deploy gate: an arm that never ran there needs its evaluation", async () => {
+    // v1 ran in staging before the gate existed (a version that served there passes it); v2 never did.
+    await split('greeter', { environment: 'staging', version: 1 }).expect(200);
+    await t.http().post('/v2/datasets').set(as()).send({ name: 'split-gate' }).expect(200);
+    await t
+      .http()
+      .put('/v2/graders/split-exact')
+      .set(as())
+      .send({ config: { type: 'equals' } })
+      .expect(200);
+    await t
+      .http()
+      .put('/v2/environments/staging/gate')
+      .set(as())
+      .send({ dataset: 'split-gate', minScores: { 'split-exact': 1 } })
+      .expect(200);
+    const refused = await split('greeter', {
+      environment: 'staging',
+      split: [
+        { version: 1, weight: 90 },
+        { version: 2, weight: 10 },
+      ],
+    }).expect(409);
+    expect(refused.body.error.message).toBe('The deploy gate of "staging" refused greeter v2');
+    const listed = await t.http().get('/v2/deployments').query({ slug: 'greeter', environment: 'staging' }).set(as()).expect(200);
+    expect(listed.body.data[0]).toMatchObject({ version: 1, split: null });
+    const audit = await t.http().get('/v2/audit').query({ action: 'deployment.gate_checked' }).set(as()).expect(200);
+    expect(audit.body.data[0].after).toMatchObject({ outcome: 'refused', prompt: 'greeter', version: 2 });
   });
 });
