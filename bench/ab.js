@@ -6,7 +6,7 @@
  * backends' CPU during that server's bursts) and latency of each.
  * A tool for profiling work, not part of `npm run bench`.
  *
- *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g|h] [connections] [rounds] [burst s]
+ *   node bench/ab.js <dist dir A> <dist dir B> [scenario c|d|e|f|g|h|i] [connections] [rounds] [burst s]
  *   e.g. cp -r dist /tmp/dist-before; (change, nest build); node bench/ab.js /tmp/dist-before dist c 16
  *   AB_NODE_OPTIONS_A / AB_NODE_OPTIONS_B: NODE_OPTIONS for one server only (V8 flags: same build, two settings)
  *   AB_ENV_A / AB_ENV_B: more environment for one server only, as JSON (e.g. '{"DB_POOL_SIZE":"16"}')
@@ -21,7 +21,7 @@ const { scenariosOf } = require('./lib/scenarios');
 
 const [distA, distB, scenario = 'c', connArg = '16', roundsArg = '6', burstArg = '2'] = process.argv.slice(2);
 if (!distA || !distB) {
-  console.error('usage: node bench/ab.js <dist dir A> <dist dir B> [c|d|e|f|g|h] [connections] [rounds] [burst seconds]');
+  console.error('usage: node bench/ab.js <dist dir A> <dist dir B> [c|d|e|f|g|h|i] [connections] [rounds] [burst seconds]');
   process.exit(2);
 }
 const dbName = `parley_bench_ab_${Date.now()}_${process.pid}`;

@@ -6,7 +6,7 @@
  * Prints the top self and inclusive frames and the share per package. A tool for profiling work,
  * not part of `npm run bench`.
  *
- *   node bench/perf.js [scenario c|d|e|f|g|h] [connections] [seconds] [dist dir]
+ *   node bench/perf.js [scenario c|d|e|f|g|h|i] [connections] [seconds] [dist dir]
  *   PERF_ENV='{"DB_POOL_SIZE":"20"}': more environment for Parley; PERF_TOP: how many inclusive frames
  *
  * The first line gives req/s, Parley's CPU per request (all threads, and its main thread alone),

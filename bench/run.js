@@ -12,6 +12,8 @@
  *   b   bare NestJS 11 + express calling the upstream with undici.request: the floor of our stack
  *   p   Portkey's open-source gateway (installed on demand into bench/.peers; non-streamed only)
  *   c   a deployed prompt through Parley
+ *   i   (c) plus a `user`, on a prompt of the same content deployed as a 50/50 split sticky by user:
+ *       every other call is served by the second arm (issue 42)
  *   d   an assistant through Parley, appending to threads: per connection, conversations of 10
  *       calls (the first creates the thread, the next 9 continue it)
  *   e   d streamed; its figure is the time to the first byte of the stream
@@ -155,6 +157,7 @@ async function main() {
 
   const servers = await startServers(databaseUrl, adminKey, secretKey);
   const setup = await setUpParley(servers.parley.url, adminKey, servers.upstream.url);
+  if (setup.split.skipped) log(`(i) split SKIPPED: ${setup.split.skipped}`);
   const scenarios = scenariosOf(servers, setup).filter((s) => !ONLY || ONLY.includes(s.id));
 
   const ctx = {
@@ -173,8 +176,8 @@ async function main() {
   let parleyAnswered = 0;
   let databaseProbe = null;
   for (const scenario of scenarios) {
-    await sanityCheck(scenario);
-    if (scenario.usesDb) parleyAnswered++;
+    const calls = await sanityCheck(scenario);
+    if (scenario.usesDb) parleyAnswered += calls;
   }
   // Each scenario is measured in ROUNDS slices, the scenarios taking turns (in reverse order every
   // other round): on a shared machine, slow phases then weigh on every scenario alike, and the
@@ -220,7 +223,7 @@ async function main() {
   }
   // Every call of these makes one request log (f's conversation creates make none).
   parleyAnswered += runs
-    .filter((r) => ['c', 'd', 'e', 'g', 'h'].includes(r.scenario))
+    .filter((r) => ['c', 'i', 'd', 'e', 'g', 'h'].includes(r.scenario))
     .reduce((n, r) => n + r.warmupRequests + r.requests, 0);
 
   let logStorage = null;

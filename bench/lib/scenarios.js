@@ -120,14 +120,34 @@ function scenariosOf(servers, setup) {
     });
   }
   const invoke = JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE] });
-  list.push(
-    {
-      id: 'c',
-      name: 'Parley deployed prompt',
+  list.push({
+    id: 'c',
+    name: 'Parley deployed prompt',
+    usesDb: true,
+    serverPid: () => parley.pid,
+    target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke },
+  });
+  // Right after (c), so the two take turns side by side (issue 42 compares them): the same content
+  // and request, plus a `user`, on a 50/50 split sticky by user. The users alternate between one
+  // the control serves and one version 2 serves, so every other call takes the arm path.
+  if (setup.split?.users)
+    list.push({
+      id: 'i',
+      name: 'Parley deployed prompt, 50/50 split by user',
       usesDb: true,
       serverPid: () => parley.pid,
-      target: { url: `${parley.url}${setup.promptPath}`, headers: key, body: invoke },
-    },
+      arms: ['1', '2'],
+      target: {
+        url: parley.url,
+        headers: key,
+        requests: setup.split.users.map((user) => ({
+          method: 'POST',
+          path: setup.split.path,
+          body: JSON.stringify({ variables: VARIABLES, messages: [USER_MESSAGE], user }),
+        })),
+      },
+    });
+  list.push(
     {
       id: 'd',
       name: 'Parley assistant + thread',
@@ -181,11 +201,32 @@ function scenariosOf(servers, setup) {
   return list;
 }
 
-/** One request outside the load, to fail early and clearly when a scenario does not work. */
+/**
+ * One request outside the load (one per arm for a split), to fail early and clearly when a
+ * scenario does not work. Answers how many calls it made that a request log records.
+ */
 async function sanityCheck(scenario) {
+  if (scenario.id === 'f') {
+    await sanityCheckResponses(scenario);
+    return 1;
+  }
+  if (!scenario.arms) {
+    await sanityCheckOne(scenario, 0);
+    return 1;
+  }
+  // The split: request i's user is served by arm i.
+  for (const [i, version] of scenario.arms.entries()) {
+    const served = await sanityCheckOne(scenario, i);
+    if (served !== version)
+      throw new Error(`scenario ${scenario.id} (${scenario.name}): request ${i} was served by version ${served}, not ${version}`);
+  }
+  return scenario.arms.length;
+}
+
+/** Request `index` of a scenario; answers the version that served it (x-parley-version). */
+async function sanityCheckOne(scenario, index) {
   const t = scenario.target;
-  if (scenario.id === 'f') return sanityCheckResponses(scenario);
-  const first = t.requests ? t.requests[0] : { path: '', body: t.body };
+  const first = t.requests ? t.requests[index] : { path: '', body: t.body };
   const url = t.requests ? new URL(first.path, t.url).href : t.url;
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(t.headers || {}) }, body: first.body });
   const text = await res.text();
@@ -204,6 +245,7 @@ async function sanityCheck(scenario) {
     throw problem('the reply does not echo the user message');
   }
   if (scenario.thread && !threadIdOf(res.headers)) throw problem('no thread-id header');
+  return res.headers.get('x-parley-version');
 }
 
 /** Scenario f: a conversation is created, and a response on it echoes the input. */

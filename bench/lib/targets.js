@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The targets of issues 8, 21, 39 and 46 (docs/performance.md), each computed from figures of the same run, and
+ * The targets of issues 8, 21, 39, 46 and 42 (docs/performance.md), each computed from figures of the same run, and
  * the overhead table. A figure taken while other processes used more than `quietPct` % of the
  * machine is flagged "disturbed".
  */
@@ -212,6 +212,19 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     kind: 'max',
     unit: '×',
     from: [h64, g64],
+  });
+  // Issue 42: a split deployment (two arms, sticky by user, half the calls on the second arm)
+  // "within 5 %" of the same prompt deployed plainly: (i)'s time per call ÷ (c)'s, at most 1.05.
+  const i64 = find('i', 64);
+  add({
+    issue: 42,
+    id: 'i64-vs-c64',
+    description: '(i) 50/50 split by user, 64 conns: time per call ÷ (c) plain deployment (req/s of c ÷ req/s of i)',
+    value: ratio(c64, i64),
+    limit: 1.05,
+    kind: 'max',
+    unit: '×',
+    from: [i64, c64],
   });
   return targets;
 }
