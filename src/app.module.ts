@@ -15,6 +15,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { DatabaseModule } from './database/database.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { EvalsModule } from './evals/evals.module';
+import { ExperimentsModule } from './experiments/experiments.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -73,6 +74,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     AuditTrailModule,
     EvalsModule,
     FeedbackModule,
+    ExperimentsModule,
     // Before InvocationModule: POST /v1/conversations/:id/items has four segments.
     ConversationsModule,
     ImportModule,

@@ -311,6 +311,17 @@ describe('parley apply (POST /v2/apply) and export', () => {
     // Diverge: staging runs an older summarize, preview a newer one; plus an undeployed prompt and a stored key.
     await createVersion(t, p, 'summarize', versionBody('newer {{x}}'));
     await deploy(t, p, 'summarize', 'preview', 2);
+    // And a split in staging: written with "file" for the version the file holds, the other arm by number.
+    const split = [
+      { version: 2, weight: 1 },
+      { version: 1, weight: 3 },
+    ];
+    await t
+      .http()
+      .post('/v2/prompts/summarize/deployments')
+      .set('X-API-Key', p.key)
+      .send({ environment: 'staging', split, stickyBy: 'none', rules: [{ version: 1, user: 'bob' }] })
+      .expect(200);
     await t.http().post('/v2/prompts').set('X-API-Key', p.key).send({ slug: 'draft' }).expect(200);
     await createVersion(
       t,
@@ -337,7 +348,22 @@ describe('parley apply (POST /v2/apply) and export', () => {
     expect(doc.prompts.map((x: { slug: string; deploy: string[] }) => [x.slug, x.deploy])).toEqual([
       ['draft', []],
       ['helper', ['staging']],
-      ['summarize', ['production', 'qa']],
+      [
+        'summarize',
+        [
+          'production',
+          'qa',
+          {
+            environment: 'staging',
+            split: [
+              { version: 2, weight: 1 },
+              { version: 'file', weight: 3 },
+            ],
+            stickyBy: 'none',
+            rules: [{ version: 'file', user: 'bob' }],
+          },
+        ],
+      ],
     ]);
 
     const before = await snapshot(t, p.projectId);

@@ -27,6 +27,8 @@ const PUBLIC = new Set([
   'GET /docs-json',
   'GET /docs-yaml',
   'POST /v2/console/session',
+  // A redirect to the console (docs/console.md), answered before any guard.
+  'GET /',
 ]);
 /** Routes about the caller itself, which any key reaches whatever its scopes (@AnyScope). */
 const ANY = 'any';
@@ -57,6 +59,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/usage\/budgets$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
   [/^GET \/v1\/organization\//, ['usage:read']],
+  // Per-arm results are usage figures (docs/experiments.md, "Per-arm results"), though under /v2/prompts.
+  [/^GET \/v2\/prompts\/:slug\/deployments\/:environment\/results$/, ['usage:read']],
   [
     /^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/,
     ['registry:read'],

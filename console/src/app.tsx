@@ -4,8 +4,9 @@ import { Button } from 'react-aria-components';
 import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 
 import { api, unwrap } from './api/client';
+import { Picker } from './components/fields';
 import { EmptyState, ErrorNote, Loading } from './components/ui';
-import { KeysScreen, Picker } from './screens/keys';
+import { KeysScreen } from './screens/keys';
 import { LogDetailScreen } from './screens/log-detail';
 import { LogsScreen } from './screens/logs';
 import { PromptDetailScreen } from './screens/prompt-detail';
@@ -126,10 +127,17 @@ function ProjectSwitcher() {
   });
   return (
     <div className="row switcher" role="group" aria-label="Project switcher">
-      <Picker label="Workspace" items={workspaces.data?.data.map((w) => w.slug) ?? []} value={workspace} onChange={setWorkspace} />
+      <Picker
+        label="Workspace"
+        placeholder="Choose a workspace"
+        items={workspaces.data?.data.map((w) => w.slug) ?? []}
+        value={workspace}
+        onChange={setWorkspace}
+      />
       {workspace ? (
         <Picker
           label="Project"
+          placeholder="Choose a project"
           items={projects.data?.data.map((p) => p.slug) ?? []}
           value={scope?.workspace === workspace ? scope.project : ''}
           onChange={(project) => switchTo({ workspace, project })}

@@ -73,34 +73,30 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     if (picture) await screenshot(page, name);
     expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
   };
+  /** Picks an option; the picker is reopened until its list has loaded (on a loaded machine one opened early shows nothing yet). */
   const choose = async (label: string, option: string, within = page.getByRole('main')) => {
-    await within
-      .locator('.field')
-      .filter({ has: page.getByText(label, { exact: true }) })
-      .getByRole('button')
-      .click();
-    await page.getByRole('option', { name: option, exact: true }).click();
-  };
-  /** Picks a workspace, then a project; the project picker is reopened until its list has loaded (one opened before shows nothing). */
-  const chooseProject = async (workspace: string, project: string, within = page.getByRole('main')) => {
-    await choose('Workspace', workspace, within);
     const picker = within
       .locator('.field')
-      .filter({ has: page.getByText('Project', { exact: true }) })
+      .filter({ has: page.getByText(label, { exact: true }) })
       .getByRole('button');
-    const option = page.getByRole('option', { name: project, exact: true });
+    const item = page.getByRole('option', { name: option, exact: true });
     for (let attempt = 0; attempt < 20; attempt++) {
       await picker.click();
       if (
-        await option.waitFor({ timeout: 1000 }).then(
+        await item.waitFor({ timeout: 1500 }).then(
           () => true,
           () => false,
         )
       )
-        return option.click();
+        return item.click();
       await page.keyboard.press('Escape');
     }
-    throw new Error(`no project ${project} in ${workspace}`);
+    throw new Error(`option "${option}" never appeared in the "${label}" picker`);
+  };
+  /** Picks a workspace, then a project (each picker reopened until its list has loaded). */
+  const chooseProject = async (workspace: string, project: string, within = page.getByRole('main')) => {
+    await choose('Workspace', workspace, within);
+    await choose('Project', project, within);
   };
   /** Polls a locator's count until it is `count` or 10 s passed (a string waitForFunction is refused by the console's CSP). */
   const settledCount = async (locator: Locator, count: number) => {
@@ -281,7 +277,8 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
 
     await page.getByRole('button', { name: 'Roll back production to v1' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Deploy v1 to production' }).click();
-    await page.getByRole('button', { name: 'Roll back production to v2' }).waitFor();
+    // Back to v2 is forward now: labelled as the deploy it is.
+    await page.getByRole('button', { name: 'Deploy v2 to production', exact: true }).waitFor();
     expect(await productionAnswer()).toBe(COUNTED);
   });
 
@@ -352,7 +349,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     await noScriptRan();
     await accessible('thread with markup', { picture: false });
 
-    // Continue it from the playground: the run appends to the same thread.
+    // Continue it from the playground: the run goes to a copy of the thread, with its history.
     await page.getByRole('link', { name: 'Continue in the playground (demo-assistant)' }).click();
     const messages = page.getByRole('textbox', { name: 'Messages (JSON)' });
     await messages.click();
@@ -529,7 +526,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     const rows = own.body.data.length + 1;
     expect(await settledCount(page.getByRole('table').getByRole('row'), rows)).toBe(rows);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
-    // The newest thread is the one made with metadata above; the assistant's is next.
+    // The newest thread is the one made with metadata above; the playground's copy of the assistant's is next.
     await page.getByRole('table').getByRole('link').nth(1).click();
     await page.getByRole('list', { name: 'Transcript' }).getByText('Second turn from the playground').first().waitFor();
     // The other workspace's project: its own prompt, and none of default's.

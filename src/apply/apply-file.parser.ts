@@ -14,6 +14,7 @@ import {
   providerSchema,
   slugSchema,
 } from './apply-file.schema';
+import { deployEnvironmentOf, DeployReference, deployReferences } from './apply-splits';
 import { describeYamlError } from './yaml-errors';
 
 export type IssuePath = (string | number)[];
@@ -47,8 +48,8 @@ export interface PromptReferences {
   slug?: string;
   kind?: DeclaredPrompt['kind'];
   provider?: string;
-  /** Each entry as written; undefined where it is not a valid slug (reported on its own). */
-  deploy: (string | undefined)[];
+  /** Each `deploy` entry's environment and, for a split, the version numbers it names. */
+  deploy: DeployReference[];
 }
 
 /** A prompt entry's references, field by field, whether or not the entry as a whole is valid. */
@@ -58,10 +59,7 @@ function promptReferences(raw: unknown, index: number): PromptReferences {
     const parsed = promptSchema.shape[key].safeParse(entry[key]);
     return parsed.success ? (parsed.data as DeclaredPrompt[K]) : undefined;
   };
-  const deploy = Array.isArray(entry.deploy)
-    ? entry.deploy.map((slug) => (slugSchema.safeParse(slug).success ? (slug as string) : undefined))
-    : [];
-  return { index, slug: field('slug'), kind: field('kind'), provider: field('provider'), deploy };
+  return { index, slug: field('slug'), kind: field('kind'), provider: field('provider'), deploy: deployReferences(entry.deploy) };
 }
 
 /** A validated parley.yaml: its top level, and each prompt with its content prepared (compiled, hashed). */
@@ -209,7 +207,10 @@ function duplicates(top: ApplyFileTop, locate?: Locate): string[] {
   raw.forEach((p, i) => {
     if (Array.isArray(p?.deploy))
       check(
-        p.deploy.map((value, j) => ({ value, path: ['prompts', i, 'deploy', j] })),
+        p.deploy.map((entry, j) => {
+          const { value, path } = deployEnvironmentOf(entry, j);
+          return { value, path: ['prompts', i, ...path] };
+        }),
         'environment',
       );
   });

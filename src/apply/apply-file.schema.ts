@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 import { expects } from '../common/chat';
+import { isPlainObject } from '../common/errors';
 import { baseUrlProblem } from '../common/http/redact-url';
+import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { SLUG_PATTERN } from '../common/validation/slug';
 import { datasetItemSchema } from '../evals/datasets/dataset-item.schema';
 import { graderSpecSchema } from '../evals/graders/grader.schema';
@@ -14,6 +16,7 @@ import {
   toolsSchema,
   VARIABLE_NAME_PATTERN,
 } from '../registry/content/version-content.schema';
+import { splitArmsSchema, splitRulesSchemaOf, stickyBySchema, versionNumberSchema } from '../registry/deployments/split';
 import { putGateSchema } from '../registry/environments/environment-gate.dto';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
 import { PROMPT_KINDS } from '../registry/resolved-deployment';
@@ -23,6 +26,9 @@ import { priceOverridesSchema } from '../usage/pricing/price-overrides.schema';
  * parley.yaml (docs/apply.md). Objects are strict: a misspelt key is an error, never ignored.
  * Prompts are checked one by one (see apply-file.parser.ts), so every prompt's problems are reported.
  */
+
+/** The message of every 400 about the file; each problem is a line of its details. */
+export const INVALID_FILE = 'Invalid apply file';
 
 export const slugSchema = z
   .string(expects('a slug'))
@@ -62,6 +68,59 @@ export const providerSchema = z.strictObject({
 /** YAML writes `count: 3` for a default of "3"; defaults are text, so scalars are taken as their text. */
 const variableDefault = z.union([z.string(), z.number(), z.boolean()], expects('string')).transform(String);
 
+/** In a split of parley.yaml, the version the apply makes or finds for the file's own content (docs/apply.md, "Splits"). */
+export const FILE_VERSION = 'file';
+const fileVersion = z.union(
+  [versionNumberSchema, z.literal(FILE_VERSION)],
+  expects(`a version number of the prompt, or "${FILE_VERSION}" for this file's content`),
+);
+
+/**
+ * A split deployment (docs/experiments.md, "Splits"): the API's `{environment, split, stickyBy, rules}`,
+ * validated by the same schemas, with "file" for the file's own version. A rule names one of the arms as the split writes it.
+ */
+export const splitDeploySchema = z
+  .strictObject({
+    environment: slugSchema,
+    split: splitArmsSchema(fileVersion),
+    stickyBy: stickyBySchema.default('thread'),
+    rules: splitRulesSchemaOf(fileVersion).default([]),
+  })
+  .superRefine(({ split, rules }, ctx) => {
+    const arms = new Set<unknown>(split.map((arm) => arm.version));
+    rules.forEach((rule, index) => {
+      if (!arms.has(rule.version))
+        ctx.addIssue({ code: 'custom', path: ['rules', index, 'version'], message: `${rule.version} is not an arm of the split` });
+    });
+  });
+
+const deployEntryUnion = z.union([slugSchema, splitDeploySchema]);
+
+/**
+ * An environment's slug (the file's content deployed there) or a split. Chosen by the entry's type
+ * first, so a split's problems are reported field by field rather than as "matches neither".
+ */
+export const deployEntrySchema = z
+  .unknown()
+  .superRefine((entry, ctx) => {
+    const schema = typeof entry === 'string' ? slugSchema : isPlainObject(entry) ? splitDeploySchema : undefined;
+    if (!schema)
+      return ctx.addIssue({
+        code: 'custom',
+        message: 'Expected an environment slug, or a split: {environment, split: [{version, weight}], stickyBy?, rules?}',
+      });
+    if (isPlainObject(entry) && entry.version !== undefined && entry.split === undefined)
+      return ctx.addIssue({
+        code: 'custom',
+        path: ['version'],
+        message: `a plain deploy is the environment's slug alone (\`- ${typeof entry.environment === 'string' ? entry.environment : '<environment>'}\`), which deploys this file's content; versions are named in a split's arms`,
+      });
+    const parsed = schema.safeParse(entry, { reportInput: true });
+    for (const issue of parsed.error?.issues ?? []) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+  })
+  .pipe(deployEntryUnion)
+  .meta({ anyOf: openApiSchemaOf(deployEntryUnion).anyOf });
+
 export const promptSchema = z.strictObject({
   slug,
   kind: z.enum(PROMPT_KINDS).default('prompt'),
@@ -73,7 +132,7 @@ export const promptSchema = z.strictObject({
   tools: toolsSchema.optional(),
   variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name')), variableDefault).optional(),
   template: templateSchema.optional(),
-  deploy: z.array(slug).default([]),
+  deploy: z.array(deployEntrySchema).default([]),
 });
 
 const limitValue = z.number().int().min(1).max(1_000_000_000).nullable().optional();
@@ -120,6 +179,7 @@ export const applyFileSchema = z.strictObject({
 });
 
 export type DeclaredPrompt = z.output<typeof promptSchema>;
+export type DeclaredSplitDeploy = z.output<typeof splitDeploySchema>;
 export type DeclaredProviderSpec = z.output<typeof providerSchema>;
 export type ApplyFileTop = z.output<typeof applyFileSchema>;
 export type DeclaredGrader = ApplyFileTop['graders'][number];

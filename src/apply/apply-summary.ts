@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { openApiSchemaOf } from '../common/swagger/zod-schema';
+import { SplitArm, SplitRule, splitRulesSchema, splitSchema, StickyBy } from '../registry/deployments/split';
 import { PROMPT_KINDS, PromptKind } from '../registry/resolved-deployment';
 
 /** What `parley apply` did, item by item: the `--json` output and the POST /v2/apply response. */
@@ -23,12 +25,16 @@ class PromptAction {
   @ApiProperty({ example: 2, description: 'the version whose content matches the file' }) version: number;
 }
 
-class DeploymentAction {
+export class DeploymentAction {
   @ApiProperty({ example: 'summarize' }) slug: string;
   @ApiProperty({ example: 'production' }) environment: string;
-  @ApiProperty({ example: 2 }) version: number;
+  @ApiProperty({ example: 2, description: "the version deployed; a split's first arm (its control)" }) version: number;
   @ApiProperty({ example: 3 }) deploymentVersion: number;
   @ApiProperty({ enum: ['deployed', 'unchanged'] }) action: 'deployed' | 'unchanged';
+  @ApiProperty({ ...openApiSchemaOf(splitSchema), required: false, description: "a split's arms, each with its version number" })
+  split?: SplitArm[];
+  @ApiProperty({ type: String, required: false, example: 'thread' }) stickyBy?: StickyBy;
+  @ApiProperty({ ...openApiSchemaOf(splitRulesSchema), required: false }) rules?: SplitRule[];
 }
 
 class GraderAction {
@@ -102,7 +108,15 @@ export function describeSummary(s: ApplySummary): string {
     if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);
   }
   for (const d of s.deployments) {
-    if (d.action === 'deployed') lines.push(`  > ${d.slug} v${d.version} deployed to ${d.environment} (deployment ${d.deploymentVersion})`);
+    if (d.action !== 'deployed') continue;
+    if (!d.split) lines.push(`  > ${d.slug} v${d.version} deployed to ${d.environment} (deployment ${d.deploymentVersion})`);
+    else {
+      const arms = d.split.map((arm) => `v${arm.version}:${arm.weight}`).join(' ');
+      const rules = d.rules?.length ? `; ${d.rules.length} rule${d.rules.length === 1 ? '' : 's'}` : '';
+      lines.push(
+        `  > ${d.slug} split ${arms} deployed to ${d.environment} (deployment ${d.deploymentVersion}; sticky by ${d.stickyBy}${rules})`,
+      );
+    }
   }
   const target = `${s.workspace.slug}/${s.project.slug}`;
   if (!s.changed) return `No changes: ${target} already matches the file.`;

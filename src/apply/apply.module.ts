@@ -10,6 +10,7 @@ import { PricingModule } from '../usage/pricing/pricing.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { ApplyController } from './apply.controller';
 import { ApplyService } from './apply.service';
+import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals } from './apply-evals';
 import { ExportService } from './export.service';
 import { ExportEvals } from './export-evals';
@@ -22,7 +23,7 @@ import { ExportEvals } from './export-evals';
 @Module({
   imports: [WorkspacesModule, RegistryModule, RegistryCacheModule, LimitsModule, PricingModule],
   controllers: [ApplyController],
-  providers: [ApplyService, ExportService, ApplyEvals, ExportEvals, DatasetsRepository, GradersRepository, GradersService],
+  providers: [ApplyService, ExportService, ApplyEvals, ApplyDeploys, ExportEvals, DatasetsRepository, GradersRepository, GradersService],
   exports: [ApplyService, ExportService],
 })
 export class ApplyModule {}

@@ -26,11 +26,14 @@ import { RegistryCache } from '../registry-cache/registry-cache';
 import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
 import { PricesService } from '../usage/pricing/prices.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals, gateReferenceIssues } from './apply-evals';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
+import { INVALID_FILE } from './apply-file.schema';
+import { deployReferenceIssues } from './apply-splits';
 import { ApplySummary } from './apply-summary';
 
-export const INVALID_FILE = 'Invalid apply file';
+export { INVALID_FILE };
 
 /** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
 export type ApplyCaller =
@@ -87,6 +90,7 @@ export class ApplyService {
     private readonly limitSettings: LimitSettingsService,
     private readonly prices: PricesService,
     private readonly evals: ApplyEvals,
+    private readonly deploys: ApplyDeploys,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
@@ -226,16 +230,8 @@ export class ApplyService {
       const action = isNew ? 'created' : version ? 'unchanged' : 'versioned';
       version ??= await this.versions.insertPrepared(manager, prompt, prepared, 'parley apply');
       summary.prompts.push({ slug: prompt.slug, kind: prompt.kind, action, version: version.version });
-      for (const slug of declared.deploy) {
-        const { deployment, changed } = await this.deployments.deployLocked(manager, prompt, environments.get(slug)!, version);
-        summary.deployments.push({
-          slug: prompt.slug,
-          environment: slug,
-          version: version.version,
-          deploymentVersion: deployment.deploymentVersion,
-          action: changed ? 'deployed' : 'unchanged',
-        });
-      }
+      const target = { prompt, version, index, deploy: declared.deploy };
+      summary.deployments.push(...(await this.deploys.deploy(manager, target, environments, file.references.describe)));
     }
     const warnings = this.unsetApiKeyEnvs(file);
     if (warnings.length > 0) summary.warnings = warnings;
@@ -305,7 +301,7 @@ export class ApplyService {
           : (this.credentials.apiKeyEnvProblem(apiKeyEnv) ?? this.credentials.bindingProblem(apiKeyEnv, type, baseUrl, writerOf(caller)));
       if (problem) issues.push(file.describe(['providers', index, 'apiKeyEnv'], problem));
     });
-    file.prompts.forEach(({ index, slug, kind, provider, deploy }) => {
+    file.prompts.forEach(({ index, slug, kind, provider }) => {
       const existing = slug === undefined ? undefined : state.prompts.get(slug);
       if (existing && kind !== undefined && existing.kind !== kind) {
         issues.push(
@@ -315,11 +311,11 @@ export class ApplyService {
       if (provider !== undefined && !providers.has(provider)) {
         issues.push(file.describe(['prompts', index, 'provider'], `no provider "${provider}": declare it under providers, or use "local"`));
       }
-      deploy.forEach((environment, j) => {
-        if (environment !== undefined && !environments.has(environment))
-          issues.push(file.describe(['prompts', index, 'deploy', j], `no environment "${environment}": list it under environments`));
-      });
     });
-    return [...issues, ...gateReferenceIssues(file, environments, state.datasets)];
+    return [
+      ...issues,
+      ...deployReferenceIssues(file, environments, state.prompts),
+      ...gateReferenceIssues(file, environments, state.datasets),
+    ];
   }
 }

@@ -6,7 +6,6 @@ import { redactBaseUrl } from '../common/http/redact-url';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitValues } from '../limits/limits.types';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
-import { DeploymentRow } from '../registry/deployments/deployments.repository';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { EnvironmentsService } from '../registry/environments/environments.service';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
@@ -15,12 +14,13 @@ import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller, assertReachable } from './apply.service';
+import { chooseDeployed, ExportedDeploy, isSplitItem } from './export-deploys';
 import { ExportEvals, sortedKeys } from './export-evals';
 
 /** Which version of a prompt the file shows, and where it is deployed. */
 interface Choice {
   versionId: string;
-  deploy: string[];
+  deploy: ExportedDeploy[];
 }
 
 /**
@@ -66,7 +66,10 @@ export class ExportService {
     for (const prompt of prompts) {
       const rows = current.filter((d) => d.prompt_id === prompt.id);
       if (rows.length > 0) {
-        choices.set(prompt.id, this.choose(prompt, rows, environments, notes));
+        const { version, versionId, deploy } = chooseDeployed(prompt, rows, environments, notes);
+        // A version only a split's arm runs is found by its number.
+        const id = versionId ?? (await this.versions.findByNumber(project.id, prompt.id, version))?.id;
+        if (id) choices.set(prompt.id, { versionId: id, deploy });
       } else if (prompt.lastVersion > 0) {
         const latest = await this.versions.findByNumber(project.id, prompt.id, prompt.lastVersion);
         if (latest) choices.set(prompt.id, { versionId: latest.id, deploy: [] });
@@ -119,7 +122,11 @@ export class ExportService {
       ...evals,
     });
     // Lists of plain names read best on one line: `deploy: [staging, production]`.
-    visit(doc, { Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)) });
+    visit(doc, {
+      Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)),
+      // And a split's arms and rules one per line: `- { version: 3, weight: 90 }`.
+      Map: (_, node, path) => void (isSplitItem(path) && (node.flow = true)),
+    });
     doc.commentBefore = [
       ` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`,
       ...notes.map((n) => ` note: ${n}`),
@@ -134,25 +141,7 @@ export class ExportService {
     return Object.keys(section).length > 0 ? section : undefined;
   }
 
-  /** Deployed somewhere: the version most environments run (the newest on a tie). */
-  private choose(prompt: PromptEntity, rows: DeploymentRow[], environments: string[], notes: string[]): Choice {
-    const byVersion = new Map<string, DeploymentRow[]>();
-    for (const row of rows) byVersion.set(row.version_id, [...(byVersion.get(row.version_id) ?? []), row]);
-    const [versionId, chosen] = [...byVersion.entries()].sort(
-      ([, a], [, b]) => b.length - a.length || Number(b[0].version) - Number(a[0].version),
-    )[0];
-    for (const row of rows) {
-      if (row.version_id !== versionId) {
-        notes.push(
-          `${prompt.slug}: ${row.environment} runs v${row.version}, not v${chosen[0].version} as in this file; apply leaves ${row.environment} as it is`,
-        );
-      }
-    }
-    const order = (slug: string) => environments.indexOf(slug);
-    return { versionId, deploy: chosen.map((r) => r.environment).sort((a, b) => order(a) - order(b)) };
-  }
-
-  private entry(prompt: PromptEntity, version: PromptVersionEntity, deploy: string[]): Record<string, unknown> {
+  private entry(prompt: PromptEntity, version: PromptVersionEntity, deploy: ExportedDeploy[]): Record<string, unknown> {
     return {
       slug: prompt.slug,
       kind: prompt.kind,

@@ -90,6 +90,19 @@ export class FeedbackRollups {
     );
   }
 
+  /** The rollups of some versions of one prompt in one environment (an experiment's arms), by version then name. */
+  async ofVersions(projectId: string, promptSlug: string, environment: string, versions: number[]): Promise<RollupRow[]> {
+    const rows: RollupRow[] = await this.dataSource.query(
+      `SELECT version, name, total, numbers, booleans, value_sum::text AS value_sum, value_sum_squares::text AS value_sum_squares, categories
+         FROM feedback_rollups
+        WHERE project_id = $1 AND prompt_slug = $2 AND environment = $3 AND version = ANY ($4::int[]) AND total > 0
+        ORDER BY version, name
+        LIMIT 1000`,
+      [projectId, promptSlug, environment, versions],
+    );
+    return rows.map((row) => ({ ...row, categories: typeof row.categories === 'string' ? JSON.parse(row.categories) : row.categories }));
+  }
+
   /** The rollups of one prompt in one environment, newest version first, then by name. */
   async of(projectId: string, promptSlug: string, environment: string, manager?: EntityManager): Promise<RollupRow[]> {
     const rows: RollupRow[] = await (manager ?? this.dataSource.manager).query(

@@ -46,6 +46,12 @@ describe('Wilson score interval', () => {
     expect(rounded(wilsonInterval(7, 10))).toEqual([0.3968, 0.8922]);
     expect(rounded(wilsonInterval(1, 1))).toEqual([0.2065, 1]);
   });
+
+  it('is exactly 0 at 0 successes and exactly 1 at n, at every n (not 1e-17 off: an interval must hold its share)', () => {
+    for (let n = 1; n <= 500; n++) {
+      expect([n, wilsonInterval(0, n).low, wilsonInterval(n, n).high]).toEqual([n, 0, 1]);
+    }
+  });
 });
 
 describe('estimate', () => {

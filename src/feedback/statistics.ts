@@ -110,7 +110,8 @@ export function wilsonInterval(successes: number, n: number, z = Z_95): Interval
   const z2 = z * z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+  // At 0 (n) successes the bound is 0 (1) exactly; the subtraction leaves a rounding error of ~1e-17 there.
+  return { low: successes <= 0 ? 0 : Math.max(0, centre - half), high: successes >= n ? 1 : Math.min(1, centre + half) };
 }
 
 /** The sample variance from the sums (never negative: rounding can make the difference slightly so). */

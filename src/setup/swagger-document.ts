@@ -20,6 +20,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Request logs': 'One row per invoke: status, latency, tokens, version; filtered and paginated.',
   Feedback:
     'Scores on calls (a request log, a thread, a stored response): a number, true/false or a category per name, one per key, replaced when sent again; summarized per version with 95 % confidence intervals (docs/experiments.md).',
+  Experiments:
+    "Per-arm results of an environment's deployment (a split's versions side by side: calls, error rate, latency, tokens, cost per call, feedback) with a verdict per arm against the control when the evidence allows (docs/experiments.md).",
   Usage:
     'Calls, tokens by kind (uncached input, cache read, cache write, reasoning, output), cost in USD and latency per hour or day, ' +
     'from hourly rollups written with the request logs (docs/usage.md). A project key reports on its project; the admin key on any. ' +
@@ -50,6 +52,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'The web console at `/console` exchanges a key once for a session cookie (HttpOnly, SameSite=Strict); requests with the cookie act as that key, and a state-changing one needs the `X-Parley-CSRF` header (docs/console.md).',
   'Audit trail':
     'Every change to prompts, versions, deployments, environments, providers, keys, scopes and limits: who (key id and name), before and after (never a secret), when and the request id. Append-only (docs/security.md).',
+  'Project settings':
+    "A project's settings; the first says whether `/v1/embeddings` calls keep their input texts in the request logs (docs/embeddings.md).",
   Import: 'Bring conversations from other systems (an Assistants API export) into a project, idempotently (docs/import.md).',
 };
 

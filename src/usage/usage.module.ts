@@ -11,10 +11,11 @@ import { UsageRepository } from './usage.repository';
 import { UsageService } from './usage.service';
 import { UsageRetentionService } from './usage-retention.service';
 
-/** Usage reports and price overrides (docs/usage.md). */
+/** Usage reports and price overrides (docs/usage.md); UsageRepository is what per-arm results read (docs/experiments.md). */
 @Module({
   imports: [PricingModule, WorkspacesModule],
   controllers: [UsageController, PricesController, OpenAIUsageController],
   providers: [UsageRepository, UsageService, UsageRetentionService, PriceSettingsService, OpenAIUsageService],
+  exports: [UsageRepository],
 })
 export class UsageModule {}

@@ -42,6 +42,10 @@ const SUMS = `sum(r.calls) AS calls, sum(r.errors) AS errors, sum(r.partial_call
 type SumsRow = Record<string, unknown> & { latency: Array<string | number> };
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** The columns SUMS reads, for a union of the hourly and daily rollups. */
+const SUMMED = `version, calls, errors, partial_calls, unpriced_calls, uncached_input_tokens, cache_read_tokens, cache_write_tokens,
+  reasoning_tokens, output_tokens, cost_usd, latency_buckets`;
 
 /**
  * The rollups a range is read from: the daily ones when it is whole UTC days (24 times fewer rows,
@@ -102,6 +106,36 @@ export class UsageRepository {
       [projectIds, from, to],
     );
     return rows.map((row) => ({ workspaceId: row.workspace_id as string, ...sumsOf(row) }));
+  }
+
+  /**
+   * Sums per version of one prompt in one environment, from the hour holding `from` on (docs/experiments.md,
+   * "Per-arm results"): the whole UTC days in between from the daily rollups, the hours before and after
+   * them from the hourly ones; one query whatever the number of versions.
+   */
+  async perVersion(
+    projectId: string,
+    promptSlug: string,
+    environment: string,
+    versions: number[],
+    from: Date,
+    now = new Date(),
+  ): Promise<Array<UsageSums & { version: number }>> {
+    const hour = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS;
+    const firstDay = Math.ceil(hour / DAY_MS) * DAY_MS;
+    const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+    // No whole day yet: an empty daily range, and every hour from the first.
+    const [daysFrom, daysTo] = firstDay < today ? [firstDay, today] : [hour, hour];
+    const where = 'project_id = $1 AND prompt_slug = $2 AND environment = $3 AND version = ANY ($4::int[])';
+    const rows: SumsRow[] = await this.dataSource.query(
+      `SELECT r.version, ${SUMS}
+         FROM (SELECT ${SUMMED} FROM usage_rollups WHERE ${where} AND ((hour >= $5 AND hour < $6) OR hour >= $7)
+               UNION ALL
+               SELECT ${SUMMED} FROM usage_rollups_daily WHERE ${where} AND day >= $6 AND day < $7) r
+        GROUP BY r.version ORDER BY r.version`,
+      [projectId, promptSlug, environment, versions, new Date(hour), new Date(daysFrom), new Date(daysTo)],
+    );
+    return rows.map((row) => ({ version: Number(row.version), ...sumsOf(row) }));
   }
 
   /** Models called in the range with usage but no price. */

@@ -1675,6 +1675,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/prompts/{slug}/deployments/{environment}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-arm results of an environment's deployment
+         * @description For the current deployment (a split, or a plain deployment as one arm): per version, calls, errors and the error rate with its 95 % interval, p50/p95 latency, tokens, cost and cost per call since the deployment (counted from the start of its UTC hour), and its feedback; then each arm against the control, with a verdict only when the 95 % interval of the difference excludes 0. From the usage and feedback rollups only.
+         */
+        get: operations["ExperimentResultsController_results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/import": {
         parameters: {
             query?: never;
@@ -3983,12 +4003,29 @@ export interface components {
             slug: string;
             /** @example production */
             environment: string;
-            /** @example 2 */
+            /**
+             * @description the version deployed; a split's first arm (its control)
+             * @example 2
+             */
             version: number;
             /** @example 3 */
             deploymentVersion: number;
             /** @enum {string} */
             action: "deployed" | "unchanged";
+            /** @description a split's arms, each with its version number */
+            split?: {
+                version: number;
+                weight: number;
+            }[];
+            /** @example thread */
+            stickyBy?: string;
+            rules?: {
+                version: number;
+                user?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
+            }[];
         };
         GraderAction: {
             /** @example mentions-city */
@@ -5295,6 +5332,143 @@ export interface components {
             environment: string;
             /** @description newest version first, then by name */
             data: components["schemas"]["FeedbackSummaryRowDto"][];
+        };
+        ArmLatencyDto: {
+            /** @description from the latency histogram: within a bucket (±19 %) of the exact value */
+            p50: number | null;
+            p95: number | null;
+        };
+        ArmTokensDto: {
+            /** @description uncached input, cache reads and cache writes */
+            input: number;
+            /** @description output and reasoning */
+            output: number;
+            total: number;
+        };
+        ArmFeedbackDto: {
+            /** @example helpful */
+            name: string;
+            /**
+             * @description boolean: the mean is the share of true; number: a mean of numbers; category: none scored (see categories)
+             * @enum {string}
+             */
+            kind: "boolean" | "number" | "category";
+            /** @description every feedback of this name on this version */
+            count: number;
+            /** @description the values in the mean */
+            n: number;
+            mean: number | null;
+            /** @description the 95 % interval of the mean */
+            interval: components["schemas"]["IntervalDto"] | null;
+            /** @description counts per category */
+            categories: {
+                [key: string]: number;
+            };
+        };
+        ArmResultDto: {
+            /** @example 8 */
+            version: number;
+            /**
+             * @description the arm's weight in the split (a plain deployment: one arm of weight 1)
+             * @example 10
+             */
+            weight: number;
+            /** @description the split's first arm, which the others are compared with */
+            control: boolean;
+            calls: number;
+            /** @description calls answered with a status of 400 or more */
+            errors: number;
+            /** @description errors / calls; null without calls */
+            errorRate: number | null;
+            /** @description the error rate's 95 % Wilson interval */
+            errorRateInterval: components["schemas"]["IntervalDto"] | null;
+            latencyMs: components["schemas"]["ArmLatencyDto"];
+            tokens: components["schemas"]["ArmTokensDto"];
+            /**
+             * @description USD, exact decimal: the priced calls
+             * @example 0.4125
+             */
+            costUsd: string;
+            /**
+             * @description costUsd / (calls - unpricedCalls), 12 decimals at most (a call without usage costs 0); null when no call is priced
+             * @example 0.00165
+             */
+            costPerCallUsd: string | null;
+            /** @description calls with usage but no known price (docs/usage.md) */
+            unpricedCalls: number;
+            /** @description this version's feedback in this environment, by name */
+            feedback: components["schemas"]["ArmFeedbackDto"][];
+            /** @description a deployment replaced during the first counted hour also served this version: its calls of that hour are counted here */
+            firstHourShared: boolean;
+            /** @description an earlier deployment in this environment served this version: its feedback is counted here too */
+            servedBefore: boolean;
+        };
+        VerdictDifferenceDto: {
+            /** @description the arm's value minus the control's (a share for error rates and true/false scores) */
+            estimate: number;
+            low: number;
+            high: number;
+        };
+        VerdictDto: {
+            /**
+             * @description the arm compared
+             * @example 8
+             */
+            version: number;
+            /**
+             * @description the control's version
+             * @example 7
+             */
+            control: number;
+            /** @enum {string} */
+            metric: "error_rate" | "feedback";
+            /**
+             * @description the feedback's name; null for the error rate
+             * @example helpful
+             */
+            name: string | null;
+            /**
+             * @description which way is better: lower for the error rate, higher for a feedback score
+             * @enum {string}
+             */
+            better: "lower" | "higher";
+            /** @description 95 % interval of the difference: Newcombe's for shares, Welch's for means; null when one side has too few values */
+            difference: components["schemas"]["VerdictDifferenceDto"] | null;
+            /** @description the better version, only when the interval excludes 0 */
+            winner: number | null;
+            /** @example v8's error rate is higher than v7's: +2.1 points (95 % interval +0.4 to +3.8) */
+            verdict: string | null;
+            /**
+             * @description why there is no verdict
+             * @example not enough evidence yet
+             */
+            reason: string | null;
+        };
+        ExperimentResultsDto: {
+            /** @enum {string} */
+            object: "experiment.results";
+            /** @example support-reply */
+            prompt: string;
+            /** @example production */
+            environment: string;
+            /** Format: uuid */
+            deploymentId: string;
+            /** @example 4 */
+            deploymentVersion: number;
+            /**
+             * Format: date-time
+             * @description the deployment's deployedAt
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description the start of the UTC hour holding `since`: usage is kept per hour, so calls are counted from there
+             */
+            countedFrom: string;
+            /** @description in the order of the split, the control first */
+            arms: components["schemas"]["ArmResultDto"][];
+            /** @description per arm other than the control: the error rate, then each feedback score both have, by name */
+            verdicts: components["schemas"]["VerdictDto"][];
         };
         CreateConsoleSessionDto: {
             /**
@@ -11623,7 +11797,23 @@ export interface operations {
                             tool_call_id?: string;
                         }[];
                         /** @default [] */
-                        deploy?: string[];
+                        deploy?: (string | {
+                            environment: string;
+                            split: {
+                                version: number | "file";
+                                weight: number;
+                            }[];
+                            /** @default thread */
+                            stickyBy?: ("thread" | "user" | "none") | string;
+                            /** @default [] */
+                            rules?: {
+                                version: number | "file";
+                                user?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        })[];
                     }[];
                     limits?: {
                         project?: {
@@ -16173,6 +16363,90 @@ export interface operations {
                         error: string;
                         /** @example Invalid API key */
                         message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ExperimentResultsController_results: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                environment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResultsDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
                     };
                 };
             };

@@ -43,7 +43,11 @@ export function Loading() {
   );
 }
 
-/** A button that asks before it acts: deploy, rollback, revoke. */
+/**
+ * A button that asks before it acts: deploy, rollback, revoke. `danger` (an act that cannot be
+ * undone: revoke, remove, delete, cancel) makes the dialog's confirming button red; the button that
+ * opens the dialog stays neutral (`tone` secondary), so a table of keys is not a column of alarms.
+ */
 export function ConfirmButton(props: {
   label: string;
   title: string;
@@ -51,11 +55,14 @@ export function ConfirmButton(props: {
   confirmLabel: string;
   onConfirm: () => void;
   danger?: boolean;
+  /** The opening button: primary (the accent), or secondary (outlined); secondary for `danger` unless given. */
+  tone?: 'primary' | 'secondary';
   isDisabled?: boolean;
 }) {
+  const tone = props.tone ?? (props.danger ? 'secondary' : 'primary');
   return (
     <DialogTrigger>
-      <Button className={props.danger ? 'button danger' : 'button'} isDisabled={props.isDisabled}>
+      <Button className={tone === 'secondary' ? 'button secondary' : 'button'} isDisabled={props.isDisabled}>
         {props.label}
       </Button>
       <Modal className="modal" isDismissable>

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
+import { Picker } from '../components/fields';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useSession } from '../session';
 import { LimitsPanel } from './limits';
@@ -81,36 +82,6 @@ function Providers() {
   );
 }
 
-export function Picker({
-  label,
-  items,
-  value,
-  onChange,
-}: {
-  label: string;
-  items: string[];
-  value: string;
-  onChange: (v: string) => void;
-}) {
-  return (
-    <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
-      <Label>{label}</Label>
-      <Button className="select-button">
-        <SelectValue />
-      </Button>
-      <Popover className="popover">
-        <ListBox className="listbox">
-          {items.map((item) => (
-            <ListBoxItem key={item} id={item} className="option">
-              {item}
-            </ListBoxItem>
-          ))}
-        </ListBox>
-      </Popover>
-    </Select>
-  );
-}
-
 function AdminKeys() {
   const [params, setParams] = useSearchParams();
   const workspace = params.get('workspace') ?? '';
@@ -126,6 +97,7 @@ function AdminKeys() {
       <div className="row">
         <Picker
           label="Workspace"
+          placeholder="Choose a workspace"
           items={workspaces.data?.data.map((w) => w.slug) ?? []}
           value={workspace}
           onChange={(w) => setParams({ workspace: w })}
@@ -133,6 +105,7 @@ function AdminKeys() {
         {workspace ? (
           <Picker
             label="Project"
+            placeholder="Choose a project"
             items={projects.data?.data.map((p) => p.slug) ?? []}
             value={project}
             onChange={(p) => setParams({ workspace, project: p })}

@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
+import { Picker } from '../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { usePrompts } from './prompts';
 
@@ -118,28 +119,12 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
-      <Select
-        selectedKey={filters.slug || 'any'}
-        onSelectionChange={(key) => set('slug')(key === 'any' ? '' : String(key))}
-        className="field"
-      >
-        <Label>Prompt</Label>
-        <Button className="select-button">
-          <SelectValue />
-        </Button>
-        <Popover className="popover">
-          <ListBox className="listbox">
-            <ListBoxItem id="any" className="option">
-              any
-            </ListBoxItem>
-            {(prompts.data?.data ?? []).map((p) => (
-              <ListBoxItem key={p.slug} id={p.slug} className="option">
-                {p.slug}
-              </ListBoxItem>
-            ))}
-          </ListBox>
-        </Popover>
-      </Select>
+      <Picker
+        label="Prompt"
+        items={[{ id: 'any', label: 'any' }, ...(prompts.data?.data ?? []).map((p) => p.slug)]}
+        value={filters.slug || 'any'}
+        onChange={(key) => set('slug')(key === 'any' ? '' : key)}
+      />
       {(
         [
           ['version', 'Version', '2'],

@@ -109,6 +109,22 @@ export function runBody(draft: Draft, variables: Record<string, string>, message
   };
 }
 
+/**
+ * The body of "compare with a saved version": the same input (the messages, and the variables
+ * typed in the playground) on the saved version as it is, so none of the draft's settings (template,
+ * model, parameters, provider, tools), and of the variables only those the saved version declares
+ * (a version refuses any other, `Unrecognized key`): the draft may use variables the saved version
+ * does not know. A variable left empty is not sent, so the version's own default applies.
+ */
+export function savedRunBody(draftBody: ReturnType<typeof runBody>, variables: Record<string, string>, saved: Version) {
+  const declared = new Set(saved.declaredVariables);
+  return {
+    variables: Object.fromEntries(Object.entries(variables).filter(([name, value]) => declared.has(name) && value !== '')),
+    messages: draftBody.messages,
+    metadata: draftBody.metadata,
+  };
+}
+
 const HELPERS = new Set(['if', 'unless', 'each', 'with', 'else', 'this', 'lookup', 'log']);
 
 /** The variables the draft's template uses ({{name}}, {{#if name}}, ...) and the declared defaults. */

@@ -1,17 +1,29 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Button, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { Button, Input, Label, Text, TextField } from 'react-aria-components';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
 import { invokeStream } from '../api/stream';
 import { CodeEditor } from '../components/code-editor';
+import { Choices, Picker } from '../components/fields';
 import { ErrorNote, Loading } from '../components/ui';
 import { useProject } from '../session';
 import { ExperimentLauncher } from './evals/launcher';
-import { declaredVariables, type Draft, draftContent, draftOf, EMPTY_DRAFT, inputFromLog, runBody, versionBody } from './playground-draft';
+import {
+  declaredVariables,
+  type Draft,
+  draftContent,
+  draftOf,
+  EMPTY_DRAFT,
+  inputFromLog,
+  runBody,
+  savedRunBody,
+  versionBody,
+} from './playground-draft';
 import { promptKey, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { TemplateEditor } from './template-editor';
+import { forkThread } from './thread-fork';
 
 interface Output {
   text: string;
@@ -25,7 +37,9 @@ const IDLE: Output = { text: '', tools: [], error: null, running: false, threadI
 /**
  * Edit a prompt's template and settings, run the draft without saving it (streamed), compare it
  * with a saved version on the same input, and save it as a new version. `?from=N` starts from
- * version N, `?log=<id>` from a logged call's version, variables and messages.
+ * version N, `?log=<id>` from a logged call's version, variables and messages; for an assistant,
+ * `?thread=<id>` (a transcript's "Continue in the playground") runs on a copy of that thread
+ * unless the person chooses to continue the real one.
  */
 export default function PlaygroundScreen() {
   const slug = useParams().slug!;
@@ -50,8 +64,15 @@ export default function PlaygroundScreen() {
   const [compareWith, setCompareWith] = useState('');
   const [output, setOutput] = useState<Output>(IDLE);
   const [compared, setCompared] = useState<Output>(IDLE);
-  // `?thread=<id>` (from a thread's transcript): an assistant's runs continue that thread.
-  const [threadId, setThreadId] = useState<string | null>(params.get('thread'));
+  // `?thread=<id>` (from a thread's transcript): an assistant's runs go to a copy of that thread
+  // (made at the first run), or to the thread itself when the person explicitly chooses it; an
+  // unsaved draft's turns never land in a real conversation by default.
+  const [source, setSource] = useState<string | null>(params.get('thread'));
+  const [onThread, setOnThread] = useState<'copy' | 'real'>('copy');
+  const [fork, setFork] = useState<string | null>(null);
+  // Without a source thread: the thread the first run started, continued until "New thread".
+  const [ownThread, setOwnThread] = useState<string | null>(null);
+  const threadId = source ? (onThread === 'real' ? source : fork) : ownThread;
 
   const ready = versions.isSuccess && (!logId || log.isSuccess);
   useEffect(() => {
@@ -82,7 +103,7 @@ export default function PlaygroundScreen() {
     onSuccess: (version) => {
       void client.invalidateQueries({ queryKey: promptKey(slug) });
       void client.invalidateQueries({ queryKey: ['prompts'] });
-      setParams({ from: String(version.version), saved: '1' }, { replace: true });
+      setParams({ from: String(version.version), saved: '1', ...(source ? { thread: source } : {}) }, { replace: true });
       setDraft({ ...draft!, note: '' });
     },
   });
@@ -91,6 +112,9 @@ export default function PlaygroundScreen() {
   if (prompt.error || versions.error || log.error) return <ErrorNote error={prompt.error ?? versions.error ?? log.error} />;
   const assistant = prompt.data.kind === 'assistant';
   const declared = declaredVariables(draft);
+  const saved = compareWith ? (versions.data.data.find((v) => String(v.version) === compareWith) ?? null) : null;
+  // A field for each variable the draft uses, and for those only the compared version uses.
+  const onlySaved = (saved?.declaredVariables ?? []).filter((name) => !declared.includes(name));
   const invokeUrl = (version: number) =>
     `/${scope.workspace}/${scope.project}/${encodeURIComponent(slug)}/${encodeURIComponent(environment)}?v=${version}`;
 
@@ -118,23 +142,26 @@ export default function PlaygroundScreen() {
       setOutput({ ...IDLE, error });
       return;
     }
-    const thread = assistant && threadId ? { threadId } : {};
+    let thread = threadId;
+    if (assistant && source && onThread === 'copy' && !thread) {
+      // The first run from a transcript copies its thread; the copy takes this run and the next ones.
+      setOutput({ ...IDLE, running: true });
+      try {
+        thread = await forkThread(source);
+      } catch (error) {
+        setOutput({ ...IDLE, error });
+        return;
+      }
+      setFork(thread);
+    }
     const runs: Promise<unknown>[] = [
-      stream(invokeUrl(base.version), { ...body, ...thread }, setOutput).then((outcome) => {
-        if (assistant && outcome && (outcome as { threadId: string | null }).threadId)
-          setThreadId((outcome as { threadId: string }).threadId);
+      stream(invokeUrl(base.version), { ...body, ...(assistant && thread ? { threadId: thread } : {}) }, setOutput).then((outcome) => {
+        if (assistant && !source && outcome?.threadId) setOwnThread(outcome.threadId);
       }),
     ];
-    if (compareWith) {
-      // The same input, on the saved version as it is: none of the draft's settings.
-      const {
-        template: _template,
-        model: _model,
-        provider: _provider,
-        tools: _tools,
-        ...sameInput
-      } = body as typeof body & { provider?: string; tools?: unknown[] };
-      runs.push(stream(invokeUrl(Number(compareWith)), sameInput, setCompared));
+    if (saved) {
+      // The same input, on the saved version as it is, with only the variables it declares.
+      runs.push(stream(invokeUrl(saved.version), savedRunBody(body, variables, saved), setCompared));
     } else {
       setCompared(IDLE);
     }
@@ -162,8 +189,8 @@ export default function PlaygroundScreen() {
         <TemplateEditor draft={draft} onChange={setDraft} />
         <section aria-labelledby="run" className="panel">
           <h2 id="run">Run</h2>
-          {declared.length === 0 ? <p className="muted">The template declares no variables.</p> : null}
-          {declared.map((name) => (
+          {declared.length === 0 && onlySaved.length === 0 ? <p className="muted">The template declares no variables.</p> : null}
+          {[...declared, ...onlySaved].map((name) => (
             <TextField
               key={name}
               value={variables[name] ?? ''}
@@ -172,34 +199,44 @@ export default function PlaygroundScreen() {
             >
               <Label>{`Variable ${name}`}</Label>
               <Input />
+              {onlySaved.includes(name) ? (
+                <Text slot="description" className="muted small">
+                  only saved v{saved!.version} uses it
+                </Text>
+              ) : null}
             </TextField>
           ))}
           <h3>Messages after the template</h3>
           <CodeEditor label="Messages (JSON)" value={messages} onChange={setMessages} />
           <div className="row">
-            <EnvironmentSelect label="Run in environment" environments={envs} value={environment} onChange={setEnvironment} />
-            <Select
-              aria-label="Compare with"
-              selectedKey={compareWith || 'none'}
-              onSelectionChange={(key) => setCompareWith(key === 'none' ? '' : String(key))}
-              className="field"
-            >
-              <Label>Compare with</Label>
-              <Button className="select-button">
-                <SelectValue />
-              </Button>
-              <Popover className="popover">
-                <ListBox className="listbox">
-                  <ListBoxItem id="none" className="option">
-                    nothing
-                  </ListBoxItem>
-                  {versions.data.data.map((v) => (
-                    <ListBoxItem key={v.version} id={String(v.version)} className="option">{`saved v${v.version}`}</ListBoxItem>
-                  ))}
-                </ListBox>
-              </Popover>
-            </Select>
+            <Picker
+              label="Run in environment"
+              placeholder="Choose an environment"
+              items={envs}
+              value={environment}
+              onChange={setEnvironment}
+            />
+            <Picker
+              label="Compare with"
+              items={[
+                { id: 'none', label: 'nothing' },
+                ...versions.data.data.map((v) => ({ id: String(v.version), label: `saved v${v.version}` })),
+              ]}
+              value={compareWith || 'none'}
+              onChange={(key) => setCompareWith(key === 'none' ? '' : key)}
+            />
           </div>
+          {assistant && source ? (
+            <Choices
+              label="Run on"
+              items={[
+                { id: 'copy', label: `a copy of thread ${source.slice(0, 8)}… (the thread itself is not changed)` },
+                { id: 'real', label: `the real thread ${source.slice(0, 8)}… (this run's turns are added to it)` },
+              ]}
+              value={onThread}
+              onChange={setOnThread}
+            />
+          ) : null}
           <p className="muted small">
             A run uses everything the draft holds (template, provider, model, parameters, tools) over v{base?.version ?? '—'}, without
             saving it; it is logged like any call (metadata source=console-playground).
@@ -211,15 +248,23 @@ export default function PlaygroundScreen() {
             {assistant && threadId ? (
               <>
                 <Link to={`/threads/${threadId}`}>Thread {threadId.slice(0, 8)}…</Link>
-                <Button className="button secondary" onPress={() => setThreadId(null)}>
+                {threadId === fork ? <span className="muted small">(the copy the runs go to)</span> : null}
+                <Button
+                  className="button secondary"
+                  onPress={() => {
+                    setSource(null);
+                    setFork(null);
+                    setOwnThread(null);
+                  }}
+                >
                   New thread
                 </Button>
               </>
             ) : null}
           </div>
-          <div className={compareWith ? 'columns' : undefined}>
+          <div className={saved ? 'columns' : undefined}>
             <RunOutput title="Draft" output={output} />
-            {compareWith ? <RunOutput title={`Saved v${compareWith}`} output={compared} /> : null}
+            {saved ? <RunOutput title={`Saved v${saved.version}`} output={compared} /> : null}
           </div>
           <h2>Save</h2>
           <TextField value={draft.note} onChange={(note) => setDraft({ ...draft, note })} className="field">
@@ -243,36 +288,6 @@ export default function PlaygroundScreen() {
         </section>
       </div>
     </>
-  );
-}
-
-function EnvironmentSelect({
-  label,
-  environments,
-  value,
-  onChange,
-}: {
-  label: string;
-  environments: string[];
-  value: string;
-  onChange: (v: string) => void;
-}) {
-  return (
-    <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
-      <Label>{label}</Label>
-      <Button className="select-button">
-        <SelectValue />
-      </Button>
-      <Popover className="popover">
-        <ListBox className="listbox">
-          {environments.map((env) => (
-            <ListBoxItem key={env} id={env} className="option">
-              {env}
-            </ListBoxItem>
-          ))}
-        </ListBox>
-      </Popover>
-    </Select>
   );
 }
 

@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
-import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
 import { api, unwrap, type Version } from '../api/client';
+import { Picker } from '../components/fields';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useProject } from '../session';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
@@ -65,7 +66,7 @@ export function PromptDetailScreen() {
                 <th scope="col">Environment</th>
                 <th scope="col">Live version</th>
                 <th scope="col">Deployed</th>
-                <th scope="col">Roll back</th>
+                <th scope="col">Previous deployment</th>
               </tr>
             </thead>
             <tbody>
@@ -80,17 +81,12 @@ export function PromptDetailScreen() {
                     <td>{formatTime(d.deployedAt)}</td>
                     <td>
                       {previous && previous.version !== d.version ? (
-                        <ConfirmButton
-                          label={`Roll back ${d.environment} to v${previous.version}`}
-                          title={`Roll back ${d.environment}?`}
-                          confirmLabel={`Deploy v${previous.version} to ${d.environment}`}
-                          danger
+                        <PreviousDeployment
+                          environment={d.environment}
+                          live={d.version}
+                          previous={previous.version}
                           onConfirm={() => deploy.mutate({ environment: d.environment, version: previous.version })}
-                        >
-                          <p>
-                            {d.environment} runs v{d.version}. It will run v{previous.version} again, at once, for every caller.
-                          </p>
-                        </ConfirmButton>
+                        />
                       ) : (
                         <span className="muted">no earlier deployment</span>
                       )}
@@ -201,21 +197,46 @@ function VersionPicker({
   onChange: (value: string) => void;
 }) {
   return (
-    <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
-      <Label>{label}</Label>
-      <Button className="select-button">
-        <SelectValue />
-      </Button>
-      <Popover className="popover">
-        <ListBox className="listbox">
-          {versions.map((v) => (
-            <ListBoxItem key={v.version} id={String(v.version)} className="option">
-              {`v${v.version}`}
-            </ListBoxItem>
-          ))}
-        </ListBox>
-      </Popover>
-    </Select>
+    <Picker
+      label={label}
+      placeholder="Choose a version"
+      items={versions.map((v) => ({ id: String(v.version), label: `v${v.version}` }))}
+      value={value}
+      onChange={onChange}
+    />
+  );
+}
+
+/**
+ * Back to what an environment ran before, labelled by the direction it moves: "Roll back
+ * production to v1" when the previous deployment is an older version, "Deploy v3 to production"
+ * when it is a newer one (after a roll back). Neither is destructive (the other is one click
+ * away), so neither is red; both are confirmed.
+ */
+function PreviousDeployment({
+  environment,
+  live,
+  previous,
+  onConfirm,
+}: {
+  environment: string;
+  live: number;
+  previous: number;
+  onConfirm: () => void;
+}) {
+  const back = previous < live;
+  return (
+    <ConfirmButton
+      label={back ? `Roll back ${environment} to v${previous}` : `Deploy v${previous} to ${environment}`}
+      title={back ? `Roll back ${environment} to v${previous}?` : `Deploy v${previous} to ${environment} again?`}
+      confirmLabel={`Deploy v${previous} to ${environment}`}
+      tone="secondary"
+      onConfirm={onConfirm}
+    >
+      <p>
+        {environment} runs v{live}. It will run v{previous} again ({back ? 'an older' : 'a newer'} version), at once, for every caller.
+      </p>
+    </ConfirmButton>
   );
 }
 
@@ -231,24 +252,14 @@ function DeployButton(props: {
   const current = props.live.find((d) => d.environment === environment);
   return (
     <span className="row">
-      <Select
-        aria-label={`Environment for v${props.version.version}`}
-        selectedKey={environment || null}
-        onSelectionChange={(key) => setEnvironment(String(key))}
-      >
-        <Button className="select-button">
-          <SelectValue />
-        </Button>
-        <Popover className="popover">
-          <ListBox className="listbox">
-            {props.environments.map((env) => (
-              <ListBoxItem key={env} id={env} className="option">
-                {env}
-              </ListBoxItem>
-            ))}
-          </ListBox>
-        </Popover>
-      </Select>
+      <Picker
+        label={`Environment for v${props.version.version}`}
+        labelHidden
+        placeholder="Choose an environment"
+        items={props.environments}
+        value={environment}
+        onChange={setEnvironment}
+      />
       <ConfirmButton
         label={`Deploy v${props.version.version}`}
         title={`Deploy v${props.version.version} to ${environment}?`}
@@ -281,20 +292,7 @@ function UseIt({ slug, kind, environments, variables }: { slug: string; kind: st
   return (
     <section aria-labelledby="use-it">
       <h2 id="use-it">Use it</h2>
-      <Select aria-label="Deployment for the snippets" selectedKey={environment} onSelectionChange={(key) => setEnvironment(String(key))}>
-        <Button className="select-button">
-          <SelectValue />
-        </Button>
-        <Popover className="popover">
-          <ListBox className="listbox">
-            {environments.map((env) => (
-              <ListBoxItem key={env} id={env} className="option">
-                {env}
-              </ListBoxItem>
-            ))}
-          </ListBox>
-        </Popover>
-      </Select>
+      <Picker label="Deployment for the snippets" labelHidden items={environments} value={environment} onChange={setEnvironment} />
       <Tabs>
         <TabList aria-label="Snippet language" className="tabs">
           <Tab id="curl">curl</Tab>

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, Radio, RadioGroup, TextField } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
 
 import { api, unwrap } from '../api/client';
+import { Choices } from '../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 
 export function usePrompts() {
@@ -95,11 +96,15 @@ function NewPrompt() {
           <Label>Slug</Label>
           <Input placeholder="support-reply" />
         </TextField>
-        <RadioGroup value={kind} onChange={(value) => setKind(value as 'prompt' | 'assistant')} orientation="horizontal" className="field">
-          <Label>Kind</Label>
-          <Radio value="prompt">prompt</Radio>
-          <Radio value="assistant">assistant</Radio>
-        </RadioGroup>
+        <Choices
+          label="Kind"
+          items={[
+            { id: 'prompt', label: 'prompt' },
+            { id: 'assistant', label: 'assistant' },
+          ]}
+          value={kind}
+          onChange={setKind}
+        />
         <Button type="submit" className="button" isDisabled={create.isPending}>
           Create
         </Button>

@@ -1,6 +1,7 @@
-import { Button, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, TextField } from 'react-aria-components';
+import { Button, Input, Label, TextField } from 'react-aria-components';
 
 import { CodeEditor } from '../components/code-editor';
+import { Picker } from '../components/fields';
 import type { Draft } from './playground-draft';
 
 const ROLES = ['system', 'user', 'assistant'] as const;
@@ -16,24 +17,14 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
       {draft.template.map((message, index) => (
         <div key={index} className="message-editor">
           <div className="row">
-            <Select
-              aria-label={`Role of message ${index + 1}`}
-              selectedKey={message.role}
-              onSelectionChange={(key) => setMessage(index, { role: key as Draft['template'][number]['role'] })}
-            >
-              <Button className="select-button">
-                <SelectValue />
-              </Button>
-              <Popover className="popover">
-                <ListBox className="listbox">
-                  {ROLES.map((role) => (
-                    <ListBoxItem key={role} id={role} className="option">
-                      {role}
-                    </ListBoxItem>
-                  ))}
-                </ListBox>
-              </Popover>
-            </Select>
+            <Picker
+              label={`Role of message ${index + 1}`}
+              labelHidden
+              placeholder="Choose a role"
+              items={ROLES}
+              value={message.role}
+              onChange={(role) => setMessage(index, { role: role as Draft['template'][number]['role'] })}
+            />
             <Button
               className="button secondary small"
               aria-label={`Remove message ${index + 1}`}

@@ -1,52 +1,39 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
+import { Picker } from '../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { UsageChart } from '../components/usage-chart';
 import { useProject, useSession } from '../session';
 
 const RANGES = { '24h': 1, '7d': 7, '30d': 30 } as const;
-const GROUPS = ['none', 'prompt', 'model', 'key'] as const;
 type Row = Schemas['UsageRowDto'];
 
-function groupOf(row: Row, group: string): string {
-  if (group === 'prompt') return row.prompt ?? '—';
-  if (group === 'model') return `${row.provider ?? '?'}/${row.model ?? '?'}`;
-  if (group === 'key') return row.keyId ? `key ${row.keyId.slice(0, 8)}…` : '—';
-  return 'all calls';
-}
+/**
+ * What each "Split by" asks the API to group by (`group_by`), and so what each row carries: a
+ * split by model asks for the provider too, so a model name served by two providers stays two series.
+ */
+type Split = 'none' | 'prompt' | 'model' | 'key';
+const SPLITS: Record<Split, readonly ('prompt' | 'provider' | 'model' | 'key')[]> = {
+  none: [],
+  prompt: ['prompt'],
+  model: ['provider', 'model'],
+  key: ['key'],
+};
+const GROUPS = Object.keys(SPLITS) as Split[];
 
-function Picker({
-  label,
-  items,
-  value,
-  onChange,
-}: {
-  label: string;
-  items: readonly string[];
-  value: string;
-  onChange: (v: string) => void;
-}) {
-  return (
-    <Select selectedKey={value} onSelectionChange={(key) => onChange(String(key))} className="field">
-      <Label>{label}</Label>
-      <Button className="select-button">
-        <SelectValue />
-      </Button>
-      <Popover className="popover">
-        <ListBox className="listbox">
-          {items.map((item) => (
-            <ListBoxItem key={item} id={item} className="option">
-              {item}
-            </ListBoxItem>
-          ))}
-        </ListBox>
-      </Popover>
-    </Select>
-  );
+/** A row's series: the values the API returned for the dimensions asked, joined by "/". */
+function groupOf(row: Row, group: Split): string {
+  const dimensions = SPLITS[group];
+  if (dimensions.length === 0) return 'all calls';
+  return dimensions
+    .map((dimension) => {
+      if (dimension === 'key') return row.keyId ? `key ${row.keyId.slice(0, 8)}…` : '—';
+      return row[dimension] ?? '—';
+    })
+    .join('/');
 }
 
 /**
@@ -57,7 +44,8 @@ export default function UsageScreen() {
   const [params, setParams] = useSearchParams();
   const range = (params.get('range') ?? '7d') as keyof typeof RANGES;
   const bucket = (params.get('bucket') ?? (range === '24h' ? 'hour' : 'day')) as 'hour' | 'day';
-  const group = params.get('group') ?? 'prompt';
+  const asked = params.get('group') ?? 'prompt';
+  const group: Split = (GROUPS as string[]).includes(asked) ? (asked as Split) : 'prompt';
   const set = (name: string, value: string) => setParams((prev) => ({ ...Object.fromEntries(prev), [name]: value }));
   // The range ends at the next full hour, so the query (and its cache key) stays the same for an hour.
   const to = useMemo(() => new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000), []);
@@ -72,7 +60,13 @@ export default function UsageScreen() {
       unwrap(
         api.GET('/v2/usage', {
           params: {
-            query: { from: from.toISOString(), to: to.toISOString(), bucket, ...(group !== 'none' ? { group_by: group } : {}), ...only },
+            query: {
+              from: from.toISOString(),
+              to: to.toISOString(),
+              bucket,
+              ...(group !== 'none' ? { group_by: SPLITS[group].join(',') } : {}),
+              ...only,
+            },
           },
         }),
       ),
@@ -135,7 +129,7 @@ export default function UsageScreen() {
             <thead>
               <tr>
                 <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-                {group !== 'none' ? <th scope="col">{group}</th> : null}
+                {group !== 'none' ? <th scope="col">{SPLITS[group].join('/')}</th> : null}
                 <th scope="col">Calls</th>
                 <th scope="col">Errors</th>
                 <th scope="col">p50 ms</th>

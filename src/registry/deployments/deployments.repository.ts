@@ -37,6 +37,17 @@ export interface ResolutionRow {
   split_rules: SplitRule[] | null;
 }
 
+/** The current deployment of one prompt in one environment, with the 404s told apart (a null id: none there). */
+export interface LiveRow {
+  prompt_id: string;
+  environment_id: string | null;
+  deployment_id: string | null;
+  deployment_version: number | null;
+  deployed_at: Date | string | null;
+  version: number | null;
+  split: SplitArm[] | string | null;
+}
+
 const ROW_SELECT = `
   SELECT d.id, d.prompt_id, p.slug, p.kind, e.slug AS environment, v.version, d.version_id,
          d.deployment_version, d.deployed_at, d.replaced_at, d.split, d.sticky_by, d.split_rules
@@ -119,5 +130,36 @@ export class DeploymentsRepository {
       pinned === undefined ? [projectId, slug, environment] : [projectId, slug, environment, pinned],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * The prompt (no row: no such prompt), the environment (`environment_id` null: none of that slug;
+   * a null `environment` matches none) and its current deployment (`deployment_id` null: none).
+   */
+  async findLive(projectId: string, slug: string, environment: string | null): Promise<LiveRow | null> {
+    const rows: LiveRow[] = await this.deployments.manager.query(
+      `SELECT p.id AS prompt_id, e.id AS environment_id, d.id AS deployment_id, d.deployment_version, d.deployed_at, v.version, d.split
+         FROM prompts p
+         LEFT JOIN environments e ON e.project_id = p.project_id AND e.slug = $3::text
+         LEFT JOIN deployments d ON d.project_id = p.project_id AND d.prompt_id = p.id AND d.environment_id = e.id AND d.replaced_at IS NULL
+         LEFT JOIN prompt_versions v ON v.project_id = d.project_id AND v.id = d.version_id
+        WHERE p.project_id = $1 AND p.slug = $2`,
+      [projectId, slug, environment],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Per version an earlier (replaced) deployment of this prompt and environment served, as one of its arms or alone: when it stopped. */
+  async servedBefore(projectId: string, promptId: string, environmentId: string): Promise<Map<number, Date>> {
+    const rows: Array<{ version: number; last_served: Date | string }> = await this.deployments.manager.query(
+      `SELECT COALESCE((arm ->> 'version')::integer, v.version) AS version, max(o.replaced_at) AS last_served
+         FROM deployments o
+         JOIN prompt_versions v ON v.project_id = o.project_id AND v.id = o.version_id
+         LEFT JOIN LATERAL jsonb_array_elements(o.split) AS arm ON true
+        WHERE o.project_id = $1 AND o.prompt_id = $2 AND o.environment_id = $3 AND o.replaced_at IS NOT NULL
+        GROUP BY 1`,
+      [projectId, promptId, environmentId],
+    );
+    return new Map(rows.map((row) => [Number(row.version), new Date(row.last_served)]));
   }
 }

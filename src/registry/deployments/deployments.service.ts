@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLog } from '../../audit/audit-log';
-import { invalidBody } from '../../common/errors';
+import { invalidBody, notFound } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
@@ -12,14 +12,27 @@ import { DeployGateRefused, EnvironmentGates } from '../environments/environment
 import { EnvironmentsService } from '../environments/environments.service';
 import { PromptEntity } from '../prompts/prompt.entity';
 import { PromptVersionEntity } from '../prompts/prompt-version.entity';
-import { PromptsService } from '../prompts/prompts.service';
+import { PROMPT_NOT_FOUND, PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
 import { isSlugLike } from '../slugs';
 import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
 import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
-import { DeploymentSplit } from './split';
+import { DeploymentSplit, SplitArm } from './split';
+
+/** An environment's current deployment as its results read it: a plain one is one arm of weight 1. */
+export interface LiveDeployment {
+  prompt: string;
+  environment: string;
+  deploymentId: string;
+  deploymentVersion: number;
+  deployedAt: Date;
+  /** The split's arms, the control first; a plain deployment's one version. */
+  arms: SplitArm[];
+  /** Per version an earlier deployment in this environment served: when that deployment was replaced. */
+  servedBefore: Map<number, Date>;
+}
 
 /**
  * A deployment points one environment of one prompt at one version. Redeploying replaces the
@@ -174,6 +187,24 @@ export class DeploymentsService {
     const prompt = await this.prompts.require(projectId, slug);
     if (environment !== undefined && !isSlugLike(environment)) return { object: 'list', data: [] };
     return { object: 'list', data: (await this.deployments.history(projectId, prompt.id, environment)).map(toDeploymentDto) };
+  }
+
+  /** The environment's current deployment: 404 for an unknown prompt or environment, and when nothing is deployed there. */
+  async live(projectId: string, slug: string, environment: string): Promise<LiveDeployment> {
+    const row = isSlugLike(slug) ? await this.deployments.findLive(projectId, slug, isSlugLike(environment) ? environment : null) : null;
+    if (!row) throw notFound(PROMPT_NOT_FOUND);
+    if (row.environment_id === null) throw notFound('Environment not found');
+    if (row.deployment_id === null) throw notFound(`No deployment in ${environment}`);
+    const split: SplitArm[] | null = typeof row.split === 'string' ? JSON.parse(row.split) : row.split;
+    return {
+      prompt: slug,
+      environment,
+      deploymentId: row.deployment_id,
+      deploymentVersion: Number(row.deployment_version),
+      deployedAt: new Date(row.deployed_at!),
+      arms: split ?? [{ version: Number(row.version), weight: 1 }],
+      servedBefore: await this.deployments.servedBefore(projectId, row.prompt_id, row.environment_id),
+    };
   }
 
   private toRow(d: DeploymentEntity, p: PromptEntity, e: EnvironmentEntity, v: PromptVersionEntity): DeploymentRow {

@@ -13,31 +13,48 @@ export const MAX_ARMS = 10;
 export const MAX_RULES = 20;
 const METADATA_STICKY = /^metadata\.[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-const versionNumber = z.number().int().min(1).max(2_147_483_647);
+export const versionNumberSchema = z.number().int().min(1).max(2_147_483_647);
 
-export const splitSchema = z
-  .array(z.strictObject({ version: versionNumber, weight: z.number().int().min(0).max(10_000) }))
-  .min(1, expects('at least one arm'))
-  .max(MAX_ARMS, expects(`at most ${MAX_ARMS} arms`))
-  .refine((arms) => new Set(arms.map((arm) => arm.version)).size === arms.length, expects('each version once'))
-  .refine((arms) => arms.some((arm) => arm.weight > 0), expects('at least one arm with a weight above 0'));
+/**
+ * The arms of a split, each naming its version with `version`: a number in the API; parley.yaml also
+ * takes "file" for the file's own content (docs/apply.md), so both validate with the same rules.
+ */
+export function splitArmsSchema<V extends z.ZodType<number | string>>(version: V) {
+  return z
+    .array(z.strictObject({ version, weight: z.number().int().min(0).max(10_000) }))
+    .min(1, expects('at least one arm'))
+    .max(MAX_ARMS, expects(`at most ${MAX_ARMS} arms`))
+    .refine((arms) => new Set(arms.map((arm) => (arm as { version: unknown }).version)).size === arms.length, expects('each version once'))
+    .refine((arms) => arms.length === 0 || arms.some((arm) => arm.weight > 0), expects('at least one arm with a weight above 0'));
+}
 
+/** A split's rules, each naming its version as splitArmsSchema's arms do. */
+export function splitRulesSchemaOf<V extends z.ZodType<number | string>>(version: V) {
+  return z
+    .array(
+      z
+        .strictObject({
+          version,
+          user: z.string().min(1).max(256).optional(),
+          metadata: z.record(z.string().min(1).max(64), z.string().max(256)).optional(),
+        })
+        .refine(
+          (rule) => rule.user !== undefined || Object.keys(rule.metadata ?? {}).length > 0,
+          expects('a `user` or `metadata` to match'),
+        ),
+    )
+    .max(MAX_RULES, expects(`at most ${MAX_RULES} rules`));
+}
+
+export const splitSchema = splitArmsSchema(versionNumberSchema);
+
+const STICKY_BY = '"thread", "user", "none" or "metadata.<key>"';
 export const stickyBySchema = z.union(
-  [z.enum(['thread', 'user', 'none']), z.string().regex(METADATA_STICKY)],
-  expects('"thread", "user", "none" or "metadata.<key>"'),
+  [z.enum(['thread', 'user', 'none']), z.string().regex(METADATA_STICKY, expects(STICKY_BY))],
+  expects(STICKY_BY),
 );
 
-export const splitRulesSchema = z
-  .array(
-    z
-      .strictObject({
-        version: versionNumber,
-        user: z.string().min(1).max(256).optional(),
-        metadata: z.record(z.string().min(1).max(64), z.string().max(256)).optional(),
-      })
-      .refine((rule) => rule.user !== undefined || Object.keys(rule.metadata ?? {}).length > 0, expects('a `user` or `metadata` to match')),
-  )
-  .max(MAX_RULES, expects(`at most ${MAX_RULES} rules`));
+export const splitRulesSchema = splitRulesSchemaOf(versionNumberSchema);
 
 export type SplitArm = z.output<typeof splitSchema>[number];
 export type StickyBy = 'thread' | 'user' | 'none' | `metadata.${string}`;

@@ -1,4 +1,4 @@
-import { formatDecimal, parseDecimal, sumOfProducts } from './decimal';
+import { divideDecimal, formatDecimal, parseDecimal, sumOfProducts } from './decimal';
 import { costOf } from './price';
 
 describe('decimal costs', () => {
@@ -30,5 +30,16 @@ describe('decimal costs', () => {
     expect(costOf({ input: 1001, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 }, { input: tiered, output: 0, ref: 't' })).toBe(
       '0.002002',
     );
+  });
+});
+
+describe('divideDecimal', () => {
+  it('divides exactly, rounding half up at the last place', () => {
+    expect(divideDecimal('0.3', 3)).toBe('0.1');
+    expect(divideDecimal('1', 3)).toBe('0.333333333333');
+    expect(divideDecimal('2', 3)).toBe('0.666666666667');
+    expect(divideDecimal('0.00275', 1)).toBe('0.00275');
+    expect(divideDecimal('0', 7)).toBe('0');
+    expect(divideDecimal('5', 2, 0)).toBe('3');
   });
 });

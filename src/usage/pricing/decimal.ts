@@ -53,3 +53,11 @@ export function addDecimals(values: readonly string[]): string {
   for (const p of parsed) total += p.units * 10n ** BigInt(scale - p.scale);
   return formatDecimal(total, scale);
 }
+
+/** A decimal string divided by a positive integer, rounded half up to `places` decimals (trailing zeros dropped). */
+export function divideDecimal(value: string, divisor: number, places = 12): string {
+  const { units, scale } = parseDecimal(value);
+  const numerator = units * 10n ** BigInt(places);
+  const denominator = BigInt(divisor) * 10n ** BigInt(scale);
+  return formatDecimal((2n * numerator + denominator) / (2n * denominator), places);
+}

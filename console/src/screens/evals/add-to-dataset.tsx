@@ -1,22 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import {
-  Button,
-  Checkbox,
-  Dialog,
-  DialogTrigger,
-  Heading,
-  Label,
-  ListBox,
-  ListBoxItem,
-  Modal,
-  Popover,
-  Select,
-  SelectValue,
-} from 'react-aria-components';
+import { Button, Checkbox, Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
 import { Link } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
+import { Picker } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 import { evalKeys, useDatasets } from './queries';
 
@@ -79,21 +67,7 @@ function AddForm({ source, close }: { source: ItemSource; close: () => void }) {
               There is no dataset yet: <Link to="/datasets">create one</Link> first.
             </p>
           ) : (
-            <Select selectedKey={name || null} onSelectionChange={(key) => setPicked(String(key))} className="field">
-              <Label>Dataset</Label>
-              <Button className="select-button">
-                <SelectValue />
-              </Button>
-              <Popover className="popover">
-                <ListBox className="listbox">
-                  {names.map((n) => (
-                    <ListBoxItem key={n} id={n} className="option">
-                      {n}
-                    </ListBoxItem>
-                  ))}
-                </ListBox>
-              </Popover>
-            </Select>
+            <Picker label="Dataset" placeholder="Choose a dataset" items={names} value={name} onChange={setPicked} />
           )}
           <Checkbox isSelected={includeAnswer} onChange={setIncludeAnswer} className="checkbox">
             <span className="box" aria-hidden="true" />

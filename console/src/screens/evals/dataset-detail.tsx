@@ -1,7 +1,8 @@
 import { useState } from 'react';
-import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
+import { Button } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
+import { Picker } from '../../components/fields';
 import { ErrorNote, formatTime, Loading } from '../../components/ui';
 import { ImportItems } from './dataset-import';
 import { ItemRow } from './dataset-item';
@@ -46,25 +47,16 @@ export function DatasetScreen() {
         </p>
       ) : null}
       <div className="row">
-        <Select
-          selectedKey={String(shown)}
-          onSelectionChange={(key) => setParams(Number(key) === d.version ? {} : { version: String(key) }, { replace: true })}
-          className="field"
-        >
-          <Label>Version</Label>
-          <Button className="select-button">
-            <SelectValue />
-          </Button>
-          <Popover className="popover">
-            <ListBox className="listbox">
-              {(versions.data?.data ?? [{ version: d.version, itemCount: d.itemCount, change: '', createdAt: d.updatedAt }]).map((v) => (
-                <ListBoxItem key={v.version} id={String(v.version)} className="option">
-                  {`v${v.version}${v.version === d.version ? ' (current)' : ''} · ${v.itemCount} items${v.change ? ` · ${v.change}` : ''}`}
-                </ListBoxItem>
-              ))}
-            </ListBox>
-          </Popover>
-        </Select>
+        <Picker
+          label="Version"
+          placeholder="Choose a version"
+          items={(versions.data?.data ?? [{ version: d.version, itemCount: d.itemCount, change: '', createdAt: d.updatedAt }]).map((v) => ({
+            id: String(v.version),
+            label: `v${v.version}${v.version === d.version ? ' (current)' : ''} · ${v.itemCount} items${v.change ? ` · ${v.change}` : ''}`,
+          }))}
+          value={String(shown)}
+          onChange={(key) => setParams(Number(key) === d.version ? {} : { version: key }, { replace: true })}
+        />
       </div>
       {!editable ? (
         <p className="notice" role="note">

@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { Button, Form, Label, Radio, RadioGroup } from 'react-aria-components';
+import { Button, Form } from 'react-aria-components';
 
 import { api, ApiError, unwrap } from '../../api/client';
+import { Choices } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 import { evalKeys } from './queries';
 
@@ -72,11 +73,15 @@ export function ImportItems({ dataset, onImported }: { dataset: string; onImport
             }}
           />
         </div>
-        <RadioGroup value={format} onChange={(v) => setFormat(v as Format)} orientation="horizontal" className="field choices">
-          <Label>Format</Label>
-          <Radio value="jsonl">JSONL</Radio>
-          <Radio value="csv">CSV</Radio>
-        </RadioGroup>
+        <Choices
+          label="Format"
+          items={[
+            { id: 'jsonl', label: 'JSONL' },
+            { id: 'csv', label: 'CSV' },
+          ]}
+          value={format}
+          onChange={setFormat}
+        />
         <Button type="submit" className="button" isDisabled={!file || upload.isPending}>
           Import
         </Button>

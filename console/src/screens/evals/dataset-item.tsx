@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Label, Modal, Radio, RadioGroup, TextArea, TextField } from 'react-aria-components';
+import { Button, Dialog, DialogTrigger, Form, Heading, Label, Modal, TextArea, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../../api/client';
 import { contentText } from '../../components/chat';
+import { Choices } from '../../components/fields';
 import { ConfirmButton, ErrorNote } from '../../components/ui';
 import { parseField } from '../playground-draft';
 import { expectedText } from './format';
@@ -123,12 +124,16 @@ function EditItem({ dataset, item, onChanged }: { dataset: string; item: Dataset
                 <Label>Messages (JSON array)</Label>
                 <TextArea rows={8} className="json" />
               </TextField>
-              <RadioGroup value={kind} onChange={(v) => setKind(v as ExpectedKind)} orientation="horizontal" className="field choices">
-                <Label>Expected output</Label>
-                <Radio value="text">text</Radio>
-                <Radio value="json">JSON</Radio>
-                <Radio value="none">none</Radio>
-              </RadioGroup>
+              <Choices
+                label="Expected output"
+                items={[
+                  { id: 'text', label: 'text' },
+                  { id: 'json', label: 'JSON' },
+                  { id: 'none', label: 'none' },
+                ]}
+                value={kind}
+                onChange={setKind}
+              />
               {kind !== 'none' ? (
                 <TextField value={expected} onChange={setExpected} className="field" aria-label="Expected">
                   <TextArea rows={4} className={kind === 'json' ? 'json' : undefined} />

@@ -3,10 +3,10 @@ import { useState } from 'react';
 import { Button, Form, Input, Label, TextArea, TextField } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
+import { Picker } from '../../components/fields';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { parseField } from '../playground-draft';
 import { score } from './format';
-import { Choice } from './launcher';
 import { evalKeys, type Grader, useGraders } from './queries';
 
 type Config = Schemas['PutGraderBodyDto']['config'];
@@ -154,8 +154,9 @@ function GraderForm({ editing, onDone }: { editing: Grader | null; onDone: () =>
             <Label>Name</Label>
             <Input placeholder="mentions-expected" />
           </TextField>
-          <Choice
+          <Picker
             label="Type"
+            placeholder="Choose a type"
             items={Object.keys(TYPES).map((t) => ({ id: t, label: t }))}
             value={type}
             onChange={(next) => {

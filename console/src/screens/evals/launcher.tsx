@@ -12,14 +12,12 @@ import {
   ListBox,
   ListBoxItem,
   Modal,
-  Popover,
-  Select,
-  SelectValue,
   TextField,
 } from 'react-aria-components';
 import { useNavigate } from 'react-router';
 
 import { api, type Schemas, unwrap, type Version } from '../../api/client';
+import { Picker } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 import { score } from './format';
 import { evalKeys, useDatasets, useGraders } from './queries';
@@ -119,12 +117,13 @@ function LaunchForm({ target, close }: { target: LaunchTarget; close: () => void
         the project&apos;s limits and budgets), and each answer graded. The run goes on in the background; its page follows it.
       </p>
       {saved ? (
-        <Choice label="Run" items={choices} value={pickedWhat} onChange={setWhat} />
+        <Picker label="Run" placeholder="Choose what to run" items={choices} value={pickedWhat} onChange={setWhat} />
       ) : (
         <p>Runs the draft as it is now in the editor (template, provider, model, parameters, tools), without saving it.</p>
       )}
-      <Choice
+      <Picker
         label="Dataset"
+        placeholder="Choose a dataset"
         items={datasetList.map((d) => ({ id: d.name, label: `${d.name} (v${d.version}, ${d.itemCount} items)` }))}
         value={pickedDataset}
         onChange={setDataset}
@@ -175,36 +174,5 @@ function LaunchForm({ target, close }: { target: LaunchTarget; close: () => void
         </Button>
       </div>
     </Form>
-  );
-}
-
-/** A labelled select over `{id, label}` items. */
-export function Choice({
-  label,
-  items,
-  value,
-  onChange,
-}: {
-  label: string;
-  items: { id: string; label: string }[];
-  value: string;
-  onChange: (id: string) => void;
-}) {
-  return (
-    <Select selectedKey={value || null} onSelectionChange={(key) => onChange(String(key))} className="field">
-      <Label>{label}</Label>
-      <Button className="select-button">
-        <SelectValue />
-      </Button>
-      <Popover className="popover">
-        <ListBox className="listbox">
-          {items.map((item) => (
-            <ListBoxItem key={item.id} id={item.id} className="option">
-              {item.label}
-            </ListBoxItem>
-          ))}
-        </ListBox>
-      </Popover>
-    </Select>
   );
 }

@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
+import { Picker } from '../../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { score, StatusBadge, targetLabel, usd } from './format';
-import { Choice } from './launcher';
 import { useRuns } from './queries';
 
 /** Every experiment run of the project (or one prompt's: `?prompt=`), newest first; pick two to compare. */
@@ -98,8 +98,8 @@ export function RunsTable({ prompt }: { prompt?: string }) {
       {list.length > 1 ? (
         <fieldset className="row">
           <legend>Compare two runs</legend>
-          <Choice label="Base run" items={items} value={pickedBase} onChange={setBase} />
-          <Choice label="Candidate run" items={items} value={pickedCandidate} onChange={setCandidate} />
+          <Picker label="Base run" placeholder="Choose a run" items={items} value={pickedBase} onChange={setBase} />
+          <Picker label="Candidate run" placeholder="Choose a run" items={items} value={pickedCandidate} onChange={setCandidate} />
           {pickedBase && pickedCandidate && pickedBase !== pickedCandidate ? (
             <Link className="button secondary" to={`/evals/runs/${pickedCandidate}/compare/${pickedBase}`}>
               Compare the two runs
