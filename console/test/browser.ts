@@ -44,6 +44,14 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** The whole page as docs/console/<name>.png; `fullPage: false` for a dialog (its overlay covers the viewport only). */
+/** Signs in to the console at `url` with a key, as a person would, and waits for the first screen. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(`${url}/console/sign-in`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Prompts and assistants', exact: true }).waitFor();
+}
+
 export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });

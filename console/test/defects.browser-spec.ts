@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
-import { Browser, launchBrowser, seriousViolations } from './browser';
+import { Browser, launchBrowser, seriousViolations, signIn } from './browser';
 
 /**
  * Console defects seen by a person, each checked in chromium against a real Parley process: the
@@ -92,10 +92,7 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
     projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.getByLabel('API key').fill(projectKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Prompts and assistants', exact: true }).waitFor();
+    await signIn(page, server.url, projectKey);
   });
   afterAll(async () => {
     await browser?.close();

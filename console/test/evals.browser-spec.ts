@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
-import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
+import { Browser, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
 import { NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT } from './showcase';
 import {
   BROKEN_JSONL,
@@ -92,10 +92,7 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
     expect((await api('PUT', `/v2/graders/${name}`, grader)).status).toBe(200);
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.getByLabel('API key').fill(projectKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Prompts and assistants', exact: true }).waitFor();
+    await signIn(page, server.url, projectKey);
   });
   afterAll(async () => {
     await browser?.close();
