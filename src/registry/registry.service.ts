@@ -143,10 +143,12 @@ export class RegistryService {
   private async declaredOfSplit(projectId: string, row: ResolutionRow, own: string[]): Promise<string[]> {
     if (!row.split) return own;
     const names = new Set(own);
-    for (const arm of row.split) {
-      const version = await this.versions.findByNumber(projectId, row.prompt_id, arm.version);
-      for (const name of version?.declaredVariables ?? []) names.add(name);
-    }
+    const arms = await this.versions.findByNumbers(
+      projectId,
+      row.prompt_id,
+      row.split.map((arm) => arm.version),
+    );
+    for (const version of arms) for (const name of version.declaredVariables) names.add(name);
     return [...names].sort();
   }
 

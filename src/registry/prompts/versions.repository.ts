@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, LessThan, Repository } from 'typeorm';
+import { EntityManager, In, LessThan, Repository } from 'typeorm';
 
 import { PromptVersionEntity } from './prompt-version.entity';
 
@@ -15,6 +15,11 @@ export class VersionsRepository {
 
   findByNumber(projectId: string, promptId: string, version: number, manager?: EntityManager): Promise<PromptVersionEntity | null> {
     return this.repo(manager).findOne({ where: { projectId, promptId, version } });
+  }
+
+  /** Several versions of one prompt by number, in one query (a split's arms). */
+  findByNumbers(projectId: string, promptId: string, versions: number[]): Promise<PromptVersionEntity[]> {
+    return this.versions.find({ where: { projectId, promptId, version: In(versions) } });
   }
 
   findById(projectId: string, id: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {
