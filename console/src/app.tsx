@@ -26,6 +26,8 @@ const DatasetScreen = lazy(() => import('./screens/evals/dataset-detail').then((
 const GradersScreen = lazy(() => import('./screens/evals/graders').then((m) => ({ default: m.GradersScreen })));
 const RunsScreen = lazy(() => import('./screens/evals/runs').then((m) => ({ default: m.RunsScreen })));
 const RunScreen = lazy(() => import('./screens/evals/run').then((m) => ({ default: m.RunScreen })));
+// A prompt's split and per-arm results in one environment (docs/console.md, "Splits"), loaded when first opened.
+const SplitScreen = lazy(() => import('./screens/split/split-screen').then((m) => ({ default: m.SplitScreen })));
 const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
 
 export function App() {
@@ -76,6 +78,7 @@ export function App() {
               <Route path="/prompts/:slug" element={<PromptDetailScreen />} />
               <Route path="/prompts/:slug/diff" element={<DiffScreen />} />
               <Route path="/prompts/:slug/playground" element={<PlaygroundScreen />} />
+              <Route path="/prompts/:slug/split/:environment" element={<SplitScreen />} />
               <Route path="/logs" element={<LogsScreen />} />
               <Route path="/logs/:id" element={<LogDetailScreen />} />
               <Route path="/threads" element={<ThreadsScreen />} />

@@ -67,3 +67,11 @@ export function useSignOut() {
     },
   });
 }
+
+export type Scope = NonNullable<Session>['scopes'] extends (infer S)[] | null ? S : never;
+
+/** Whether the session's key holds `scope` (null scopes: every scope), so a screen offers only what the key may do. */
+export function useCan(scope: Scope): boolean {
+  const scopes = useSession().data?.scopes;
+  return scopes === null || (scopes?.includes(scope) ?? false);
+}

@@ -2,6 +2,7 @@ import type { Behaviour, FakeUpstream, RecordedRequest } from '../../test/fakes/
 import { openaiChunks, openaiCompletion, openaiError, openaiJson, openaiStream } from '../../test/fakes/fake-openai-upstream';
 import { startFakeUpstream } from '../../test/fakes/fake-upstream';
 import { evalAnswer, STALLED_MODEL } from './showcase-evals';
+import { orderAnswer } from './showcase-experiments';
 
 /**
  * The realistic project the screenshots of the README and docs/console.md show (issue #39): a
@@ -95,7 +96,8 @@ function answer(req: RecordedRequest): Behaviour {
   if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return openaiError(404, `No route ${req.method} ${req.path}`);
   if (req.body.model === STALLED_MODEL) return { type: 'hang' };
   const question = lastUserText(req.body);
-  const text = evalAnswer(question, req.body.model as string) ?? ANSWERS.get(question) ?? FALLBACK;
+  const text =
+    evalAnswer(question, req.body.model as string) ?? orderAnswer(question, req.body.model as string) ?? ANSWERS.get(question) ?? FALLBACK;
   const messages: Array<{ content: unknown }> = req.body.messages ?? [];
   const usage = {
     prompt_tokens: messages.reduce((sum, m) => sum + 4 + tokens(typeof m.content === 'string' ? m.content : ''), 0),

@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { ErrorNote, formatTime, JsonBlock, Loading } from '../components/ui';
 import { AddToDataset } from './evals/add-to-dataset';
+import { LogFeedback } from './log-feedback';
 
 /** One call: the request sent to the provider and its answer (as chat and as JSON), timings, tokens, links. */
 export function LogDetailScreen() {
@@ -115,6 +116,7 @@ export function LogDetailScreen() {
           </TabPanel>
         </Tabs>
       )}
+      <LogFeedback logId={id} />
     </>
   );
 }

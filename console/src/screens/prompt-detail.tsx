@@ -3,10 +3,11 @@ import { lazy, Suspense, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { api, unwrap, type Version } from '../api/client';
+import { api, type Schemas, unwrap, type Version } from '../api/client';
 import { Picker } from '../components/fields';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useProject } from '../session';
+import { DeploymentsTable } from './prompt-deployments';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { snippetsFor } from './snippets';
 
@@ -23,7 +24,7 @@ export function PromptDetailScreen() {
   const [params, setParams] = useSearchParams();
   const client = useQueryClient();
   const deploy = useMutation({
-    mutationFn: (input: { environment: string; version: number }) =>
+    mutationFn: (input: Schemas['DeployDto']) =>
       unwrap(api.POST('/v2/prompts/{slug}/deployments', { params: { path: { slug } }, body: input })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: promptKey(slug) });
@@ -58,44 +59,17 @@ export function PromptDetailScreen() {
       <section aria-labelledby="live">
         <h2 id="live">Deployments</h2>
         {live.length === 0 ? (
-          <p className="muted">Not deployed anywhere yet: deploy a version below.</p>
+          <p className="muted">
+            Not deployed anywhere yet: deploy a version below, or{' '}
+            <Link
+              to={`/prompts/${encodeURIComponent(slug)}/split/${encodeURIComponent(envs.includes('production') ? 'production' : (envs[0] ?? 'production'))}`}
+            >
+              set up a split
+            </Link>
+            .
+          </p>
         ) : (
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Environment</th>
-                <th scope="col">Live version</th>
-                <th scope="col">Deployed</th>
-                <th scope="col">Previous deployment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {live.map((d) => {
-                const previous = history.data?.data
-                  .filter((row) => row.environment === d.environment && !row.current)
-                  .sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
-                return (
-                  <tr key={d.environment}>
-                    <td>{d.environment}</td>
-                    <td>v{d.version}</td>
-                    <td>{formatTime(d.deployedAt)}</td>
-                    <td>
-                      {previous && previous.version !== d.version ? (
-                        <PreviousDeployment
-                          environment={d.environment}
-                          live={d.version}
-                          previous={previous.version}
-                          onConfirm={() => deploy.mutate({ environment: d.environment, version: previous.version })}
-                        />
-                      ) : (
-                        <span className="muted">no earlier deployment</span>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DeploymentsTable slug={slug} live={live} history={history.data?.data} onDeploy={(body) => deploy.mutate(body)} />
         )}
       </section>
 
@@ -204,39 +178,6 @@ function VersionPicker({
       value={value}
       onChange={onChange}
     />
-  );
-}
-
-/**
- * Back to what an environment ran before, labelled by the direction it moves: "Roll back
- * production to v1" when the previous deployment is an older version, "Deploy v3 to production"
- * when it is a newer one (after a roll back). Neither is destructive (the other is one click
- * away), so neither is red; both are confirmed.
- */
-function PreviousDeployment({
-  environment,
-  live,
-  previous,
-  onConfirm,
-}: {
-  environment: string;
-  live: number;
-  previous: number;
-  onConfirm: () => void;
-}) {
-  const back = previous < live;
-  return (
-    <ConfirmButton
-      label={back ? `Roll back ${environment} to v${previous}` : `Deploy v${previous} to ${environment}`}
-      title={back ? `Roll back ${environment} to v${previous}?` : `Deploy v${previous} to ${environment} again?`}
-      confirmLabel={`Deploy v${previous} to ${environment}`}
-      tone="secondary"
-      onConfirm={onConfirm}
-    >
-      <p>
-        {environment} runs v{live}. It will run v{previous} again ({back ? 'an older' : 'a newer'} version), at once, for every caller.
-      </p>
-    </ConfirmButton>
   );
 }
 
