@@ -168,6 +168,7 @@ describe('embedding entries in the registry', () => {
     expect((await t.http().get('/v2/settings').set(as()).expect(200)).body).toEqual({
       object: 'project.settings',
       recordEmbeddingInputs: true,
+      liveGraders: [],
       updatedAt: null,
     });
     await t.http().patch('/v2/settings').set(as()).send({ recordEmbeddingInputs: 'no' }).expect(400);

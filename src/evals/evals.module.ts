@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { FeedbackModule } from '../feedback/feedback.module';
 import { InvocationCoreModule } from '../invocation/invocation-core.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MessagesModule } from '../messages/messages.module';
@@ -13,6 +14,8 @@ import { GradersController } from './graders/graders.controller';
 import { GradersRepository } from './graders/graders.repository';
 import { GradersService } from './graders/graders.service';
 import { Grading } from './graders/grading';
+import { LiveGradeWorker } from './live/live-grade-worker';
+import { LiveGrading } from './live/live-grading';
 import { OpenAICriteriaGrading } from './openai/criteria-grading';
 import { OpenAIEvalRunsService } from './openai/openai-eval-runs.service';
 import { OpenAIEvalsController } from './openai/openai-evals.controller';
@@ -25,12 +28,13 @@ import { RunsRepository } from './runs/runs.repository';
 import { RunsService } from './runs/runs.service';
 
 /**
- * Evaluations: datasets, graders and experiment runs (docs/evals.md), and OpenAI's Evals API over
- * them (`/v1/evals`). `Grading` is OpenAICriteriaGrading: Parley's graders as Grading grades them,
- * and OpenAI's testing criteria besides.
+ * Evaluations: datasets, graders and experiment runs (docs/evals.md), the live graders' scoring of
+ * sampled calls (docs/experiments.md, "Live graders"), and OpenAI's Evals API over them
+ * (`/v1/evals`). `Grading` is OpenAICriteriaGrading: Parley's graders as Grading grades them, and
+ * OpenAI's testing criteria besides.
  */
 @Module({
-  imports: [InvocationCoreModule, JobsModule, MessagesModule, RegistryModule, RequestLogsModule, PricingModule],
+  imports: [InvocationCoreModule, JobsModule, MessagesModule, RegistryModule, RequestLogsModule, PricingModule, FeedbackModule],
   controllers: [DatasetsController, GradersController, RunsController, OpenAIEvalsController],
   providers: [
     DatasetsRepository,
@@ -42,6 +46,8 @@ import { RunsService } from './runs/runs.service';
     RunsRepository,
     RunsService,
     EvalRunWorker,
+    LiveGrading,
+    LiveGradeWorker,
     OpenAIEvalsRepository,
     OpenAIEvalsService,
     OpenAIEvalRunsService,

@@ -74,7 +74,10 @@ export class FeedbackDto {
   })
   value: FeedbackValue;
   @ApiProperty({ type: String, nullable: true }) comment: string | null;
-  @ApiProperty({ description: "the API key's id, or `console` for the console's session (one feedback per target, name and source)" })
+  @ApiProperty({
+    description:
+      "the API key's id, `console` for the console's session, or `grader` for a live grader's score (one feedback per target, name and source)",
+  })
   source: string;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

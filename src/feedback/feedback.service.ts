@@ -23,6 +23,8 @@ import { estimate } from './statistics';
 
 /** The source of a console session's feedback: a person reviewing, apart from the application's key. */
 export const CONSOLE_SOURCE = 'console';
+/** The source of a live grader's score (docs/experiments.md, "Live graders"): never a key's id (a UUID) nor `env:<name>`. */
+export const GRADER_SOURCE = 'grader';
 
 export const FEEDBACK_ERRORS = {
   logNotFound: 'Request log not found',
@@ -57,6 +59,19 @@ export function toFeedbackDto(row: FeedbackRow): FeedbackDto {
     source: row.source,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function writeOf(target: ResolvedTarget, name: string, value: FeedbackValue, comment: string | null, source: string): FeedbackWrite {
+  return {
+    id: newId(),
+    target,
+    name,
+    kind: typeof value === 'string' ? 'category' : typeof value === 'boolean' ? 'boolean' : 'number',
+    number: typeof value === 'string' ? null : typeof value === 'boolean' ? (value ? '1' : '0') : String(value),
+    text: typeof value === 'string' ? value : null,
+    comment,
+    source,
   };
 }
 
@@ -99,23 +114,40 @@ export class FeedbackService {
   /** Stores (or replaces) the caller's feedback on the target, and its rollup, in one transaction. */
   async submit(caller: ProjectPrincipal, body: FeedbackBody): Promise<FeedbackDto> {
     const target = await this.resolve(caller.projectId, body);
-    const value = body.value;
-    const write: FeedbackWrite = {
-      id: newId(),
-      target,
-      name: body.name,
-      kind: typeof value === 'string' ? 'category' : typeof value === 'boolean' ? 'boolean' : 'number',
-      number: typeof value === 'string' ? null : typeof value === 'boolean' ? (value ? '1' : '0') : String(value),
-      text: typeof value === 'string' ? value : null,
-      comment: body.comment ?? null,
-      source: sourceOf(caller),
-    };
-    const row = await this.dataSource.transaction(async (manager) => {
-      const { row, previous } = await this.feedback.upsert(manager, caller.projectId, write);
-      await this.rollups.apply(manager, caller.projectId, previous, row);
-      return row;
-    });
+    const [row] = await this.write(caller.projectId, [writeOf(target, body.name, body.value, body.comment ?? null, sourceOf(caller))]);
     return toFeedbackDto(row);
+  }
+
+  /**
+   * Feedback Parley gives itself on a log (the live graders' scores: docs/experiments.md, "Live
+   * graders"), each replacing that of the same name and `source`, with their rollups, in one
+   * transaction. False when the project no longer has the log (nothing is written).
+   */
+  async recordOnLog(
+    projectId: string,
+    logId: string,
+    source: string,
+    entries: { name: string; value: number | boolean; comment: string | null }[],
+  ): Promise<boolean> {
+    const target = await this.targets.log(projectId, logId);
+    if (!target) return false;
+    await this.write(
+      projectId,
+      entries.map((entry) => writeOf(target, entry.name, entry.value, entry.comment, source)),
+    );
+    return true;
+  }
+
+  private write(projectId: string, writes: FeedbackWrite[]): Promise<FeedbackRow[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: FeedbackRow[] = [];
+      for (const write of writes) {
+        const { row, previous } = await this.feedback.upsert(manager, projectId, write);
+        await this.rollups.apply(manager, projectId, previous, row);
+        rows.push(row);
+      }
+      return rows;
+    });
   }
 
   async list(caller: ProjectPrincipal, query: FeedbackQuery): Promise<FeedbackListDto> {

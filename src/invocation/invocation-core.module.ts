@@ -2,8 +2,10 @@ import { Module } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { LimitsModule } from '../limits/limits.module';
 import { MessagesModule } from '../messages/messages.module';
+import { ProjectSettingsCoreModule } from '../project-settings/project-settings.module';
 import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
@@ -12,6 +14,7 @@ import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationService } from './invocation.service';
 import { EmbeddingInvocation } from './invocation-embed';
 import { InvocationRecorder } from './invocation-recorder';
+import { LiveGradeSampler } from './live-grade-sampler';
 import { TurnWriter } from './turn-writer';
 
 /**
@@ -28,6 +31,9 @@ import { TurnWriter } from './turn-writer';
     MessagesModule,
     RequestLogsModule,
     PricingModule,
+    // Live graders' sampling: the project's settings (cached) and the job queue.
+    ProjectSettingsCoreModule,
+    JobsModule,
     // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
     ProvidersModule.registerAsync({
       inject: [AppConfig],
@@ -39,7 +45,7 @@ import { TurnWriter } from './turn-writer';
       }),
     }),
   ],
-  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, TurnWriter],
+  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, TurnWriter, LiveGradeSampler],
   exports: [InvocationService, EmbeddingInvocation, ProvidersModule],
 })
 export class InvocationCoreModule {}

@@ -23,6 +23,7 @@ import { CallCost, PricesService } from '../usage/pricing/prices.service';
 import { PreparedInvocation } from './invocation.types';
 import { threadNotFound } from './invoke-errors';
 import { replyMessage } from './invoke-request';
+import { LiveGradeSampler } from './live-grade-sampler';
 import { TurnRecord, TurnWriter } from './turn-writer';
 
 export interface InvokeOutcome {
@@ -44,7 +45,8 @@ export interface InvokeOutcome {
 /**
  * Writes what an invoke leaves behind: its request log, and for an assistant that succeeded the
  * new thread (if any) and the two turns, all in one transaction (group-committed with concurrent
- * calls', turn-writer.ts). A failed call writes only its log, so the thread stays as it was.
+ * calls', turn-writer.ts). A failed call writes only its log, so the thread stays as it was. A
+ * success, once stored, is offered to the live graders' sampling (live-grade-sampler.ts).
  */
 @Injectable()
 export class InvocationRecorder {
@@ -57,6 +59,7 @@ export class InvocationRecorder {
     private readonly idempotency: IdempotencyService,
     private readonly prices: PricesService,
     private readonly limits: LimitsService,
+    private readonly liveGrades: LiveGradeSampler,
   ) {}
 
   /**
@@ -71,6 +74,7 @@ export class InvocationRecorder {
     if (!completion || (!prepared.threadId && !also && !rows)) {
       this.observe(log, caller);
       await this.requestLogs.record(log);
+      this.liveGrades.consider(caller, prepared.input.target, log);
       return;
     }
     try {
@@ -88,6 +92,7 @@ export class InvocationRecorder {
       throw gone;
     }
     this.observe(log, caller);
+    this.liveGrades.consider(caller, prepared.input.target, log);
   }
 
   /** The thread a successful call appends to: opened by it or continued, and its two turns. */

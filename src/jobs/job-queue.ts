@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-/** What runs a job: a background (or streamed) response, or an experiment run (docs/evals.md). */
-export type JobKind = 'response' | 'eval_run';
+/**
+ * What runs a job: a background (or streamed) response, an experiment run (docs/evals.md), or the
+ * live graders' scoring of one call (docs/experiments.md, "Live graders").
+ */
+export type JobKind = 'response' | 'eval_run' | 'live_grade';
 
 export interface ClaimedRow<R> {
   projectId: string;
@@ -27,7 +30,36 @@ export const rowsOf = <T>(result: unknown): T[] =>
  */
 @Injectable()
 export class JobQueue {
+  /** Told when this instance queued a job of the kind without a notification (queuedHere). */
+  private readonly local = new Map<JobKind, Set<() => void>>();
+
   constructor(private readonly dataSource: DataSource) {}
+
+  /** Calls `listener` whenever this instance queues jobs of `kind` (queuedHere); answers the unsubscribe. */
+  onQueuedHere(kind: JobKind, listener: () => void): () => void {
+    const listeners = this.local.get(kind) ?? new Set();
+    this.local.set(kind, listeners.add(listener));
+    return () => void listeners.delete(listener);
+  }
+
+  /** Wakes this instance's workers of `kind`: jobs queued without a notification, which other instances find by polling. */
+  queuedHere(kind: JobKind): void {
+    for (const listener of this.local.get(kind) ?? []) listener();
+  }
+
+  /**
+   * Queues jobs in one statement, outside any transaction; a job whose id is already queued or
+   * running is left as it is (the id names the work: queuing it twice does it once).
+   */
+  async insertQueued(kind: JobKind, jobs: { projectId: string; id: string; request: object }[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const values = jobs.map((_, i) => `($1, $${i * 3 + 2}, $${i * 3 + 3}, 'queued', false, $${i * 3 + 4}, now())`);
+    await this.dataSource.query(
+      `INSERT INTO response_jobs (kind, project_id, id, state, background, request, created_at) VALUES ${values.join(', ')}
+       ON CONFLICT (project_id, id) DO NOTHING`,
+      [kind, ...jobs.flatMap((job) => [job.projectId, job.id, JSON.stringify(job.request)])],
+    );
+  }
 
   async insert(
     manager: EntityManager,
@@ -88,6 +120,11 @@ export class JobQueue {
       ),
     );
     return rows.length ? { cancelRequested: rows[0].cancel_requested } : null;
+  }
+
+  /** Deletes a finished job if `owner` still holds it (one statement: no transaction needed). */
+  async removeHeld(projectId: string, id: string, owner: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM response_jobs WHERE project_id = $1 AND id = $2 AND lease_owner = $3', [projectId, id, owner]);
   }
 
   async remove(manager: EntityManager, projectId: string, id: string): Promise<void> {

@@ -2,6 +2,6 @@ import { Module } from '@nestjs/common';
 
 import { JobQueue } from './job-queue';
 
-/** The job queue shared by background responses and experiment runs. */
+/** The job queue shared by background responses, experiment runs and live graders. */
 @Module({ providers: [JobQueue], exports: [JobQueue] })
 export class JobsModule {}

@@ -1,5 +1,5 @@
 export { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic.provider';
-export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.translate';
+export { ANTHROPIC_DEFAULT_MAX_TOKENS, fromAnthropicMessage } from './anthropic.translate';
 export { CompletionAssembler } from './completion-assembler';
 export type { EmbeddingTargetProblem } from './embedding-targets';
 export { embeddingTargetProblem } from './embedding-targets';

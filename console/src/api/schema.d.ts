@@ -3960,6 +3960,13 @@ export interface components {
             object: "project.settings";
             /** @description false: embedding calls keep no input text in their request logs (default true) */
             recordEmbeddingInputs: boolean;
+            /** @description graders that score a share of the deployed calls, written as feedback on their logs (docs/experiments.md, "Live graders"): each names a grader, the share of calls (above 0, at most 1) and optionally the prompt and environment whose calls it scores (default none) */
+            liveGraders: {
+                grader: string;
+                share: number;
+                prompt?: string;
+                environment?: string;
+            }[];
             /**
              * Format: date-time
              * @description null: never changed (the defaults)
@@ -3969,6 +3976,23 @@ export interface components {
         PatchProjectSettingsDto: {
             /** @example false */
             recordEmbeddingInputs?: boolean;
+            /**
+             * @description graders that score a share of the deployed calls, written as feedback on their logs (docs/experiments.md, "Live graders"): each names a grader, the share of calls (above 0, at most 1) and optionally the prompt and environment whose calls it scores; the list replaces the stored one ([] removes them all)
+             * @example [
+             *       {
+             *         "grader": "valid-json",
+             *         "share": 0.1,
+             *         "prompt": "support-reply",
+             *         "environment": "production"
+             *       }
+             *     ]
+             */
+            liveGraders?: {
+                grader: string;
+                share: number;
+                prompt?: string;
+                environment?: string;
+            }[];
         };
         SlugAction: {
             /** @example acme */
@@ -5279,7 +5303,7 @@ export interface components {
             /** @description as sent: a number, a boolean or a category */
             value: number | boolean | string;
             comment: string | null;
-            /** @description the API key's id, or `console` for the console's session (one feedback per target, name and source) */
+            /** @description the API key's id, `console` for the console's session, or `grader` for a live grader's score (one feedback per target, name and source) */
             source: string;
             /** Format: date-time */
             createdAt: string;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import type { ProjectPrincipal } from '../../auth/principal';
 import { ApiException } from '../../common/errors';
+import type { WireLogFields } from '../../common/http/wire-request';
 import { InvocationService } from '../../invocation/invocation.service';
 import { evalWireFields, runEnvironment } from '../eval-wire';
 import { type Check, runCheck } from './checks';
@@ -14,7 +15,40 @@ export interface GradedItem {
   expected: unknown;
 }
 
+/** Where a judge's call is logged: the environment usage counts it under, its metadata and its log's request fields. */
+export interface GradingContext {
+  environment: string;
+  metadata: Record<string, string>;
+  wire: WireLogFields;
+  signal?: AbortSignal;
+}
+
+/** An experiment run's judges: logged under the run's environment with its items' calls, so usage shows the run's whole spend as one line. */
+export const runGradingContext = (runId: string, signal?: AbortSignal): GradingContext => ({
+  environment: runEnvironment(runId),
+  metadata: { parley_eval_run: runId, parley_eval_role: 'judge' },
+  wire: evalWireFields(runId),
+  ...(signal ? { signal } : {}),
+});
+
+/**
+ * One grader's result. `judged` is false when a model grader's judge could not be asked (not
+ * deployed, its call failed): a run scores that 0, a live grader stores nothing.
+ */
+export interface GraderResult {
+  score: number;
+  reason: string;
+  judged: boolean;
+}
+
 const REASON_MAX = 2000;
+
+/** A result as runs store it: the score rounded to 6 decimals, passed at the grader's threshold, the reason bounded. */
+export function scoreOf(grader: GraderSpec, result: { score: number; reason: string }): GraderScore {
+  const rounded = Math.round(result.score * 1e6) / 1e6;
+  return { grader: grader.name, score: rounded, passed: rounded >= grader.threshold, reason: result.reason.slice(0, REASON_MAX) };
+}
+
 const expectedText = (expected: unknown): string =>
   expected === undefined || expected === null ? '' : typeof expected === 'string' ? expected : JSON.stringify(expected);
 
@@ -33,18 +67,21 @@ export class Grading {
     graders: GraderSpec[],
     item: GradedItem,
     output: GradedOutput,
-    context: { runId: string; signal?: AbortSignal },
+    context: GradingContext,
   ): Promise<GraderScore[]> {
-    return Promise.all(
-      graders.map(async (grader) => {
-        const { score, reason } =
-          grader.config.type === 'model'
-            ? await this.judge(caller, grader.config, item, output, context)
-            : runCheck(grader.config as Check, output, item.expected);
-        const rounded = Math.round(score * 1e6) / 1e6;
-        return { grader: grader.name, score: rounded, passed: rounded >= grader.threshold, reason: reason.slice(0, REASON_MAX) };
-      }),
-    );
+    return Promise.all(graders.map(async (grader) => scoreOf(grader, await this.gradeOne(caller, grader, item, output, context))));
+  }
+
+  /** One grader's result, unrounded. */
+  async gradeOne(
+    caller: ProjectPrincipal,
+    grader: GraderSpec,
+    item: GradedItem,
+    output: GradedOutput,
+    context: GradingContext,
+  ): Promise<GraderResult> {
+    if (grader.config.type === 'model') return this.judge(caller, grader.config, item, output, context);
+    return { ...runCheck(grader.config as Check, output, item.expected), judged: true };
   }
 
   private async judge(
@@ -52,17 +89,16 @@ export class Grading {
     config: Extract<GraderSpec['config'], { type: 'model' }>,
     item: GradedItem,
     output: GradedOutput,
-    context: { runId: string; signal?: AbortSignal },
-  ): Promise<{ score: number; reason: string }> {
+    context: GradingContext,
+  ): Promise<GraderResult> {
     const target = await this.invocation.resolve(caller, {
       type: 'deployment',
       slug: config.prompt,
       environment: config.environment,
       ...(config.version ? { version: config.version } : {}),
     });
-    if (!target) return { score: 0, reason: `the judge ${config.prompt}@${config.environment} is not deployed` };
-    // Logged under the run's environment with its items' calls: usage shows the experiment's whole spend as one line.
-    target.environment = runEnvironment(context.runId);
+    if (!target) return { score: 0, reason: `the judge ${config.prompt}@${config.environment} is not deployed`, judged: false };
+    target.environment = context.environment;
     const variables = {
       input: JSON.stringify({ variables: item.variables, messages: item.messages }),
       output: output.text,
@@ -80,8 +116,8 @@ export class Grading {
           thread: null,
           stream: false,
           doNotRecord: false,
-          metadata: { parley_eval_run: context.runId, parley_eval_role: 'judge' },
-          log: { requestData: { variables }, ...evalWireFields(context.runId) },
+          metadata: context.metadata,
+          log: { requestData: { variables }, ...context.wire },
         },
         context.signal,
       );
@@ -90,9 +126,9 @@ export class Grading {
       answer = typeof content === 'string' ? content : '';
     } catch (err) {
       const message = err instanceof ApiException ? ((err.body as { message?: string }).message ?? err.message) : (err as Error).message;
-      return { score: 0, reason: `the judge failed: ${message}` };
+      return { score: 0, reason: `the judge failed: ${message}`, judged: false };
     }
-    return scoreOfAnswer(answer, config);
+    return { ...scoreOfAnswer(answer, config), judged: true };
   }
 }
 

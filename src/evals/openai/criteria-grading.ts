@@ -5,9 +5,8 @@ import type { ChatMessage } from '../../common/chat';
 import { ApiException } from '../../common/errors';
 import { InvocationService } from '../../invocation/invocation.service';
 import type { RequestOverrides } from '../../invocation/invocation.types';
-import { evalWireFields, runEnvironment } from '../eval-wire';
 import type { GradedOutput, GraderConfig, GraderScore, GraderSpec } from '../graders/grader.schema';
-import { type GradedItem, Grading } from '../graders/grading';
+import { type GradedItem, Grading, type GradingContext } from '../graders/grading';
 import {
   chatRole,
   Criterion,
@@ -110,7 +109,7 @@ export class OpenAICriteriaGrading extends Grading {
     graders: GraderSpec[],
     item: GradedItem,
     output: GradedOutput,
-    context: { runId: string; signal?: AbortSignal },
+    context: GradingContext,
   ): Promise<GraderScore[]> {
     if (!graders.some((grader) => criterionOf(grader))) return super.grade(caller, graders, item, output, context);
     const row: SourceRowValue = isObject(item.expected) && isObject(item.expected.item) ? (item.expected as never) : { item: {} };
@@ -132,7 +131,7 @@ export class OpenAICriteriaGrading extends Grading {
     caller: ProjectPrincipal,
     criterion: ModelCriterion,
     namespaces: TemplateContext,
-    context: { runId: string; signal?: AbortSignal },
+    context: GradingContext,
   ): Promise<CriterionResult> {
     const failed = (reason: string): CriterionResult => ({ score: 0, passed: false, reason });
     const named = targetOfModelName(criterion.model);
@@ -143,8 +142,8 @@ export class OpenAICriteriaGrading extends Grading {
       return failed(`the judge ${criterion.model} cannot be called: ${failureText(err)}`);
     }
     if (!target) return failed(`the judge ${criterion.model} is not deployed, or is no provider of this project`);
-    // Logged under the run's environment with its items' calls, as a model grader's judge.
-    target.environment = runEnvironment(context.runId);
+    // Logged where the context says (a run's judges: under its environment), as a model grader's judge.
+    target.environment = context.environment;
     const messages: ChatMessage[] = criterion.input.map((message) => ({
       role: chatRole(message.role),
       content: renderTemplate(messageText(message.content) ?? '', namespaces),
@@ -160,8 +159,8 @@ export class OpenAICriteriaGrading extends Grading {
           thread: null,
           stream: false,
           doNotRecord: false,
-          metadata: { parley_eval_run: context.runId, parley_eval_role: 'judge' },
-          log: { requestData: { messages }, ...evalWireFields(context.runId) },
+          metadata: context.metadata,
+          log: { requestData: { messages }, ...context.wire },
         },
         // A signal of its own that follows the run's: the judges' calls add no abort listener to the run's signal.
         context.signal ? AbortSignal.any([context.signal]) : undefined,

@@ -13,7 +13,7 @@ import { PricesService } from '../../usage/pricing/prices.service';
 import { DatasetsRepository, ItemRow } from '../datasets/datasets.repository';
 import { evalWireFields } from '../eval-wire';
 import type { GradedOutput } from '../graders/grader.schema';
-import { Grading } from '../graders/grading';
+import { Grading, runGradingContext } from '../graders/grading';
 import type { PreparedTarget } from './run-target';
 import { RunItemRow, RunRow, RunsRepository } from './runs.repository';
 
@@ -218,10 +218,7 @@ export class RunExecution {
       this.run.graders,
       { variables, messages: item.messages, expected: item.expected },
       output,
-      {
-        runId: this.run.id,
-        signal: this.signal,
-      },
+      runGradingContext(this.run.id, this.signal),
     );
     if (this.stop) return null;
     return {
