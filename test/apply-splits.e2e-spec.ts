@@ -164,6 +164,49 @@ describe('parley.yaml: splits under deploy (apply and export)', () => {
     expect((await apply(file(ws, 'Three {{q}}', both)).expect(200)).body.changed).toBe(false);
   });
 
+  it('takes guards on a split (defaults filled in), exports them, and a change of guards is a new deployment', async () => {
+    const { ws, projectId } = await setUp();
+    const guarded = (maxIncrease: number) => `      - environment: production
+        split: [{ version: 1, weight: 90 }, { version: file, weight: 10 }]
+        guards:
+          - { metric: error_rate, maxIncrease: ${maxIncrease} }
+          - { metric: feedback, name: helpful, min: 0.6, minCount: 20 }
+`;
+    const guards = [
+      { metric: 'error_rate', maxIncrease: 2, minCalls: 100 },
+      { metric: 'feedback', name: 'helpful', min: 0.6, minCount: 20 },
+    ];
+    const res = await apply(file(ws, 'Two {{q}}', guarded(2))).expect(200);
+    expect(res.body.deployments[0]).toMatchObject({ environment: 'production', deploymentVersion: 2, action: 'deployed', guards });
+    expect(describeSummary(res.body)).toContain(
+      '  > reply split v1:90 v2:10 deployed to production (deployment 2; sticky by thread; 2 guards)',
+    );
+    const [{ guards: stored }] = await t.dataSource.query(
+      `SELECT d.guards FROM deployments d JOIN environments e ON e.project_id = d.project_id AND e.id = d.environment_id
+        WHERE d.project_id = $1 AND e.slug = 'production' AND d.replaced_at IS NULL`,
+      [projectId],
+    );
+    expect(stored).toEqual(guards);
+    expect((await apply(file(ws, 'Two {{q}}', guarded(2))).expect(200)).body.changed).toBe(false);
+
+    const exported = await t.http().get('/v2/export').query({ workspace: ws, project: 'p' }).set('X-API-Key', TEST_ADMIN_KEY).expect(200);
+    expect(exported.text).toContain(
+      '        guards:\n          - {metric: error_rate, maxIncrease: 2, minCalls: 100}\n          - {metric: feedback, name: helpful, min: 0.6, minCount: 20}\n',
+    );
+    expect(parse(exported.text).prompts[0].deploy[0]).toMatchObject({ environment: 'production', guards });
+    expect((await apply(exported.text).expect(200)).body.changed).toBe(false);
+
+    const loosened = await apply(file(ws, 'Two {{q}}', guarded(5))).expect(200);
+    expect(loosened.body.deployments[0]).toMatchObject({
+      deploymentVersion: 3,
+      action: 'deployed',
+      guards: [{ maxIncrease: 5 }, guards[1]],
+    });
+    // Guards go with a split only: on a plain deploy they are no field at all.
+    const plain = await apply(file(ws, 'Two {{q}}', `      - { environment: qa, guards: [] }\n`)).expect(400);
+    expect(plain.body.error.details.join('\n')).toMatch(/prompts\[0\]\.deploy\[0\]/);
+  });
+
   it('reports every problem of a split with its path and line, unknown versions included, and changes nothing', async () => {
     const { ws, projectId } = await setUp();
     const kept = await snapshot(t, projectId);

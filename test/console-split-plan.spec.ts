@@ -28,6 +28,7 @@ describe('console split plan', () => {
     split: null,
     stickyBy: null,
     rules: null,
+    guards: null,
     ...over,
   });
   const thread = { kind: 'thread' as const, key: '' };
@@ -167,5 +168,30 @@ describe('console split plan', () => {
     expect(differenceText(verdict({ estimate: 0.021, low: -0.004, high: 0.046 }), true)).toBe('+2.1 points (95 % interval -0.4 to +4.6)');
     expect(differenceText(verdict({ estimate: -0.25, low: -0.61, high: 0.11 }), false)).toBe('-0.25 (95 % interval -0.61 to +0.11)');
     expect(differenceText(verdict(null), true)).toBeNull();
+  });
+
+  it("keeps the current split's guards when it stops an arm or sends a new split from the form", () => {
+    const guards = [{ metric: 'error_rate' as const, maxIncrease: 2, minCalls: 100 }];
+    const current = deployment({
+      split: [
+        { version: 1, weight: 90 },
+        { version: 2, weight: 10 },
+      ],
+      stickyBy: 'thread',
+      guards,
+    });
+    expect(stopBody(current, 2)).toMatchObject({
+      split: [
+        { version: 1, weight: 90 },
+        { version: 2, weight: 0 },
+      ],
+      guards,
+    });
+    const arms = [
+      { version: '1', weight: '50' },
+      { version: '2', weight: '50' },
+    ];
+    expect(splitBody('production', arms, thread, current)).toMatchObject({ guards });
+    expect(splitBody('production', arms, thread, deployment({}))).not.toHaveProperty('guards');
   });
 });

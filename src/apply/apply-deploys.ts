@@ -47,6 +47,7 @@ export class ApplyDeploys {
         arms: entry.split.map((arm) => ({ version: number(arm.version), weight: arm.weight })),
         stickyBy: entry.stickyBy as StickyBy,
         rules: entry.rules.map((rule) => ({ ...rule, version: number(rule.version) })),
+        guards: entry.guards?.length ? entry.guards : null,
       };
       const environment = environments.get(entry.environment)!;
       const { deployment, changed } = await this.deployments.deployLocked(manager, prompt, environment, versions[0], {
@@ -62,6 +63,7 @@ export class ApplyDeploys {
         split: split.arms,
         stickyBy: split.stickyBy,
         rules: split.rules,
+        ...(split.guards ? { guards: split.guards } : {}),
       });
     }
     return actions;

@@ -16,6 +16,7 @@ import {
   toolsSchema,
   VARIABLE_NAME_PATTERN,
 } from '../registry/content/version-content.schema';
+import { guardsSchema } from '../registry/deployments/guards';
 import { splitArmsSchema, splitRulesSchemaOf, stickyBySchema, versionNumberSchema } from '../registry/deployments/split';
 import { putGateSchema } from '../registry/environments/environment-gate.dto';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
@@ -76,7 +77,7 @@ const fileVersion = z.union(
 );
 
 /**
- * A split deployment (docs/experiments.md, "Splits"): the API's `{environment, split, stickyBy, rules}`,
+ * A split deployment (docs/experiments.md, "Splits"): the API's `{environment, split, stickyBy, rules, guards}`,
  * validated by the same schemas, with "file" for the file's own version. A rule names one of the arms as the split writes it.
  */
 export const splitDeploySchema = z
@@ -85,6 +86,7 @@ export const splitDeploySchema = z
     split: splitArmsSchema(fileVersion),
     stickyBy: stickyBySchema.default('thread'),
     rules: splitRulesSchemaOf(fileVersion).default([]),
+    guards: guardsSchema.optional(),
   })
   .superRefine(({ split, rules }, ctx) => {
     const arms = new Set<unknown>(split.map((arm) => arm.version));
@@ -107,7 +109,7 @@ export const deployEntrySchema = z
     if (!schema)
       return ctx.addIssue({
         code: 'custom',
-        message: 'Expected an environment slug, or a split: {environment, split: [{version, weight}], stickyBy?, rules?}',
+        message: 'Expected an environment slug, or a split: {environment, split: [{version, weight}], stickyBy?, rules?, guards?}',
       });
     if (isPlainObject(entry) && entry.version !== undefined && entry.split === undefined)
       return ctx.addIssue({

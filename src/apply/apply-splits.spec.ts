@@ -84,7 +84,7 @@ describe('parley.yaml: splits under deploy', () => {
 `),
     );
     expect(issues).toEqual([
-      'prompts[0].deploy[0] (line 9): Expected an environment slug, or a split: {environment, split: [{version, weight}], stickyBy?, rules?}',
+      'prompts[0].deploy[0] (line 9): Expected an environment slug, or a split: {environment, split: [{version, weight}], stickyBy?, rules?, guards?}',
       `prompts[0].deploy[1].split[1].version (line 13): Expected a version number of the prompt, or "file" for this file's content`,
       'prompts[0].deploy[1].split[2].weight (line 14): Too big: expected number to be <=10000',
       'prompts[0].deploy[1].split[2] (line 14): Unrecognized key: "share"',
@@ -96,6 +96,38 @@ describe('parley.yaml: splits under deploy', () => {
       'prompts[0].deploy[5].environment (line 20): Required',
       'prompts[0].deploy[5].split (line 20): Expected at least one arm',
       'prompts[0].deploy[4].environment (line 19): environment "staging" is already listed at prompts[0].deploy[3].environment',
+    ]);
+  });
+
+  it('takes guards on a split as the API does: defaults filled in, each problem at its path and line', () => {
+    const r = parseApplyText(
+      withDeploy(`      - environment: production
+        split: [{ version: 1, weight: 90 }, { version: file, weight: 10 }]
+        guards:
+          - { metric: error_rate, maxIncrease: 2 }
+          - { metric: feedback, name: helpful, min: 0.6, minCount: 20 }
+`),
+    );
+    if (!r.ok) throw new Error(r.issues.join('\n'));
+    expect(r.file.prompts[0].declared.deploy[0]).toMatchObject({
+      guards: [
+        { metric: 'error_rate', maxIncrease: 2, minCalls: 100 },
+        { metric: 'feedback', name: 'helpful', min: 0.6, minCount: 20 },
+      ],
+    });
+    const issues = issuesOf(
+      withDeploy(`      - environment: production
+        split: [{ version: 1, weight: 90 }, { version: file, weight: 10 }]
+        guards:
+          - { metric: error_rate, maxIncrease: 120 }
+          - { metric: latency_p99, maxRatio: 2 }
+          - { metric: feedback, name: helpful, min: low }
+`),
+    );
+    expect(issues).toEqual([
+      'prompts[0].deploy[0].guards[0].maxIncrease (line 12): Expected percentage points from 0 to 100',
+      expect.stringMatching(/^prompts\[0\]\.deploy\[0\]\.guards\[1\]\.metric \(line 13\): Expected a guard: /),
+      'prompts[0].deploy[0].guards[2].min (line 14): Expected a number',
     ]);
   });
 
@@ -154,6 +186,7 @@ describe('parley.yaml: splits under deploy', () => {
           ],
           stickyBy: 'user',
           rules: [{ version: 2, user: 'bob' }],
+          guards: [{ metric: 'error_rate', maxIncrease: 2, minCalls: 100 }],
         },
       ],
       graders: [],
@@ -165,7 +198,7 @@ describe('parley.yaml: splits under deploy', () => {
       [
         'Applied to a/a:',
         '  > s v2 deployed to staging (deployment 1)',
-        '  > s split v1:90 v2:10 deployed to production (deployment 4; sticky by user; 1 rule)',
+        '  > s split v1:90 v2:10 deployed to production (deployment 4; sticky by user; 1 rule; 1 guard)',
       ].join('\n'),
     );
   });

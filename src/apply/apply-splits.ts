@@ -4,7 +4,7 @@ import { FILE_VERSION, slugSchema } from './apply-file.schema';
 
 /**
  * `deploy` in parley.yaml (docs/apply.md): an environment's slug deploys the file's content there;
- * `{environment, split, stickyBy?, rules?}` deploys a split whose arms name the prompt's existing
+ * `{environment, split, stickyBy?, rules?, guards?}` deploys a split whose arms name the prompt's existing
  * versions by number, or the file's own content as "file". Here: what entries refer to, checked
  * before anything is written; apply-deploys.ts deploys them.
  */

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
+import { guardsSchema, SplitGuard } from '../registry/deployments/guards';
 import { SplitArm, SplitRule, splitRulesSchema, splitSchema, StickyBy } from '../registry/deployments/split';
 import { PROMPT_KINDS, PromptKind } from '../registry/resolved-deployment';
 
@@ -35,6 +36,8 @@ export class DeploymentAction {
   split?: SplitArm[];
   @ApiProperty({ type: String, required: false, example: 'thread' }) stickyBy?: StickyBy;
   @ApiProperty({ ...openApiSchemaOf(splitRulesSchema), required: false }) rules?: SplitRule[];
+  @ApiProperty({ ...openApiSchemaOf(guardsSchema), required: false, description: "a split's guards, when it has any" })
+  guards?: SplitGuard[];
 }
 
 class GraderAction {
@@ -113,8 +116,9 @@ export function describeSummary(s: ApplySummary): string {
     else {
       const arms = d.split.map((arm) => `v${arm.version}:${arm.weight}`).join(' ');
       const rules = d.rules?.length ? `; ${d.rules.length} rule${d.rules.length === 1 ? '' : 's'}` : '';
+      const guards = d.guards?.length ? `; ${d.guards.length} guard${d.guards.length === 1 ? '' : 's'}` : '';
       lines.push(
-        `  > ${d.slug} split ${arms} deployed to ${d.environment} (deployment ${d.deploymentVersion}; sticky by ${d.stickyBy}${rules})`,
+        `  > ${d.slug} split ${arms} deployed to ${d.environment} (deployment ${d.deploymentVersion}; sticky by ${d.stickyBy}${rules}${guards})`,
       );
     }
   }

@@ -72,19 +72,56 @@ describe('export: deploy entries', () => {
     });
   });
 
+  it("writes a split's guards as stored, defaults filled in; none when it has none", () => {
+    const guards = [{ metric: 'error_rate' as const, maxIncrease: 2, minCalls: 100 }];
+    const split = [
+      { version: 1, weight: 90 },
+      { version: 2, weight: 10 },
+    ];
+    const chosen = chooseDeployed(prompt, [{ ...row('production', 1, split), guards }, row('qa', 1, split)], environments, []);
+    expect(chosen.deploy).toEqual([
+      {
+        environment: 'production',
+        split: [
+          { version: 1, weight: 90 },
+          { version: 'file', weight: 10 },
+        ],
+        stickyBy: 'user',
+        guards,
+      },
+      {
+        environment: 'qa',
+        split: [
+          { version: 1, weight: 90 },
+          { version: 'file', weight: 10 },
+        ],
+        stickyBy: 'user',
+      },
+    ]);
+  });
+
   it("writes a split's arms and rules on one line each, and nothing else", () => {
     const doc = new Document({
       prompts: [
         {
           slug: 's',
           tools: [{ split: [{ a: 1 }] }],
-          deploy: ['qa', { environment: 'production', split: [{ version: 1, weight: 1 }], rules: [{ version: 1, user: 'u' }] }],
+          deploy: [
+            'qa',
+            {
+              environment: 'production',
+              split: [{ version: 1, weight: 1 }],
+              rules: [{ version: 1, user: 'u' }],
+              guards: [{ metric: 'error_rate', maxIncrease: 2, minCalls: 50 }],
+            },
+          ],
         },
       ],
     });
     visit(doc, { Map: (_, node, path) => void (isSplitItem(path) && (node.flow = true)) });
     expect(doc.toString()).toContain(
-      '        split:\n          - { version: 1, weight: 1 }\n        rules:\n          - { version: 1, user: u }\n',
+      '        split:\n          - { version: 1, weight: 1 }\n        rules:\n          - { version: 1, user: u }\n' +
+        '        guards:\n          - { metric: error_rate, maxIncrease: 2, minCalls: 50 }\n',
     );
     expect(doc.toString()).toContain('      - split:\n          - a: 1\n');
   });

@@ -1,12 +1,14 @@
 import { isMap, isPair, isScalar, isSeq } from 'yaml';
 
 import { DeploymentRow } from '../registry/deployments/deployments.repository';
+import { storedGuards } from '../registry/deployments/guards';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
 import { FILE_VERSION } from './apply-file.schema';
 
 /** A `deploy` entry as exported: an environment's slug, or a split whose arms name "file" where they run the file's version. */
 export type ExportedDeploy =
-  string | { environment: string; split: { version: number | string; weight: number }[]; stickyBy: string; rules?: object[] };
+  | string
+  | { environment: string; split: { version: number | string; weight: number }[]; stickyBy: string; rules?: object[]; guards?: object[] };
 
 /** Which version of a prompt the file shows (by number; its id when a deployment names it), and its `deploy` entries. */
 export interface DeployedChoice {
@@ -49,13 +51,21 @@ function splitEntry(row: DeploymentRow, fileVersion: number): ExportedDeploy {
     split: row.split!.map((arm) => ({ version: named(arm.version), weight: arm.weight })),
     stickyBy: row.sticky_by ?? 'thread',
     ...(rules.length > 0 ? { rules: rules.map((rule) => ({ ...rule, version: named(rule.version) })) } : {}),
+    // In the schema's key order (`metric` first), not jsonb's.
+    ...(row.guards?.length ? { guards: storedGuards(row.guards)! } : {}),
   };
 }
 
 const keyOf = (node: unknown): unknown => (isPair(node) && isScalar(node.key) ? node.key.value : undefined);
 
-/** A split's arm or rule (ancestors: `deploy` pair, its list, the entry, the `split` or `rules` pair, its list): read best on one line. */
+/** A split's arm, rule or guard (ancestors: `deploy` pair, its list, the entry, the `split`, `rules` or `guards` pair, its list): read best on one line. */
 export function isSplitItem(ancestors: readonly unknown[]): boolean {
   const [deploy, list, entry, pair, items] = ancestors.slice(-5);
-  return keyOf(deploy) === 'deploy' && isSeq(list) && isMap(entry) && ['split', 'rules'].includes(keyOf(pair) as string) && isSeq(items);
+  return (
+    keyOf(deploy) === 'deploy' &&
+    isSeq(list) &&
+    isMap(entry) &&
+    ['split', 'rules', 'guards'].includes(keyOf(pair) as string) &&
+    isSeq(items)
+  );
 }

@@ -48,7 +48,11 @@ export class AuditQuery extends PageQuery {
 }
 
 export class AuditActorDto {
-  @ApiProperty({ enum: ['project', 'admin', 'operator'], description: '`operator`: the CLI on the database' }) kind: string;
+  @ApiProperty({
+    enum: ['project', 'admin', 'operator', 'system'],
+    description: "`operator`: the CLI on the database; `system`: the server's own change (a tripped guard)",
+  })
+  kind: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) keyId: string | null;
   @ApiProperty({ nullable: true, type: String }) keyName: string | null;
 }

@@ -12,7 +12,7 @@ export class AuditEventEntity {
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
-  /** `project` or `admin` (a key), `operator` (the CLI on the database, or the server itself). */
+  /** `project` or `admin` (a key), `operator` (the CLI on the database), `system` (the server's own change: a tripped guard). */
   @Column({ name: 'actor_kind', type: 'varchar' })
   actorKind: string;
 

@@ -9,6 +9,8 @@ import { AuditEventEntity } from './audit-event.entity';
 /** What changed; the caller states `before`/`after` from its own DTO-like views, which carry no secret. */
 export interface AuditChange {
   projectId: string;
+  /** `system`: the server's own change (a tripped guard, docs/experiments.md "Guards"), whatever request is being served. */
+  actor?: 'system';
   /** `<resource>.<verb>`, e.g. `prompt.created`, `api_key.revoked`. */
   action: string;
   resourceType:
@@ -44,16 +46,16 @@ function withoutSecrets(value: Record<string, unknown> | null | undefined): Reco
 @Injectable()
 export class AuditLog {
   async record(manager: EntityManager, change: AuditChange): Promise<void> {
-    const request = currentAuditedRequest();
+    const request = change.actor === 'system' ? undefined : currentAuditedRequest();
     const principal = request?.principal;
     const event: AuditEventEntity = {
       projectId: change.projectId,
       id: newId(),
       createdAt: new Date(),
       // An admin key acting in a project (X-Parley-Project) is still the admin key.
-      actorKind: principal?.actingAdmin ? 'admin' : (principal?.kind ?? 'operator'),
+      actorKind: change.actor ?? (principal?.actingAdmin ? 'admin' : (principal?.kind ?? 'operator')),
       actorKeyId: principal?.keyId ?? null,
-      actorKeyName: principal ? (principal.keyName ?? null) : 'cli',
+      actorKeyName: principal ? (principal.keyName ?? null) : change.actor ? null : 'cli',
       action: change.action,
       resourceType: change.resourceType,
       resourceId: change.resourceId,

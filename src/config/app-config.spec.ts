@@ -12,3 +12,14 @@ describe('loadAppConfig: HISTORY_CACHE_MB', () => {
     expect(() => loadAppConfig({ HISTORY_CACHE_MB: value })).toThrow(/HISTORY_CACHE_MB/);
   });
 });
+
+describe('loadAppConfig: PARLEY_GUARD_INTERVAL_MS', () => {
+  it('checks the guards every 5 s by default, or as set', () => {
+    expect(loadAppConfig({}).guardIntervalMs).toBe(5000);
+    expect(loadAppConfig({ PARLEY_GUARD_INTERVAL_MS: '250' }).guardIntervalMs).toBe(250);
+  });
+
+  it.each(['0', '99', '2.5', 'often', '3600001'])('refuses %s at boot, naming the variable', (value) => {
+    expect(() => loadAppConfig({ PARLEY_GUARD_INTERVAL_MS: value })).toThrow(/PARLEY_GUARD_INTERVAL_MS/);
+  });
+});

@@ -43,6 +43,7 @@ const ENV_NAMES = [
   'USAGE_RETENTION_DAYS',
   'RESPONSES_COMPACTION_PROMPT',
   'EMBEDDINGS_RECORD_INPUTS',
+  'PARLEY_GUARD_INTERVAL_MS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -276,6 +277,13 @@ class EnvironmentVariables {
   RESPONSES_EVENT_RETENTION_S?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  PARLEY_GUARD_INTERVAL_MS?: number;
+
+  @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
@@ -377,6 +385,8 @@ export class AppConfig {
     /** A finished response's stored stream events are deleted this long after it finished (the response stays). */
     eventRetentionSeconds: number;
   };
+  /** How often each instance checks the splits' guards (docs/experiments.md, "Guards"). */
+  readonly guardIntervalMs: number;
   /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -428,6 +438,7 @@ export class AppConfig {
       eventFlushMs: env.RESPONSES_EVENT_FLUSH_MS ?? 50,
       eventRetentionSeconds: env.RESPONSES_EVENT_RETENTION_S ?? 86_400,
     };
+    this.guardIntervalMs = env.PARLEY_GUARD_INTERVAL_MS ?? 5000;
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);

@@ -3,8 +3,14 @@ import { ArrayMinSize, IsArray, IsIn, IsUrl } from 'class-validator';
 
 import { Optional, Text } from '../common/validation';
 
-/** The events a webhook can receive: background responses' final statuses. */
-export const WEBHOOK_EVENTS = ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'] as const;
+/** Background responses' final statuses: what a webhook created without `events` receives. */
+export const RESPONSE_EVENTS = ['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete'] as const;
+
+/** A split's guard stopped an arm (docs/experiments.md, "Guards"): sent only to webhooks that name it. */
+export const GUARD_TRIPPED_EVENT = 'deployment.guard_tripped';
+
+/** Every event a webhook can subscribe to. */
+export const WEBHOOK_EVENTS = [...RESPONSE_EVENTS, GUARD_TRIPPED_EVENT] as const;
 
 export class CreateWebhookDto {
   @Text({
@@ -16,7 +22,12 @@ export class CreateWebhookDto {
   url: string;
 
   @Optional()
-  @ApiProperty({ required: false, isArray: true, enum: WEBHOOK_EVENTS, description: 'the events to send (default: all four)' })
+  @ApiProperty({
+    required: false,
+    isArray: true,
+    enum: WEBHOOK_EVENTS,
+    description: `the events to send (default: the four response events; ${GUARD_TRIPPED_EVENT} only when named)`,
+  })
   @IsArray()
   @ArrayMinSize(1)
   @IsIn(WEBHOOK_EVENTS, { each: true })

@@ -5,7 +5,7 @@ import { SecretBox, SecretBoxError } from '../common/crypto/secret-box';
 import { badRequest, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { CreateTransaction } from '../idempotency/create-transaction';
-import { CreateWebhookDto, WEBHOOK_EVENTS, WebhookCreatedDto, WebhookDto } from './webhook.dto';
+import { CreateWebhookDto, RESPONSE_EVENTS, WebhookCreatedDto, WebhookDto } from './webhook.dto';
 import { newWebhookSecret } from './webhook-signature';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
@@ -20,9 +20,10 @@ const toDto = (row: WebhookRow): WebhookDto => ({
 });
 
 /**
- * Webhooks per project (docs/openai-conversations.md, "Webhooks"): a URL and the final events it
- * wants; its signing secret is shown once, at creation, and stored encrypted. `enqueue` writes one
- * delivery per subscribed webhook in the caller's transaction (the response's end), so an event is
+ * Webhooks per project (docs/openai-conversations.md, "Webhooks"): a URL and the events it wants
+ * (responses' final ones by default; a split's tripped guard when named); its signing secret is
+ * shown once, at creation, and stored encrypted. `enqueue` writes one delivery per subscribed
+ * webhook in the caller's transaction (the response's end, the guard's trip), so an event is
  * delivered at least once, with its event id as `webhook-id` for de-duplication.
  */
 @Injectable()
@@ -44,7 +45,7 @@ export class WebhooksService {
         throw badRequest('Invalid request body', [`secret: ${err.message.replace('API keys', 'webhook secrets')}`]);
       throw err;
     }
-    const row: WebhookRow = { id, url: dto.url, events: dto.events ?? [...WEBHOOK_EVENTS], secret: sealed, createdAt: new Date() };
+    const row: WebhookRow = { id, url: dto.url, events: dto.events ?? [...RESPONSE_EVENTS], secret: sealed, createdAt: new Date() };
     const create = async (manager?: EntityManager) => {
       await this.webhooks.insert(projectId, row, manager);
       return { ...toDto(row), secret };

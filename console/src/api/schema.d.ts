@@ -2681,6 +2681,36 @@ export interface components {
                     [key: string]: string;
                 };
             }[];
+            /**
+             * @description with a split: bounds that stop a non-control arm (its weight set to 0) once crossed, checked on every instance (docs/experiments.md, "Guards")
+             * @example [
+             *       {
+             *         "metric": "error_rate",
+             *         "maxIncrease": 2,
+             *         "minCalls": 100
+             *       },
+             *       {
+             *         "metric": "feedback",
+             *         "name": "helpful",
+             *         "min": 0.6,
+             *         "minCount": 30
+             *       }
+             *     ]
+             */
+            guards?: ({
+                /** @enum {string} */
+                metric: "error_rate";
+                maxIncrease: number;
+                /** @default 100 */
+                minCalls: number;
+            } | {
+                /** @enum {string} */
+                metric: "feedback";
+                name: string;
+                min: number;
+                /** @default 30 */
+                minCount: number;
+            })[];
         };
         DeploymentDto: {
             /** Format: uuid */
@@ -2723,6 +2753,21 @@ export interface components {
                     [key: string]: string;
                 };
             }[] | null;
+            /** @description the split's guards, defaults filled in; null when none */
+            guards: ({
+                /** @enum {string} */
+                metric: "error_rate";
+                maxIncrease: number;
+                /** @default 100 */
+                minCalls: number;
+            } | {
+                /** @enum {string} */
+                metric: "feedback";
+                name: string;
+                min: number;
+                /** @default 30 */
+                minCount: number;
+            })[] | null;
         };
         DeploymentListDto: {
             /** @enum {string} */
@@ -3443,8 +3488,8 @@ export interface components {
              * @example https://example.com/parley-hooks
              */
             url: string;
-            /** @description the events to send (default: all four) */
-            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+            /** @description the events to send (default: the four response events; deployment.guard_tripped only when named) */
+            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
         };
         WebhookCreatedDto: {
             /** Format: uuid */
@@ -3452,7 +3497,7 @@ export interface components {
             /** @enum {string} */
             object: "webhook";
             url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -3467,7 +3512,7 @@ export interface components {
             /** @enum {string} */
             object: "webhook";
             url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete")[];
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -4050,6 +4095,21 @@ export interface components {
                     [key: string]: string;
                 };
             }[];
+            /** @description a split's guards, when it has any */
+            guards?: ({
+                /** @enum {string} */
+                metric: "error_rate";
+                maxIncrease: number;
+                /** @default 100 */
+                minCalls: number;
+            } | {
+                /** @enum {string} */
+                metric: "feedback";
+                name: string;
+                min: number;
+                /** @default 30 */
+                minCount: number;
+            })[];
         };
         GraderAction: {
             /** @example mentions-city */
@@ -4288,10 +4348,10 @@ export interface components {
         };
         AuditActorDto: {
             /**
-             * @description `operator`: the CLI on the database
+             * @description `operator`: the CLI on the database; `system`: the server's own change (a tripped guard)
              * @enum {string}
              */
-            kind: "project" | "admin" | "operator";
+            kind: "project" | "admin" | "operator" | "system";
             /** Format: uuid */
             keyId: string | null;
             keyName: string | null;
@@ -11837,6 +11897,20 @@ export interface operations {
                                     [key: string]: string;
                                 };
                             }[];
+                            guards?: ({
+                                /** @enum {string} */
+                                metric: "error_rate";
+                                maxIncrease: number;
+                                /** @default 100 */
+                                minCalls?: number;
+                            } | {
+                                /** @enum {string} */
+                                metric: "feedback";
+                                name: string;
+                                min: number;
+                                /** @default 30 */
+                                minCount?: number;
+                            })[];
                         })[];
                     }[];
                     limits?: {

@@ -11,7 +11,11 @@ const armsText = (split: NonNullable<Deployment['split']>) => split.map((arm) =>
 
 /** Whether two deployments serve the same: one version, or the same split. */
 const sameAs = (a: Deployment, b: Deployment | undefined) =>
-  !!b && a.version === b.version && JSON.stringify(a.split) === JSON.stringify(b.split) && a.stickyBy === b.stickyBy;
+  !!b &&
+  a.version === b.version &&
+  JSON.stringify(a.split) === JSON.stringify(b.split) &&
+  a.stickyBy === b.stickyBy &&
+  JSON.stringify(a.guards) === JSON.stringify(b.guards);
 
 /** The body that deploys `row` again as it was: its version, or its split with its stickiness and rules. */
 function againBody(row: Deployment): DeployBody {
@@ -21,6 +25,7 @@ function againBody(row: Deployment): DeployBody {
     split: row.split,
     ...(row.stickyBy ? { stickyBy: row.stickyBy } : {}),
     ...(row.rules?.length ? { rules: row.rules } : {}),
+    ...(row.guards?.length ? { guards: row.guards } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+import type { SplitGuard } from './guards';
 import type { SplitArm, SplitRule, StickyBy } from './split';
 
 /** One deployment of a prompt version to an environment; replaced ones stay as history. */
@@ -40,4 +41,8 @@ export class DeploymentEntity {
 
   @Column({ name: 'split_rules', type: 'jsonb', nullable: true })
   splitRules: SplitRule[] | null;
+
+  /** A split's guards (docs/experiments.md, "Guards"), defaults filled in; null when it has none. */
+  @Column({ type: 'jsonb', nullable: true })
+  guards: SplitGuard[] | null;
 }

@@ -1,5 +1,6 @@
 import { DeploymentRow } from './deployments.repository';
 import { DeploymentDto } from './dto/deployment.dto';
+import { storedGuards } from './guards';
 
 export const toDeploymentDto = (d: DeploymentRow): DeploymentDto => ({
   id: d.id,
@@ -15,4 +16,6 @@ export const toDeploymentDto = (d: DeploymentRow): DeploymentDto => ({
   split: d.split,
   stickyBy: d.sticky_by,
   rules: d.split_rules,
+  // Read back in the schema's key order (jsonb keeps its own).
+  guards: storedGuards(d.guards),
 });

@@ -4,6 +4,7 @@ import { EntityManager, IsNull, Repository } from 'typeorm';
 
 import type { PromptKind } from '../resolved-deployment';
 import { DeploymentEntity } from './deployment.entity';
+import type { SplitGuard } from './guards';
 import type { SplitArm, SplitRule, StickyBy } from './split';
 
 /** A deployment with the slugs and version number it points at, as listings show it. */
@@ -21,6 +22,7 @@ export interface DeploymentRow {
   split: SplitArm[] | null;
   sticky_by: StickyBy | null;
   split_rules: SplitRule[] | null;
+  guards: SplitGuard[] | null;
 }
 
 /** What resolveForInvoke reads in one query: prompt, environment, current deployment and the version to run. */
@@ -50,7 +52,7 @@ export interface LiveRow {
 
 const ROW_SELECT = `
   SELECT d.id, d.prompt_id, p.slug, p.kind, e.slug AS environment, v.version, d.version_id,
-         d.deployment_version, d.deployed_at, d.replaced_at, d.split, d.sticky_by, d.split_rules
+         d.deployment_version, d.deployed_at, d.replaced_at, d.split, d.sticky_by, d.split_rules, d.guards
     FROM deployments d
     JOIN prompts p ON p.project_id = d.project_id AND p.id = d.prompt_id
     JOIN environments e ON e.project_id = d.project_id AND e.id = d.environment_id

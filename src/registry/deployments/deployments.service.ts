@@ -19,6 +19,7 @@ import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
 import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
+import { SplitGuard, storedGuards } from './guards';
 import { DeploymentSplit, SplitArm } from './split';
 
 /** An environment's current deployment as its results read it: a plain one is one arm of weight 1. */
@@ -79,7 +80,9 @@ export class DeploymentsService {
         }
         if (!environment) details.unshift(`environment: no environment "${dto.environment}" in this project`);
         if (!environment || details.length > 0) throw invalidBody(details);
-        const split = dto.split ? { arms: dto.split, stickyBy: dto.stickyBy ?? 'thread', rules: dto.rules ?? [] } : null;
+        const split = dto.split
+          ? { arms: dto.split, stickyBy: dto.stickyBy ?? 'thread', rules: dto.rules ?? [], guards: storedGuards(dto.guards) }
+          : null;
         const version = versions[0];
         const { deployment, changed } = await this.deployLocked(manager, locked, environment, version, split && { ...split, versions });
         if (changed) await this.cache.announce(projectId, manager);
@@ -105,14 +108,16 @@ export class DeploymentsService {
 
   /**
    * The one place deployments are written. The caller holds the prompt's row lock (PromptsService.lock)
-   * in `manager`'s transaction, and invalidates the registry cache once it commits.
+   * in `manager`'s transaction, and invalidates the registry cache once it commits. `by: 'system'`
+   * audits it as the server's own change (a tripped guard) rather than the request's caller.
    */
   async deployLocked(
     manager: EntityManager,
     prompt: PromptEntity,
     environment: EnvironmentEntity,
     version: PromptVersionEntity,
-    split: (DeploymentSplit & { versions: PromptVersionEntity[] }) | null = null,
+    split: GuardedSplit | null = null,
+    by?: 'system',
   ): Promise<{ deployment: DeploymentEntity; changed: boolean }> {
     const { projectId } = prompt;
     const current = await this.deployments.findCurrent(manager, projectId, prompt.id, environment.id);
@@ -134,15 +139,22 @@ export class DeploymentsService {
       split: split?.arms ?? null,
       stickyBy: split?.stickyBy ?? null,
       splitRules: split?.rules ?? null,
+      guards: split?.guards ?? null,
     });
     const inserted = await this.deployments.insert(manager, deployment);
     await this.audit.record(manager, {
       projectId,
+      ...(by ? { actor: by } : {}),
       action: 'deployment.created',
       resourceType: 'deployment',
       resourceId: `${prompt.slug}@${environment.slug}`,
       before: current
-        ? { environment: environment.slug, versionId: current.versionId, ...(current.split ? { split: current.split } : {}) }
+        ? {
+            environment: environment.slug,
+            versionId: current.versionId,
+            ...(current.split ? { split: current.split } : {}),
+            ...(current.guards ? { guards: current.guards } : {}),
+          }
         : null,
       after: {
         prompt: prompt.slug,
@@ -151,9 +163,42 @@ export class DeploymentsService {
         versionId: version.id,
         deploymentVersion: deployment.deploymentVersion,
         ...(split ? { split: split.arms, stickyBy: split.stickyBy, rules: split.rules } : {}),
+        ...(split?.guards ? { guards: split.guards } : {}),
       },
     });
     return { deployment: inserted, changed: true };
+  }
+
+  /**
+   * The split `ref.deploymentId` again at new weights (same stickiness, rules and guards), by
+   * deployLocked, if it is still the environment's current deployment; null when another change
+   * came first, or it is gone. Takes the prompt's row lock in `manager`'s transaction and announces
+   * the change there; the caller invalidates this instance's cache once it commits.
+   */
+  async reweighLocked(
+    manager: EntityManager,
+    ref: { projectId: string; prompt: string; environment: string; deploymentId: string },
+    weights: Map<number, number>,
+    by?: 'system',
+  ): Promise<DeploymentEntity | null> {
+    const prompt = await this.prompts.require(ref.projectId, ref.prompt, manager);
+    await this.prompts.lock(manager, prompt);
+    const environment = await this.environments.findBySlug(ref.projectId, ref.environment, manager);
+    const current = environment && (await this.deployments.findCurrent(manager, ref.projectId, prompt.id, environment.id));
+    if (!environment || !current?.split || current.id !== ref.deploymentId) return null;
+    const arms = current.split.map((arm) => ({ version: arm.version, weight: weights.get(arm.version) ?? arm.weight }));
+    const found = await this.versions.findByNumbers(
+      ref.projectId,
+      prompt.id,
+      arms.map((arm) => arm.version),
+      manager,
+    );
+    const versions = arms.map((arm) => found.find((v) => v.version === arm.version)!);
+    const split = { arms, stickyBy: current.stickyBy ?? 'thread', rules: current.splitRules ?? [], guards: current.guards, versions };
+    const { deployment, changed } = await this.deployLocked(manager, prompt, environment, versions[0], split, by);
+    if (!changed) return null;
+    await this.cache.announce(ref.projectId, manager);
+    return deployment;
   }
 
   private async checkGate(manager: EntityManager, prompt: PromptEntity, environment: EnvironmentEntity, version: PromptVersionEntity) {
@@ -222,6 +267,7 @@ export class DeploymentsService {
       split: d.split,
       sticky_by: d.stickyBy,
       split_rules: d.splitRules,
+      guards: d.guards,
     };
   }
 }
@@ -229,7 +275,9 @@ export class DeploymentsService {
 /** What the body says that does not fit together (each field is valid on its own: the pipe checked it). */
 function splitBodyProblems(dto: DeployDto): string[] {
   if (!dto.split) {
-    return (['stickyBy', 'rules'] as const).filter((field) => dto[field] !== undefined).map((field) => `${field}: applies to a split only`);
+    return (['stickyBy', 'rules', 'guards'] as const)
+      .filter((field) => dto[field] !== undefined)
+      .map((field) => `${field}: applies to a split only`);
   }
   const problems = dto.version !== undefined ? ['version: send either `version` or `split`, not both'] : [];
   const arms = new Set(dto.split.map((arm) => arm.version));
@@ -239,10 +287,14 @@ function splitBodyProblems(dto: DeployDto): string[] {
   return problems;
 }
 
-/** Whether the current deployment already is this split (or, with none, a plain deployment). */
-function sameSplit(current: DeploymentEntity, split: DeploymentSplit | null): boolean {
+/** A split as deployLocked writes it: its arms' versions (the control's first) and its guards. */
+export type GuardedSplit = DeploymentSplit & { versions: PromptVersionEntity[]; guards?: SplitGuard[] | null };
+
+/** Whether the current deployment already is this split, guards included (or, with none, a plain deployment). */
+function sameSplit(current: DeploymentEntity, split: GuardedSplit | null): boolean {
   if (!split) return current.split === null;
   return (
-    canonicalJson([current.split, current.stickyBy, current.splitRules ?? []]) === canonicalJson([split.arms, split.stickyBy, split.rules])
+    canonicalJson([current.split, current.stickyBy, current.splitRules ?? [], current.guards]) ===
+    canonicalJson([split.arms, split.stickyBy, split.rules, split.guards ?? null])
   );
 }

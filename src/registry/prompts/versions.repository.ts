@@ -18,8 +18,8 @@ export class VersionsRepository {
   }
 
   /** Several versions of one prompt by number, in one query (a split's arms). */
-  findByNumbers(projectId: string, promptId: string, versions: number[]): Promise<PromptVersionEntity[]> {
-    return this.versions.find({ where: { projectId, promptId, version: In(versions) } });
+  findByNumbers(projectId: string, promptId: string, versions: number[], manager?: EntityManager): Promise<PromptVersionEntity[]> {
+    return this.repo(manager).find({ where: { projectId, promptId, version: In(versions) } });
   }
 
   findById(projectId: string, id: string, manager?: EntityManager): Promise<PromptVersionEntity | null> {

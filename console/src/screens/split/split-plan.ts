@@ -76,7 +76,9 @@ export function splitBody(
   const split = arms.map((arm) => ({ version: Number(arm.version), weight: Number(arm.weight) }));
   const versions = new Set(split.map((arm) => arm.version));
   const rules = (current?.rules ?? []).filter((rule) => versions.has(rule.version));
-  return { environment, split, stickyBy: stickyByOf(sticky), ...(rules.length ? { rules } : {}) };
+  // Guards are kept as they are: the form does not edit them (docs/console.md, "Splits").
+  const guards = current?.split ? (current.guards ?? []) : [];
+  return { environment, split, stickyBy: stickyByOf(sticky), ...(rules.length ? { rules } : {}), ...(guards.length ? { guards } : {}) };
 }
 
 /** The rules `splitBody` would drop: their version is no longer an arm. */
@@ -96,6 +98,7 @@ export function stopBody(current: Deployment, version: number): DeployBody {
     split,
     ...(current.stickyBy ? { stickyBy: current.stickyBy } : {}),
     ...(current.rules?.length ? { rules: current.rules } : {}),
+    ...(current.guards?.length ? { guards: current.guards } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
 import { IsSlug, MatchesSchema, Optional, Text } from '../../../common/validation';
 import { PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
+import { guardsSchema, SplitGuard } from '../guards';
 import { SplitArm, SplitRule, splitRulesSchema, splitSchema, StickyBy, stickyBySchema } from '../split';
 
 /** Version numbers are PostgreSQL integers: a larger one would fail the query rather than find nothing. */
@@ -48,6 +49,17 @@ export class DeployDto {
     example: [{ version: 8, metadata: { tier: 'internal' } }],
   })
   rules?: SplitRule[];
+
+  @Optional()
+  @MatchesSchema(guardsSchema, {
+    description:
+      'with a split: bounds that stop a non-control arm (its weight set to 0) once crossed, checked on every instance (docs/experiments.md, "Guards")',
+    example: [
+      { metric: 'error_rate', maxIncrease: 2, minCalls: 100 },
+      { metric: 'feedback', name: 'helpful', min: 0.6, minCount: 30 },
+    ],
+  })
+  guards?: SplitGuard[];
 }
 
 export class DeploymentDto {
@@ -67,6 +79,8 @@ export class DeploymentDto {
   split: SplitArm[] | null;
   @ApiProperty({ type: String, nullable: true, example: 'thread' }) stickyBy: StickyBy | null;
   @ApiProperty({ ...openApiSchemaOf(splitRulesSchema), nullable: true }) rules: SplitRule[] | null;
+  @ApiProperty({ ...openApiSchemaOf(guardsSchema), nullable: true, description: "the split's guards, defaults filled in; null when none" })
+  guards: SplitGuard[] | null;
 }
 
 export class DeploymentListDto {
