@@ -5,22 +5,9 @@ import { EntityManager, Repository } from 'typeorm';
 import { insertOf } from '../database/fast-insert';
 import { runStatement } from '../database/prepared-statements';
 import { RequestLogEntity } from './request-log.entity';
+import { filterConditions, LogFilters } from './request-log-filters';
+import { SEARCH_WINDOW, searchSql, SLICE_GROWTH } from './request-log-search';
 import { withRollups } from './usage-rollups';
-
-export interface LogFilters {
-  slug?: string;
-  environment?: string;
-  version?: number;
-  model?: string;
-  provider?: string;
-  keyId?: string;
-  threadId?: string;
-  requestId?: string;
-  status?: { exact: number } | { success: boolean };
-  from?: Date;
-  to?: Date;
-  metadata?: { key: string; value: string };
-}
 
 @Injectable()
 export class RequestLogsRepository {
@@ -67,35 +54,54 @@ export class RequestLogsRepository {
     take: number,
   ): Promise<RequestLogEntity[]> {
     const qb = this.logs.createQueryBuilder('l').select(this.listColumns()).where('l.project_id = :projectId', { projectId });
-    if (filters.slug !== undefined) qb.andWhere('l.prompt_slug = :slug', { slug: filters.slug });
-    if (filters.environment !== undefined) qb.andWhere('l.environment = :environment', { environment: filters.environment });
-    if (filters.version !== undefined) qb.andWhere('l.version = :version', { version: filters.version });
-    if (filters.model !== undefined) qb.andWhere('l.model = :model', { model: filters.model });
-    if (filters.provider !== undefined) qb.andWhere('l.provider_name = :provider', { provider: filters.provider });
-    if (filters.keyId !== undefined) qb.andWhere('l.api_key_id = :keyId', { keyId: filters.keyId });
-    if (filters.threadId !== undefined) qb.andWhere('l.thread_id = :threadId', { threadId: filters.threadId });
-    if (filters.requestId !== undefined) qb.andWhere('l.request_id = :requestId', { requestId: filters.requestId });
-    if (filters.status && 'exact' in filters.status) qb.andWhere('l.status = :status', { status: filters.status.exact });
-    if (filters.status && 'success' in filters.status) {
-      qb.andWhere(filters.status.success ? 'l.status BETWEEN 200 AND 299' : 'l.status NOT BETWEEN 200 AND 299');
-    }
-    if (filters.from) qb.andWhere('l.started_at >= :from', { from: filters.from });
-    if (filters.to) qb.andWhere('l.started_at < :to', { to: filters.to });
-    if (filters.metadata) {
-      // Containment only, which the GIN index answers (a `->>` comparison beside it would make every
-      // such query scan the project's logs): the value as a string, and as a number when it is one.
-      const { key, value } = filters.metadata;
-      const asNumber = Number(value);
-      const numeric = Number.isFinite(asNumber) && String(asNumber) === value;
-      qb.andWhere(numeric ? '(l.metadata @> :asText::jsonb OR l.metadata @> :asNumber::jsonb)' : 'l.metadata @> :asText::jsonb', {
-        asText: JSON.stringify({ [key]: value }),
-        asNumber: JSON.stringify({ [key]: asNumber }),
-      });
-    }
+    const { keyset, other, parameters } = filterConditions('l', filters);
+    for (const condition of [...keyset, ...other]) qb.andWhere(condition);
+    qb.setParameters(parameters);
     if (afterId) qb.andWhere(order === 'desc' ? 'l.id < :afterId' : 'l.id > :afterId', { afterId });
     return qb
       .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC')
       .take(take)
       .getMany();
+  }
+
+  /**
+   * A page of the logs whose text matches `q` (websearch syntax), filtered, keyset-paged and
+   * ordered as `list`: the ids by searchSql's bounded queries (the window, then slices), then the
+   * rows by primary key.
+   */
+  async search(
+    projectId: string,
+    filters: LogFilters,
+    q: string,
+    order: 'asc' | 'desc',
+    afterId: string | undefined,
+    take: number,
+  ): Promise<RequestLogEntity[]> {
+    const sql = searchSql(projectId, filters, q, order, afterId);
+    const found = new Set((await this.run(sql.recent, { ...sql.parameters, take })).map((row) => row.id));
+    const boundary = async (from: 'cursor' | 'upper', offset: number, upper?: string): Promise<string | undefined> =>
+      (await this.run(sql.boundary(from), { ...sql.parameters, offset, upper }))[0]?.id;
+    let upper = found.size < take ? await boundary('cursor', SEARCH_WINDOW - 1) : undefined;
+    // The slice past the window, then the rest (lower undefined): searchSql says why two.
+    for (let part = 0; upper !== undefined && found.size < take; part++) {
+      const lower = part === 0 ? await boundary('upper', SEARCH_WINDOW * SLICE_GROWTH - 1, upper) : undefined;
+      const rest = take - found.size;
+      // A Set: a log written meanwhile moves the window's boundary, so its last log can come again.
+      for (const row of await this.run(sql.slice(lower !== undefined), { ...sql.parameters, upper, lower, rest })) found.add(row.id);
+      upper = lower;
+    }
+    if (found.size === 0) return [];
+    return this.logs
+      .createQueryBuilder('l')
+      .select(this.listColumns())
+      .where('l.project_id = :projectId AND l.id IN (:...ids)', { projectId, ids: [...found].slice(0, take) })
+      .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC')
+      .getMany();
+  }
+
+  /** SQL with `:name` parameters, run as it stands (its plan is its own: see searchSql). */
+  private run(sql: string, parameters: Record<string, unknown>): Promise<{ id: string }[]> {
+    const [text, values] = this.logs.manager.connection.driver.escapeQueryWithParameters(sql, parameters, {});
+    return this.logs.manager.query(text, values);
   }
 }

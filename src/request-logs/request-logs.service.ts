@@ -9,9 +9,10 @@ import { isSlugLike } from '../common/validation';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogEntity } from './request-log.entity';
+import { LogFilters } from './request-log-filters';
 import { RequestLogWriter } from './request-log-writer';
 import { toRequestLogDetailDto, toRequestLogDto, toRequestLogSummary } from './request-logs.mapper';
-import { LogFilters, RequestLogsRepository } from './request-logs.repository';
+import { RequestLogsRepository } from './request-logs.repository';
 import { ThreadMessagesSource } from './thread-messages.source';
 import { restoreHistory } from './thread-range';
 
@@ -46,7 +47,11 @@ export class RequestLogsService {
     if (query.version !== undefined && query.slug === undefined) throw badRequest('Invalid request parameters', ['version: needs slug']);
     if (!this.canMatch(query)) return { object: 'list', ...toPage([], 1) };
     const limit = pageLimit(query);
-    const rows = await this.logs.list(caller.projectId, this.filtersOf(query), query.order ?? 'desc', query.after, limit + 1);
+    const [filters, order] = [this.filtersOf(query), query.order ?? 'desc'];
+    const rows =
+      query.q === undefined
+        ? await this.logs.list(caller.projectId, filters, order, query.after, limit + 1)
+        : await this.logs.search(caller.projectId, filters, query.q, order, query.after, limit + 1);
     return {
       object: 'list',
       ...toPage(

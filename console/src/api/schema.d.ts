@@ -10150,6 +10150,8 @@ export interface operations {
                 limit?: number;
                 /** @description id of the last item of the previous page */
                 after?: string;
+                /** @description full-text search of the input (the request body), the output (the reply text) and the error message, combined with the other filters: words (all of them), "a phrase", `or`, `-word` to exclude; whole words, any case, no stemming. A search without words matches nothing. Not the content of doNotRecord calls, which is not stored */
+                q?: string;
                 /** @description prompt or assistant slug */
                 slug?: string;
                 environment?: string;

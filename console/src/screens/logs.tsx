@@ -10,6 +10,7 @@ import { usePrompts } from './prompts';
 
 /** The list's filters, all kept in the URL (a link to a filtered page opens it). */
 export const LOG_FILTERS = [
+  'q',
   'slug',
   'version',
   'environment',
@@ -24,7 +25,10 @@ export const LOG_FILTERS = [
 ] as const;
 type Filters = Partial<Record<(typeof LOG_FILTERS)[number], string>>;
 
-/** Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached). */
+/**
+ * Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached).
+ * `q` searches the logs' text (the input, the reply and the error) with the other filters.
+ */
 export function LogsScreen() {
   const [params, setParams] = useSearchParams();
   const filters: Filters = Object.fromEntries(LOG_FILTERS.flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])));
@@ -119,6 +123,10 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
+      <TextField value={filters.q ?? ''} onChange={set('q')} className="field">
+        <Label>Search</Label>
+        <Input type="search" placeholder='words, "a phrase", -word' />
+      </TextField>
       <Picker
         label="Prompt"
         items={[{ id: 'any', label: 'any' }, ...(prompts.data?.data ?? []).map((p) => p.slug)]}

@@ -1,7 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { z } from 'zod';
 
 import { PageQuery } from '../../common/pagination';
+import { MatchesSchema, Optional } from '../../common/validation';
 import { RequestLogObjectDto } from '../../threads/dto/request-log-object.dto';
 
 export class LogUsageDto {
@@ -78,7 +80,25 @@ export class RequestLogListDto {
   @ApiProperty({ type: String, nullable: true }) last_id: string | null;
 }
 
+/** Bounds of a search: its length, and its words (runs of letters and digits), each a lookup in the index. */
+export const SEARCH_MAX_CHARS = 200;
+export const SEARCH_MAX_WORDS = 16;
+const searchSchema = z
+  .string()
+  .max(SEARCH_MAX_CHARS, `at most ${SEARCH_MAX_CHARS} characters`)
+  .refine((q) => (q.match(/[\p{L}\p{N}]+/gu)?.length ?? 0) <= SEARCH_MAX_WORDS, `at most ${SEARCH_MAX_WORDS} words`);
+
 export class RequestLogQuery extends PageQuery {
+  @Optional()
+  @MatchesSchema(searchSchema, {
+    example: 'refund -cancelled "order 42"',
+    description:
+      'full-text search of the input (the request body), the output (the reply text) and the error message, combined with the other filters: ' +
+      'words (all of them), "a phrase", `or`, `-word` to exclude; whole words, any case, no stemming. ' +
+      'A search without words matches nothing. Not the content of doNotRecord calls, which is not stored',
+  })
+  q?: string;
+
   @ApiProperty({ required: false, description: 'prompt or assistant slug' })
   @IsOptional()
   @IsString()
