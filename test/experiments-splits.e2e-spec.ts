@@ -3,6 +3,16 @@ import OpenAI from 'openai';
 
 import { createProject, TestProject } from './support/factories';
 import { deploy, INVOKE_APP_ENV, invokePath, listen, requestLogRows } from './support/invoke-factories';
+import {
+  expectArmsLogged,
+  oneArmPerKey,
+  onEverySurface,
+  Served,
+  splitBody,
+  splitSurfaces,
+  SurfaceCall,
+  SURFACES,
+} from './support/split-surfaces';
 import { createTestApp, TestApp } from './support/test-app';
 
 const VERSION = 'x-parley-version';
@@ -33,21 +43,6 @@ describe('splits: several versions in one environment', () => {
       .post(`${invokePath(p, slug)}${query}`)
       .set(as())
       .send({ messages: [{ role: 'user', content: 'hi' }], ...body });
-
-  /** Runs `count` calls, `concurrency` at a time; answers each call's served version. */
-  async function versionsOf(count: number, call: (i: number) => Promise<number>, concurrency = 16): Promise<number[]> {
-    const served: number[] = new Array(count);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < count) {
-          const i = next++;
-          served[i] = await call(i);
-        }
-      }),
-    );
-    return served;
-  }
 
   it('a split is a deployment: listed with its arms, audited, and refused when it names no version or mixes fields', async () => {
     const res = await split('greeter', {
@@ -104,32 +99,11 @@ describe('splits: several versions in one environment', () => {
     expect(same.body.deploymentVersion).toBe(res.body.deploymentVersion);
   });
 
-  it('10,000 calls through the spec route land within 1.5 points of 90/10; the header and the log name the arm; ?v=N pins', async () => {
-    const served = await versionsOf(10_000, async () => {
-      const res = await invoke('greeter').expect(200);
-      return Number(res.headers[VERSION]);
-    });
-    const share = (served.filter((v) => v === 2).length / served.length) * 100;
-    expect(Math.abs(share - 10)).toBeLessThan(1.5);
-    expect(new Set(served)).toEqual(new Set([1, 2]));
-    const logs = (await requestLogRows(t, p.projectId)).filter((row) => row.prompt_slug === 'greeter');
-    expect(logs).toHaveLength(10_000);
-    expect(logs.filter((row) => row.version === 2)).toHaveLength(served.filter((v) => v === 2).length);
-    // The experiment is the split deployment: every call logs its id and deployment version.
-    expect(new Set(logs.map((row) => row.deployment_id)).size).toBe(1);
-    for (let i = 0; i < 20; i += 1) expect((await invoke('greeter', {}, '?v=2').expect(200)).headers[VERSION]).toBe('2');
-  }, 180_000);
-
   it('sticky by user (/v1 chat `user`, spec metadata.user) and by a metadata key: one key, one arm; a rule overrides the weights', async () => {
-    await split('greeter', {
-      environment: 'production',
-      split: [
-        { version: 1, weight: 50 },
-        { version: 2, weight: 50 },
-      ],
-      stickyBy: 'user',
-      rules: [{ version: 2, metadata: { tier: 'internal' } }],
-    }).expect(200);
+    await split(
+      'greeter',
+      splitBody([1, 2], [50, 50], { stickyBy: 'user', rules: [{ version: 2, metadata: { tier: 'internal' } }] }),
+    ).expect(200);
     const arms = new Set<string>();
     // 16 users on a 50/50 split: all on one arm has a chance of 2 in 65,536.
     for (const user of Array.from({ length: 16 }, (_, i) => `user-${i}`)) {
@@ -150,14 +124,7 @@ describe('splits: several versions in one environment', () => {
       expect(res.headers[VERSION]).toBe('2');
     }
 
-    await split('greeter', {
-      environment: 'production',
-      split: [
-        { version: 1, weight: 1 },
-        { version: 2, weight: 1 },
-      ],
-      stickyBy: 'metadata.tenant',
-    }).expect(200);
+    await split('greeter', splitBody([1, 2], [1, 1], { stickyBy: 'metadata.tenant' })).expect(200);
     const byTenant = new Map<string, string>();
     for (const tenant of ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'stark']) {
       const seen = new Set<string>();
@@ -183,13 +150,7 @@ describe('splits: several versions in one environment', () => {
   });
 
   it('an assistant thread keeps its arm, and a conversation through /v1/responses keeps its arm', async () => {
-    await split('helper', {
-      environment: 'production',
-      split: [
-        { version: 1, weight: 1 },
-        { version: 2, weight: 1 },
-      ],
-    }).expect(200);
+    await split('helper', splitBody([1, 2], [1, 1])).expect(200);
     const arms = new Set<string>();
     // 16 threads on a 50/50 split: all on one arm has a chance of 2 in 65,536.
     for (let thread = 0; thread < 16; thread += 1) {
@@ -214,6 +175,99 @@ describe('splits: several versions in one environment', () => {
       }
       expect(seen.size).toBe(1);
     }
+  });
+
+  it('on every surface, a thread (a conversation on /v1/responses) keeps its arm, whichever surface continues it', async () => {
+    await split('helper', splitBody([1, 2], [1, 1])).expect(200);
+    const surfaces = splitSurfaces(base, p);
+    const served = await oneArmPerKey(async (_key, k) => {
+      // Started on one surface, then continued on all four in order (a thread's turns are sequential).
+      const first = await surfaces[SURFACES[k % SURFACES.length]]({ slug: 'helper' });
+      const turns = [first];
+      for (const surface of SURFACES) turns.push(await surfaces[surface]({ slug: 'helper', thread: first.thread! }));
+      expect(new Set(turns.map((turn) => turn.thread))).toEqual(new Set([first.thread]));
+      return turns;
+    });
+    await expectArmsLogged(t, p.projectId, served);
+  });
+
+  it('on every surface, one `user` keeps one arm on new threads (the spec routes: `user` or `metadata.user`)', async () => {
+    await split('helper', splitBody([1, 2], [1, 1], { stickyBy: 'user' })).expect(200);
+    const surfaces = splitSurfaces(base, p);
+    const served = await oneArmPerKey((user, k) =>
+      onEverySurface(surfaces, [
+        { slug: 'helper', user, userIn: k % 2 ? 'metadata' : 'body' },
+        { slug: 'helper', user },
+      ]),
+    );
+    await expectArmsLogged(t, p.projectId, served);
+  });
+
+  it('on every surface, one value of a metadata key keeps one arm (the SDK sends it as x-langtail-metadata-* headers)', async () => {
+    await split('helper', splitBody([1, 2], [1, 1], { stickyBy: 'metadata.tenant' })).expect(200);
+    const surfaces = splitSurfaces(base, p);
+    const served = await oneArmPerKey((tenant) =>
+      onEverySurface(surfaces, [
+        { slug: 'helper', metadata: { tenant } },
+        { slug: 'helper', metadata: { tenant, other: 'x' } },
+      ]),
+    );
+    await expectArmsLogged(t, p.projectId, served);
+  });
+
+  // Below, the control takes every weight: a call the other arm serves was sent there by the rule or the pin, not by chance.
+
+  it('on every surface, a matching rule (a `user`, a metadata field) overrides the weights', async () => {
+    const rules = [
+      { version: 2, metadata: { tier: 'internal' } },
+      { version: 2, user: 'qa-bot' },
+    ];
+    await split('helper', splitBody([1, 2], [100, 0], { stickyBy: 'user', rules })).expect(200);
+    const calls: Array<[Omit<SurfaceCall, 'slug'>, number]> = [
+      [{}, 1],
+      [{ metadata: { tier: 'internal' } }, 2],
+      [{ metadata: { tier: 'external' } }, 1],
+      [{ user: 'qa-bot' }, 2],
+      [{ user: 'qa-bot', userIn: 'metadata' }, 2],
+    ];
+    const served = await onEverySurface(
+      splitSurfaces(base, p),
+      calls.map(([call]) => ({ slug: 'helper', ...call })),
+    );
+    expect(served.map((s) => s.version)).toEqual(SURFACES.flatMap(() => calls.map(([, version]) => version)));
+    await expectArmsLogged(t, p.projectId, served);
+  });
+
+  it("on every surface, a pin bypasses the split (?v=N, <slug>@<env>:<n>, prompt.version, the SDK's version), streamed or not", async () => {
+    const surfaces = splitSurfaces(base, p);
+    const served: Served[] = [];
+    for (const control of [1, 2]) {
+      const other = 3 - control;
+      await split('helper', splitBody([control, other], [100, 0])).expect(200);
+      for (const surface of SURFACES) {
+        const unpinned = await surfaces[surface]({ slug: 'helper' });
+        const calls = [
+          unpinned,
+          await surfaces[surface]({ slug: 'helper', pin: other }),
+          // A pinned turn of a thread the split put on the control.
+          await surfaces[surface]({ slug: 'helper', pin: other, thread: unpinned.thread! }),
+          await surfaces[surface]({ slug: 'helper', stream: true }),
+          await surfaces[surface]({ slug: 'helper', pin: other, stream: true }),
+        ];
+        expect([surface, ...calls.map((c) => c.version)]).toEqual([surface, control, other, other, control, other]);
+        served.push(...calls);
+      }
+      // /v1/responses also takes the version as `prompt.version`.
+      const conversation = await openai.conversations.create();
+      const byPrompt = await openai.responses
+        .create({ prompt: { id: 'helper@production', version: String(other) }, input: 'hi', conversation: conversation.id })
+        .withResponse();
+      expect(byPrompt.response.headers.get(VERSION)).toBe(String(other));
+    }
+    await expectArmsLogged(t, p.projectId, served);
+    // The spec route's ?v=N under a 90/10 split drawn per call.
+    await split('greeter', splitBody([1, 2], [90, 10], { stickyBy: 'none' })).expect(200);
+    for (let i = 0; i < 20; i += 1) expect((await invoke('greeter', {}, '?v=2').expect(200)).headers[VERSION]).toBe('2');
   });
 
   it('promoting an arm is a plain deployment of its version; a plain deployment answers its one version', async () => {

@@ -12,6 +12,7 @@ import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
 import { ThreadNotFound } from '../invocation/invoke-errors';
 import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { LOG_ID_HEADER, VERSION_HEADER } from '../invocation/invoke-http';
 import type { ChatCompletion } from '../providers';
 import { ResponseEntity } from './response.entity';
 import { responseBaseOf, withRequiredFields } from './response-base';
@@ -25,10 +26,19 @@ import { responseIdOf, ResponsesBody, uuidOfResponseId } from './responses.schem
 import { badParam, conversationIdOf, inputMessagesOf, modelBesidePrompt, targetOf, variablesOf } from './responses-request';
 import { overridesOf, truncateHistory } from './responses-translate';
 
-/** `headers`: what the answer carries besides (x-ratelimit-*, `Idempotent-Replayed` on a replay). */
+/** `headers`: what the answer carries besides (x-parley-log-id, x-parley-version, x-ratelimit-*, `Idempotent-Replayed` on a replay). */
 export type ResponsesResult = (
   { kind: 'response'; response: ResponseObject } | { kind: 'events'; events: AsyncIterable<ResponseEvent> }
 ) & { headers: Record<string, string> };
+
+/**
+ * What every invoke answer names (docs/openai-compatibility.md; docs/experiments.md, "Splits"): its
+ * log and the version that served it, a split's arm chosen when the call was prepared.
+ */
+function servedHeaders(prepared: PreparedInvocation): Record<string, string> {
+  const version = prepared.input.target.deployment?.version;
+  return { [LOG_ID_HEADER]: prepared.logId, ...(version !== undefined ? { [VERSION_HEADER]: String(version) } : {}) };
+}
 
 /** How far `previous_response_id` chains are followed. */
 const MAX_CHAIN = 1000;
@@ -55,7 +65,7 @@ export class ResponsesService {
     // Streamed and stored: its events are stored as they go, resumable on any instance. With an
     // Idempotency-Key the key makes the call safe to retry instead (docs/openai-conversations.md).
     if (body.stream === true && plan.base.store && !prepared.input.idempotencyKey) {
-      return { kind: 'events', events: await this.runner.runStreamed(caller, plan, signal), headers: {} };
+      return { kind: 'events', events: await this.runner.runStreamed(caller, plan, signal), headers: servedHeaders(prepared) };
     }
     // A stored, non-streamed Response is written with the call's log and conversation turns, in
     // their (group-committed) transaction: no write and commit of its own after the call.
@@ -68,7 +78,8 @@ export class ResponsesService {
       };
     }
     const result = await this.invocation.run(caller, prepared, signal);
-    const answerHeaders = result.headers ?? {};
+    // Not on a replay, whose log id was never written (as on the other surfaces).
+    const answerHeaders = { ...(result.replayed ? {} : { [LOG_ID_HEADER]: prepared.logId }), ...result.headers };
     // An Idempotency-Key replay answers with the id (and, when stored, the Response) of the first answer.
     const replayedId = result.replayed?.objectId;
     const replayedUuid = replayedId ? uuidOfResponseId(replayedId) : null;
