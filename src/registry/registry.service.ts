@@ -6,9 +6,10 @@ import { ProviderCredentialEntity } from '../provider-credentials/provider-crede
 import { LOCAL_PROVIDER, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
 import { RegistryCache } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
+import type { Routing } from './content/routing.schema';
 import { DeploymentsRepository, ResolutionRow } from './deployments/deployments.repository';
 import { VersionsRepository } from './prompts/versions.repository';
-import { ResolvedDeployment, ResolvedProvider } from './resolved-deployment';
+import { ResolvedDeployment, ResolvedProvider, ResolvedRouting } from './resolved-deployment';
 import { isProviderName, isSlugLike } from './slugs';
 
 /** A resolution as cached: everything but the API key, which apiKeyOf supplies per call (apiKeyEnv is read at that moment). */
@@ -16,6 +17,19 @@ interface CachedResolution {
   resolved: Omit<ResolvedDeployment, 'provider'>;
   provider: Omit<ResolvedProvider, 'apiKey'>;
   credential: ProviderCredentialEntity | null;
+  /** The routing targets' credentials, by position in `resolved.routing.targets`. */
+  routingCredentials: (ProviderCredentialEntity | null)[];
+}
+
+/** A provider as resolutions name it, without its key. */
+function providerOf(credential: ProviderCredentialEntity | null): Omit<ResolvedProvider, 'apiKey'> {
+  if (!credential) return { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
+  return {
+    name: credential.name,
+    type: credential.type,
+    ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}),
+    credentialId: credential.id,
+  };
 }
 
 /**
@@ -51,8 +65,7 @@ export class RegistryService {
     const key = RegistryCache.key(projectId, slug, environment, version);
     // Calls that miss together (an entry expiring under load) share one load.
     const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version));
-    if (!cached) return null;
-    return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+    return cached && this.withKeys(cached);
   }
 
   /**
@@ -63,8 +76,21 @@ export class RegistryService {
     if (!isSlugLike(slug) || !(Number.isSafeInteger(version) && version > 0 && version <= MAX_VERSION)) return null;
     const key = RegistryCache.key(projectId, slug, '', version);
     const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, null, version));
-    if (!cached) return null;
-    return { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+    return cached && this.withKeys(cached);
+  }
+
+  /** A cached resolution with its providers' keys read now (apiKeyEnv is read at that moment). */
+  private withKeys(cached: CachedResolution): ResolvedDeployment {
+    const resolved: ResolvedDeployment = { ...cached.resolved, provider: { ...cached.provider, ...this.apiKey(cached.credential) } };
+    const routing = cached.resolved.routing;
+    if (routing) {
+      const targets = routing.targets.map((target, i) => ({
+        ...target,
+        provider: { ...target.provider, ...this.apiKey(cached.routingCredentials[i]) },
+      }));
+      resolved.routing = { ...routing, targets };
+    }
+    return resolved;
   }
 
   /**
@@ -75,13 +101,7 @@ export class RegistryService {
     if (name === LOCAL_PROVIDER) return { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
     const credential = isProviderName(name) ? await this.credentials.findByName(projectId, name) : null;
     if (!credential) return null;
-    const base = {
-      name: credential.name,
-      type: credential.type,
-      ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}),
-      credentialId: credential.id,
-    };
-    return { ...base, ...this.apiKey(credential) };
+    return { ...providerOf(credential), ...this.apiKey(credential) };
   }
 
   /** Drops the cached resolutions of a project on this instance (the registry's writers call it). */
@@ -102,17 +122,12 @@ export class RegistryService {
         `Provider "${version.provider}" of ${slug} version ${version.version} is not configured in this project`,
       );
     }
-    const provider: Omit<ResolvedProvider, 'apiKey'> = credential
-      ? {
-          name: credential.name,
-          type: credential.type,
-          ...(credential.baseUrl ? { baseUrl: credential.baseUrl } : {}),
-          credentialId: credential.id,
-        }
-      : { name: LOCAL_PROVIDER, type: 'local', credentialId: null };
+    const provider = providerOf(credential);
+    const routed = version.routing ? await this.routingOf(projectId, slug, version.version, version.routing, credential) : null;
     return {
       credential,
       provider,
+      routingCredentials: routed?.credentials ?? [],
       resolved: {
         kind: row.kind,
         promptId: row.prompt_id,
@@ -132,8 +147,49 @@ export class RegistryService {
         parameters: version.parameters,
         tools: version.tools,
         ...(row.split ? { split: { arms: row.split, stickyBy: row.sticky_by ?? 'thread', rules: row.split_rules ?? [] } } : {}),
+        ...(routed ? { routing: routed.routing } : {}),
+        ...(version.responseCache ? { responseCache: version.responseCache } : {}),
       },
     };
+  }
+
+  /**
+   * A routing block's targets with their providers (docs/routing.md). The first target is the
+   * version's own provider, already loaded. A later target whose provider credential was deleted
+   * since the version was saved is left out (with a warning) rather than failing every call.
+   */
+  private async routingOf(
+    projectId: string,
+    slug: string,
+    version: number,
+    routing: Routing,
+    primary: ProviderCredentialEntity | null,
+  ): Promise<{ routing: ResolvedRouting; credentials: (ProviderCredentialEntity | null)[] }> {
+    const targets: ResolvedRouting['targets'] = [];
+    const credentials: (ProviderCredentialEntity | null)[] = [];
+    for (const [index, target] of routing.targets.entries()) {
+      let credential: ProviderCredentialEntity | null = null;
+      if (index === 0) credential = primary;
+      else if (target.provider !== LOCAL_PROVIDER) {
+        credential = await this.credentials.findByName(projectId, target.provider);
+        if (!credential) {
+          this.logger.warn(
+            `${slug} version ${version}: routing target ${index} names provider "${target.provider}", which no longer exists; skipped`,
+          );
+          continue;
+        }
+      }
+      credentials.push(credential);
+      targets.push({
+        index,
+        provider: providerOf(credential),
+        model: target.model,
+        weight: target.weight ?? 1,
+        parameters: target.parameters ?? {},
+      });
+    }
+    const { strategy, fallbackOn, firstTokenTimeoutMs } = routing;
+    return { routing: { strategy, targets, fallbackOn, ...(firstTokenTimeoutMs ? { firstTokenTimeoutMs } : {}) }, credentials };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../common/chat';
 import type { CompiledTemplate } from '../templates';
+import type { FallbackReason, ResponseCacheSettings, RoutingStrategy } from './content/routing.schema';
 import type { DeploymentSplit } from './deployments/split';
 
 /**
@@ -48,6 +49,26 @@ export interface ResolvedProvider {
   credentialId: string | null;
 }
 
+/** One target of a routing block, its provider resolved like the version's own. */
+export interface ResolvedRoutingTarget {
+  /** The target's place in the version's list (0 is the primary): health and logs name targets by it with provider and model. */
+  index: number;
+  provider: ResolvedProvider;
+  model: string;
+  /** `weighted` only; 1 unless the block set it. */
+  weight: number;
+  /** The target's overrides of the version's parameters ({} when none). */
+  parameters: ModelParameters;
+}
+
+/** A version's routing block (docs/routing.md) with its targets' providers resolved. */
+export interface ResolvedRouting {
+  strategy: RoutingStrategy;
+  targets: ResolvedRoutingTarget[];
+  fallbackOn: FallbackReason[];
+  firstTokenTimeoutMs?: number;
+}
+
 export interface ResolvedDeployment {
   kind: PromptKind;
   promptId: string;
@@ -86,4 +107,8 @@ export interface ResolvedDeployment {
    * and of the arm chosen from it; absent on a plain deployment and on a pinned version.
    */
   split?: DeploymentSplit;
+  /** The version's routing block; absent: `provider` and `model` serve every call. Its first target is `provider`/`model`. */
+  routing?: ResolvedRouting;
+  /** The version's exact response cache; absent: off unless the call asks for it. */
+  responseCache?: ResponseCacheSettings;
 }

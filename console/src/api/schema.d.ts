@@ -2432,8 +2432,11 @@ export interface components {
              * @example local
              */
             provider: string;
-            /** @example echo */
-            model: string;
+            /**
+             * @description required unless there is a routing block
+             * @example echo
+             */
+            model?: string;
             /**
              * @description a prompt's model parameters; an embedding entry's only parameter is `dimensions`
              * @example {
@@ -2483,6 +2486,85 @@ export interface components {
              */
             variables?: {
                 [key: string]: string;
+            };
+            /**
+             * @description targets that may serve the version, how one is chosen and what falls back (docs/routing.md); with it, provider and model may be left out (they are the first target's)
+             * @example {
+             *       "strategy": "priority",
+             *       "targets": [
+             *         {
+             *           "provider": "openai",
+             *           "model": "gpt-4o-mini"
+             *         },
+             *         {
+             *           "provider": "backup",
+             *           "model": "llama-3.1-70b",
+             *           "parameters": {
+             *             "temperature": 0.3
+             *           }
+             *         }
+             *       ],
+             *       "fallbackOn": [
+             *         "rate_limit",
+             *         "server_error",
+             *         "timeout",
+             *         "connection",
+             *         "first_token_timeout"
+             *       ],
+             *       "firstTokenTimeoutMs": 5000
+             *     }
+             */
+            routing?: {
+                /**
+                 * @default priority
+                 * @enum {string}
+                 */
+                strategy: "priority" | "weighted" | "least-latency";
+                targets: {
+                    provider: string;
+                    model: string;
+                    weight?: number;
+                    parameters?: {
+                        max_tokens?: number;
+                        temperature?: number;
+                        top_p?: number;
+                        presence_penalty?: number;
+                        frequency_penalty?: number;
+                        seed?: number;
+                        stop?: string | string[];
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "json_object" | "text";
+                        };
+                        tool_choice?: ("auto" | "required" | "none") | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                    };
+                }[];
+                /**
+                 * @default [
+                 *       "rate_limit",
+                 *       "server_error",
+                 *       "timeout",
+                 *       "connection",
+                 *       "first_token_timeout"
+                 *     ]
+                 */
+                fallbackOn: ("rate_limit" | "server_error" | "timeout" | "connection" | "first_token_timeout")[];
+                firstTokenTimeoutMs?: number;
+            };
+            /**
+             * @description the exact response cache: same project, rendered request and parameters within ttlSeconds answer from the cache (docs/routing.md)
+             * @example {
+             *       "ttlSeconds": 3600
+             *     }
+             */
+            cache?: {
+                ttlSeconds: number;
             };
             /**
              * @description a note on what changed
@@ -2620,6 +2702,80 @@ export interface components {
              *     ]
              */
             declaredVariables: string[];
+            /**
+             * @description targets that may serve the version, how one is chosen and what falls back (docs/routing.md); with it, provider and model may be left out (they are the first target's)
+             * @example {
+             *       "strategy": "priority",
+             *       "targets": [
+             *         {
+             *           "provider": "openai",
+             *           "model": "gpt-4o-mini"
+             *         },
+             *         {
+             *           "provider": "backup",
+             *           "model": "llama-3.1-70b",
+             *           "parameters": {
+             *             "temperature": 0.3
+             *           }
+             *         }
+             *       ],
+             *       "fallbackOn": [
+             *         "rate_limit",
+             *         "server_error",
+             *         "timeout",
+             *         "connection",
+             *         "first_token_timeout"
+             *       ],
+             *       "firstTokenTimeoutMs": 5000
+             *     }
+             */
+            routing?: {
+                /**
+                 * @default priority
+                 * @enum {string}
+                 */
+                strategy: "priority" | "weighted" | "least-latency";
+                targets: {
+                    provider: string;
+                    model: string;
+                    weight?: number;
+                    parameters?: {
+                        max_tokens?: number;
+                        temperature?: number;
+                        top_p?: number;
+                        presence_penalty?: number;
+                        frequency_penalty?: number;
+                        seed?: number;
+                        stop?: string | string[];
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "json_object" | "text";
+                        };
+                        tool_choice?: ("auto" | "required" | "none") | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                    };
+                }[];
+                /**
+                 * @default [
+                 *       "rate_limit",
+                 *       "server_error",
+                 *       "timeout",
+                 *       "connection",
+                 *       "first_token_timeout"
+                 *     ]
+                 */
+                fallbackOn: ("rate_limit" | "server_error" | "timeout" | "connection" | "first_token_timeout")[];
+                firstTokenTimeoutMs?: number;
+            };
+            /** @description the exact response cache: same project, rendered request and parameters within ttlSeconds answer from the cache (docs/routing.md) */
+            cache?: {
+                ttlSeconds: number;
+            };
             message: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -4750,9 +4906,8 @@ export interface components {
                         };
                         tool_call_id?: string;
                     }[];
-                    /** @default local */
-                    provider: string;
-                    model: string;
+                    provider?: string;
+                    model?: string;
                     /** @default {} */
                     parameters: {
                         max_tokens?: number;
@@ -4790,6 +4945,52 @@ export interface components {
                     /** @default {} */
                     variables: {
                         [key: string]: string;
+                    };
+                    routing?: {
+                        /**
+                         * @default priority
+                         * @enum {string}
+                         */
+                        strategy: "priority" | "weighted" | "least-latency";
+                        targets: {
+                            provider: string;
+                            model: string;
+                            weight?: number;
+                            parameters?: {
+                                max_tokens?: number;
+                                temperature?: number;
+                                top_p?: number;
+                                presence_penalty?: number;
+                                frequency_penalty?: number;
+                                seed?: number;
+                                stop?: string | string[];
+                                response_format?: {
+                                    /** @enum {string} */
+                                    type: "json_object" | "text";
+                                };
+                                tool_choice?: ("auto" | "required" | "none") | {
+                                    /** @enum {string} */
+                                    type: "function";
+                                    function: {
+                                        name: string;
+                                    };
+                                };
+                            };
+                        }[];
+                        /**
+                         * @default [
+                         *       "rate_limit",
+                         *       "server_error",
+                         *       "timeout",
+                         *       "connection",
+                         *       "first_token_timeout"
+                         *     ]
+                         */
+                        fallbackOn: ("rate_limit" | "server_error" | "timeout" | "connection" | "first_token_timeout")[];
+                        firstTokenTimeoutMs?: number;
+                    };
+                    cache?: {
+                        ttlSeconds: number;
                     };
                 };
                 prompt?: string;

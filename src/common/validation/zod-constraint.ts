@@ -20,9 +20,11 @@ function describeIssues(schema: ZodType, value: unknown, property: string): stri
 export function MatchesSchema(schema: ZodType, api: Omit<ApiPropertyOptions, 'type'> = {}): PropertyDecorator {
   return (target, propertyName) => {
     const generated = openApiSchemaOf(schema);
-    // An object schema's `required` lists its own fields; whether the property itself is required is `selfRequired`.
-    const self = Array.isArray(generated.required) ? { selfRequired: true } : {};
-    ApiProperty({ ...generated, ...self, ...api } as ApiPropertyOptions)(target, propertyName);
+    // An object schema's `required` lists its own fields; whether the property itself is required is
+    // `selfRequired` (`required: false` in `api` for an optional one, placed above @Optional()).
+    const { required: own, ...rest } = api;
+    const self = Array.isArray(generated.required) ? { selfRequired: own !== false } : own === undefined ? {} : { required: own };
+    ApiProperty({ ...generated, ...self, ...rest } as ApiPropertyOptions)(target, propertyName);
     registerDecorator({
       name: 'matchesSchema',
       target: target.constructor,

@@ -16,11 +16,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * SHA-256 (hex) of a version's canonical content: template, provider, model, parameters, tools and
- * variable defaults. Two versions with the same hash behave the same; request logs carry it as
+ * SHA-256 (hex) of a version's canonical content: template, provider, model, parameters, tools,
+ * variable defaults, and the routing block and response cache when set. Two versions with the same hash behave the same; request logs carry it as
  * `promptHistoryHash`, and apply uses it to tell whether a prompt changed.
  */
 export function contentHash(content: VersionContent): string {
-  const { template, provider, model, parameters, tools, variables } = content;
-  return createHash('sha256').update(canonicalJson({ template, provider, model, parameters, tools, variables }), 'utf8').digest('hex');
+  // routing and cache only when set: versions stored before they existed keep their hashes.
+  const { template, provider, model, parameters, tools, variables, routing, cache } = content;
+  const hashed = { template, provider, model, parameters, tools, variables, routing, cache };
+  return createHash('sha256').update(canonicalJson(hashed), 'utf8').digest('hex');
 }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 
-import { chatMessageSchema, expects, samplingSettingsShape, toolChoiceSchema } from '../../common/chat';
+import { chatMessageSchema, expects } from '../../common/chat';
 import { PROVIDER_NAME_PATTERN } from '../../common/validation/slug';
+import { modelParametersSchema } from './model-parameters.schema';
+import { modelNameSchema, providerNameSchema, responseCacheSchema, routingSchema } from './routing.schema';
 
 export { PROVIDER_NAME_PATTERN };
+export { modelParametersSchema };
 
 /**
  * What a version stores, defined once in zod and used by the REST DTOs (via MatchesSchema), the
@@ -11,15 +14,6 @@ export { PROVIDER_NAME_PATTERN };
  */
 
 export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-
-export const modelParametersSchema = z.strictObject({
-  ...samplingSettingsShape,
-  seed: z.number().int().optional(),
-  // The chat-completion API accepts up to 4 stop sequences.
-  stop: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(4)], expects('string or array of 1 to 4 strings')).optional(),
-  response_format: z.strictObject({ type: z.enum(['json_object', 'text']) }).optional(),
-  tool_choice: toolChoiceSchema.optional(),
-});
 
 /** A chat-completion function tool; `parameters` is a JSON Schema object and is not checked further. */
 export const toolSchema = z.strictObject({
@@ -41,13 +35,20 @@ export const variableDefaultsSchema = z.record(
   z.string(),
 );
 
+/**
+ * A prompt's or assistant's content. `provider` and `model` may be left out when there is a
+ * `routing` block (they are its first target's); without one, `provider` defaults to `local` and
+ * `model` is required. prepareVersionContent fills them in and checks that they agree.
+ */
 export const versionContentSchema = z.strictObject({
   template: templateSchema,
-  provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name ("local" or a provider credential)')).default('local'),
-  model: z.string().min(1).max(200),
+  provider: providerNameSchema.optional(),
+  model: modelNameSchema.optional(),
   parameters: modelParametersSchema.default({}),
   tools: toolsSchema.default([]),
   variables: variableDefaultsSchema.default({}),
+  routing: routingSchema.optional(),
+  cache: responseCacheSchema.optional(),
 });
 
 /** An embedding entry's settings (docs/embeddings.md, "Deployed embedding entries"); OpenAI's range for `dimensions`. */
@@ -57,8 +58,8 @@ export const embeddingParametersSchema = z.strictObject({
 
 /** What an embedding entry's version stores: no template, tools or variables. */
 export const embeddingContentSchema = z.strictObject({
-  provider: versionContentSchema.shape.provider,
-  model: versionContentSchema.shape.model,
+  provider: providerNameSchema.default('local'),
+  model: modelNameSchema,
   parameters: embeddingParametersSchema.default({}),
 });
 
@@ -69,7 +70,10 @@ export type ModelParametersInput = z.input<typeof modelParametersSchema>;
 export type ToolDefinition = z.output<typeof toolSchema>;
 export type VersionContentInput = z.input<typeof versionContentSchema>;
 /** The normalized content of a version: exactly what is stored and hashed. */
-export type VersionContent = Omit<z.output<typeof versionContentSchema>, 'parameters'> & {
+export type VersionContent = Omit<z.output<typeof versionContentSchema>, 'parameters' | 'provider' | 'model'> & {
+  /** The first routing target's when there is a routing block. */
+  provider: string;
+  model: string;
   /** A prompt's model parameters, or an embedding entry's `{dimensions}`. */
   parameters: z.output<typeof modelParametersSchema> & z.output<typeof embeddingParametersSchema>;
 };

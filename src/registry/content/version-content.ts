@@ -41,9 +41,14 @@ function compileIssue(error: TemplateCompileError, template: ChatMessage[]): Con
 export function prepareVersionContent(input: unknown, kind: PromptKind = 'prompt'): PrepareResult {
   if (kind === 'embedding') return prepareEmbeddingContent(input);
   const parsed = versionContentSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error) };
-  const content = parsed.data;
+  if (!parsed.success) {
+    // withProviderAndModel's own check, so that one answer names every problem.
+    const given = (input ?? {}) as Record<string, unknown>;
+    const missingModel = typeof input === 'object' && given.model === undefined && given.routing === undefined;
+    return { ok: false, issues: [...zodIssues(parsed.error), ...(missingModel ? [{ path: ['model'], message: 'Required' }] : [])] };
+  }
   const issues: ContentIssue[] = [];
+  const content = withProviderAndModel(parsed.data, issues);
   const choice = content.parameters.tool_choice;
   if (typeof choice === 'object' && !content.tools.some((tool) => tool.function.name === choice.function.name)) {
     issues.push({ path: ['parameters', 'tool_choice'], message: `names function "${choice.function.name}", which is not among the tools` });
@@ -63,7 +68,24 @@ export function prepareVersionContent(input: unknown, kind: PromptKind = 'prompt
   return { ok: true, value: { content, contentHash: contentHash(content), declaredVariables, compiled } };
 }
 
-const CHAT_ONLY_FIELDS = ['template', 'tools', 'variables'] as const;
+/**
+ * `provider` and `model` as stored: the first routing target's when there is a routing block (and
+ * when given as well, they must be its), else `local` and the model given, which is then required.
+ */
+function withProviderAndModel(parsed: z.output<typeof versionContentSchema>, issues: ContentIssue[]): VersionContent {
+  const first = parsed.routing?.targets[0];
+  if (first) {
+    if (parsed.provider !== undefined && parsed.provider !== first.provider)
+      issues.push({ path: ['provider'], message: `must be the first routing target's ("${first.provider}") or left out` });
+    if (parsed.model !== undefined && parsed.model !== first.model)
+      issues.push({ path: ['model'], message: `must be the first routing target's ("${first.model}") or left out` });
+    return { ...parsed, provider: first.provider, model: first.model };
+  }
+  if (parsed.model === undefined) issues.push({ path: ['model'], message: 'Required' });
+  return { ...parsed, provider: parsed.provider ?? 'local', model: parsed.model ?? '' };
+}
+
+const CHAT_ONLY_FIELDS = ['template', 'tools', 'variables', 'routing', 'cache'] as const;
 
 /**
  * An embedding entry: stored with an empty template, no tools and no variables, so that it is a

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { ChatMessage } from '../../common/chat';
+import type { ResponseCacheSettings, Routing } from '../content/routing.schema';
 import { ModelParameters } from '../resolved-deployment';
 
 /** One immutable version of a prompt. Rows are inserted, never updated. */
@@ -43,6 +44,14 @@ export class PromptVersionEntity {
   /** The template's variables plus the declared ones, sorted: what an invoke may send. */
   @Column({ name: 'declared_variables', type: 'jsonb' })
   declaredVariables: string[];
+
+  /** The routing block (docs/routing.md); null: the version's provider and model serve every call. */
+  @Column({ type: 'jsonb', nullable: true })
+  routing: Routing | null;
+
+  /** The exact response cache (docs/routing.md, "Response cache"); null: off. */
+  @Column({ name: 'response_cache', type: 'jsonb', nullable: true })
+  responseCache: ResponseCacheSettings | null;
 
   /** A note on what changed, like a commit message. */
   @Column({ type: 'varchar', nullable: true })

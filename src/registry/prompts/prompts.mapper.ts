@@ -37,6 +37,8 @@ export const toVersionDto = (v: PromptVersionEntity, p: Pick<PromptEntity, 'slug
   tools: v.tools,
   variables: v.variables,
   declaredVariables: v.declaredVariables,
+  ...(v.routing ? { routing: v.routing } : {}),
+  ...(v.responseCache ? { cache: v.responseCache } : {}),
   message: v.message,
   createdAt: v.createdAt.toISOString(),
 });

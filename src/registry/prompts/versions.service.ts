@@ -87,7 +87,7 @@ export class VersionsService {
     const now = new Date();
     const number = await this.promptsRepo.takeNextVersion(manager, prompt.projectId, prompt.id, now);
     prompt.lastVersion = number;
-    const { template, provider, model, parameters, tools, variables } = prepared.content;
+    const { template, provider, model, parameters, tools, variables, routing, cache } = prepared.content;
     const version = Object.assign(new PromptVersionEntity(), {
       projectId: prompt.projectId,
       id: newId(),
@@ -101,6 +101,8 @@ export class VersionsService {
       tools,
       variables,
       declaredVariables: prepared.declaredVariables,
+      routing: routing ?? null,
+      responseCache: cache ?? null,
       message,
       createdAt: now,
     });

@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 
 import { ChatMessage, ChatMessageInput, MODEL_NAME_MAX_LENGTH } from '../../../common/chat';
 import { openApiSchemaOf } from '../../../common/swagger/zod-schema';
 import { MatchesSchema, Optional, Text } from '../../../common/validation';
+import { responseCacheSchema, ResponseCacheSettings, Routing, RoutingInput, routingSchema } from '../../content/routing.schema';
 import {
   anyParametersSchema,
   ModelParametersInput,
@@ -12,6 +13,20 @@ import {
   variableDefaultsSchema,
 } from '../../content/version-content.schema';
 import { ModelParameters, PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
+
+const ROUTING_EXAMPLE = {
+  strategy: 'priority',
+  targets: [
+    { provider: 'openai', model: 'gpt-4o-mini' },
+    { provider: 'backup', model: 'llama-3.1-70b', parameters: { temperature: 0.3 } },
+  ],
+  fallbackOn: ['rate_limit', 'server_error', 'timeout', 'connection', 'first_token_timeout'],
+  firstTokenTimeoutMs: 5000,
+};
+const ROUTING_DESCRIPTION =
+  "targets that may serve the version, how one is chosen and what falls back (docs/routing.md); with it, provider and model may be left out (they are the first target's)";
+const CACHE_DESCRIPTION =
+  'the exact response cache: same project, rendered request and parameters within ttlSeconds answer from the cache (docs/routing.md)';
 
 const TEMPLATE_EXAMPLE = [
   { role: 'system', content: 'Summarize the text for {{audience}}. {{#if short}}One sentence.{{/if}}' },
@@ -39,8 +54,9 @@ export class CreateVersionDto {
   })
   provider?: string;
 
-  @Text({ max: MODEL_NAME_MAX_LENGTH, example: 'echo' })
-  model: string;
+  @Optional()
+  @Text({ max: MODEL_NAME_MAX_LENGTH, example: 'echo', description: 'required unless there is a routing block' })
+  model?: string;
 
   @Optional()
   @MatchesSchema(anyParametersSchema, {
@@ -56,6 +72,15 @@ export class CreateVersionDto {
   @Optional()
   @MatchesSchema(variableDefaultsSchema, { example: { audience: 'engineers' }, description: 'declared variables and their defaults' })
   variables?: Record<string, string>;
+
+  // Above @Optional(): it keeps the block's own `required` list (MatchesSchema).
+  @MatchesSchema(routingSchema, { required: false, example: ROUTING_EXAMPLE, description: ROUTING_DESCRIPTION })
+  @Optional()
+  routing?: RoutingInput;
+
+  @MatchesSchema(responseCacheSchema, { required: false, example: { ttlSeconds: 3600 }, description: CACHE_DESCRIPTION })
+  @Optional()
+  cache?: ResponseCacheSettings;
 
   @Optional()
   @Text({ max: 500, example: 'shorter system prompt', description: 'a note on what changed' })
@@ -82,6 +107,16 @@ export class VersionDto {
   @ApiProperty({ ...openApiSchemaOf(variableDefaultsSchema), example: { audience: 'engineers' } }) variables: Record<string, string>;
   @ApiProperty({ type: [String], example: ['audience', 'short', 'text'], description: 'the variables an invoke may send' })
   declaredVariables: string[];
+  // selfRequired: the property is optional, the `required` list is the block's own fields.
+  @ApiProperty({
+    ...openApiSchemaOf(routingSchema),
+    selfRequired: false,
+    example: ROUTING_EXAMPLE,
+    description: ROUTING_DESCRIPTION,
+  } as ApiPropertyOptions)
+  routing?: Routing;
+  @ApiProperty({ ...openApiSchemaOf(responseCacheSchema), selfRequired: false, description: CACHE_DESCRIPTION } as ApiPropertyOptions)
+  cache?: ResponseCacheSettings;
   @ApiProperty({ type: String, nullable: true }) message: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
