@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { wireRequestOf } from '../common/http/wire-request';
 import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
+import { holdLease, JobWakeLoop } from '../jobs/job-wake-loop';
 import { ResponsesBodyDto } from './dto/responses-body.dto';
 import { ResponseEventStore } from './response-event-store';
 import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
@@ -27,9 +28,10 @@ const WAKE = 'response-jobs-wake';
 export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Responses');
   private offJobs: (() => void) | null = null;
-  private busy = false;
-  private again = false;
-  private stopped = false;
+  private readonly loop = new JobWakeLoop(
+    () => this.pass(),
+    (err) => this.logger.warn(`background responses: ${err.message}`),
+  );
   /** Background jobs this instance holds, from their claim to their end (planning included). */
   private held = 0;
 
@@ -51,8 +53,12 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     void this.wake();
   }
 
+  private get stopped(): boolean {
+    return this.loop.isStopped;
+  }
+
   onModuleDestroy(): void {
-    this.stopped = true;
+    this.loop.stop();
     this.offJobs?.();
     stopPeriodic(this.schedule, WAKE);
   }
@@ -69,26 +75,19 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** Takes over expired jobs, then claims queued ones while there is room; one pass at a time. */
-  async wake(): Promise<void> {
-    if (this.stopped) return;
-    if (this.busy) return void (this.again = true);
-    this.busy = true;
-    try {
-      do {
-        this.again = false;
-        await this.takeOver();
-        const free = this.config.responseJobs.concurrency - this.held;
-        if (free <= 0) break;
-        for (const job of await this.jobs.claim(this.runner.owner, this.config.responseJobs.leaseMs, free)) {
-          this.held++;
-          void this.run(job);
-        }
-      } while (this.again && !this.stopped);
-    } catch (err) {
-      this.logger.warn(`background responses: ${(err as Error).message}`);
-    } finally {
-      this.busy = false;
+  wake(): Promise<void> {
+    return this.loop.wake();
+  }
+
+  private async pass(): Promise<boolean> {
+    await this.takeOver();
+    const free = this.config.responseJobs.concurrency - this.held;
+    if (free <= 0) return false;
+    for (const job of await this.jobs.claim(this.runner.owner, this.config.responseJobs.leaseMs, free)) {
+      this.held++;
+      void this.run(job);
     }
+    return true;
   }
 
   /**
@@ -98,11 +97,7 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
   async run(job: ClaimedJob): Promise<void> {
     const { caller, body, headers, url, ip, createdAt } = job.request;
     const { leaseMs } = this.config.responseJobs;
-    const heartbeat = setInterval(
-      () => void this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs).catch(() => undefined),
-      Math.floor(leaseMs / 4),
-    );
-    heartbeat.unref();
+    const release = holdLease(() => this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs), leaseMs);
     try {
       // The stored body went through the same check as the request's (ResponsesBodyDto) when it was queued.
       const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), ResponsesBodyDto.parse(body), {
@@ -121,7 +116,7 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
         this.logger.error(`could not end response ${job.id}: ${(failure as Error).message}`),
       );
     } finally {
-      clearInterval(heartbeat);
+      release();
       this.held--;
       if (!this.stopped) setImmediate(() => void this.wake());
     }

@@ -8,6 +8,7 @@ import { newId } from '../../common/ids';
 import { startPeriodic, stopPeriodic } from '../../common/periodic';
 import { AppConfig } from '../../config/app-config';
 import { ClaimedRow, JobQueue } from '../../jobs/job-queue';
+import { holdLease, JobWakeLoop } from '../../jobs/job-wake-loop';
 import type { LiveGradeRequest } from '../../project-settings/live-graders';
 import { LiveGrading } from './live-grading';
 
@@ -33,9 +34,10 @@ export class LiveGradeWorker implements OnApplicationBootstrap, OnModuleDestroy 
   /** Aborts the judges' calls in flight at shutdown: their jobs' leases expire and another instance grades them. */
   private readonly abort = new AbortController();
   private unsubscribe: (() => void) | null = null;
-  private busy = false;
-  private again = false;
-  private stopped = false;
+  private readonly loop = new JobWakeLoop(
+    () => this.pass(),
+    (err) => this.logger.warn(`live graders: ${err.message}`),
+  );
   private lastTakeOver = 0;
 
   constructor(
@@ -58,44 +60,37 @@ export class LiveGradeWorker implements OnApplicationBootstrap, OnModuleDestroy 
     return Math.min(5000, Math.floor(this.config.responseJobs.leaseMs / 2));
   }
 
+  private get stopped(): boolean {
+    return this.loop.isStopped;
+  }
+
   onModuleDestroy(): void {
-    this.stopped = true;
+    this.loop.stop();
     stopPeriodic(this.schedule, WAKE);
     this.unsubscribe?.();
     this.abort.abort();
   }
 
-  async wake(): Promise<void> {
-    if (this.stopped) return;
-    if (this.busy) return void (this.again = true);
-    this.busy = true;
-    try {
-      do {
-        this.again = false;
-        // Woken on every batch queued here and every job done: the lease check runs at the periodic pace only.
-        if (Date.now() - this.lastTakeOver >= this.interval) await this.takeOver();
-        const free = LIVE_GRADE_CONCURRENCY - this.held.size;
-        if (free <= 0) break;
-        const leaseMs = this.config.responseJobs.leaseMs;
-        for (const job of await this.queue.claim<LiveGradeRequest>('live_grade', this.owner, leaseMs, free)) {
-          this.held.add(job.id);
-          void this.run(job);
-        }
-      } while (this.again && !this.stopped);
-    } catch (err) {
-      if (!this.stopped) this.logger.warn(`live graders: ${(err as Error).message}`);
-    } finally {
-      this.busy = false;
+  wake(): Promise<void> {
+    return this.loop.wake();
+  }
+
+  private async pass(): Promise<boolean> {
+    // Woken on every batch queued here and every job done: the lease check runs at the periodic pace only.
+    if (Date.now() - this.lastTakeOver >= this.interval) await this.takeOver();
+    const free = LIVE_GRADE_CONCURRENCY - this.held.size;
+    if (free <= 0) return false;
+    const leaseMs = this.config.responseJobs.leaseMs;
+    for (const job of await this.queue.claim<LiveGradeRequest>('live_grade', this.owner, leaseMs, free)) {
+      this.held.add(job.id);
+      void this.run(job);
     }
+    return true;
   }
 
   private async run(job: ClaimedRow<LiveGradeRequest>): Promise<void> {
     const leaseMs = this.config.responseJobs.leaseMs;
-    const heartbeat = setInterval(
-      () => void this.queue.renew(null, job.projectId, job.id, this.owner, leaseMs).catch(() => undefined),
-      Math.floor(leaseMs / 4),
-    );
-    heartbeat.unref();
+    const release = holdLease(() => this.queue.renew(null, job.projectId, job.id, this.owner, leaseMs), leaseMs);
     try {
       await this.grading.grade(job.projectId, job.id, job.request, this.abort.signal);
       // Stopped meanwhile: the lease expires and another instance grades the call again.
@@ -104,7 +99,7 @@ export class LiveGradeWorker implements OnApplicationBootstrap, OnModuleDestroy 
       // Left to its lease: queued again when it expires, up to MAX_ATTEMPTS times.
       if (!this.stopped) this.logger.warn(`live grading of log ${job.id} failed: ${(err as Error).message}`);
     } finally {
-      clearInterval(heartbeat);
+      release();
       this.held.delete(job.id);
     }
     if (!this.stopped) setImmediate(() => void this.wake());

@@ -9,6 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import { ChangeNotifier } from '../../database/changes';
 import { InvocationService } from '../../invocation/invocation.service';
 import { ClaimedRow, JobQueue } from '../../jobs/job-queue';
+import { JobWakeLoop } from '../../jobs/job-wake-loop';
 import { PricesService } from '../../usage/pricing/prices.service';
 import { DatasetsRepository } from '../datasets/datasets.repository';
 import { Grading } from '../graders/grading';
@@ -32,9 +33,10 @@ export class EvalRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Evals');
   readonly owner = `evals-${newId()}`;
   private readonly held = new Map<string, RunExecution | null>();
-  private busy = false;
-  private again = false;
-  private stopped = false;
+  private readonly loop = new JobWakeLoop(
+    () => this.pass(),
+    (err) => this.logger.warn(`experiment runs: ${err.message}`),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -62,33 +64,30 @@ export class EvalRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     void this.wake();
   }
 
+  private get stopped(): boolean {
+    return this.loop.isStopped;
+  }
+
   onModuleDestroy(): void {
-    this.stopped = true;
+    this.loop.stop();
     stopPeriodic(this.schedule, WAKE);
     // The runs stop storing; their leases expire and another instance resumes them.
     for (const execution of this.held.values()) execution?.halt({ type: 'lease-lost' });
   }
 
-  async wake(): Promise<void> {
-    if (this.stopped) return;
-    if (this.busy) return void (this.again = true);
-    this.busy = true;
-    try {
-      do {
-        this.again = false;
-        await this.takeOver();
-        const free = this.config.evalRunsConcurrency - this.held.size;
-        if (free <= 0) break;
-        for (const job of await this.queue.claim<RunJobRequest>('eval_run', this.owner, this.config.responseJobs.leaseMs, free)) {
-          this.held.set(job.id, null);
-          void this.run(job);
-        }
-      } while (this.again && !this.stopped);
-    } catch (err) {
-      this.logger.warn(`experiment runs: ${(err as Error).message}`);
-    } finally {
-      this.busy = false;
+  wake(): Promise<void> {
+    return this.loop.wake();
+  }
+
+  private async pass(): Promise<boolean> {
+    await this.takeOver();
+    const free = this.config.evalRunsConcurrency - this.held.size;
+    if (free <= 0) return false;
+    for (const job of await this.queue.claim<RunJobRequest>('eval_run', this.owner, this.config.responseJobs.leaseMs, free)) {
+      this.held.set(job.id, null);
+      void this.run(job);
     }
+    return true;
   }
 
   private async run(job: ClaimedRow<RunJobRequest>): Promise<void> {
