@@ -461,6 +461,11 @@ export class AppConfig {
   get groupCommitInFlight(): number {
     return this.embedded ? 1 : Math.max(1, Math.floor(this.dbPoolSize / 4));
   }
+
+  /** Whether a group commit waits one event-loop turn before flushing (GroupCommitOptions.gather): on PGlite. */
+  get groupCommitGather(): boolean {
+    return this.embedded;
+  }
 }
 
 export class ConfigError extends Error {}

@@ -7,13 +7,14 @@ interface Item {
   gone?: boolean;
 }
 
-function recorder(options: { maxInFlight?: number; maxBatch?: number } = {}) {
+function recorder(options: { maxInFlight?: number; maxBatch?: number; gather?: boolean } = {}) {
   const batches: Item[][] = [];
   let release: (() => void) | null = null;
   let hold = false;
   const commit = new GroupCommit<Item>({
     maxInFlight: options.maxInFlight ?? 1,
     maxBatch: options.maxBatch ?? 100,
+    gather: options.gather,
     flush: async (items) => {
       if (hold) await new Promise<void>((resolve) => (release = resolve));
       if (items.some((item) => item.bad) && items.length > 1) throw new Error('batch refused');
@@ -48,6 +49,14 @@ describe('GroupCommit', () => {
     await Promise.all([first, ...more]);
     expect(r.batches.map((b) => b.map((i) => i.n))).toEqual([[1], [2, 3, 4]]);
     expect(r.commit.stats).toEqual({ flushes: 2, items: 4 });
+  });
+
+  it("with gather (PGlite), waits for the end of the turn even when idle: the turn's items go as one batch", async () => {
+    const r = recorder({ gather: true });
+    await Promise.all([1, 2, 3, 4].map((n) => r.submit({ project: 'a', n })));
+    expect(r.batches.map((b) => b.map((i) => i.n))).toEqual([[1, 2, 3, 4]]);
+    await r.submit({ project: 'a', n: 5 });
+    expect(r.batches).toHaveLength(2);
   });
 
   it('resolves only once the batch is written, and batches what arrived while a flush was busy', async () => {

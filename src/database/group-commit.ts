@@ -15,6 +15,12 @@ export interface GroupCommitOptions<T, R = void> {
    * never fails its neighbours (the flush must therefore have no side effect a rollback leaves).
    */
   flush: (items: T[]) => Promise<ItemOutcome<R>[]>;
+  /**
+   * Wait for the end of the event-loop turn before a flush even when nothing is being written.
+   * For PGlite, which answers inside the event loop: a flush there ends before the next call
+   * reaches it, so without the wait every item goes alone (docs/testing.md, "Where the time goes").
+   */
+  gather?: boolean;
   /** Told when a batch failed as a whole and is retried item by item. */
   onBatchFailed?: (size: number, err: unknown) => void;
 }
@@ -54,7 +60,7 @@ export class GroupCommit<T, R = void> {
       this.queued++;
       // Nothing being written: this item goes at once, alone (no event-loop turn of delay for a
       // lone call); the ones arriving while it is written go together after it.
-      if (this.inFlight === 0) this.flushIfFree();
+      if (this.inFlight === 0 && !this.options.gather) this.flushIfFree();
       else this.schedule();
     });
   }

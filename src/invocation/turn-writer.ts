@@ -60,6 +60,7 @@ export class TurnWriter implements BeforeApplicationShutdown {
     this.pipelining = pipeliningPoolOf(dataSource);
     this.batches = new GroupCommit<TurnRecord>({
       maxInFlight: config.groupCommitInFlight,
+      gather: config.groupCommitGather,
       maxBatch: MAX_BATCH,
       flush: (records) => this.flush(records),
       onBatchFailed: (size, err) => this.logger.warn(`batch of ${size} turns failed (${(err as Error).message}); writing them one by one`),

@@ -52,6 +52,7 @@ export class HistoryReader {
     );
     this.batches = new GroupCommit({
       maxInFlight: config.groupCommitInFlight,
+      gather: config.groupCommitGather,
       maxBatch: MAX_BATCH,
       flush: async (threads) => (await this.readBatch(threads)).map((value) => ({ ok: true as const, value })),
     });

@@ -22,6 +22,7 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
   constructor(logs: RequestLogsRepository, config: AppConfig) {
     this.batches = new GroupCommit<RequestLogEntity>({
       maxInFlight: config.groupCommitInFlight,
+      gather: config.groupCommitGather,
       maxBatch: MAX_BATCH,
       flush: async (rows) => {
         await logs.insertMany(rows);
