@@ -154,6 +154,7 @@ describe('request logs', () => {
         'usage',
         'costUsd',
         'priceRef',
+        'cacheHit',
         'request',
         'response',
         'threadMessageIds',
@@ -171,6 +172,7 @@ describe('request logs', () => {
       error: 'openai upstream answered 500: boom',
       providerKeyId: expect.any(String),
       usage: { prompt_tokens: null, completion_tokens: null, total_tokens: null },
+      cacheHit: false,
     });
     const viaProxy = await api.get(`/v2/logs/${all[3].id}`).expect(200);
     expect(viaProxy.body).toMatchObject({ requestIP: '203.0.113.9', url: invokePath(p, 'beta'), assistant: true, threadId });

@@ -7,6 +7,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { Wire, WireRequest } from '../common/http/wire-request';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
+import { CACHE_RESPONSE_HEADERS, CACHE_TTL_API_HEADER } from '../response-cache/response-cache-headers';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
 import { CountTokensBodyDto, MessagesBodyDto } from './dto/messages-body.dto';
 import { AnthropicMessagesTransport, type TokensCount } from './messages.transport';
@@ -50,9 +51,10 @@ export class AnthropicMessagesController {
     description: `${MODEL_DESCRIPTION} Streams Anthropic's events when stream is true.`,
   })
   @ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' })
+  @ApiHeader(CACHE_TTL_API_HEADER)
   @ApiOkResponse({
     description: "Anthropic's Message, or text/event-stream of its events; assistants send x-parley-thread-id",
-    headers: BUDGET_RESPONSE_HEADERS,
+    headers: { ...BUDGET_RESPONSE_HEADERS, ...CACHE_RESPONSE_HEADERS },
   })
   @ApiResponse({ status: 400, schema: ANTHROPIC_ERROR_SCHEMA, description: 'invalid or unsupported field, named in the message' })
   @ApiResponse({ status: 401, schema: ANTHROPIC_ERROR_SCHEMA, description: 'invalid API key (authentication_error)' })

@@ -5,7 +5,7 @@ import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, ResolvedTarget, ThreadChoice } from '../invocation/invocation.types';
-import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { targetOfModel } from '../invocation/model-name';
 import { anthropicError, invalidField } from './anthropic-errors';
 import { chatMessagesOf, overridesOf } from './messages.request';
@@ -46,6 +46,7 @@ export class AnthropicMessagesService {
     const idempotencyKey = idempotencyKeyOf(request.headers, () =>
       invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters'),
     );
+    const cacheTtlSeconds = cacheTtlOf(request.headers, (message) => anthropicError(400, message));
     return {
       target,
       messages: chatMessagesOf(body, target.provider.type),
@@ -56,6 +57,7 @@ export class AnthropicMessagesService {
       doNotRecord: headers.doNotRecord,
       metadata: metadata.metadata,
       strictParams: true,
+      ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
       // As sent (the pipe proved it an object): the log keeps the client's own body, not zod's output.
       log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },

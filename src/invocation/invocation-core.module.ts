@@ -9,9 +9,11 @@ import { ProjectSettingsCoreModule } from '../project-settings/project-settings.
 import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
+import { ResponseCacheModule } from '../response-cache/response-cache.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationService } from './invocation.service';
+import { InvocationCache } from './invocation-cache';
 import { EmbeddingInvocation } from './invocation-embed';
 import { InvocationRecorder } from './invocation-recorder';
 import { LiveGradeSampler } from './live-grade-sampler';
@@ -31,6 +33,7 @@ import { TurnWriter } from './turn-writer';
     MessagesModule,
     RequestLogsModule,
     PricingModule,
+    ResponseCacheModule,
     // Live graders' sampling: the project's settings (cached) and the job queue.
     ProjectSettingsCoreModule,
     JobsModule,
@@ -45,7 +48,7 @@ import { TurnWriter } from './turn-writer';
       }),
     }),
   ],
-  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, TurnWriter, LiveGradeSampler],
+  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, InvocationCache, TurnWriter, LiveGradeSampler],
   exports: [InvocationService, EmbeddingInvocation, ProvidersModule],
 })
 export class InvocationCoreModule {}

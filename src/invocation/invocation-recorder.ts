@@ -40,6 +40,8 @@ export interface InvokeOutcome {
   usagePartial?: boolean;
   startedAt: Date;
   ttftMs: number | null;
+  /** Answered from the exact response cache (docs/routing.md, "Response cache"): no provider call, so cost 0 and no provider metrics. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -170,6 +172,7 @@ export class InvocationRecorder {
   }
 
   private costOf(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<CallCost> {
+    if (outcome.cacheHit) return Promise.resolve({ costUsd: '0', priceRef: null });
     return this.prices.costOf(caller.projectId, prepared.input.target.provider, prepared.request.model, this.tokensOf(outcome));
   }
 
@@ -183,6 +186,8 @@ export class InvocationRecorder {
     } catch (err) {
       this.logger.warn(`could not charge a call's cost: ${(err as Error).message}`);
     }
+    // A cache hit called no provider: its latency and tokens are not the provider's.
+    if (log.cacheHit) return;
     try {
       this.metrics.observeProvider({
         project: `${caller.workspaceSlug}/${caller.projectSlug}`,
@@ -265,6 +270,7 @@ export class InvocationRecorder {
       reasoningTokens: tokens?.reasoning ?? null,
       outputTokens: tokens?.output ?? null,
       usagePartial: outcome.usagePartial ?? false,
+      cacheHit: outcome.cacheHit ?? false,
       costUsd: cost.costUsd,
       priceRef: cost.priceRef,
       startedAt: outcome.startedAt,

@@ -7,6 +7,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { Wire, WireRequest } from '../common/http/wire-request';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
+import { CACHE_RESPONSE_HEADERS, CACHE_TTL_API_HEADER } from '../response-cache/response-cache-headers';
 import { invokeBodyJsonSchema } from './dto';
 import { COMPLETION_SCHEMA, INVOKE_ERROR_SCHEMA } from './invoke-swagger';
 import { SpecInvokeTransport } from './spec-invoke.transport';
@@ -16,6 +17,7 @@ const ApiInvoke = () =>
   applyDecorators(
     ApiQuery({ name: 'v', required: false, description: 'pin a version number instead of the deployed one' }),
     ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' }),
+    ApiHeader(CACHE_TTL_API_HEADER),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
@@ -26,7 +28,7 @@ const ApiInvoke = () =>
       schema: COMPLETION_SCHEMA,
       description:
         'chat.completion, or a text/event-stream of chat.completion.chunk events when stream is true; assistants also send x-parley-thread-id (and x-langtail-thread-id)',
-      headers: BUDGET_RESPONSE_HEADERS,
+      headers: { ...BUDGET_RESPONSE_HEADERS, ...CACHE_RESPONSE_HEADERS },
     }),
     ApiResponse({ status: 400, schema: INVOKE_ERROR_SCHEMA, description: 'Invalid request body' }),
     ApiResponse({ status: 404, description: '{error: "Prompt deployment not found"} or {error: "Thread not found"}' }),

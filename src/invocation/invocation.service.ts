@@ -15,6 +15,7 @@ import type { SentHistory } from '../request-logs/thread-range';
 import { TemplateTooLargeError } from '../templates';
 import { InvocationInput, InvocationResult, InvokePurpose, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { admitOrLog } from './invocation-admission';
+import { InvocationCache } from './invocation-cache';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
@@ -50,6 +51,7 @@ export class InvocationService {
     private readonly recorder: InvocationRecorder,
     private readonly limits: LimitsService,
     private readonly idempotency: IdempotencyService,
+    private readonly cache: InvocationCache,
     config: AppConfig,
   ) {
     this.templateMaxChars = config.templateMaxRenderedChars;
@@ -195,6 +197,8 @@ export class InvocationService {
     if (prepared.refusal) await this.refuse(caller, prepared, prepared.refusal, startedAt);
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
     const admission = await this.admit(caller, prepared, startedAt, signal);
+    const cached = await this.cache.lookup(caller, prepared, admission, startedAt);
+    if (cached?.hit) return cached.hit;
     if (prepared.input.stream) {
       const key = prepared.input.idempotencyKey;
       const failed = async (err: unknown, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }) => {
@@ -208,7 +212,8 @@ export class InvocationService {
       const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () =>
         shares.turn(caller.projectId),
       );
-      const streamed = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      const opened = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      const streamed = this.cache.storing(cached, opened);
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.
       const finish = () =>
@@ -230,7 +235,8 @@ export class InvocationService {
     } finally {
       admission.release(result.completion.usage?.total_tokens ?? 0);
     }
-    return { type: 'completion', threadId: prepared.threadId, completion: result.completion, headers: admission.headers };
+    const headers = { ...admission.headers, ...(await this.cache.store(cached, result)) };
+    return { type: 'completion', threadId: prepared.threadId, completion: result.completion, headers };
   }
 
   private admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {

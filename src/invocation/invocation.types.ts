@@ -59,6 +59,11 @@ export interface InvocationInput {
   doNotRecord: boolean;
   metadata: Record<string, string | number>;
   /**
+   * `x-parley-cache-ttl` (docs/routing.md, "Response cache"): the exact response cache's TTL for
+   * this call, in place of the version's; 0 bypasses the version's cache. Never applies with doNotRecord.
+   */
+  cacheTtlSeconds?: number;
+  /**
    * Refuse (400 with `param`) a request field the provider's adapter cannot honour instead of
    * letting the adapter drop or approximate it: the `/v1` surface asks for this.
    */

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
+import type { ApiException } from '../common/errors';
 import { metadataProblems } from '../common/validation/metadata';
+import { CACHE_TTL_HEADER, MAX_TTL_SECONDS } from '../response-cache/response-cache-headers';
 
 const DO_NOT_RECORD_HEADERS = ['x-parley-do-not-record', 'x-langtail-do-not-record'];
 const METADATA_PREFIXES = ['x-parley-metadata-', 'x-langtail-metadata-'];
@@ -41,4 +43,18 @@ export function invokeMetadataOf(fromHeaders: Record<string, string>, fromBody: 
   if (keys > 0 && problems.length > 0)
     problems.push(`metadata includes ${keys} value(s) from x-parley-metadata-* / x-langtail-metadata-* headers`);
   return { metadata, problems };
+}
+
+/**
+ * `x-parley-cache-ttl: <seconds>` (docs/routing.md, "Response cache"): this call uses the exact
+ * response cache with that TTL, whether or not its version has a cache; `0` bypasses the version's
+ * cache for this call. undefined when the header is absent; `invalid` makes the surface's own 400.
+ */
+export function cacheTtlOf(headers: IncomingHttpHeaders, invalid: (message: string) => ApiException): number | undefined {
+  const value = headers[CACHE_TTL_HEADER];
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!/^[0-9]{1,8}$/.test(text) || Number(text) > MAX_TTL_SECONDS)
+    throw invalid(`${CACHE_TTL_HEADER} must be a whole number of seconds from 0 to ${MAX_TTL_SECONDS}`);
+  return Number(text);
 }

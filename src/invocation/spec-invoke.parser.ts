@@ -17,7 +17,7 @@ import { CompiledTemplate, compileTemplate, TemplateCompileError } from '../temp
 import { AssistantInvokeBody, parseInvokeBody } from './dto';
 import { InvocationService } from './invocation.service';
 import { InvocationInput, RequestOverrides, ResolvedTarget } from './invocation.types';
-import { invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
+import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from './invoke-headers';
 
 /** What the path of the spec's invoke endpoints names. */
 export interface SpecInvokeRoute {
@@ -93,6 +93,7 @@ export class SpecInvokeParser {
     const idempotencyKey = idempotencyKeyOf(wire.headers, () =>
       serviceError(400, 'Bad Request', 'Idempotency-Key must be 1 to 255 visible ASCII characters'),
     );
+    const cacheTtlSeconds = cacheTtlOf(wire.headers, (message) => serviceError(400, 'Bad Request', message));
     const target = await this.withProvider(caller, deployed, body.provider);
     const overrides: RequestOverrides = {};
     for (const key of OVERRIDES) {
@@ -109,6 +110,7 @@ export class SpecInvokeParser {
       // A client that asked not to be recorded, in the body or in a header, is never recorded.
       doNotRecord: body.doNotRecord === true || headers.doNotRecord,
       metadata: metadata.metadata,
+      ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
       log: { requestData: body as Record<string, unknown>, ...wireLogFields(wire) },
     };

@@ -7,6 +7,7 @@ import { ProjectPrincipal } from '../auth/principal';
 import { Wire, WireRequest } from '../common/http/wire-request';
 import { IdempotencyInCore } from '../idempotency/idempotency.interceptor';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
+import { CACHE_RESPONSE_HEADERS, CACHE_TTL_API_HEADER } from '../response-cache/response-cache-headers';
 import { ChatCompletionsTransport } from './chat-completions.transport';
 import { ChatCompletionsBodyDto } from './dto/chat-completions-body.dto';
 import { CHAT_COMPLETION_SCHEMA, OPENAI_ERROR_SCHEMA } from './openai-swagger';
@@ -28,10 +29,11 @@ export class ChatCompletionsController {
       'model: `<slug>[@<environment>[:<version>]]` (a deployment) or `<provider>/<model>` (a direct call). Streams OpenAI chunks when stream is true.',
   })
   @ApiHeader({ name: 'x-parley-do-not-record', required: false, description: '"true": record no prompt or reply text in logs' })
+  @ApiHeader(CACHE_TTL_API_HEADER)
   @ApiOkResponse({
     schema: CHAT_COMPLETION_SCHEMA,
     description: 'chat.completion, or text/event-stream of chat.completion.chunk events; assistants send x-parley-thread-id',
-    headers: BUDGET_RESPONSE_HEADERS,
+    headers: { ...BUDGET_RESPONSE_HEADERS, ...CACHE_RESPONSE_HEADERS },
   })
   @ApiResponse({ status: 400, schema: OPENAI_ERROR_SCHEMA, description: 'invalid or unsupported field, named in error.param' })
   @ApiResponse({ status: 401, schema: OPENAI_ERROR_SCHEMA, description: 'invalid API key' })

@@ -7,7 +7,8 @@ import { wireLogFields, WireRequest } from '../common/http/wire-request';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, RequestOverrides, ThreadChoice } from '../invocation/invocation.types';
-import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { CACHE_TTL_HEADER } from '../response-cache/response-cache-headers';
 import { ChatCompletionsBody } from './chat-completions.schema';
 import { targetOfModel } from './model-name';
 import { badParam, modelNotFound } from './request-errors';
@@ -73,6 +74,7 @@ export class ChatCompletionsService {
     const idempotencyKey = idempotencyKeyOf(request.headers, () =>
       openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
     );
+    const cacheTtlSeconds = cacheTtlOf(request.headers, (message) => openaiError(400, message, { param: CACHE_TTL_HEADER }));
     return {
       input: {
         target,
@@ -84,6 +86,7 @@ export class ChatCompletionsService {
         doNotRecord: headers.doNotRecord,
         metadata: metadata.metadata,
         strictParams: true,
+        ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
         ...(idempotencyKey ? { idempotencyKey } : {}),
         // As sent (the pipe proved it an object): the log keeps the client's own body, not zod's output.
         log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },

@@ -55,6 +55,8 @@ export class RequestLogEntity {
   @Column({ name: 'output_tokens', type: 'integer', nullable: true }) outputTokens: number | null;
   /** The call ended before the provider reported its final usage (a stream cut or left): the tokens are what was known. */
   @Column({ name: 'usage_partial', type: 'boolean' }) usagePartial: boolean;
+  /** Answered from the exact response cache (docs/routing.md, "Response cache"): no provider call, cost 0, the stored answer's tokens. */
+  @Column({ name: 'cache_hit', type: 'boolean' }) cacheHit: boolean;
   /** USD as a decimal string; null when no price is known for the model (never 0 for "unknown"). */
   @Column({ name: 'cost_usd', type: 'numeric', nullable: true }) costUsd: string | null;
   /** Which price the cost used, e.g. `genai-prices 0.1.8: openai/gpt-4o` or `override: my-vllm/llama-3`. */

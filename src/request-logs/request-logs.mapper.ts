@@ -77,6 +77,8 @@ export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal)
     },
     costUsd: log.costUsd,
     priceRef: log.priceRef,
+    // A log built in memory without it (an embedding call's) is no hit.
+    cacheHit: log.cacheHit ?? false,
   };
 }
 

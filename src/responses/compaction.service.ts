@@ -12,10 +12,11 @@ import { itemId } from '../conversations/item-ids';
 import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, ResolvedTarget } from '../invocation/invocation.types';
-import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { MessageStore } from '../messages/message-store';
 import { targetOfModel } from '../openai/model-name';
 import type { ChatCompletion } from '../providers';
+import { CACHE_TTL_HEADER } from '../response-cache/response-cache-headers';
 import { ThreadNotLive } from '../threads/thread-store';
 import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, summaryMessageText, transcriptOf } from './compaction-transcript';
 import { ResponseUsage, usageOf } from './response-object';
@@ -67,6 +68,7 @@ export class CompactionService {
     const idempotencyKey = idempotencyKeyOf(request.headers, () =>
       openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
     );
+    const cacheTtlSeconds = cacheTtlOf(request.headers, (message) => openaiError(400, message, { param: CACHE_TTL_HEADER }));
     const turnId = newId();
     const log: { id?: string } = {};
     const createdAt = Math.floor(Date.now() / 1000);
@@ -81,6 +83,7 @@ export class CompactionService {
       doNotRecord: headers.doNotRecord,
       metadata: metadata.metadata,
       strictParams: true,
+      ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(turnId),
       log: { requestData: request.body as Record<string, unknown>, ...wireLogFields(request) },

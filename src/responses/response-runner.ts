@@ -34,6 +34,8 @@ interface RunContext {
   signal?: AbortSignal;
   onStored?: (events: ResponseEvent[]) => void;
   onEnd?: () => void;
+  /** The invocation's own answer headers (x-ratelimit-*, x-parley-cache), once the provider (or the cache) answered. */
+  onHeaders?: (headers: Record<string, string>) => void;
 }
 
 const SHUTDOWN_ERROR = {
@@ -74,8 +76,13 @@ export class ResponseRunner implements OnModuleDestroy {
    * A streamed, stored, non-background response: stored as in_progress with a job this instance
    * holds, run at once; answers the stored events as they are stored. A failure before the first
    * chunk is thrown (the client gets a plain error), after it has been stored as the response's end.
+   * `headers`: the invocation's own answer headers.
    */
-  async runStreamed(caller: ProjectPrincipal, plan: ResponsePlan, signal?: AbortSignal): Promise<AsyncIterable<ResponseEvent>> {
+  async runStreamed(
+    caller: ProjectPrincipal,
+    plan: ResponsePlan,
+    signal?: AbortSignal,
+  ): Promise<{ events: AsyncIterable<ResponseEvent>; headers: Record<string, string> }> {
     await this.dataSource.transaction(async (manager) => {
       await this.states.insertPending(manager, {
         projectId: caller.projectId,
@@ -97,6 +104,7 @@ export class ResponseRunner implements OnModuleDestroy {
       });
     });
     const queue = new EventQueue<ResponseEvent>();
+    let headers: Record<string, string> = {};
     const started = this.start({
       caller,
       plan,
@@ -105,9 +113,10 @@ export class ResponseRunner implements OnModuleDestroy {
       signal,
       onStored: (events) => queue.push(events),
       onEnd: () => queue.end(),
+      onHeaders: (answered) => (headers = answered),
     });
     await started;
-    return queue;
+    return { events: queue, headers };
   }
 
   /** A background response this instance claimed; resolves when it ended (never rejects). */
@@ -184,6 +193,7 @@ export class ResponseRunner implements OnModuleDestroy {
       writer.push(translator.start().filter((event) => !(ctx.background && event.type === 'response.created')));
       await writer.drain();
       const result = await this.invocation.run(caller, plan.prepared, signal);
+      ctx.onHeaders?.(result.headers ?? {});
       settled = true;
       settle();
       if (result.type === 'stream') {

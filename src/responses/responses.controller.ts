@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Logger, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
@@ -13,6 +13,7 @@ import { abortOnClose } from '../invocation/invoke-http';
 import { SseResponse } from '../invocation/sse-response';
 import { BUDGET_RESPONSE_HEADERS } from '../limits/budget-headers';
 import { OPENAI_ERROR_SCHEMA } from '../openai/openai-swagger';
+import { CACHE_RESPONSE_HEADERS, CACHE_TTL_API_HEADER } from '../response-cache/response-cache-headers';
 import { BackgroundResponsesService } from './background-responses.service';
 import { CompactedResponse, CompactionService } from './compaction.service';
 import { CompactBodyDto, ResponsesBodyDto } from './dto/responses-body.dto';
@@ -69,6 +70,7 @@ export class ResponsesController {
     description:
       "Summarizes `input` / `previous_response_id`, or Parley's `conversation` in place, with the compaction prompt (RESPONSES_COMPACTION_PROMPT, else Parley's instructions on `model`). A conversation's covered items stay listed with `compacted_by`; the model gets the summary instead.",
   })
+  @ApiHeader(CACHE_TTL_API_HEADER)
   @ApiOkResponse({
     description: 'OpenAI\'s CompactedResponse: `{id, object: "response.compaction", created_at, output: [compaction item], usage}`',
   })
@@ -82,7 +84,8 @@ export class ResponsesController {
     summary: 'Create a model response',
     description: 'JSON, or with `stream: true` Server-Sent Events of the typed response events.',
   })
-  @ApiOkResponse({ description: "OpenAI's Response object", headers: BUDGET_RESPONSE_HEADERS })
+  @ApiHeader(CACHE_TTL_API_HEADER)
+  @ApiOkResponse({ description: "OpenAI's Response object", headers: { ...BUDGET_RESPONSE_HEADERS, ...CACHE_RESPONSE_HEADERS } })
   @ApiResponse({
     status: 429,
     schema: OPENAI_ERROR_SCHEMA,

@@ -11,9 +11,10 @@ import { idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
 import { ThreadNotFound } from '../invocation/invoke-errors';
-import { invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
+import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
 import { LOG_ID_HEADER, VERSION_HEADER } from '../invocation/invoke-http';
 import type { ChatCompletion } from '../providers';
+import { CACHE_TTL_HEADER } from '../response-cache/response-cache-headers';
 import { ResponseEntity } from './response.entity';
 import { responseBaseOf, withRequiredFields } from './response-base';
 import { ResponseEvent, ResponseEventTranslator } from './response-events';
@@ -65,7 +66,9 @@ export class ResponsesService {
     // Streamed and stored: its events are stored as they go, resumable on any instance. With an
     // Idempotency-Key the key makes the call safe to retry instead (docs/openai-conversations.md).
     if (body.stream === true && plan.base.store && !prepared.input.idempotencyKey) {
-      return { kind: 'events', events: await this.runner.runStreamed(caller, plan, signal), headers: servedHeaders(prepared) };
+      const run = await this.runner.runStreamed(caller, plan, signal);
+      // The version that served and the log first, as on every surface; then the call's own (x-ratelimit-*, x-parley-cache).
+      return { kind: 'events', events: run.events, headers: { ...servedHeaders(prepared), ...run.headers } };
     }
     // A stored, non-streamed Response is written with the call's log and conversation turns, in
     // their (group-committed) transaction: no write and commit of its own after the call.
@@ -151,6 +154,7 @@ export class ResponsesService {
     const idempotencyKey = idempotencyKeyOf(request.headers, () =>
       openaiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' }),
     );
+    const cacheTtlSeconds = cacheTtlOf(request.headers, (message) => openaiError(400, message, { param: CACHE_TTL_HEADER }));
     const compiled = target.deployment?.compiled;
     const uuid = fixed?.uuid ?? newId();
     const createdAt = fixed?.createdAt ?? Math.floor(Date.now() / 1000);
@@ -174,6 +178,7 @@ export class ResponsesService {
       doNotRecord: headers.doNotRecord,
       metadata: metadata.metadata,
       strictParams: true,
+      ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
       objectId: responseIdOf(uuid),
       // As sent (validated as an object): the log keeps the client's own body, not zod's output.

@@ -20,6 +20,8 @@ export interface DeployOptions {
   parameters?: object;
   tools?: object[];
   variables?: Record<string, string>;
+  /** The version's exact response cache (docs/routing.md, "Response cache"). */
+  cache?: { ttlSeconds: number };
   /** Environments to deploy the new version to (default: production). */
   environments?: string[];
 }
@@ -47,6 +49,7 @@ export async function deploy(t: TestApp, p: TestProject, opts: DeployOptions) {
     ...(opts.parameters ? { parameters: opts.parameters } : {}),
     ...(opts.tools ? { tools: opts.tools } : {}),
     ...(opts.variables ? { variables: opts.variables } : {}),
+    ...(opts.cache ? { cache: opts.cache } : {}),
   };
   const version = await t.http().post(`/v2/prompts/${opts.slug}/versions`).set(as).send(content);
   if (version.status !== 200) throw new Error(`version of ${opts.slug}: ${version.status} ${version.text}`);

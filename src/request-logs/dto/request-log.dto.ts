@@ -46,6 +46,11 @@ export class RequestLogDto extends RequestLogObjectDto {
   costUsd: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'the price the cost used: the price table and its entry, or an override' })
   priceRef: string | null;
+  @ApiProperty({
+    description:
+      'true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer\'s tokens',
+  })
+  cacheHit: boolean;
 }
 
 /** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */
