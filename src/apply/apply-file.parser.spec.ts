@@ -34,10 +34,32 @@ describe('parseApplyText', () => {
     if (!r.ok) return;
     expect(r.file.environments).toEqual(['preview', 'staging', 'production']);
     expect(r.file.providers).toEqual([]);
-    expect(r.file.prompts[0].declared).toMatchObject({ kind: 'prompt', provider: 'local', deploy: [] });
-    // The kind's content defaults are filled in where the content is prepared, as for the API.
-    expect(r.file.prompts[0].prepared.content).toMatchObject({ parameters: {}, tools: [], variables: {} });
+    expect(r.file.prompts[0].declared).toMatchObject({ kind: 'prompt', deploy: [] });
+    // The kind's content defaults (the provider "local" among them) are filled in where the content is prepared, as for the API.
+    expect(r.file.prompts[0].prepared.content).toMatchObject({ provider: 'local', parameters: {}, tools: [], variables: {} });
     expect(r.file.prompts[0].prepared.declaredVariables).toEqual(['audience']);
+  });
+
+  it("takes a routing block as the API does: provider and model from its first target, each target's provider a reference", () => {
+    const routed = minimal.replace(
+      '    model: echo',
+      '    routing:\n      targets:\n        - { provider: gateway, model: gpt-4o-mini }\n        - { provider: local, model: echo }',
+    );
+    const r = parseApplyText(routed);
+    expect(r.ok && r.file.prompts[0].prepared.content).toMatchObject({
+      provider: 'gateway',
+      model: 'gpt-4o-mini',
+      routing: { strategy: 'priority', targets: [{ provider: 'gateway' }, { provider: 'local' }] },
+    });
+    expect(r.ok && r.file.references.prompts[0].targetProviders).toEqual(['gateway', 'local']);
+    const disagreeing = parseApplyText(routed.replace('    routing:', '    model: echo\n    routing:'));
+    expect(disagreeing).toEqual({
+      ok: false,
+      issues: ['prompts[0].model (line 5): must be the first routing target\'s ("gpt-4o-mini") or left out'],
+      references: expect.anything(),
+    });
+    const neither = parseApplyText(minimal.replace('    model: echo\n', ''));
+    expect(neither.ok ? [] : neither.issues).toEqual(['prompts[0].model (line 4): Required']);
   });
 
   it('takes scalar variable defaults as text', () => {

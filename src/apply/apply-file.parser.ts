@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import { checkProblem } from '../evals/graders/checks';
 import { graderSpecSchema } from '../evals/graders/grader.schema';
+import { providerNameSchema } from '../registry/content/routing.schema';
 import { issueMessage, PreparedVersion, prepareVersionContent } from '../registry/content/version-content';
 import { DEFAULT_ENVIRONMENTS } from '../registry/environments/environments.service';
 import {
@@ -48,6 +49,8 @@ export interface PromptReferences {
   slug?: string;
   kind?: DeclaredPrompt['kind'];
   provider?: string;
+  /** Each routing target's provider, by the target's index (undefined where it is not a provider name). */
+  targetProviders: (string | undefined)[];
   /** Each `deploy` entry's environment and, for a split, the version numbers it names. */
   deploy: DeployReference[];
 }
@@ -59,7 +62,19 @@ function promptReferences(raw: unknown, index: number): PromptReferences {
     const parsed = promptSchema.shape[key].safeParse(entry[key]);
     return parsed.success ? (parsed.data as DeclaredPrompt[K]) : undefined;
   };
-  return { index, slug: field('slug'), kind: field('kind'), provider: field('provider'), deploy: deployReferences(entry.deploy) };
+  const targets = (entry.routing as { targets?: unknown } | null | undefined)?.targets;
+  const targetProviders = (Array.isArray(targets) ? targets : []).map((target) => {
+    const name = (target as { provider?: unknown } | null)?.provider;
+    return providerNameSchema.safeParse(name).data;
+  });
+  return {
+    index,
+    slug: field('slug'),
+    kind: field('kind'),
+    provider: field('provider'),
+    targetProviders,
+    deploy: deployReferences(entry.deploy),
+  };
 }
 
 /** A validated parley.yaml: its top level, and each prompt with its content prepared (compiled, hashed). */
@@ -103,8 +118,8 @@ export function validateApplyDocument(document: unknown, locate?: Locate): Apply
   rawPrompts.forEach((raw, index) => {
     const parsed = promptSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) return issues.push(...zodIssues(parsed.error, ['prompts', index], locate));
-    const { kind, template, provider, model, parameters, tools, variables } = parsed.data;
-    const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables }, kind);
+    const { kind, template, provider, model, parameters, tools, variables, routing, cache } = parsed.data;
+    const prepared = prepareVersionContent({ template, provider, model, parameters, tools, variables, routing, cache }, kind);
     if (!prepared.ok)
       return issues.push(...prepared.issues.map((issue) => describe(['prompts', index, ...issue.path], issue.message, locate)));
     prompts.push({ declared: parsed.data, prepared: prepared.value });

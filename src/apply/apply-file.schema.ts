@@ -9,6 +9,7 @@ import { datasetItemSchema } from '../evals/datasets/dataset-item.schema';
 import { graderSpecSchema } from '../evals/graders/grader.schema';
 import { MAX_BUDGET_USD } from '../limits/limits.types';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
+import { responseCacheSchema, routingSchema } from '../registry/content/routing.schema';
 import {
   anyParametersSchema,
   PROVIDER_NAME_PATTERN,
@@ -126,14 +127,20 @@ export const deployEntrySchema = z
 export const promptSchema = z.strictObject({
   slug,
   kind: z.enum(PROMPT_KINDS).default('prompt'),
-  provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name')).default('local'),
-  model: z.string().min(1).max(200),
+  // Both may be left out with a routing block (they are its first target's); without one, provider
+  // is "local" unless given and model is required (prepareVersionContent says so, as for the API).
+  provider: z.string().regex(PROVIDER_NAME_PATTERN, expects('a provider name')).optional(),
+  model: z.string().min(1).max(200).optional(),
   // Which of these a kind requires or refuses (an embedding entry: no template, tools or variables;
   // `dimensions` only) is prepareVersionContent's to say, as for the API.
   parameters: anyParametersSchema.optional(),
   tools: toolsSchema.optional(),
   variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN, expects('a variable name')), variableDefault).optional(),
   template: templateSchema.optional(),
+  /** docs/routing.md, "The routing block": the API's block, as it is. */
+  routing: routingSchema.optional(),
+  /** docs/routing.md, "Response cache". */
+  cache: responseCacheSchema.optional(),
   deploy: z.array(deployEntrySchema).default([]),
 });
 

@@ -217,10 +217,11 @@ export class ApplyService {
     // Before the deploys: a gate of the file applies to the file's own deploys (docs/apply.md, "Evaluations").
     Object.assign(summary, await this.evals.apply(manager, projectId, file, environments));
     for (const [index, { declared, prepared }] of file.prompts.entries()) {
-      // Whether the provider can embed is known only here, once the file's providers exist.
-      const problem =
-        declared.kind === 'embedding' && (await this.versions.providerProblem(projectId, 'embedding', prepared.content, manager));
-      if (problem) throw badRequest(INVALID_FILE, [file.references.describe(['prompts', index, ...problem.path], problem.message)]);
+      // Whether the provider can embed, and what routing targets can honour, is known only here, once the file's providers exist.
+      const checked = declared.kind === 'embedding' || prepared.content.routing;
+      const problems = checked ? await this.versions.providerProblems(projectId, declared.kind, prepared.content, manager) : [];
+      const refused = problems.map((p) => file.references.describe(['prompts', index, ...p.path], p.message));
+      if (refused.length > 0) throw badRequest(INVALID_FILE, refused);
       let prompt = state.prompts.get(declared.slug);
       const isNew = !prompt;
       prompt ??= await this.prompts.insert(projectId, declared.slug, declared.kind, manager);
@@ -301,16 +302,20 @@ export class ApplyService {
           : (this.credentials.apiKeyEnvProblem(apiKeyEnv) ?? this.credentials.bindingProblem(apiKeyEnv, type, baseUrl, writerOf(caller)));
       if (problem) issues.push(file.describe(['providers', index, 'apiKeyEnv'], problem));
     });
-    file.prompts.forEach(({ index, slug, kind, provider }) => {
+    file.prompts.forEach(({ index, slug, kind, provider, targetProviders }) => {
       const existing = slug === undefined ? undefined : state.prompts.get(slug);
       if (existing && kind !== undefined && existing.kind !== kind) {
         issues.push(
           file.describe(['prompts', index, 'kind'], `"${slug}" is an existing ${existing.kind}; the kind of a prompt cannot change`),
         );
       }
-      if (provider !== undefined && !providers.has(provider)) {
-        issues.push(file.describe(['prompts', index, 'provider'], `no provider "${provider}": declare it under providers, or use "local"`));
-      }
+      const named = [
+        { path: ['provider'], name: provider },
+        ...targetProviders.map((name, i) => ({ path: ['routing', 'targets', i, 'provider'], name })),
+      ];
+      for (const { path, name } of named)
+        if (name !== undefined && !providers.has(name))
+          issues.push(file.describe(['prompts', index, ...path], `no provider "${name}": declare it under providers, or use "local"`));
     });
     return [
       ...issues,

@@ -56,7 +56,8 @@ function splitEntry(row: DeploymentRow, fileVersion: number): ExportedDeploy {
   };
 }
 
-const keyOf = (node: unknown): unknown => (isPair(node) && isScalar(node.key) ? node.key.value : undefined);
+/** The key of a YAML pair, when it is a plain scalar. */
+export const keyOf = (node: unknown): unknown => (isPair(node) && isScalar(node.key) ? node.key.value : undefined);
 
 /** A split's arm, rule or guard (ancestors: `deploy` pair, its list, the entry, the `split`, `rules` or `guards` pair, its list): read best on one line. */
 export function isSplitItem(ancestors: readonly unknown[]): boolean {

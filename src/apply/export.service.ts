@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Document, isScalar, isSeq, visit } from 'yaml';
+import { Document, isMap, isScalar, isSeq, visit } from 'yaml';
 
 import { badRequest, forbidden } from '../common/errors';
 import { redactBaseUrl } from '../common/http/redact-url';
 import { LimitSettingsService } from '../limits/limit-settings.service';
 import { LimitValues } from '../limits/limits.types';
 import { ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { Routing } from '../registry/content/routing.schema';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { EnvironmentsService } from '../registry/environments/environments.service';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
@@ -14,8 +15,29 @@ import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller, assertReachable } from './apply.service';
-import { chooseDeployed, ExportedDeploy, isSplitItem } from './export-deploys';
+import { chooseDeployed, ExportedDeploy, isSplitItem, keyOf } from './export-deploys';
 import { ExportEvals, sortedKeys } from './export-evals';
+
+/** A routing block's target (ancestors: the `routing` pair, its map, the `targets` pair, its list). */
+function isRoutingTarget(ancestors: readonly unknown[]): boolean {
+  const [routing, block, targets, list] = ancestors.slice(-4);
+  return keyOf(routing) === 'routing' && isMap(block) && keyOf(targets) === 'targets' && isSeq(list);
+}
+
+/** A stored routing block in the order docs/routing.md writes it (the database keeps JSON keys in an order of its own). */
+function routingForFile({ strategy, targets, fallbackOn, firstTokenTimeoutMs }: Routing): Routing {
+  return {
+    strategy,
+    targets: targets.map(({ provider, model, weight, parameters }) => ({
+      provider,
+      model,
+      ...(weight === undefined ? {} : { weight }),
+      ...(parameters ? { parameters: sortedKeys(parameters) } : {}),
+    })),
+    fallbackOn,
+    ...(firstTokenTimeoutMs === undefined ? {} : { firstTokenTimeoutMs }),
+  };
+}
 
 /** Which version of a prompt the file shows, and where it is deployed. */
 interface Choice {
@@ -89,10 +111,10 @@ export class ExportService {
     const providerNames = new Set(['local', ...credentials.map((c) => c.name)]);
     for (const prompt of prompts) {
       const version = choices.has(prompt.id) ? versions.get(choices.get(prompt.id)!.versionId) : undefined;
-      if (version && !providerNames.has(version.provider)) {
-        notes.push(
-          `${prompt.slug}: v${version.version} uses provider "${version.provider}", which no longer exists, so it is not in this file`,
-        );
+      const missing =
+        version && [version.provider, ...(version.routing?.targets ?? []).map((t) => t.provider)].find((p) => !providerNames.has(p));
+      if (version && missing) {
+        notes.push(`${prompt.slug}: v${version.version} uses provider "${missing}", which no longer exists, so it is not in this file`);
         choices.delete(prompt.id);
       }
     }
@@ -125,7 +147,8 @@ export class ExportService {
     visit(doc, {
       Seq: (_, node) => void (isSeq(node) && node.items.every(isScalar) && (node.flow = true)),
       // And a split's arms and rules one per line: `- { version: 3, weight: 90 }`.
-      Map: (_, node, path) => void (isSplitItem(path) && (node.flow = true)),
+      // And a routing block's targets, as the block is written: `- { provider: openai, model: gpt-4o-mini }`.
+      Map: (_, node, path) => void ((isSplitItem(path) || isRoutingTarget(path)) && (node.flow = true)),
     });
     doc.commentBefore = [
       ` Exported from Parley: ${workspaceSlug}/${projectSlug}, as deployed. Apply it with: parley apply -f <this file>`,
@@ -145,13 +168,14 @@ export class ExportService {
     return {
       slug: prompt.slug,
       kind: prompt.kind,
-      provider: version.provider,
-      model: version.model,
+      // With a routing block, provider and model are its first target's: the block says them.
+      ...(version.routing ? { routing: routingForFile(version.routing) } : { provider: version.provider, model: version.model }),
       ...(Object.keys(version.parameters).length > 0 ? { parameters: sortedKeys(version.parameters) } : {}),
       ...(version.tools.length > 0 ? { tools: version.tools } : {}),
       ...(Object.keys(version.variables).length > 0 ? { variables: sortedKeys(version.variables) } : {}),
       // An embedding entry has none (prepareVersionContent refuses one).
       ...(prompt.kind === 'embedding' ? {} : { template: version.template }),
+      ...(version.responseCache ? { cache: version.responseCache } : {}),
       deploy,
     };
   }

@@ -8,7 +8,7 @@ import type { Message, MessageCreateParamsStreaming } from '@anthropic-ai/sdk/re
 import { z } from 'zod';
 
 import { AnthropicStreamTranslator } from './anthropic.stream';
-import { fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
+import { anthropicUnsupportedParam, fromAnthropicMessage, toAnthropicBody } from './anthropic.translate';
 import {
   InputTokenCount,
   ProviderAdapter,
@@ -30,9 +30,6 @@ export const ANTHROPIC_API_VERSION = '2026-10-21';
 /** What fromAnthropicMessage reads of an answer: its content blocks, each with a type. */
 const MESSAGE_SHAPE = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })), usage: z.looseObject({}).optional() });
 
-/** Request fields the Messages API (version 2026-10-21) has no place for or answers 400 to. */
-const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'prompt_cache_key'] as const;
-
 export class AnthropicProvider implements ProviderAdapter {
   readonly type = 'anthropic' as const;
 
@@ -40,11 +37,7 @@ export class AnthropicProvider implements ProviderAdapter {
 
   /** What the Messages API has no equivalent for, or rejects (see anthropic.translate.ts). */
   unsupportedParam(req: ProviderRequest): string | undefined {
-    if (req.n !== undefined && req.n > 1) return 'n';
-    for (const param of UNSUPPORTED) if (req[param] !== undefined && req[param] !== null) return param;
-    if (req.response_format?.type === 'json_object') return 'response_format';
-    if (req.service_tier === 'flex' || req.service_tier === 'priority') return 'service_tier';
-    return undefined;
+    return anthropicUnsupportedParam(req);
   }
 
   /** Anthropic's own count (POST /v1/messages/count_tokens) of the translated request. */

@@ -46,6 +46,18 @@ type UserParam = Extract<ChatCompletionMessageParam, { role: 'user' }>;
 const unsupported = (what: string) =>
   new ProviderError('bad_request', `The anthropic provider cannot send ${what}`, { provider: 'anthropic' });
 
+/** Request fields the Messages API (version 2026-10-21) has no place for or answers 400 to. */
+const UNSUPPORTED = ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'prompt_cache_key'] as const;
+
+/** The first field of `req` the Messages API cannot honour as asked (the list above); AnthropicProvider's `unsupportedParam`. */
+export function anthropicUnsupportedParam(req: ProviderRequest): string | undefined {
+  if (req.n !== undefined && req.n > 1) return 'n';
+  for (const param of UNSUPPORTED) if (req[param] !== undefined && req[param] !== null) return param;
+  if (req.response_format?.type === 'json_object') return 'response_format';
+  if (req.service_tier === 'flex' || req.service_tier === 'priority') return 'service_tier';
+  return undefined;
+}
+
 export function toAnthropicBody(req: ProviderRequest): MessageCreateParamsNonStreaming {
   const system: string[] = [];
   const turns: Array<{ role: 'user' | 'assistant'; content: ContentBlockParam[] }> = [];

@@ -72,11 +72,16 @@ function wordPieces(text: string): string[] {
   return text.split(/(?<=\S)(?=\s)/).filter((piece) => piece !== '');
 }
 
+/** It cannot answer in JSON (see above); LocalProvider's `unsupportedParam`. */
+export function localUnsupportedParam(req: Pick<ProviderRequest, 'response_format'>): string | undefined {
+  return req.response_format && req.response_format.type !== 'text' ? 'response_format' : undefined;
+}
+
 export class LocalProvider implements ProviderAdapter {
   readonly type = 'local' as const;
 
   unsupportedParam(req: ProviderRequest): string | undefined {
-    return req.response_format && req.response_format.type !== 'text' ? 'response_format' : undefined;
+    return localUnsupportedParam(req);
   }
 
   /** `local/embed`: deterministic unit vectors by feature hashing (local-embed.ts); texts only. */

@@ -3540,6 +3540,8 @@ export interface components {
             costUsd: string | null;
             /** @description the price the cost used: the price table and its entry, or an override */
             priceRef: string | null;
+            /** @description true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer's tokens */
+            cacheHit: boolean;
         };
         RequestLogListDto: {
             /** @enum {string} */
@@ -3598,6 +3600,8 @@ export interface components {
             costUsd: string | null;
             /** @description the price the cost used: the price table and its entry, or an override */
             priceRef: string | null;
+            /** @description true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer's tokens */
+            cacheHit: boolean;
             /** @description the body sent to the provider, thread history included; null when doNotRecord or when no provider was called */
             request: {
                 [key: string]: unknown;
@@ -5913,7 +5917,10 @@ export interface operations {
     ResponsesController_compact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5935,7 +5942,10 @@ export interface operations {
     ResponsesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5952,6 +5962,8 @@ export interface operations {
                     "x-parley-budget-remaining-usd-day"?: string;
                     /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
                     "x-parley-budget-remaining-usd-month"?: string;
+                    /** @description `hit` (the stored answer, no provider call) or `miss`; only when a response cache applied to the call */
+                    "x-parley-cache"?: "hit" | "miss";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11192,6 +11204,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
                 /** @description "true": record no prompt or reply text in logs */
                 "x-parley-do-not-record"?: string;
             };
@@ -11211,6 +11225,8 @@ export interface operations {
                     "x-parley-budget-remaining-usd-day"?: string;
                     /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
                     "x-parley-budget-remaining-usd-month"?: string;
+                    /** @description `hit` (the stored answer, no provider call) or `miss`; only when a response cache applied to the call */
+                    "x-parley-cache"?: "hit" | "miss";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11465,6 +11481,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
                 /** @description "true": record no prompt or reply text in logs */
                 "x-parley-do-not-record"?: string;
             };
@@ -11484,6 +11502,8 @@ export interface operations {
                     "x-parley-budget-remaining-usd-day"?: string;
                     /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
                     "x-parley-budget-remaining-usd-month"?: string;
+                    /** @description `hit` (the stored answer, no provider call) or `miss`; only when a response cache applied to the call */
+                    "x-parley-cache"?: "hit" | "miss";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12002,9 +12022,8 @@ export interface operations {
                          * @enum {string}
                          */
                         kind?: "prompt" | "assistant" | "embedding";
-                        /** @default local */
                         provider?: string;
-                        model: string;
+                        model?: string;
                         parameters?: {
                             max_tokens?: number;
                             temperature?: number;
@@ -12083,6 +12102,52 @@ export interface operations {
                             };
                             tool_call_id?: string;
                         }[];
+                        routing?: {
+                            /**
+                             * @default priority
+                             * @enum {string}
+                             */
+                            strategy?: "priority" | "weighted" | "least-latency";
+                            targets: {
+                                provider: string;
+                                model: string;
+                                weight?: number;
+                                parameters?: {
+                                    max_tokens?: number;
+                                    temperature?: number;
+                                    top_p?: number;
+                                    presence_penalty?: number;
+                                    frequency_penalty?: number;
+                                    seed?: number;
+                                    stop?: string | string[];
+                                    response_format?: {
+                                        /** @enum {string} */
+                                        type: "json_object" | "text";
+                                    };
+                                    tool_choice?: ("auto" | "required" | "none") | {
+                                        /** @enum {string} */
+                                        type: "function";
+                                        function: {
+                                            name: string;
+                                        };
+                                    };
+                                };
+                            }[];
+                            /**
+                             * @default [
+                             *       "rate_limit",
+                             *       "server_error",
+                             *       "timeout",
+                             *       "connection",
+                             *       "first_token_timeout"
+                             *     ]
+                             */
+                            fallbackOn?: ("rate_limit" | "server_error" | "timeout" | "connection" | "first_token_timeout")[];
+                            firstTokenTimeoutMs?: number;
+                        };
+                        cache?: {
+                            ttlSeconds: number;
+                        };
                         /** @default [] */
                         deploy?: (string | {
                             environment: string;
@@ -17254,6 +17319,8 @@ export interface operations {
             header?: {
                 /** @description "true": record no prompt or reply text in logs */
                 "x-parley-do-not-record"?: string;
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
                 /** @description a retry with the same key and body within 24 h replays the first outcome (docs/security.md) */
                 "Idempotency-Key"?: string;
             };
@@ -17415,6 +17482,8 @@ export interface operations {
                     "x-parley-budget-remaining-usd-day"?: string;
                     /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
                     "x-parley-budget-remaining-usd-month"?: string;
+                    /** @description `hit` (the stored answer, no provider call) or `miss`; only when a response cache applied to the call */
+                    "x-parley-cache"?: "hit" | "miss";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17698,6 +17767,8 @@ export interface operations {
             header?: {
                 /** @description "true": record no prompt or reply text in logs */
                 "x-parley-do-not-record"?: string;
+                /** @description seconds: answer from the exact response cache if an identical request was answered at most this long ago, and store this answer for as long; `0`: no cache for this call (docs/routing.md, "Response cache") */
+                "x-parley-cache-ttl"?: string;
                 /** @description a retry with the same key and body within 24 h replays the first outcome (docs/security.md) */
                 "Idempotency-Key"?: string;
             };
@@ -17866,6 +17937,8 @@ export interface operations {
                     "x-parley-budget-remaining-usd-day"?: string;
                     /** @description USD left of the tightest monthly budget (key or project), likewise; only when a monthly budget applies */
                     "x-parley-budget-remaining-usd-month"?: string;
+                    /** @description `hit` (the stored answer, no provider call) or `miss`; only when a response cache applied to the call */
+                    "x-parley-cache"?: "hit" | "miss";
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,12 +10,14 @@ import { contentText } from '../components/chat';
 import { handlebarsHighlight, withNonce } from '../components/code-editor';
 import { ErrorNote, Loading } from '../components/ui';
 import { promptKey } from './prompt-queries';
+import { routingLines } from './routing-draft';
 
 /** Everything a version holds, one fact per line, so a diff shows exactly what changed. */
 export function versionText(version: Version): string {
   const lines = [
     `provider: ${version.provider}`,
     `model: ${version.model}`,
+    ...routingLines(version.routing, version.cache),
     `parameters: ${JSON.stringify(version.parameters)}`,
     `variables: ${JSON.stringify(version.variables)}`,
   ];

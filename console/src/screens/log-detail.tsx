@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
 import { ErrorNote, formatTime, JsonBlock, Loading } from '../components/ui';
 import { AddToDataset } from './evals/add-to-dataset';
+import { LogAttempts } from './log-attempts';
 import { LogFeedback } from './log-feedback';
 
 /** One call: the request sent to the provider and its answer (as chat and as JSON), timings, tokens, links. */
@@ -78,6 +79,7 @@ export function LogDetailScreen() {
         <dt>Metadata</dt>
         <dd>{l.metadata && l.metadata !== '{}' ? <code>{l.metadata}</code> : '—'}</dd>
       </dl>
+      <LogAttempts log={l} />
       {deployed || !l.doNotRecord ? (
         <p className="row">
           {deployed ? (

@@ -1,5 +1,6 @@
 import type { ChatMessage, RequestLogDetail, Schemas, Version } from '../api/client';
 import { contentText } from '../components/chat';
+import { type ResponseCache, routingBody, type RoutingDraft, routingDraftOf } from './routing-draft';
 
 /** What the playground edits: everything a version holds, as the editor shows it. */
 export interface Draft {
@@ -9,6 +10,10 @@ export interface Draft {
   parameters: string;
   tools: string;
   variableDefaults: string;
+  /** With a routing block, `provider` and `model` follow its first target (docs/routing.md). */
+  routing: RoutingDraft | null;
+  /** Not edited here, but kept: a new version holds the cache its base held. */
+  cache: ResponseCache | null;
   note: string;
 }
 
@@ -19,6 +24,8 @@ export const EMPTY_DRAFT: Draft = {
   parameters: '{}',
   tools: '[]',
   variableDefaults: '{}',
+  routing: null,
+  cache: null,
   note: '',
 };
 
@@ -30,6 +37,8 @@ export function draftOf(version: Version): Draft {
     parameters: JSON.stringify(version.parameters, null, 2),
     tools: JSON.stringify(version.tools, null, 2),
     variableDefaults: JSON.stringify(version.variables, null, 2),
+    routing: routingDraftOf(version.routing),
+    cache: version.cache ?? null,
     note: '',
   };
 }
@@ -48,12 +57,19 @@ export function parseField<T>(text: string, field: string, check: (value: unknow
 
 const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The body of "save as a new version": nothing the version held is lost (tools, parameters, response format). */
+/** Provider and model, or a routing block with the provider and model of its first target (the API takes them only as those). */
+function routed(draft: Draft) {
+  if (!draft.routing) return { provider: draft.provider, model: draft.model };
+  const routing = routingBody(draft.routing);
+  return { provider: routing.targets[0]?.provider ?? draft.provider, model: routing.targets[0]?.model ?? draft.model, routing };
+}
+
+/** The body of "save as a new version": nothing the version held is lost (tools, parameters, response format, routing, cache). */
 export function versionBody(draft: Draft): Schemas['CreateVersionDto'] & { template: ChatMessage[] } {
   return {
     template: draft.template.map((m) => ({ role: m.role, content: m.content })) as ChatMessage[],
-    provider: draft.provider,
-    model: draft.model,
+    ...routed(draft),
+    ...(draft.cache ? { cache: draft.cache } : {}),
     parameters: parseField<Record<string, unknown>>(draft.parameters, 'Parameters', isObject),
     tools: parseField<NonNullable<Schemas['CreateVersionDto']['tools']>>(draft.tools, 'Tools', Array.isArray),
     variables: parseField<Record<string, string>>(draft.variableDefaults, 'Variable defaults', isObject),

@@ -9,6 +9,7 @@ import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../co
 import { useProject } from '../session';
 import { DeploymentsTable } from './prompt-deployments';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
+import { routingLines } from './routing-draft';
 import { snippetsFor } from './snippets';
 
 // The experiments section (runs, the launcher) is loaded with the evaluation screens, not with the first load.
@@ -110,6 +111,11 @@ export function PromptDetailScreen() {
                     <td>v{version.version}</td>
                     <td>
                       {version.provider}/{version.model}
+                      {version.routing ? (
+                        <span className="badge" title={routingLines(version.routing, undefined).join('\n')}>
+                          {`routing: ${version.routing.strategy}, ${version.routing.targets.length} target${version.routing.targets.length === 1 ? '' : 's'}`}
+                        </span>
+                      ) : null}
                     </td>
                     <td>{version.message ?? <span className="muted">—</span>}</td>
                     <td>{formatTime(version.createdAt)}</td>

@@ -3,14 +3,19 @@ import { Button, Input, Label, TextField } from 'react-aria-components';
 import { CodeEditor } from '../components/code-editor';
 import { Picker } from '../components/fields';
 import type { Draft } from './playground-draft';
+import { newRouting, type RoutingDraft } from './routing-draft';
+import { RoutingEditor } from './routing-editor';
 
 const ROLES = ['system', 'user', 'assistant'] as const;
 
-/** The draft's template messages (Handlebars highlighted), provider, model, parameters, tools and variable defaults. */
+/** The draft's template messages (Handlebars highlighted), provider and model or routing block, parameters, tools and variable defaults. */
 export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (draft: Draft) => void }) {
   const set = (patch: Partial<Draft>) => onChange({ ...draft, ...patch });
   const setMessage = (index: number, patch: Partial<Draft['template'][number]>) =>
     set({ template: draft.template.map((m, i) => (i === index ? { ...m, ...patch } : m)) });
+  // The first target is the version's provider and model: a run of the draft uses them.
+  const setRouting = (routing: RoutingDraft) =>
+    set({ routing, provider: routing.targets[0]?.provider ?? draft.provider, model: routing.targets[0]?.model ?? draft.model });
   return (
     <section aria-labelledby="template" className="panel">
       <h2 id="template">Template</h2>
@@ -44,16 +49,31 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
       <Button className="button secondary" onPress={() => set({ template: [...draft.template, { role: 'user', content: '' }] })}>
         Add a message
       </Button>
-      <div className="row">
-        <TextField value={draft.provider} onChange={(provider) => set({ provider })} className="field">
-          <Label>Provider</Label>
-          <Input />
-        </TextField>
-        <TextField value={draft.model} onChange={(model) => set({ model })} className="field">
-          <Label>Model</Label>
-          <Input />
-        </TextField>
-      </div>
+      {draft.routing ? null : (
+        <div className="row">
+          <TextField value={draft.provider} onChange={(provider) => set({ provider })} className="field">
+            <Label>Provider</Label>
+            <Input />
+          </TextField>
+          <TextField value={draft.model} onChange={(model) => set({ model })} className="field">
+            <Label>Model</Label>
+            <Input />
+          </TextField>
+        </div>
+      )}
+      <h3>Routing</h3>
+      {draft.routing ? (
+        <>
+          <RoutingEditor routing={draft.routing} onChange={setRouting} />
+          <Button className="button secondary" onPress={() => set({ routing: null })}>
+            Remove the routing block
+          </Button>
+        </>
+      ) : (
+        <Button className="button secondary" onPress={() => setRouting(newRouting(draft.provider, draft.model))}>
+          Add a routing block
+        </Button>
+      )}
       <h3>Parameters (temperature, max_tokens, response_format, tool_choice, ...)</h3>
       <CodeEditor label="Parameters (JSON)" value={draft.parameters} onChange={(parameters) => set({ parameters })} />
       <h3>Tools</h3>

@@ -9,6 +9,7 @@ import { CreateTransaction, plainTransaction } from '../../idempotency/create-tr
 import { LOCAL_PROVIDER, ProviderCredentialsService } from '../../provider-credentials/provider-credentials.service';
 import { embeddingTargetProblem } from '../../providers';
 import { RegistryCache } from '../../registry-cache/registry-cache';
+import { routingIssues } from '../content/routing-check';
 import { ContentIssue, formatIssue, PreparedVersion, prepareVersionContent } from '../content/version-content';
 import { VersionContent } from '../content/version-content.schema';
 import { PromptKind } from '../resolved-deployment';
@@ -48,8 +49,8 @@ export class VersionsService {
       const prompt = await this.prompts.require(projectId, slug, manager);
       const prepared = prepareVersionContent({ ...content }, prompt.kind);
       if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
-      const problem = await this.providerProblem(projectId, prompt.kind, prepared.value.content, manager);
-      if (problem) throw invalidBody([formatIssue(problem)]);
+      const problems = await this.providerProblems(projectId, prompt.kind, prepared.value.content, manager);
+      if (problems.length > 0) throw invalidBody(problems.map((problem) => formatIssue(problem)));
       const version = await this.insertPrepared(manager, prompt, prepared.value, message ?? null);
       await this.cache.announce(projectId, manager);
       return toVersionDto(version, prompt);
@@ -59,22 +60,25 @@ export class VersionsService {
   }
 
   /**
-   * Why the content's provider cannot serve it: not a provider of the project, or (an embedding
-   * entry) one that cannot embed with that model and size. `parley apply` checks the same.
+   * Why the content's providers cannot serve it: not a provider of the project; a routing target
+   * whose type cannot honour the version's tools, response format or reasoning (routing-check.ts);
+   * or (an embedding entry) one that cannot embed with that model and size. `parley apply` checks the same.
    */
-  async providerProblem(
-    projectId: string,
-    kind: PromptKind,
-    content: VersionContent,
-    manager?: EntityManager,
-  ): Promise<ContentIssue | undefined> {
+  async providerProblems(projectId: string, kind: PromptKind, content: VersionContent, manager?: EntityManager): Promise<ContentIssue[]> {
+    const typeOf = async (provider: string) =>
+      provider === LOCAL_PROVIDER ? 'local' : (await this.credentials.findByName(projectId, provider, manager))?.type;
+    if (content.routing) {
+      const types = new Map<string, string | undefined>();
+      for (const { provider } of content.routing.targets) if (!types.has(provider)) types.set(provider, await typeOf(provider));
+      return routingIssues(content, (provider) => types.get(provider));
+    }
     const { provider, model, parameters } = content;
-    const type = provider === LOCAL_PROVIDER ? 'local' : (await this.credentials.findByName(projectId, provider, manager))?.type;
+    const type = await typeOf(provider);
     if (!type)
-      return { path: ['provider'], message: `no provider "${provider}" in this project (use "local" or create a provider credential)` };
-    if (kind !== 'embedding') return undefined;
+      return [{ path: ['provider'], message: `no provider "${provider}" in this project (use "local" or create a provider credential)` }];
+    if (kind !== 'embedding') return [];
     const problem = embeddingTargetProblem(type, provider, model, parameters.dimensions);
-    return problem && { path: problem.param === 'model' ? ['model'] : ['parameters', 'dimensions'], message: problem.message };
+    return problem ? [{ path: problem.param === 'model' ? ['model'] : ['parameters', 'dimensions'], message: problem.message }] : [];
   }
 
   /** Stores prepared content as the prompt's next version; run inside the caller's transaction. */

@@ -1,0 +1,62 @@
+import type { RequestLogDetail } from '../api/client';
+
+/**
+ * One attempt of a routed call (docs/routing.md): the target tried and how it ended. Typed here
+ * until the generated schema has the log's `attempts`.
+ */
+export interface Attempt {
+  provider: string;
+  model: string;
+  status: number;
+  latencyMs: number;
+  ttftMs?: number | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  costUsd?: number | null;
+  error?: string | null;
+}
+
+const dash = (value: number | string | null | undefined, unit = '') => (value === null || value === undefined ? '—' : `${value}${unit}`);
+
+/** The targets a routed call tried, in order; nothing for a log without attempts. */
+export function LogAttempts({ log }: { log: RequestLogDetail }) {
+  const attempts = (log as RequestLogDetail & { attempts?: Attempt[] | null }).attempts;
+  if (!attempts?.length) return null;
+  return (
+    <section aria-labelledby="attempts">
+      <h2 id="attempts">Attempts</h2>
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Provider and model</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">First token</th>
+            <th scope="col">Tokens (in / out)</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((attempt, index) => (
+            <tr key={index}>
+              <td>{index + 1}</td>
+              <td>
+                {attempt.provider}/{attempt.model}
+              </td>
+              <td>{attempt.status}</td>
+              <td>{dash(attempt.latencyMs, ' ms')}</td>
+              <td>{dash(attempt.ttftMs, ' ms')}</td>
+              <td>
+                {dash(attempt.inputTokens)} / {dash(attempt.outputTokens)}
+              </td>
+              <td>{attempt.costUsd === null || attempt.costUsd === undefined ? '—' : `$${attempt.costUsd}`}</td>
+              <td>{attempt.error ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
