@@ -1,6 +1,6 @@
 /**
  * The part every job worker on the one queue shares (background responses, experiment runs, live
- * grades; docs/architecture.md, "Periodic work and the job queue"): passes that run one at a time,
+ * grades; docs/architecture.md, "House rules"): passes that run one at a time,
  * where a wake during a pass asks for one more pass after it, so no wake is lost and no two passes
  * claim at once. A pass returns false when there is no room to claim more (no further pass then).
  */
