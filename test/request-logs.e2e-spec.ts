@@ -155,6 +155,7 @@ describe('request logs', () => {
         'costUsd',
         'priceRef',
         'cacheHit',
+        'attempts',
         'request',
         'response',
         'threadMessageIds',
@@ -173,6 +174,8 @@ describe('request logs', () => {
       providerKeyId: expect.any(String),
       usage: { prompt_tokens: null, completion_tokens: null, total_tokens: null },
       cacheHit: false,
+      // Not routed: one attempt, not listed (docs/routing.md, "Every attempt recorded").
+      attempts: null,
     });
     const viaProxy = await api.get(`/v2/logs/${all[3].id}`).expect(200);
     expect(viaProxy.body).toMatchObject({ requestIP: '203.0.113.9', url: invokePath(p, 'beta'), assistant: true, threadId });

@@ -23,3 +23,14 @@ describe('loadAppConfig: PARLEY_GUARD_INTERVAL_MS', () => {
     expect(() => loadAppConfig({ PARLEY_GUARD_INTERVAL_MS: value })).toThrow(/PARLEY_GUARD_INTERVAL_MS/);
   });
 });
+
+describe('loadAppConfig: PARLEY_ROUTING_COOLDOWN_MS', () => {
+  it('cools a target down for 5 s first by default, or as set', () => {
+    expect(loadAppConfig({}).routingCooldownMs).toBe(5000);
+    expect(loadAppConfig({ PARLEY_ROUTING_COOLDOWN_MS: '1000' }).routingCooldownMs).toBe(1000);
+  });
+
+  it.each(['0', '99', '2.5', 'soon', '600001'])('refuses %s at boot, naming the variable', (value) => {
+    expect(() => loadAppConfig({ PARLEY_ROUTING_COOLDOWN_MS: value })).toThrow(/PARLEY_ROUTING_COOLDOWN_MS/);
+  });
+});

@@ -44,6 +44,7 @@ const ENV_NAMES = [
   'RESPONSES_COMPACTION_PROMPT',
   'EMBEDDINGS_RECORD_INPUTS',
   'PARLEY_GUARD_INTERVAL_MS',
+  'PARLEY_ROUTING_COOLDOWN_MS',
 ] as const;
 const SCHEMA_MODES = ['plain', 'partitioned'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -284,6 +285,13 @@ class EnvironmentVariables {
   PARLEY_GUARD_INTERVAL_MS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  PARLEY_ROUTING_COOLDOWN_MS?: number;
+
+  @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
@@ -387,6 +395,8 @@ export class AppConfig {
   };
   /** How often each instance checks the splits' guards (docs/experiments.md, "Guards"). */
   readonly guardIntervalMs: number;
+  /** A routing target's first cooldown; it doubles on each trip in a row, up to 60 times this (docs/routing.md, "Health"). */
+  readonly routingCooldownMs: number;
   /** Idle keep-alive connections are kept this long: above a load balancer's idle timeout (nginx 60 s). */
   readonly keepAliveTimeoutMs: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
@@ -439,6 +449,7 @@ export class AppConfig {
       eventRetentionSeconds: env.RESPONSES_EVENT_RETENTION_S ?? 86_400,
     };
     this.guardIntervalMs = env.PARLEY_GUARD_INTERVAL_MS ?? 5000;
+    this.routingCooldownMs = env.PARLEY_ROUTING_COOLDOWN_MS ?? 5000;
     this.keepAliveTimeoutMs = env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000;
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);

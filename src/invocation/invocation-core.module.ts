@@ -10,6 +10,7 @@ import { ProvidersModule } from '../providers';
 import { RegistryModule } from '../registry/registry.module';
 import { RequestLogsModule } from '../request-logs/request-logs.module';
 import { ResponseCacheModule } from '../response-cache/response-cache.module';
+import { RoutingModule } from '../routing/routing.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { PricingModule } from '../usage/pricing/pricing.module';
 import { InvocationService } from './invocation.service';
@@ -17,6 +18,7 @@ import { InvocationCache } from './invocation-cache';
 import { EmbeddingInvocation } from './invocation-embed';
 import { InvocationRecorder } from './invocation-recorder';
 import { LiveGradeSampler } from './live-grade-sampler';
+import { RoutedCalls } from './routed-calls';
 import { TurnWriter } from './turn-writer';
 
 /**
@@ -37,6 +39,8 @@ import { TurnWriter } from './turn-writer';
     // Live graders' sampling: the project's settings (cached) and the job queue.
     ProjectSettingsCoreModule,
     JobsModule,
+    // Target health and stickiness of routed calls (docs/routing.md).
+    RoutingModule,
     // Timeout and retries of every provider call, from PROVIDER_TIMEOUT_MS / PROVIDER_MAX_RETRIES / PROVIDER_MAX_RETRY_AFTER_S.
     ProvidersModule.registerAsync({
       inject: [AppConfig],
@@ -48,7 +52,7 @@ import { TurnWriter } from './turn-writer';
       }),
     }),
   ],
-  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, InvocationCache, TurnWriter, LiveGradeSampler],
+  providers: [InvocationService, EmbeddingInvocation, InvocationRecorder, InvocationCache, TurnWriter, LiveGradeSampler, RoutedCalls],
   exports: [InvocationService, EmbeddingInvocation, ProvidersModule],
 })
 export class InvocationCoreModule {}

@@ -21,9 +21,11 @@ import { RequestLogsService } from '../request-logs/request-logs.service';
 import { elideHistory } from '../request-logs/thread-range';
 import { CallCost, PricesService } from '../usage/pricing/prices.service';
 import { PreparedInvocation } from './invocation.types';
+import type { Route } from './invocation-attempts';
 import { threadNotFound } from './invoke-errors';
 import { replyMessage } from './invoke-request';
 import { LiveGradeSampler } from './live-grade-sampler';
+import { attemptsOf, billedTokensOf, routedCostOf } from './routed-log';
 import { TurnRecord, TurnWriter } from './turn-writer';
 
 export interface InvokeOutcome {
@@ -42,6 +44,11 @@ export interface InvokeOutcome {
   ttftMs: number | null;
   /** Answered from the exact response cache (docs/routing.md, "Response cache"): no provider call, so cost 0 and no provider metrics. */
   cacheHit?: boolean;
+  /**
+   * A routed call's attempts (docs/routing.md): the log names its current target (the one that
+   * served, or failed last) and records every attempt; absent without routing.
+   */
+  route?: Route;
 }
 
 /**
@@ -173,6 +180,7 @@ export class InvocationRecorder {
 
   private costOf(caller: ProjectPrincipal, prepared: PreparedInvocation, outcome: InvokeOutcome): Promise<CallCost> {
     if (outcome.cacheHit) return Promise.resolve({ costUsd: '0', priceRef: null });
+    if (outcome.route) return routedCostOf(this.prices, caller.projectId, outcome.route, this.tokensOf(outcome));
     return this.prices.costOf(caller.projectId, prepared.input.target.provider, prepared.request.model, this.tokensOf(outcome));
   }
 
@@ -221,7 +229,11 @@ export class InvocationRecorder {
   ): RequestLogEntity {
     const { target, doNotRecord, log: request } = prepared.input;
     const deployment = target.deployment;
-    const tokens = this.tokensOf(outcome);
+    const route = outcome.route;
+    const serving = this.tokensOf(outcome);
+    // Every billed attempt counts: the log's tokens (and so the usage rollups fed from it) and cost add the failed ones'.
+    const tokens = route ? billedTokensOf(route, serving) : serving;
+    const provider = route ? route.current.provider : target.provider;
     const sent = doNotRecord ? null : ((outcome.providerRequest ?? null) as Record<string, unknown> | null);
     // The thread history stays in the thread: the log keeps where it is (docs/decisions.md).
     const { request: providerRequest, range: threadRange } =
@@ -240,10 +252,10 @@ export class InvocationRecorder {
       deploymentVersion: deployment?.deploymentVersion ?? null,
       version: deployment?.version ?? null,
       promptHistoryHash: deployment?.contentHash ?? null,
-      providerName: target.provider.name,
-      providerType: target.provider.type,
-      credentialId: target.provider.credentialId,
-      model: prepared.request.model,
+      providerName: provider.name,
+      providerType: provider.type,
+      credentialId: provider.credentialId,
+      model: route ? route.current.request.model : prepared.request.model,
       // Redacted at the edge: a key a client put in the query string is never stored (docs/security.md "Keys in URLs").
       url: request.url,
       requestIp: request.ip ?? null,
@@ -252,7 +264,7 @@ export class InvocationRecorder {
       metadata: prepared.input.metadata,
       // doNotRecord: no variables, messages, template or reply text in the log (DESIGN.md §4.9).
       variables: doNotRecord ? null : prepared.variables,
-      parameters: prepared.parameters,
+      parameters: route ? route.current.parameters : prepared.parameters,
       requestData: doNotRecord ? null : request.requestData,
       providerRequest,
       threadRange,
@@ -271,6 +283,7 @@ export class InvocationRecorder {
       outputTokens: tokens?.output ?? null,
       usagePartial: outcome.usagePartial ?? false,
       cacheHit: outcome.cacheHit ?? false,
+      attempts: route ? attemptsOf(route, outcome, serving, cost) : null,
       costUsd: cost.costUsd,
       priceRef: cost.priceRef,
       startedAt: outcome.startedAt,

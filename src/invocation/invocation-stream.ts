@@ -5,8 +5,10 @@ import { ApiException, isDatabaseUnavailable } from '../common/errors';
 import type { Admission } from '../limits/limits.service';
 import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream, TokenCounts } from '../providers';
 import { PreparedInvocation, StreamResult } from './invocation.types';
+import type { Route } from './invocation-attempts';
 import { InvocationRecorder } from './invocation-recorder';
 import { storeFailure } from './invoke-errors';
+import type { OpenedStream } from './routed-calls';
 
 /**
  * `partial`: a stream that failed after its first chunk records the usage known by then (none for
@@ -23,6 +25,8 @@ export class InvocationStreamRun {
   private readonly logger = new Logger('Invocation');
   private readonly assembler = new CompletionAssembler();
   private ended = false;
+  /** A routed call's route (docs/routing.md): its serving target's stream was opened by RoutedCalls.openStream. */
+  private route: Route | undefined;
 
   constructor(
     private readonly caller: ProjectPrincipal,
@@ -47,12 +51,36 @@ export class InvocationStreamRun {
     } catch (err) {
       throw await this.failed(err, null);
     }
+    return this.result(stream, chunks, first);
+  }
+
+  /**
+   * A routed stream: `open` falls over between targets until one sent its first content event
+   * (routed-calls.ts); the role-only chunks it sent before are sent once, before that event.
+   */
+  async startRouted(route: Route, open: () => Promise<OpenedStream>): Promise<StreamResult> {
+    this.route = route;
+    let opened: OpenedStream;
+    try {
+      opened = await open();
+    } catch (err) {
+      throw await this.failed(err, null);
+    }
+    return this.result(opened.stream, opened.chunks, opened.first, opened.head);
+  }
+
+  private result(
+    stream: ProviderStream,
+    chunks: AsyncIterator<ChatCompletionChunk>,
+    first: IteratorResult<ChatCompletionChunk>,
+    head?: ChatCompletionChunk[],
+  ): StreamResult {
     const ttftMs = Date.now() - this.startedAt.getTime();
     return {
       type: 'stream',
       threadId: this.prepared.threadId,
       headers: this.admission.headers,
-      chunks: this.iterate(stream, chunks, first, ttftMs),
+      chunks: this.iterate(stream, chunks, first, ttftMs, head),
       finish: () => this.finish(stream, ttftMs),
     };
   }
@@ -62,8 +90,15 @@ export class InvocationStreamRun {
     chunks: AsyncIterator<ChatCompletionChunk>,
     first: IteratorResult<ChatCompletionChunk>,
     ttftMs: number,
+    head: ChatCompletionChunk[] | undefined,
   ): AsyncGenerator<ChatCompletionChunk> {
     try {
+      if (head) {
+        for (const chunk of head) {
+          this.assembler.push(chunk);
+          yield chunk;
+        }
+      }
       for (let next = first; !next.done; next = await chunks.next()) {
         const wait = this.pace();
         if (wait) await wait;
@@ -94,7 +129,9 @@ export class InvocationStreamRun {
         ...(stream.tokens ? { tokens: stream.tokens } : {}),
         startedAt: this.startedAt,
         ttftMs,
+        ...(this.route ? { route: this.route } : {}),
       });
+      this.route?.onServed?.();
     } catch (err) {
       if (isDatabaseUnavailable(err)) this.logger.error(`database unavailable while storing a streamed reply: ${(err as Error).message}`);
       throw storeFailure(err);

@@ -1,21 +1,24 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
 import { credentialOf, mayInvokeIn, ProjectPrincipal } from '../auth/principal';
 import { ChatMessage } from '../common/chat';
-import { ApiException, serviceError } from '../common/errors';
+import { ApiException } from '../common/errors';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Admission, LimitsService } from '../limits/limits.service';
 import { MessageStore } from '../messages/message-store';
-import { InputTokenCount, ProviderCredentials, ProviderError, ProvidersService, TokenCounts } from '../providers';
+import { InputTokenCount, ProviderError, ProvidersService, TokenCounts } from '../providers';
 import { chooseVersion } from '../registry/deployments/split';
 import { RegistryService } from '../registry/registry.service';
 import type { SentHistory } from '../request-logs/thread-range';
+import { CACHE_RESULT_HEADER } from '../response-cache/response-cache-headers';
 import { TemplateTooLargeError } from '../templates';
 import { InvocationInput, InvocationResult, InvokePurpose, InvokeTarget, PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { admitOrLog } from './invocation-admission';
+import { credentialsOf } from './invocation-attempts';
 import { InvocationCache } from './invocation-cache';
+import { recordedFailure } from './invocation-failure';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
@@ -28,8 +31,9 @@ import {
   unsupportedParam,
   wrongKind,
 } from './invoke-errors';
-import { VERSION_HEADER } from './invoke-http';
+import { ATTEMPTS_HEADER, servedTargetHeaders, VERSION_HEADER } from './invoke-http';
 import { buildProviderRequest, effectiveParameters } from './invoke-request';
+import { RoutedCalls } from './routed-calls';
 
 /**
  * The transport-independent invocation core (docs/decisions.md, "Invocation core"): resolve a
@@ -40,7 +44,6 @@ import { buildProviderRequest, effectiveParameters } from './invoke-request';
  */
 @Injectable()
 export class InvocationService {
-  private readonly logger = new Logger('Invocation');
   /** TEMPLATE_MAX_RENDERED_CHARS. */
   private readonly templateMaxChars: number;
 
@@ -52,6 +55,7 @@ export class InvocationService {
     private readonly limits: LimitsService,
     private readonly idempotency: IdempotencyService,
     private readonly cache: InvocationCache,
+    private readonly routed: RoutedCalls,
     config: AppConfig,
   ) {
     this.templateMaxChars = config.templateMaxRenderedChars;
@@ -169,9 +173,13 @@ export class InvocationService {
    */
   async run(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const result = await this.runOnce(caller, prepared, signal);
-    // Which version served it, on every surface (docs/experiments.md, "Splits"): a split's arm, or the deployment's one version.
+    // Which version and target served it, on every surface (docs/experiments.md, "Splits"; docs/routing.md).
     const version = prepared.input.target.deployment?.version;
-    if (version !== undefined) result.headers = { ...result.headers, [VERSION_HEADER]: String(version) };
+    const served = servedTargetHeaders(prepared);
+    // A cache hit tried no target (docs/routing.md, "Response cache").
+    if (result.headers?.[CACHE_RESULT_HEADER] === 'hit') served[ATTEMPTS_HEADER] = '0';
+    result.headers = { ...result.headers, ...served };
+    if (version !== undefined) result.headers[VERSION_HEADER] = String(version);
     return result;
   }
 
@@ -199,11 +207,16 @@ export class InvocationService {
     const admission = await this.admit(caller, prepared, startedAt, signal);
     const cached = await this.cache.lookup(caller, prepared, admission, startedAt);
     if (cached?.hit) return cached.hit;
+    // A routing block's targets (docs/routing.md); without one the call's own target serves, as it always did.
+    const route = prepared.input.target.deployment?.routing ? await this.routed.routeOf(caller, prepared) : null;
+    if (route) prepared.route = route;
+    const doNotRecord = prepared.input.doNotRecord;
     if (prepared.input.stream) {
       const key = prepared.input.idempotencyKey;
       const failed = async (err: unknown, ttftMs: number | null, partial?: { tokens: TokenCounts | undefined }) => {
         admission.release();
-        const failure = await this.failed(caller, prepared, err, startedAt, ttftMs, partial);
+        if (route && ttftMs !== null) this.routed.failedAfterContent(route, err);
+        const failure = await recordedFailure(this.recorder, caller, prepared, err, startedAt, ttftMs, partial);
         // Failing mid-stream (or the client leaving): a retry with the key may run again.
         if (key) await this.idempotency.release(caller.projectId, key);
         return failure;
@@ -212,7 +225,9 @@ export class InvocationService {
       const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () =>
         shares.turn(caller.projectId),
       );
-      const opened = await run.start(() => this.providers.stream(prepared.request, this.credentialsOf(prepared), { signal }));
+      const opened = route
+        ? await run.startRouted(route, () => this.routed.openStream(route, doNotRecord, signal))
+        : await run.start(() => this.providers.stream(prepared.request, credentialsOf(prepared.input.target.provider), { signal }));
       const streamed = this.cache.storing(cached, opened);
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.
@@ -225,13 +240,23 @@ export class InvocationService {
     }
     let result;
     try {
-      result = await this.providers.complete(prepared.request, this.credentialsOf(prepared), { signal });
+      result = route
+        ? await this.routed.complete(route, doNotRecord, signal)
+        : await this.providers.complete(prepared.request, credentialsOf(prepared.input.target.provider), { signal });
     } catch (err) {
       admission.release();
-      throw await this.failed(caller, prepared, err, startedAt, null);
+      throw await recordedFailure(this.recorder, caller, prepared, err, startedAt, null);
     }
     try {
-      await this.recorder.recordSuccess(caller, prepared, { status: 200, error: null, ...result, startedAt, ttftMs: null });
+      await this.recorder.recordSuccess(caller, prepared, {
+        status: 200,
+        error: null,
+        ...result,
+        startedAt,
+        ttftMs: null,
+        ...(route ? { route } : {}),
+      });
+      route?.onServed?.();
     } finally {
       admission.release(result.completion.usage?.total_tokens ?? 0);
     }
@@ -265,42 +290,16 @@ export class InvocationService {
     }
   }
 
-  /** Records the failed call and returns the error to answer with. */
-  private async failed(
-    caller: ProjectPrincipal,
-    prepared: PreparedInvocation,
-    err: unknown,
-    startedAt: Date,
-    ttftMs: number | null,
-    partial?: { tokens: TokenCounts | undefined },
-  ): Promise<ApiException> {
-    // Anything else is a bug in an adapter: answered as a provider failure, logged with its stack.
-    if (!(err instanceof ProviderError))
-      this.logger.error(`provider call failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
-    const failure = err instanceof ProviderError ? providerFailure(err) : serviceError(502, 'Bad Gateway', 'The provider call failed');
-    const message = (failure.body as { message: string }).message;
-    // The upstream's own words may quote the prompt: the caller sees them, a doNotRecord log does not.
-    const error = prepared.input.doNotRecord && err instanceof ProviderError ? err.recordableMessage : message;
-    const usage = partial ? { ...(partial.tokens ? { tokens: partial.tokens } : {}), usagePartial: true } : {};
-    await this.recorder.recordFailure(caller, prepared, { status: failure.getStatus(), error, startedAt, ttftMs, ...usage });
-    return failure;
-  }
-
   /**
    * How many input tokens the prepared call would cost (POST /v1/responses/input_tokens): the
    * provider's count, tokenizer or estimate; nothing is called for a reply, nothing logged.
    */
   async countInputTokens(prepared: PreparedInvocation): Promise<InputTokenCount> {
     try {
-      return await this.providers.countInputTokens(prepared.request, this.credentialsOf(prepared));
+      return await this.providers.countInputTokens(prepared.request, credentialsOf(prepared.input.target.provider));
     } catch (err) {
       if (err instanceof ProviderError) throw providerFailure(err);
       throw err;
     }
-  }
-
-  private credentialsOf(prepared: PreparedInvocation): ProviderCredentials {
-    const { type, baseUrl, apiKey } = prepared.input.target.provider;
-    return { type, baseUrl, apiKey };
   }
 }

@@ -13,6 +13,7 @@ import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../pr
 import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
 import type { SentHistory } from '../request-logs/thread-range';
 import type { CompiledTemplate } from '../templates';
+import type { Route } from './invocation-attempts';
 
 /** What a caller names: a deployed prompt or assistant, or a model of a provider called directly. */
 export type InvokeTarget =
@@ -114,6 +115,8 @@ export interface PreparedInvocation {
   history?: SentHistory;
   /** Refused while preparing (a template too large to render): `run` logs the call and throws this, the provider is not called. */
   refusal?: ApiException;
+  /** Set by `run` for a routed call (docs/routing.md): its targets and attempts; `current` is the one that served or failed last. */
+  route?: Route;
 }
 
 export interface CompletionResult {

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+import type { AttemptRecord } from './request-log-attempt';
 import type { ThreadRange } from './thread-range';
 
 /**
@@ -57,6 +58,11 @@ export class RequestLogEntity {
   @Column({ name: 'usage_partial', type: 'boolean' }) usagePartial: boolean;
   /** Answered from the exact response cache (docs/routing.md, "Response cache"): no provider call, cost 0, the stored answer's tokens. */
   @Column({ name: 'cache_hit', type: 'boolean' }) cacheHit: boolean;
+  /**
+   * A routed call's attempts, in order, the serving (or last failing) one last (docs/routing.md,
+   * "Every attempt recorded"); null for a call without routing, which has exactly one.
+   */
+  @Column({ type: 'jsonb', nullable: true }) attempts: AttemptRecord[] | null;
   /** USD as a decimal string; null when no price is known for the model (never 0 for "unknown"). */
   @Column({ name: 'cost_usd', type: 'numeric', nullable: true }) costUsd: string | null;
   /** Which price the cost used, e.g. `genai-prices 0.1.8: openai/gpt-4o` or `override: my-vllm/llama-3`. */

@@ -89,7 +89,13 @@ export function toRequestLogDetailDto(
   providerRequest: Record<string, unknown> | null,
   threadMessageIds: string[],
 ): RequestLogDetailDto {
-  return { ...toRequestLogDto(log, caller), request: providerRequest, response: log.providerResponse, threadMessageIds };
+  return {
+    ...toRequestLogDto(log, caller),
+    request: providerRequest,
+    response: log.providerResponse,
+    threadMessageIds,
+    attempts: log.attempts ?? null,
+  };
 }
 
 /**

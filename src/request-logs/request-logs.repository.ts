@@ -40,7 +40,7 @@ export class RequestLogsRepository {
 
   /** A list shows no provider request or response: they stay unread (and, being large, TOASTed away). */
   private listColumns(): string[] {
-    const heavy = new Set(['providerRequest', 'providerResponse', 'threadRange']);
+    const heavy = new Set(['providerRequest', 'providerResponse', 'threadRange', 'attempts']);
     this.listed ??= this.logs.metadata.columns.filter((c) => !heavy.has(c.propertyName)).map((c) => `l.${c.propertyName}`);
     return this.listed;
   }

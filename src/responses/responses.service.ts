@@ -12,7 +12,7 @@ import { InvocationService } from '../invocation/invocation.service';
 import type { InvocationInput, PreparedInvocation } from '../invocation/invocation.types';
 import { ThreadNotFound } from '../invocation/invoke-errors';
 import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/invoke-headers';
-import { LOG_ID_HEADER, VERSION_HEADER } from '../invocation/invoke-http';
+import { LOG_ID_HEADER, servedTargetHeaders, VERSION_HEADER } from '../invocation/invoke-http';
 import type { ChatCompletion } from '../providers';
 import { CACHE_TTL_HEADER } from '../response-cache/response-cache-headers';
 import { ResponseEntity } from './response.entity';
@@ -34,11 +34,16 @@ export type ResponsesResult = (
 
 /**
  * What every invoke answer names (docs/openai-compatibility.md; docs/experiments.md, "Splits"): its
- * log and the version that served it, a split's arm chosen when the call was prepared.
+ * log, the version and the target that served it, a split's arm chosen when the call was prepared.
  */
 function servedHeaders(prepared: PreparedInvocation): Record<string, string> {
   const version = prepared.input.target.deployment?.version;
-  return { [LOG_ID_HEADER]: prepared.logId, ...(version !== undefined ? { [VERSION_HEADER]: String(version) } : {}) };
+  return {
+    [LOG_ID_HEADER]: prepared.logId,
+    ...(version !== undefined ? { [VERSION_HEADER]: String(version) } : {}),
+    // The run has sent its first content event by now: the target named is the one that served it (docs/routing.md).
+    ...servedTargetHeaders(prepared),
+  };
 }
 
 /** How far `previous_response_id` chains are followed. */

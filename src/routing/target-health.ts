@@ -13,8 +13,12 @@ export interface TargetRef {
   model: string;
 }
 
-/** How one attempt on a target ended; `reason` says why a failure may fall back (`other`: it did not). */
-export type AttemptOutcome = { ok: true; latencyMs: number } | { ok: false; reason: FallbackReason | 'other'; latencyMs: number };
+/**
+ * How one attempt on a target ended; `reason` says why a failure may fall back (`other`: it did not).
+ * `retryAfterMs`: what a rate-limited upstream asked to wait (Retry-After), honoured as the cooldown.
+ */
+export type AttemptOutcome =
+  { ok: true; latencyMs: number } | { ok: false; reason: FallbackReason | 'other'; latencyMs: number; retryAfterMs?: number };
 
 export abstract class TargetHealth {
   /** False while the target cools down after repeated failures, on any replica, unless a probe is due: then true for one caller. */

@@ -3552,6 +3552,27 @@ export interface components {
             first_id: string | null;
             last_id: string | null;
         };
+        RequestLogAttemptDto: {
+            /** @description the provider the attempt called */
+            provider: string;
+            model: string;
+            /** @description 200, or the status Parley would have answered with had this attempt been the only one */
+            status: number;
+            /** @description milliseconds from the attempt's start to its end */
+            latencyMs: number;
+            /** @description streams: milliseconds from the attempt's start to its first content event */
+            ttftMs?: number;
+            /** @description prompt tokens the provider reported for this attempt */
+            inputTokens?: number;
+            /** @description completion tokens the provider reported for this attempt */
+            outputTokens?: number;
+            /** @description USD as a decimal string; absent without usage or a known price */
+            costUsd?: string;
+            /** @description the failure (doNotRecord: without the upstream's own text) */
+            error?: string;
+            /** @description why the failure falls back, one of a routing block's fallbackOn reasons (rate_limit, server_error, timeout, connection, first_token_timeout); absent for failures that never do (the caller's own 4xx) */
+            reason?: string;
+        };
         RequestLogDetailDto: {
             id?: string | null;
             url?: string | null;
@@ -3612,6 +3633,8 @@ export interface components {
             } | null;
             /** @description ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls */
             threadMessageIds: string[];
+            /** @description a routed call's attempts in order, the serving (or last failing) one last (docs/routing.md); null for a call without routing */
+            attempts: components["schemas"]["RequestLogAttemptDto"][] | null;
         };
         ConversationDto: {
             /**

@@ -54,6 +54,26 @@ export class RequestLogDto extends RequestLogObjectDto {
 }
 
 /** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */
+/** One attempt of a routed call (docs/routing.md, "Every attempt recorded"). */
+export class RequestLogAttemptDto {
+  @ApiProperty({ description: 'the provider the attempt called' }) provider: string;
+  @ApiProperty() model: string;
+  @ApiProperty({ description: '200, or the status Parley would have answered with had this attempt been the only one' }) status: number;
+  @ApiProperty({ description: "milliseconds from the attempt's start to its end" }) latencyMs: number;
+  @ApiProperty({ required: false, description: "streams: milliseconds from the attempt's start to its first content event" })
+  ttftMs?: number;
+  @ApiProperty({ required: false, description: 'prompt tokens the provider reported for this attempt' }) inputTokens?: number;
+  @ApiProperty({ required: false, description: 'completion tokens the provider reported for this attempt' }) outputTokens?: number;
+  @ApiProperty({ required: false, description: 'USD as a decimal string; absent without usage or a known price' }) costUsd?: string;
+  @ApiProperty({ required: false, description: "the failure (doNotRecord: without the upstream's own text)" }) error?: string;
+  @ApiProperty({
+    required: false,
+    description:
+      "why the failure falls back, one of a routing block's fallbackOn reasons (rate_limit, server_error, timeout, connection, first_token_timeout); absent for failures that never do (the caller's own 4xx)",
+  })
+  reason?: string;
+}
+
 export class RequestLogDetailDto extends RequestLogDto {
   @ApiProperty({
     type: 'object',
@@ -75,6 +95,13 @@ export class RequestLogDetailDto extends RequestLogDto {
       'ids of the thread messages this call appended (its messages, then the reply), in order; empty for prompts and failed calls',
   })
   threadMessageIds: string[];
+  @ApiProperty({
+    type: [RequestLogAttemptDto],
+    nullable: true,
+    description:
+      "a routed call's attempts in order, the serving (or last failing) one last (docs/routing.md); null for a call without routing",
+  })
+  attempts: RequestLogAttemptDto[] | null;
 }
 
 export class RequestLogListDto {
