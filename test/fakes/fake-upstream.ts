@@ -6,10 +6,13 @@
  *   const fake = await startFakeUpstream((req) => defaultBehaviour);
  *   fake.url                     // "http://127.0.0.1:<port>"
  *   fake.setNext(b1, b2)         // answer the next requests with b1, then b2, then the default again
+ *   fake.clearNext()             // forget what is still queued
  *   fake.requests[i]             // RecordedRequest: method, path, headers, body (parsed JSON), ...
  *   await fake.requests[i].closed  // resolves when that request's connection/response closed
  *   await fake.waitForRequests(2)
  *   await fake.close()           // also drops hanging and kept-open connections
+ *
+ * Faults as real providers fail (500, 429, hang, stall, cut, malformed, error events): fault-modes.ts.
  */
 import http, { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,12 +56,21 @@ export type Behaviour =
       dropConnection?: boolean;
     }
   /** Read the request and never answer. */
-  | { type: 'hang' };
+  | { type: 'hang' }
+  /**
+   * Status and headers at once, then `body` (any bytes, e.g. half a JSON document), then: `end` the
+   * response, `hold` it open (until the client leaves or close()), or `drop` the socket.
+   */
+  | { type: 'raw'; status?: number; headers?: Record<string, string>; body?: string; then: 'end' | 'hold' | 'drop' }
+  /** Decided per request (e.g. by its `stream` flag): the behaviour `pick` returns. */
+  | { type: 'per-request'; pick: (req: RecordedRequest) => Behaviour };
 
 export interface FakeUpstream {
   url: string;
   requests: RecordedRequest[];
   setNext(...behaviours: Behaviour[]): void;
+  /** Drops what setNext queued and no request took (a case that must not leak into the next). */
+  clearNext(): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -70,9 +82,24 @@ export function sseFrame(event: SseEvent): string {
   return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
 }
 
+/** Destroys the socket without ending the response (a dropped connection), once the written bytes have had a moment to leave. */
+async function dropSocket(res: http.ServerResponse): Promise<void> {
+  await sleep(20);
+  res.socket?.destroy();
+}
+
 async function respond(res: http.ServerResponse, rec: RecordedRequest, behaviour: Behaviour): Promise<void> {
   switch (behaviour.type) {
     case 'hang':
+      return;
+    case 'per-request':
+      return respond(res, rec, behaviour.pick(rec));
+    case 'raw':
+      res.writeHead(behaviour.status ?? 200, { 'content-type': 'application/json', ...behaviour.headers });
+      res.flushHeaders();
+      if (behaviour.body) res.write(behaviour.body);
+      if (behaviour.then === 'end') res.end();
+      else if (behaviour.then === 'drop') await dropSocket(res);
       return;
     case 'json':
       res.writeHead(behaviour.status ?? 200, { 'content-type': 'application/json', ...behaviour.headers });
@@ -95,9 +122,7 @@ async function respond(res: http.ServerResponse, rec: RecordedRequest, behaviour
         res.write(sseFrame(event));
       }
       if (behaviour.dropConnection) {
-        // Give the written bytes a moment to leave before the socket goes.
-        await sleep(20);
-        res.socket?.destroy();
+        await dropSocket(res);
       } else if (!behaviour.keepOpen) {
         res.end();
       }
@@ -151,6 +176,7 @@ export async function startFakeUpstream(
     url: `http://127.0.0.1:${port}`,
     requests,
     setNext: (...behaviours) => void queue.push(...behaviours),
+    clearNext: () => void queue.splice(0),
     async waitForRequests(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < count) {

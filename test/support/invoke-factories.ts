@@ -22,6 +22,8 @@ export interface DeployOptions {
   variables?: Record<string, string>;
   /** The version's exact response cache (docs/routing.md, "Response cache"). */
   cache?: { ttlSeconds: number };
+  /** A routing block (docs/routing.md); provider and model then default to its first target unless given. */
+  routing?: object;
   /** Environments to deploy the new version to (default: production). */
   environments?: string[];
 }
@@ -44,8 +46,8 @@ export async function deploy(t: TestApp, p: TestProject, opts: DeployOptions) {
   }
   const content = {
     template: opts.template ?? [{ role: 'system', content: 'You are terse.' }],
-    provider: opts.provider ?? 'local',
-    model: opts.model ?? 'echo',
+    ...(opts.routing && !opts.provider ? {} : { provider: opts.provider ?? 'local', model: opts.model ?? 'echo' }),
+    ...(opts.routing ? { routing: opts.routing } : {}),
     ...(opts.parameters ? { parameters: opts.parameters } : {}),
     ...(opts.tools ? { tools: opts.tools } : {}),
     ...(opts.variables ? { variables: opts.variables } : {}),
