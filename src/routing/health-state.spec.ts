@@ -134,6 +134,22 @@ describe('HealthState (a fake clock)', () => {
     expect(state.available(other)).toBe(false);
   });
 
+  it('keeps what changed while the rows were being read: a reload never undoes a newer notification', () => {
+    const readSince = state.changes;
+    // Read before another instance's trip committed, then its notification arrived: the rows lack it.
+    state.applyTrip(other, now + 5000, 1);
+    state.reload([], () => false, readSince);
+    expect(state.available(other)).toBe(false);
+    // And a recovery that arrived while reading is not undone by the row read before it.
+    const again = state.changes;
+    state.applyRecovery(other, now + 5000);
+    state.reload([{ target: other, until: now + 5000, trips: 1 }], () => false, again);
+    expect(state.available(other)).toBe(true);
+    // A later reload, read after both, is the truth again.
+    state.reload([], () => false, state.changes);
+    expect(state.available(other)).toBe(true);
+  });
+
   it('keeps a moving average of successful latencies', () => {
     expect(state.latencyMs(target)).toBeUndefined();
     state.record(target, ok(100));

@@ -39,17 +39,26 @@ interface State {
   trips: number;
   /** When this instance let a probe through after the cooldown ended. */
   probeAt: number | undefined;
+  /** `HealthState.changes` when its cooling state last changed: a reload read before that is older than it. */
+  changed: number;
 }
 
 export const targetKey = (t: TargetRef): string => `${t.projectId}\u0000${t.provider}\u0000${t.model}`;
 
 export class HealthState {
   private readonly states = new Map<string, State>();
+  /** Counts changes of cooling state, so a reload can tell the ones that happened while it read. */
+  private changeCount = 0;
 
   constructor(
     private readonly policy: HealthPolicy,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Pass it to `reload` as read before the rows were: changes after it win over the rows. */
+  get changes(): number {
+    return this.changeCount;
+  }
 
   get maxCooldownMs(): number {
     return this.policy.baseCooldownMs * MAX_COOLDOWN_FACTOR;
@@ -85,8 +94,7 @@ export class HealthState {
       state.failures = 0;
       // A call begun before the trip that succeeds during the cooldown proves nothing: only a success after it (the probe) recovers.
       if (!state.cooling || now < state.until) return null;
-      state.cooling = false;
-      state.probeAt = undefined;
+      Object.assign(state, { cooling: false, probeAt: undefined, changed: ++this.changeCount });
       return { kind: 'recover', target: state.target, until: state.until };
     }
     if (outcome.reason === 'other') {
@@ -112,7 +120,7 @@ export class HealthState {
   applyTrip(target: TargetRef, until: number, trips: number): boolean {
     const state = this.stateOf(target);
     if (until <= state.until) return false;
-    Object.assign(state, { cooling: true, until, trips, failures: 0, probeAt: undefined });
+    Object.assign(state, { cooling: true, until, trips, failures: 0, probeAt: undefined, changed: ++this.changeCount });
     return true;
   }
 
@@ -120,7 +128,7 @@ export class HealthState {
   applyRecovery(target: TargetRef, until: number): boolean {
     const state = this.states.get(targetKey(target));
     if (!state?.cooling || state.until > until) return false;
-    Object.assign(state, { cooling: false, failures: 0, probeAt: undefined });
+    Object.assign(state, { cooling: false, failures: 0, probeAt: undefined, changed: ++this.changeCount });
     return true;
   }
 
@@ -128,12 +136,21 @@ export class HealthState {
    * After notifications may have been missed: the stored rows are the truth. Targets cooling here
    * but absent from them recovered elsewhere, unless `keep` says a write of ours is still under way.
    */
-  reload(rows: { target: TargetRef; until: number; trips: number }[], keep: (key: string) => boolean): void {
+  reload(rows: { target: TargetRef; until: number; trips: number }[], keep: (key: string) => boolean, readSince = -1): void {
     const stored = new Set(rows.map((row) => targetKey(row.target)));
+    // A change applied while the rows were being read (a notification, a trip here) is newer than they are.
+    const newer = (state: State | undefined) => state !== undefined && state.changed > readSince && readSince >= 0;
     for (const [key, state] of this.states) {
-      if (state.cooling && !stored.has(key) && !keep(key)) Object.assign(state, { cooling: false, failures: 0, probeAt: undefined });
+      if (state.cooling && !stored.has(key) && !keep(key) && !newer(state))
+        Object.assign(state, { cooling: false, failures: 0, probeAt: undefined });
     }
-    for (const row of rows) this.applyTrip(row.target, row.until, row.trips);
+    for (const row of rows) if (!newer(this.states.get(targetKey(row.target)))) this.applyTrip(row.target, row.until, row.trips);
+  }
+
+  /** Whether this target is cooling down now (no side effect: `available` may hand out a probe). */
+  cooling(target: TargetRef): boolean {
+    const state = this.states.get(targetKey(target));
+    return state !== undefined && state.cooling && this.now() < state.until;
   }
 
   /** Targets cooling down now (the cooling-targets gauge). */
@@ -146,7 +163,7 @@ export class HealthState {
 
   private trip(state: State, trips: number, ms: number, reason: string, now: number): HealthChange {
     const failures = Math.max(state.failures, 1);
-    Object.assign(state, { cooling: true, until: now + ms, trips, failures: 0, probeAt: undefined });
+    Object.assign(state, { cooling: true, until: now + ms, trips, failures: 0, probeAt: undefined, changed: ++this.changeCount });
     return { kind: 'trip', target: state.target, until: state.until, trips, failures, reason };
   }
 
@@ -155,7 +172,16 @@ export class HealthState {
     let state = this.states.get(key);
     if (state) return state;
     if (this.states.size >= MAX_TARGETS) this.forgetOldestHealthy();
-    state = { target: { ...target }, failures: 0, latencyMs: undefined, cooling: false, until: 0, trips: 0, probeAt: undefined };
+    state = {
+      target: { ...target },
+      failures: 0,
+      latencyMs: undefined,
+      cooling: false,
+      until: 0,
+      trips: 0,
+      probeAt: undefined,
+      changed: 0,
+    };
     this.states.set(key, state);
     return state;
   }

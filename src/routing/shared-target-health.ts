@@ -108,8 +108,9 @@ export class SharedTargetHealth extends TargetHealth implements OnApplicationBoo
 
   private async reload(): Promise<void> {
     try {
+      const readSince = this.state.changes;
       const rows = await this.store.load(this.state.maxCooldownMs);
-      this.state.reload(rows, (key) => this.pending.has(key) || this.writing.has(key));
+      this.state.reload(rows, (key) => this.pending.has(key) || this.writing.has(key), readSince);
     } catch (err) {
       this.logger.warn(`reading the targets cooling down: ${(err as Error).message}`);
     }

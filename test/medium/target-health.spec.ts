@@ -8,6 +8,9 @@ import type { TargetRef } from '../../src/routing/target-health';
 import { createServiceContext, projectCaller, ServiceContext } from './service-context';
 
 /**
+ * Each assertion names its own target: the worker's database is shared with other files, whose
+ * targets may be cooling down too.
+ *
  * Health shared across replicas on a real database (docs/routing.md, "Health"): two
  * SharedTargetHealth instances on one database and one change notifier stand for two replicas (the
  * notification travels through the database either way: LISTEN on PostgreSQL, PGlite's own
@@ -64,7 +67,7 @@ describe('SharedTargetHealth (medium tier)', () => {
     const t = await targetOf();
     for (let i = 0; i < 3; i++) a.record(t, fail);
     expect(a.available(t)).toBe(false); // at once where it tripped
-    const elapsed = await until(() => b.state.coolingCount() === 1);
+    const elapsed = await until(() => b.state.cooling(t));
     expect(elapsed).toBeLessThan(1000);
     expect(b.available(t)).toBe(false);
     expect(b.available({ ...t, model: 'gpt-4o-mini' })).toBe(true);
@@ -90,7 +93,7 @@ describe('SharedTargetHealth (medium tier)', () => {
     const [a, b] = [await replica(), await replica()];
     const t = await targetOf();
     for (let i = 0; i < 3; i++) a.record(t, fail);
-    await until(() => b.state.coolingCount() === 1);
+    await until(() => b.state.cooling(t));
     await sleep(COOLDOWN_MS + 20);
     expect(b.available(t)).toBe(true); // B's probe
     expect(b.available(t)).toBe(false); // the others wait for it
@@ -99,14 +102,14 @@ describe('SharedTargetHealth (medium tier)', () => {
     expect(await rowOf(t)).toBeUndefined();
     // A hears of the recovery: it lets every call through, not just one probe of its own.
     await until(() => a.available(t) && a.available(t));
-    expect(a.state.coolingCount()).toBe(0);
+    expect(a.state.cooling(t)).toBe(false);
   });
 
   it('a failed probe trips again for twice as long, on every replica', async () => {
     const [a, b] = [await replica(), await replica()];
     const t = await targetOf();
     for (let i = 0; i < 3; i++) a.record(t, fail);
-    await until(() => b.state.coolingCount() === 1);
+    await until(() => b.state.cooling(t));
     await sleep(COOLDOWN_MS + 20);
     expect(b.available(t)).toBe(true);
     b.record(t, fail);
@@ -114,7 +117,7 @@ describe('SharedTargetHealth (medium tier)', () => {
     const row = await rowOf(t);
     expect(row).toMatchObject({ trips: 2 });
     expect(new Date(row!.cooldown_until).getTime() - Date.now()).toBeGreaterThan(COOLDOWN_MS + 500);
-    await until(() => a.state.coolingCount() === 1);
+    await until(() => a.state.cooling(t));
     expect(a.available(t)).toBe(false);
   });
 
