@@ -14,6 +14,7 @@
  *   c   a deployed prompt through Parley
  *   i   (c) plus a `user`, on a prompt of the same content deployed as a 50/50 split sticky by user:
  *       every other call is served by the second arm (issue 42)
+ *   j   (c) on a version with a two-target routing block, the first target healthy (issue 43)
  *   d   an assistant through Parley, appending to threads: per connection, conversations of 10
  *       calls (the first creates the thread, the next 9 continue it)
  *   e   d streamed; its figure is the time to the first byte of the stream
@@ -158,6 +159,7 @@ async function main() {
   const servers = await startServers(databaseUrl, adminKey, secretKey);
   const setup = await setUpParley(servers.parley.url, adminKey, servers.upstream.url);
   if (setup.split.skipped) log(`(i) split SKIPPED: ${setup.split.skipped}`);
+  if (setup.routed.skipped) log(`(j) routing SKIPPED: ${setup.routed.skipped}`);
   const scenarios = scenariosOf(servers, setup).filter((s) => !ONLY || ONLY.includes(s.id));
 
   const ctx = {
@@ -223,7 +225,7 @@ async function main() {
   }
   // Every call of these makes one request log (f's conversation creates make none).
   parleyAnswered += runs
-    .filter((r) => ['c', 'i', 'd', 'e', 'g', 'h'].includes(r.scenario))
+    .filter((r) => ['c', 'i', 'j', 'd', 'e', 'g', 'h'].includes(r.scenario))
     .reduce((n, r) => n + r.warmupRequests + r.requests, 0);
 
   let logStorage = null;

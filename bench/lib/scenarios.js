@@ -147,6 +147,17 @@ function scenariosOf(servers, setup) {
         })),
       },
     });
+  // Also beside (c) (issue 43 compares them): the same content and request on a version with a
+  // two-target routing block whose first target is healthy.
+  if (setup.routed?.path)
+    list.push({
+      id: 'j',
+      name: 'Parley deployed prompt, two-target routing block',
+      usesDb: true,
+      serverPid: () => parley.pid,
+      servedBy: setup.routed.provider,
+      target: { url: `${parley.url}${setup.routed.path}`, headers: key, body: invoke },
+    });
   list.push(
     {
       id: 'd',
@@ -245,6 +256,8 @@ async function sanityCheckOne(scenario, index) {
     throw problem('the reply does not echo the user message');
   }
   if (scenario.thread && !threadIdOf(res.headers)) throw problem('no thread-id header');
+  if (scenario.servedBy && (res.headers.get('x-parley-provider') !== scenario.servedBy || res.headers.get('x-parley-attempts') !== '1'))
+    throw problem(`not served by "${scenario.servedBy}" in one attempt (x-parley-provider, x-parley-attempts)`);
   return res.headers.get('x-parley-version');
 }
 

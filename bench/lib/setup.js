@@ -3,7 +3,8 @@
  * Prepares a fresh Parley through its REST API, as an operator would: workspace and project (admin
  * key), a project key, an `openai` provider credential pointing at the fake upstream, and a prompt
  * and an assistant deployed to `production` on it; then a second prompt of the same content
- * deployed as a 50/50 split sticky by user (docs/experiments.md), for scenario (i).
+ * deployed as a 50/50 split sticky by user (docs/experiments.md), for scenario (i), and one with a
+ * two-target routing block whose first target is the same upstream (docs/routing.md), for (j).
  */
 const { createHash } = require('node:crypto');
 
@@ -59,8 +60,16 @@ async function setUpParley(baseUrl, adminKey, upstreamUrl) {
     // A build from before splits (BENCH_PARLEY_MAIN, bench/ab.js on a baseline) refuses them: (i) is left out.
     split = { skipped: err.message.split('\n')[0].slice(0, 300) };
   }
+  let routed;
+  try {
+    routed = await setUpRouted(baseUrl, key);
+  } catch (err) {
+    // A build from before routing blocks refuses them: (j) is left out.
+    routed = { skipped: err.message.split('\n')[0].slice(0, 300) };
+  }
   return {
     key,
+    routed,
     promptPath: `/${WORKSPACE}/${PROJECT}/bench-prompt/production`,
     assistantPath: `/${WORKSPACE}/${PROJECT}/bench-assistant/production`,
     split,
@@ -99,6 +108,28 @@ async function setUpSplit(baseUrl, key, usersPerArm = 16) {
     path: `/${WORKSPACE}/${PROJECT}/${slug}/production`,
     users: arms[0].flatMap((user, i) => [user, arms[1][i]]),
   };
+}
+
+/**
+ * `bench-routed`: bench-prompt's content with a routing block, `fake` (the upstream) first and the
+ * built-in `local` second; the first is healthy, so every call is served by it in one attempt.
+ */
+async function setUpRouted(baseUrl, key) {
+  const slug = 'bench-routed';
+  const { provider, model, ...rest } = CONTENT;
+  await call(baseUrl, key, 'POST', '/v2/prompts', { slug, kind: 'prompt' });
+  await call(baseUrl, key, 'POST', `/v2/prompts/${slug}/versions`, {
+    ...rest,
+    routing: {
+      strategy: 'priority',
+      targets: [
+        { provider, model },
+        { provider: 'local', model: 'echo' },
+      ],
+    },
+  });
+  await call(baseUrl, key, 'POST', `/v2/prompts/${slug}/deployments`, { environment: 'production' });
+  return { path: `/${WORKSPACE}/${PROJECT}/${slug}/production`, provider };
 }
 
 module.exports = { setUpParley, TEMPLATE };

@@ -226,6 +226,18 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     unit: '×',
     from: [i64, c64],
   });
+  // Issue 43: a two-target routing block, first target healthy, "within 5 %" of the plain deployment.
+  const j64 = find('j', 64);
+  add({
+    issue: 43,
+    id: 'j64-vs-c64',
+    description: '(j) two-target routing block, first healthy, 64 conns: time per call ÷ (c) plain deployment (req/s of c ÷ req/s of j)',
+    value: ratio(c64, j64),
+    limit: 1.05,
+    kind: 'max',
+    unit: '×',
+    from: [j64, c64],
+  });
   return targets;
 }
 
