@@ -8,7 +8,7 @@ import { Browser, launchBrowser, seriousViolations, signIn } from './browser';
  * A version's routing block in the console (docs/console.md; docs/routing.md, "The routing block"):
  * the playground's editor shows the block a version holds, edits a target, and saves it as a new
  * version that keeps the block and the response cache; a target the API refuses is shown with its
- * path; the diff shows the block; a log's attempts are listed when the log has them.
+ * path; the diff shows the block; a routed call's log lists its attempts, a plain call's none.
  */
 describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
@@ -140,34 +140,41 @@ describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
     expect(await page.getByRole('textbox', { name: 'version 1' }).innerText()).toContain('cache: ttlSeconds 300');
   });
 
-  it("lists a log's attempts when it has them, and nothing when it has none", async () => {
+  it("lists a routed call's attempts, the failed target and the one that served, and none for a call without routing", async () => {
+    // Without routing: one attempt, no table. (The first start's project: src/setup/first-run-banner.ts.)
     await api('POST', '/v2/prompts/routed/deployments', { environment: 'production', version: 2 });
-    // The first start's project (src/setup/first-run-banner.ts).
-    await api('POST', '/default/default/routed/production', { messages: [{ role: 'user', content: 'hello there' }] });
-    const [log] = (await api('GET', '/v2/logs?slug=routed&limit=1')).data as { id: string }[];
-
-    await page.goto(`${server.url}/console/logs/${log.id}`);
+    await api('POST', '/v2/prompts', { slug: 'plain', kind: 'prompt' });
+    await api('POST', '/v2/prompts/plain/versions', { template: [{ role: 'system', content: 'Answer briefly.' }], model: 'echo' });
+    await api('POST', '/v2/prompts/plain/deployments', { environment: 'production' });
+    await api('POST', '/default/default/plain/production', { messages: [{ role: 'user', content: 'hello there' }] });
+    const [plain] = (await api('GET', '/v2/logs?slug=plain&limit=1')).data as { id: string }[];
+    await page.goto(`${server.url}/console/logs/${plain.id}`);
     await page.getByRole('heading', { name: /^Log / }).waitFor();
     expect(await page.getByRole('heading', { name: 'Attempts' }).count()).toBe(0);
 
-    // The attempts' shape as GET /v2/logs/{id} will answer it (another change adds them): served as such here.
-    await page.route(`**/v2/logs/${log.id}`, async (route) => {
-      const response = await route.fetch();
-      const body = await response.json();
-      const attempts = [
-        { provider: 'gateway', model: 'gpt-4.1-mini', status: 429, latencyMs: 120, error: 'rate limited' },
-        { provider: 'local', model: 'echo', status: 200, latencyMs: 3, ttftMs: 1, inputTokens: 4, outputTokens: 2, costUsd: 0 },
-      ];
-      await route.fulfill({ response, json: { ...body, attempts } });
+    // Routed, the gateway first: the outbound policy refuses its host (a connection failure), local/echo serves.
+    const v3 = await api('POST', '/v2/prompts/routed/versions', {
+      template: [{ role: 'system', content: 'Answer briefly.' }],
+      routing: {
+        targets: [
+          { provider: 'gateway', model: 'gpt-4o-mini' },
+          { provider: 'local', model: 'echo' },
+        ],
+      },
     });
-    await page.reload();
+    await api('POST', '/v2/prompts/routed/deployments', { environment: 'production', version: v3.version });
+    await api('POST', '/default/default/routed/production', { messages: [{ role: 'user', content: 'hello there' }] });
+    const [routed] = (await api('GET', '/v2/logs?slug=routed&limit=1')).data as { id: string }[];
+    await page.goto(`${server.url}/console/logs/${routed.id}`);
     const table = page.getByRole('region', { name: 'Attempts' }).getByRole('table');
     await table.waitFor();
-    const rows = await table.getByRole('row').allInnerTexts();
-    expect(rows.slice(1).map((row) => row.split('\t').map((cell) => cell.trim()))).toEqual([
-      ['1', 'gateway/gpt-4.1-mini', '429', '120 ms', '—', '— / —', '—', 'rate limited'],
-      ['2', 'local/echo', '200', '3 ms', '1 ms', '4 / 2', '$0', '—'],
-    ]);
-    await page.unroute(`**/v2/logs/${log.id}`);
+    const rows = (await table.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t').map((cell) => cell.trim()));
+    expect(rows).toHaveLength(2);
+    expect(rows[0].slice(0, 2)).toEqual(['1', 'gateway/gpt-4o-mini']);
+    expect(rows[0][2]).toMatch(/^5\d\d$/);
+    expect(rows[0][7]).not.toBe('—'); // its error
+    expect(rows[1].slice(0, 3)).toEqual(['2', 'local/echo', '200']);
+    expect(rows[1][7]).toBe('—');
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

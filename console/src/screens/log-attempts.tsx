@@ -1,26 +1,10 @@
 import type { RequestLogDetail } from '../api/client';
 
-/**
- * One attempt of a routed call (docs/routing.md): the target tried and how it ended. Typed here
- * until the generated schema has the log's `attempts`.
- */
-export interface Attempt {
-  provider: string;
-  model: string;
-  status: number;
-  latencyMs: number;
-  ttftMs?: number | null;
-  inputTokens?: number | null;
-  outputTokens?: number | null;
-  costUsd?: number | null;
-  error?: string | null;
-}
-
 const dash = (value: number | string | null | undefined, unit = '') => (value === null || value === undefined ? '—' : `${value}${unit}`);
 
-/** The targets a routed call tried, in order; nothing for a log without attempts. */
+/** The targets a routed call tried, in order (docs/routing.md, "Every attempt recorded"); nothing for a log without attempts. */
 export function LogAttempts({ log }: { log: RequestLogDetail }) {
-  const attempts = (log as RequestLogDetail & { attempts?: Attempt[] | null }).attempts;
+  const attempts = log.attempts;
   if (!attempts?.length) return null;
   return (
     <section aria-labelledby="attempts">
