@@ -75,6 +75,9 @@ describe('weighted routing: 10,000 calls land within 1.5 points of 9:1', () => {
     expect([...pairs].sort()).toEqual(['local/echo/1', 'up/beta/1']);
     expect(served.filter((s, i) => s.said !== `call ${i}`)).toEqual([]);
     const beta = served.filter((s) => s.model === 'beta').length;
+    console.log(
+      `weighted 9:1 over ${CALLS} calls: up/beta served ${beta} (${((beta / CALLS) * 100).toFixed(2)} %, expected ${BETA_PERCENT} %)`,
+    );
     expect(Math.abs((beta / CALLS) * 100 - BETA_PERCENT)).toBeLessThan(BOUND_POINTS);
     // The fake upstream was asked exactly as often as the answers say it served.
     expect(fake.requests.length - fakeBefore).toBe(beta);

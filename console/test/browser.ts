@@ -43,7 +43,25 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
-/** The whole page as docs/console/<name>.png; `fullPage: false` for a dialog (its overlay covers the viewport only). */
+/** What `callApi` answers: the status, the headers and the parsed JSON body (null when empty). */
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON: the tests read the fields they expect. */
+  body: any;
+}
+
+/** One REST call to the server under test with a key, as the browser tests set up and check their data. */
+export async function callApi(url: string, key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
 /** Signs in to the console at `url` with a key, as a person would, and waits for the first screen. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(`${url}/console/sign-in`);
@@ -52,6 +70,7 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole('heading', { name: 'Prompts and assistants', exact: true }).waitFor();
 }
 
+/** The whole page as docs/console/<name>.png; `fullPage: false` for a dialog (its overlay covers the viewport only). */
 export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
-import { Browser, launchBrowser, seriousViolations, signIn } from './browser';
+import { Browser, callApi, launchBrowser, seriousViolations, signIn } from './browser';
 
 /**
  * Console defects seen by a person, each checked in chromium against a real Parley process: the
@@ -26,15 +26,7 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
   let page: Page;
   let projectKey: string;
 
-  const api = async (method: string, path: string, body?: unknown, key = projectKey) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const api = (method: string, path: string, body?: unknown, key = projectKey) => callApi(server.url, key, method, path, body);
   const ok = async (method: string, path: string, body?: unknown) => {
     const res = await api(method, path, body);
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);

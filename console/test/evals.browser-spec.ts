@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
-import { Browser, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
 import { NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT } from './showcase';
 import {
   BROKEN_JSONL,
@@ -35,15 +35,7 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
   let projectKey: string;
   const runs: { v1?: string; live?: string } = {};
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': projectKey },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(server.url, projectKey, method, path, body);
   /** Saved as docs/console/<name>.png, and axe-core finds no serious or critical violation on it. */
   const pictured = async (name: string, { fullPage = true } = {}) => {
     await screenshot(page, name, { fullPage });

@@ -4,7 +4,7 @@ import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
 import { type ArmResult, feedbackText, type Results } from '../src/screens/split/split-plan';
-import { Browser, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
 import { startShowcaseUpstream } from './showcase';
 import { ORDER_PROMPT, ORDER_QUESTIONS, ORDER_V1, ORDER_V2 } from './showcase-experiments';
 
@@ -26,15 +26,7 @@ describe(`live experiments in the console (${process.env.DATABASE_URL ? 'Postgre
   const served: Record<number, string[]> = { 1: [], 2: [] };
   const PRODUCTION = 'production';
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': projectKey },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(server.url, projectKey, method, path, body);
   /** One call of the prompt in production through the spec's invoke route: the version that answered, and its log. */
   const invoke = async (i: number) => {
     const question = ORDER_QUESTIONS[i % ORDER_QUESTIONS.length].question;

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 
 import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
-import { Browser, launchBrowser, seriousViolations, signIn } from './browser';
+import { Browser, callApi, launchBrowser, seriousViolations, signIn } from './browser';
 
 /**
  * A version's routing block in the console (docs/console.md; docs/routing.md, "The routing block"):
@@ -18,14 +18,9 @@ describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
   let projectKey: string;
 
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': projectKey },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
+    const res = await callApi(server.url, projectKey, method, path, body);
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
   };
   const replaceText = async (name: string, text: string) => {
     await page.getByRole('textbox', { name }).click();
