@@ -47,6 +47,8 @@ export class Route {
   lastReason: FallbackReason | undefined;
   /** Called once the served call's log and thread turns are stored (stickiness, docs/routing.md). */
   onServed: (() => void) | undefined;
+  /** Every target was cooling down when planned: each is tried in turn, none skipped for a probe held elsewhere. */
+  tryAll = false;
 
   constructor(
     readonly routing: ResolvedRouting,
@@ -68,6 +70,13 @@ export class Route {
   /** How many targets were tried, the current one included. */
   get attempts(): number {
     return this.failed.length + 1;
+  }
+
+  /** Moves past the current target without trying it (its probe is out with another call). */
+  skip(): void {
+    this.at += 1;
+    this.currentTarget = undefined;
+    this.attemptStartedAt = Date.now();
   }
 
   /** Moves on from a failed current attempt to the next target. */

@@ -205,8 +205,9 @@ export class InvocationService {
     if (prepared.refusal) await this.refuse(caller, prepared, prepared.refusal, startedAt);
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
     const admission = await this.admit(caller, prepared, startedAt, signal);
-    const cached = await this.cache.lookup(caller, prepared, admission, startedAt);
-    if (cached?.hit) return cached.hit;
+    // A call no cache applies to pays nothing for it (docs/routing.md, "Response cache").
+    const cached = this.cache.ttlOf(prepared) === null ? null : await this.cache.lookup(caller, prepared, admission, startedAt);
+    if (cached?.hit) return this.withKeyReleased(caller, prepared, cached.hit);
     // A routing block's targets (docs/routing.md); without one the call's own target serves, as it always did.
     const route = prepared.input.target.deployment?.routing ? await this.routed.routeOf(caller, prepared) : null;
     if (route) prepared.route = route;
@@ -260,8 +261,20 @@ export class InvocationService {
     } finally {
       admission.release(result.completion.usage?.total_tokens ?? 0);
     }
-    const headers = { ...admission.headers, ...(await this.cache.store(cached, result)) };
+    const headers = cached ? { ...admission.headers, ...(await this.cache.store(cached, result)) } : admission.headers;
     return { type: 'completion', threadId: prepared.threadId, completion: result.completion, headers };
+  }
+
+  /** A streamed cache hit whose reply could not be stored: its Idempotency-Key is released, as for a provider's stream. */
+  private withKeyReleased(caller: ProjectPrincipal, prepared: PreparedInvocation, hit: InvocationResult): InvocationResult {
+    const key = prepared.input.idempotencyKey;
+    if (!key || hit.type !== 'stream') return hit;
+    const finish = () =>
+      hit.finish().catch(async (err: unknown) => {
+        await this.idempotency.release(caller.projectId, key);
+        throw err;
+      });
+    return { ...hit, finish };
   }
 
   private admit(caller: ProjectPrincipal, prepared: PreparedInvocation, startedAt: Date, signal?: AbortSignal): Promise<Admission> {

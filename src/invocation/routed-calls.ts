@@ -59,6 +59,8 @@ export class RoutedCalls {
     const sticky = continued ? await this.health.stickyTarget(caller.projectId, continued) : undefined;
     const plan = planAttempts(routing, this.health, caller.projectId, sticky);
     const route = new Route(routing, plan, prepared, caller.projectId);
+    // Every target cooling down: the plan is all of them, each tried in turn (none is skipped).
+    route.tryAll = plan.every((t) => this.health.cooling({ projectId: caller.projectId, provider: t.provider.name, model: t.model }));
     if (prepared.threadId) {
       const threadId = prepared.threadId;
       route.onServed = () =>
@@ -70,6 +72,7 @@ export class RoutedCalls {
   /** A non-streamed routed call: the first target that answers; throws the last failure. */
   async complete(route: Route, doNotRecord: boolean, signal?: AbortSignal): Promise<ProviderResult> {
     for (;;) {
+      if (!this.claim(route)) continue;
       const target = route.current;
       try {
         const result = await this.providers.complete(target.request, credentialsOf(target.provider), this.optionsOf(route, signal));
@@ -88,6 +91,7 @@ export class RoutedCalls {
    */
   async openStream(route: Route, doNotRecord: boolean, signal?: AbortSignal): Promise<OpenedStream> {
     for (;;) {
+      if (!this.claim(route)) continue;
       const target = route.current;
       // Per attempt, so an abandoned target's request can be aborted without the caller's.
       const abort = new AbortController();
@@ -165,6 +169,17 @@ export class RoutedCalls {
     const { firstTokenTimeoutMs, fallbackOn } = route.routing;
     if (firstTokenTimeoutMs === undefined || !route.hasNext || !fallbackOn.includes('first_token_timeout')) return undefined;
     return firstTokenTimeoutMs;
+  }
+
+  /**
+   * Right before an attempt: a target whose cooldown ended is tried by one caller at a time (its
+   * probe, taken here, not when planning, so a call an earlier target serves never holds it). When
+   * another call holds the probe and another target remains, this one is skipped (not an attempt).
+   */
+  private claim(route: Route): boolean {
+    if (this.health.available(this.refOf(route)) || route.tryAll || !route.hasNext) return true;
+    route.skip();
+    return false;
   }
 
   private refOf(route: Route): TargetRef {

@@ -15,8 +15,8 @@ const routing = (strategy: ResolvedRouting['strategy'], targets: ResolvedRouting
   targets,
   fallbackOn: ['rate_limit', 'server_error', 'timeout', 'connection', 'first_token_timeout'],
 });
-const healthy: PlannerHealth = { available: () => true, latencyMs: () => undefined };
-const down = (...providers: string[]): PlannerHealth => ({ available: (t) => !providers.includes(t.provider), latencyMs: () => undefined });
+const healthy: PlannerHealth = { cooling: () => false, latencyMs: () => undefined };
+const down = (...providers: string[]): PlannerHealth => ({ cooling: (t) => providers.includes(t.provider), latencyMs: () => undefined });
 const indexes = (plan: ResolvedRoutingTarget[]) => plan.map((t) => t.index);
 const three = [target(0), target(1), target(2)];
 
@@ -38,13 +38,13 @@ describe('planAttempts', () => {
 
   it('least-latency: unknown latencies first in list order, then the fastest', () => {
     const latency: Record<string, number> = { p0: 300, p2: 100 };
-    const health: PlannerHealth = { available: () => true, latencyMs: (t) => latency[t.provider] };
+    const health: PlannerHealth = { cooling: () => false, latencyMs: (t) => latency[t.provider] };
     expect(indexes(planAttempts(routing('least-latency', three), health, 'proj'))).toEqual([1, 2, 0]);
   });
 
   it('asks health about the project the call is in', () => {
     const asked: string[] = [];
-    const health: PlannerHealth = { available: (t) => (asked.push(t.projectId), true), latencyMs: () => undefined };
+    const health: PlannerHealth = { cooling: (t) => (asked.push(t.projectId), false), latencyMs: () => undefined };
     planAttempts(routing('priority', three), health, 'proj-1');
     expect(new Set(asked)).toEqual(new Set(['proj-1']));
   });

@@ -2,7 +2,7 @@ import type { ResolvedRouting, ResolvedRoutingTarget } from '../registry/resolve
 import type { TargetHealth, TargetRef } from './target-health';
 
 /** What the planner asks of health: synchronous, from what this instance holds (target-health.ts). */
-export type PlannerHealth = Pick<TargetHealth, 'available' | 'latencyMs'>;
+export type PlannerHealth = Pick<TargetHealth, 'cooling' | 'latencyMs'>;
 
 /** The target that last served the thread or conversation (TargetHealth.stickyTarget), if any. */
 export interface StickyTarget {
@@ -18,9 +18,11 @@ const refOf = (projectId: string, target: ResolvedRoutingTarget): TargetRef => (
 
 /**
  * The order in which a call tries a routing block's targets (docs/routing.md, "Strategies"):
- * the sticky target first while it is available, then the strategy's order of the available
- * targets. When none is available they are all tried anyway, in the strategy's order: a call
- * never fails without trying. Pure but for `random` (the weighted draw), so tests pass their own.
+ * the sticky target first while it is not cooling down, then the strategy's order of those not
+ * cooling down. When all are cooling down they are all tried anyway, in the strategy's order: a
+ * call never fails without trying. Asks `cooling`, which has no side effect: the probe of a target
+ * whose cooldown ended is taken only right before its attempt (RoutedCalls). Pure but for `random`
+ * (the weighted draw), so tests pass their own.
  */
 export function planAttempts(
   routing: ResolvedRouting,
@@ -30,14 +32,13 @@ export function planAttempts(
   random: () => number = Math.random,
 ): ResolvedRoutingTarget[] {
   const targets = routing.targets;
-  // The common case costs one available() call: one target, nothing to order.
   if (targets.length === 1) return targets;
   const ordered = orderByStrategy(routing, health, projectId, random);
-  const available = ordered.filter((target) => health.available(refOf(projectId, target)));
+  const available = ordered.filter((target) => !health.cooling(refOf(projectId, target)));
   const plan = available.length > 0 ? available : ordered;
   if (!sticky) return plan;
   const at = plan.findIndex((target) => target.provider.name === sticky.provider && target.model === sticky.model);
-  // Only an available sticky target goes first (when none is available, none is sticky either).
+  // Only a sticky target not cooling down goes first (when all are cooling down, none is sticky either).
   if (at <= 0 || available.length === 0) return plan;
   return [plan[at], ...plan.slice(0, at), ...plan.slice(at + 1)];
 }

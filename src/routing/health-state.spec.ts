@@ -150,6 +150,18 @@ describe('HealthState (a fake clock)', () => {
     expect(state.available(other)).toBe(true);
   });
 
+  it('plans a target whose cooldown ended without taking its probe: the probe goes to the call that reaches it', () => {
+    failTimes(3);
+    expect(state.cooling(target)).toBe(true);
+    now += 5000;
+    // Planned by any number of calls (an earlier target serves them): no side effect.
+    for (let i = 0; i < 5; i++) expect(state.cooling(target)).toBe(false);
+    // The first call that reaches it takes the probe; another call meanwhile is told to skip it.
+    expect(state.available(target)).toBe(true);
+    expect(state.available(target)).toBe(false);
+    expect(state.cooling(target)).toBe(false);
+  });
+
   it('keeps a moving average of successful latencies', () => {
     expect(state.latencyMs(target)).toBeUndefined();
     state.record(target, ok(100));

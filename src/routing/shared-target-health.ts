@@ -65,6 +65,10 @@ export class SharedTargetHealth extends TargetHealth implements OnApplicationBoo
     await Promise.race([this.flushed(), late]).finally(() => clearTimeout(timer));
   }
 
+  cooling(target: TargetRef): boolean {
+    return this.state.cooling(target);
+  }
+
   available(target: TargetRef): boolean {
     return this.state.available(target);
   }

@@ -21,8 +21,14 @@ export type AttemptOutcome =
   { ok: true; latencyMs: number } | { ok: false; reason: FallbackReason | 'other'; latencyMs: number; retryAfterMs?: number };
 
 export abstract class TargetHealth {
-  /** False while the target cools down after repeated failures, on any replica, unless a probe is due: then true for one caller. */
+  /**
+   * False while the target cools down after repeated failures, on any replica, unless a probe is due:
+   * then true for one caller, who must try it (ask only right before an attempt).
+   */
   abstract available(target: TargetRef): boolean;
+
+  /** True while the target's cooldown lasts (no probe due yet); no side effect, for planning. */
+  abstract cooling(target: TargetRef): boolean;
 
   /** Smoothed latency of the target's recent successful attempts (least-latency routing); undefined when unknown. */
   abstract latencyMs(target: TargetRef): number | undefined;

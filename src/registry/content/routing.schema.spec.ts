@@ -53,6 +53,9 @@ describe('a version with a routing block', () => {
     expect(issues({ template, routing: { targets: [targets[0], targets[0]] } })).toEqual(['routing.targets.1: repeats an earlier target']);
     expect(issues({ template, routing: { targets, fallbackOn: ['bad_request'] } })[0]).toMatch(/^routing\.fallbackOn\.0: /);
     expect(issues({ template, routing: { targets: [] } })[0]).toMatch(/^routing\.targets: /);
+    expect(issues({ template, routing: { targets: [{ ...targets[0], parameters: { temperature: 1 } }, targets[1]] } })).toEqual([
+      "routing.targets.0.parameters: the first target is the version's own provider and model: put its settings in the version's parameters",
+    ]);
   });
 
   it('an embedding entry takes no routing block and no cache', () => {

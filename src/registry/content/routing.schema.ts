@@ -51,6 +51,14 @@ export const routingSchema = z
       if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targets', index], message: 'repeats an earlier target' });
       seen.add(key);
     });
+    // Target 0 is the version's own provider and model: its settings are the version's parameters,
+    // which every call uses, routed or not (a call naming its own model is not routed).
+    if (routing.targets[0]?.parameters !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['targets', 0, 'parameters'],
+        message: "the first target is the version's own provider and model: put its settings in the version's parameters",
+      });
     if (routing.strategy === 'weighted' && routing.targets.every((target) => (target.weight ?? 1) === 0)) {
       ctx.addIssue({ code: 'custom', path: ['targets'], message: 'weighted routing needs a target with a weight above 0' });
     }
