@@ -86,6 +86,9 @@ describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
     expect(await page.getByLabel('First token timeout (ms)').inputValue()).toBe('4000');
     // With a routing block the first target is the provider and model: no separate fields.
     expect(await page.getByLabel('Provider', { exact: true }).count()).toBe(0);
+    // Its settings are the version's parameters: the primary has no parameters of its own.
+    expect(await page.getByRole('textbox', { name: 'Parameters of target 1 (JSON)' }).count()).toBe(0);
+    await page.getByText("The primary target uses the version's parameters.").waitFor();
     expect({ violations: await seriousViolations(page) }).toEqual({ violations: [] });
 
     // A third target that cannot give a JSON answer: refused when saved, naming the target.

@@ -74,11 +74,16 @@ export function RoutingEditor({ routing, onChange }: { routing: RoutingDraft; on
                   </TextField>
                 ) : null}
               </div>
-              <CodeEditor
-                label={`Parameters of target ${n} (JSON)`}
-                value={target.parameters}
-                onChange={(parameters) => setTarget(index, { parameters })}
-              />
+              {index === 0 ? (
+                // The primary is the version's own provider and model: its settings are the version's parameters (docs/routing.md).
+                <p className="muted small">The primary target uses the version&apos;s parameters.</p>
+              ) : (
+                <CodeEditor
+                  label={`Parameters of target ${n} (JSON)`}
+                  value={target.parameters}
+                  onChange={(parameters) => setTarget(index, { parameters })}
+                />
+              )}
             </li>
           );
         })}
