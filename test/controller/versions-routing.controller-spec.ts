@@ -113,10 +113,23 @@ describe('controller tier: a version with a routing block', () => {
     ]);
     const own = await api.post(PATH).send({
       template: TEMPLATE,
-      routing: { targets: [{ provider: 'claude', model: 'claude-sonnet', parameters: { response_format: { type: 'json_object' } } }] },
+      routing: {
+        targets: [
+          { provider: 'gateway', model: 'gpt-4o-mini' },
+          { provider: 'claude', model: 'claude-sonnet', parameters: { response_format: { type: 'json_object' } } },
+        ],
+      },
     });
     expectResourceError(own, 400, 'Invalid request body', [
-      `routing.targets.0: provider "claude" is of type anthropic, which cannot honour response_format "json_object" (from this target's parameters): ${remedy}`,
+      `routing.targets.1: provider "claude" is of type anthropic, which cannot honour response_format "json_object" (from this target's parameters): ${remedy}`,
+    ]);
+    // The first target is the version's own provider and model: its settings are the version's parameters.
+    const first = await api.post(PATH).send({
+      template: TEMPLATE,
+      routing: { targets: [{ provider: 'claude', model: 'claude-sonnet', parameters: { temperature: 0.2 } }] },
+    });
+    expectResourceError(first, 400, 'Invalid request body', [
+      "routing.targets.0.parameters: the first target is the version's own provider and model: put its settings in the version's parameters",
     ]);
     expect(stored).toEqual([]);
   });
