@@ -65,6 +65,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
     /^GET \/v2\/(prompts|environments|deployments|export)|^GET \/(project-prompt|list-deployments|:workspace\/:project\/:slug\/:environment)/,
     ['registry:read'],
   ],
+  // Deploying and rolling back are a scope of their own (docs/security.md, "Roles").
+  [/^POST \/v2\/prompts\/:slug\/deployments$/, ['deploy']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   // Evaluations and deploy gates are registry content (docs/evals.md).
   [/^GET \/v2\/(datasets|graders|evals)/, ['registry:read']],

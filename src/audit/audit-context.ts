@@ -4,7 +4,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** The parts of a request the audit trail reads: the caller (set by the global guard) and the request id. */
 export interface AuditedRequest {
   id?: string;
-  principal?: { kind: string; keyId: string | null; keyName?: string | null; actingAdmin?: true };
+  principal?: {
+    kind: string;
+    keyId: string | null;
+    keyName?: string | null;
+    actingAdmin?: true;
+    /** The person signed in with OpenID Connect (docs/security.md, "Audit trail"). */
+    user?: { id: string; email: string };
+  };
 }
 
 const storage = new AsyncLocalStorage<AuditedRequest>();

@@ -12,7 +12,7 @@ export class AuditEventEntity {
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
-  /** `project` or `admin` (a key), `operator` (the CLI on the database), `system` (the server's own change: a tripped guard). */
+  /** `project` or `admin` (a key), `user` (a person), `operator` (the CLI on the database), `system` (the server's own change: a tripped guard). */
   @Column({ name: 'actor_kind', type: 'varchar' })
   actorKind: string;
 
@@ -21,6 +21,13 @@ export class AuditEventEntity {
 
   @Column({ name: 'actor_key_name', type: 'varchar', nullable: true })
   actorKeyName: string | null;
+
+  /** The person behind a change made from their console session; null for keys, the CLI and the system. */
+  @Column({ name: 'actor_user_id', type: 'uuid', nullable: true })
+  actorUserId: string | null;
+
+  @Column({ name: 'actor_user_email', type: 'varchar', nullable: true })
+  actorUserEmail: string | null;
 
   @Column({ type: 'varchar' })
   action: string;

@@ -52,10 +52,12 @@ export class AuditLog {
       projectId: change.projectId,
       id: newId(),
       createdAt: new Date(),
-      // An admin key acting in a project (X-Parley-Project) is still the admin key.
-      actorKind: change.actor ?? (principal?.actingAdmin ? 'admin' : (principal?.kind ?? 'operator')),
+      // An admin key acting in a project (X-Parley-Project) is still the admin key; a person is a user wherever they act.
+      actorKind: change.actor ?? (principal?.user ? 'user' : principal?.actingAdmin ? 'admin' : (principal?.kind ?? 'operator')),
       actorKeyId: principal?.keyId ?? null,
       actorKeyName: principal ? (principal.keyName ?? null) : change.actor ? null : 'cli',
+      actorUserId: principal?.user?.id ?? null,
+      actorUserEmail: principal?.user?.email ?? null,
       action: change.action,
       resourceType: change.resourceType,
       resourceId: change.resourceId,

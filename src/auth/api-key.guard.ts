@@ -5,8 +5,9 @@ import { forbidden, invalidApiKey, notFound } from '../common/errors';
 import { ApiKeysService } from './api-keys.service';
 import { Access, ACCESS_KEY, ANY_SCOPE, SCOPES_KEY } from './auth.decorators';
 import { Principal, RequestWithPrincipal } from './principal';
+import { UserAccess, userAsAdmin, userInProject } from './roles';
 import { grants, Scope } from './scopes';
-import { CSRF_HEADER, SessionPrincipals, sessionTokenOf } from './session-cookie';
+import { CSRF_HEADER, SessionIdentity, SessionPrincipals, sessionTokenOf } from './session-cookie';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -60,9 +61,10 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
     const found = await this.principalOf(request);
     if (!found) throw invalidApiKey();
-    let principal: Principal | null = found.principal;
-    // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
     const target = request.headers[PROJECT_HEADER];
+    let principal: Principal | null =
+      found.principal ?? (await this.personOf(found.access!, rule.access, target, request.params?.workspace));
+    // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
     if (rule.access === 'project' && principal.kind === 'admin' && typeof target === 'string') {
       principal = await this.keys.actingIn(principal, target);
       if (!principal) throw notFound('Project not found');
@@ -89,7 +91,7 @@ export class ApiKeyGuard implements CanActivate {
 
   private async principalOf(
     request: RequestWithPrincipal & { method: string },
-  ): Promise<{ principal: Principal; viaSession: boolean } | null> {
+  ): Promise<(SessionIdentity & { viaSession: boolean }) | null> {
     const secret = extractApiKey(request.headers);
     if (secret) {
       const principal = await this.keys.resolve(secret);
@@ -97,11 +99,34 @@ export class ApiKeyGuard implements CanActivate {
     }
     const token = sessionTokenOf(request.headers);
     if (!token) return null;
-    const principal = await this.sessions.resolve(token);
-    if (principal && !SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] === undefined) {
+    const identity = await this.sessions.resolve(token);
+    if (identity && !SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] === undefined) {
       throw forbidden(`A console request that changes something needs the ${CSRF_HEADER} header`);
     }
-    return principal && { principal, viaSession: true };
+    return identity && { ...identity, viaSession: true };
+  }
+
+  /**
+   * A signed-in person as this route needs them (docs/security.md, "Roles"): in the project that
+   * X-Parley-Project names, with their role's scopes (a project they have no role in is not found);
+   * on the admin routes, as the instance's admin or a workspace's `admin`.
+   */
+  private async personOf(access: UserAccess, route: Access, target: unknown, workspace: string | undefined): Promise<Principal> {
+    if (typeof target === 'string' && (route === 'project' || route === 'admin-or-project')) {
+      const project = await this.keys.projectNamed(target);
+      const principal = project && userInProject(access, project);
+      if (!principal) throw notFound('Project not found');
+      return principal;
+    }
+    const admin = userAsAdmin(access, workspace);
+    if (admin) return admin;
+    if (route === 'project' || route === 'admin-or-project') {
+      throw forbidden(`Choose a project: send ${PROJECT_HEADER}: <workspace>/<project> (one you have a role in)`);
+    }
+    if (workspace !== undefined && access.grants.some((grant) => grant.workspaceSlug === workspace)) {
+      throw forbidden("This needs the workspace's admin role");
+    }
+    throw workspace !== undefined ? notFound('Workspace not found') : forbidden('This needs the admin role');
   }
 
   private ruleOf(context: ExecutionContext): RouteRule {

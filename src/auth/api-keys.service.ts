@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config';
 import { ChangeNotifier } from '../database/changes';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, KeyKind } from './api-key-secret';
-import { ActiveKeyRow, ApiKeysRepository } from './api-keys.repository';
+import { ActiveKeyRow, ApiKeysRepository, ProjectRef } from './api-keys.repository';
 import { AdminPrincipal, INSTANCE_ADMIN, Principal, ProjectPrincipal } from './principal';
 import type { Scope } from './scopes';
 
@@ -93,11 +93,9 @@ export class ApiKeysService {
    * there is no such project, or it is in a workspace this admin key does not reach.
    */
   async actingIn(admin: AdminPrincipal, target: string): Promise<ProjectPrincipal | null> {
-    const [workspaceSlug, projectSlug, ...rest] = target.split('/');
-    if (rest.length > 0 || !isSlugLike(workspaceSlug) || !isSlugLike(projectSlug ?? '')) return null;
-    if (admin.workspaceSlug !== null && admin.workspaceSlug !== workspaceSlug) return null;
-    const project = await this.keys.findProject(workspaceSlug, projectSlug);
+    const project = await this.projectNamed(target);
     if (!project) return null;
+    if (admin.workspaceSlug !== null && admin.workspaceSlug !== project.workspace_slug) return null;
     return {
       kind: 'project',
       actingAdmin: true,
@@ -110,6 +108,13 @@ export class ApiKeysService {
       workspaceId: project.workspace_id,
       workspaceSlug: project.workspace_slug,
     };
+  }
+
+  /** The project `<workspace>/<project>` names (X-Parley-Project), or null. */
+  async projectNamed(target: string): Promise<ProjectRef | null> {
+    const [workspaceSlug, projectSlug, ...rest] = target.split('/');
+    if (rest.length > 0 || !isSlugLike(workspaceSlug) || !isSlugLike(projectSlug ?? '')) return null;
+    return this.keys.findProject(workspaceSlug, projectSlug);
   }
 
   private async load(hash: string): Promise<Principal | null> {

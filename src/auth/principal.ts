@@ -1,3 +1,4 @@
+import type { PrincipalUser } from './roles';
 import { grants, Scope } from './scopes';
 
 /**
@@ -12,8 +13,13 @@ interface PrincipalAccess {
   scopes: readonly Scope[] | null;
   /** The environments the key may invoke; null means every environment. */
   environments: readonly string[] | null;
-  /** Authenticated by the console's session cookie (which stands for this key), not by the key itself. */
+  /** Authenticated by the console's session cookie (which stands for this key or person), not by the key itself. */
   viaSession?: true;
+  /**
+   * The person signed in with OpenID Connect (docs/security.md, "Sign-in"); keyId and keyName are
+   * then null and the scopes are their role's. Absent for keys.
+   */
+  user?: PrincipalUser;
 }
 
 export interface ProjectPrincipal extends PrincipalAccess {
@@ -63,6 +69,7 @@ export const INSTANCE_ADMIN = (keyId: string | null, keyName: string | null): Ad
  * replayed only to the credential that made it (docs/security.md, "Idempotency keys").
  */
 export function credentialOf(principal: Principal): string {
+  if (principal.user) return `user:${principal.user.id}`;
   return principal.keyId ?? `env:${principal.keyName ?? ''}`;
 }
 

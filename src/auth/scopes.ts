@@ -10,11 +10,13 @@ export const SCOPES = [
   'feedback:write',
   'registry:read',
   'registry:write',
+  'deploy',
   'providers:read',
   'providers:write',
   'keys:manage',
   'usage:read',
   'audit:read',
+  'members:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -25,7 +27,8 @@ const READ_ONLY: Scope[] = ['threads:read', 'logs:read', 'registry:read', 'provi
 export const SCOPE_PRESETS = {
   app: ['invoke', 'threads:read', 'threads:write', 'feedback:write'],
   viewer: READ_ONLY,
-  editor: ['invoke', 'threads:write', 'feedback:write', 'registry:write', ...READ_ONLY],
+  // Keys made with `editor` deployed before `deploy` was a scope of its own, and still do.
+  editor: ['invoke', 'threads:write', 'feedback:write', 'registry:write', 'deploy', ...READ_ONLY],
   full: [...SCOPES],
 } as const satisfies Record<string, readonly Scope[]>;
 

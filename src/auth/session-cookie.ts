@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { Principal } from './principal';
+import type { UserAccess } from './roles';
 
 /** The console's session cookie (docs/console.md, "Sessions"): an opaque token, stored hashed. */
 export const SESSION_COOKIE = 'parley_session';
@@ -55,7 +56,10 @@ export function sessionTokenOf(headers: Record<string, string | string[] | undef
   return null;
 }
 
-export type SessionResolverFn = (token: string) => Promise<Principal | null>;
+/** What a live session stands for: a key's principal, or a person whose access the guard maps per route. */
+export type SessionIdentity = { principal: Principal; access?: undefined } | { access: UserAccess; principal?: undefined };
+
+export type SessionResolverFn = (token: string) => Promise<SessionIdentity | null>;
 
 /**
  * Where the global guard finds console sessions. The console module (a higher layer) registers its
@@ -69,7 +73,7 @@ export class SessionPrincipals {
     this.resolver = resolver;
   }
 
-  resolve(token: string): Promise<Principal | null> {
+  resolve(token: string): Promise<SessionIdentity | null> {
     return this.resolver ? this.resolver(token) : Promise.resolve(null);
   }
 }

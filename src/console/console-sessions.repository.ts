@@ -1,17 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+/** What a session stands for: a project or admin key, or (`user`) a person signed in with OpenID Connect. */
+export type SessionKind = 'project' | 'admin' | 'user';
+
 export interface SessionRow {
-  kind: 'project' | 'admin';
+  kind: SessionKind;
   key_id: string | null;
+  user_id: string | null;
   expires_at: Date;
 }
 
 export interface NewSession {
   id: string;
   tokenHash: string;
-  kind: 'project' | 'admin';
+  kind: SessionKind;
   keyId: string | null;
+  userId?: string | null;
   projectId: string | null;
   createdAt: Date;
   expiresAt: Date;
@@ -27,9 +32,18 @@ export class ConsoleSessionsRepository {
 
   async insert(session: NewSession, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.query(
-      `INSERT INTO console_sessions (id, token_hash, kind, key_id, project_id, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [session.id, session.tokenHash, session.kind, session.keyId, session.projectId, session.createdAt, session.expiresAt],
+      `INSERT INTO console_sessions (id, token_hash, kind, key_id, user_id, project_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        session.id,
+        session.tokenHash,
+        session.kind,
+        session.keyId,
+        session.userId ?? null,
+        session.projectId,
+        session.createdAt,
+        session.expiresAt,
+      ],
     );
   }
 
@@ -44,7 +58,7 @@ export class ConsoleSessionsRepository {
   /** One unique-index lookup: the live session with this token hash. */
   async findLive(tokenHash: string, now: Date): Promise<SessionRow | null> {
     const rows: SessionRow[] = await this.dataSource.query(
-      'SELECT kind, key_id, expires_at FROM console_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2',
+      'SELECT kind, key_id, user_id, expires_at FROM console_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2',
       [tokenHash, now],
     );
     return rows[0] ?? null;
@@ -56,6 +70,15 @@ export class ConsoleSessionsRepository {
       [tokenHash, now],
     );
     return updatedRows(result).length > 0;
+  }
+
+  /** Ends every live session of a person (removed, deactivated): on every instance, since each request re-reads its session. */
+  async revokeAllOfUser(userId: string, now: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const result: unknown[] = await manager.query(
+      'UPDATE console_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+      [userId, now],
+    );
+    return updatedRows(result).length;
   }
 
   /** Rows expired before `before` serve nothing any more. */

@@ -5,9 +5,10 @@ import { HttpStatus, Injectable, OnModuleInit } from '@nestjs/common';
 import { hashApiKey } from '../auth/api-key-secret';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { INSTANCE_ADMIN, Principal } from '../auth/principal';
-import { SessionPrincipals } from '../auth/session-cookie';
+import { SessionIdentity, SessionPrincipals } from '../auth/session-cookie';
 import { ApiException, invalidApiKey, resourceError } from '../common/errors';
 import { newId } from '../common/ids';
+import { UserAccessRepository } from '../people/user-access.repository';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
 /** How long a console session lasts (docs/console.md); sign-out ends it sooner. */
@@ -118,6 +119,7 @@ export class ConsoleSessionsService implements OnModuleInit {
     private readonly sessions: ConsoleSessionsRepository,
     private readonly keys: ApiKeysService,
     private readonly hook: SessionPrincipals,
+    private readonly people: UserAccessRepository,
   ) {}
 
   onModuleInit(): void {
@@ -160,14 +162,48 @@ export class ConsoleSessionsService implements OnModuleInit {
     return { token, principal, expiresAt };
   }
 
-  /** The principal a live session stands for; null when it expired, was revoked, or its key was. */
-  async resolve(token: string): Promise<Principal | null> {
+  /**
+   * Starts a session for a person signed in with OpenID Connect (docs/security.md, "Sign-in"),
+   * revoking the session cookie the request carried, as a key's sign-in does.
+   */
+  async startForUser(userId: string, previousToken: string | null = null): Promise<{ token: string; expiresAt: Date }> {
+    const now = new Date();
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+    await this.sessions.deleteExpired(new Date(now.getTime() - EXPIRED_KEPT_MS));
+    await this.sessions.replace(previousToken ? hashApiKey(previousToken) : null, {
+      id: newId(),
+      tokenHash: hashApiKey(token),
+      kind: 'user',
+      keyId: null,
+      userId,
+      projectId: null,
+      createdAt: now,
+      expiresAt,
+    });
+    return { token, expiresAt };
+  }
+
+  /**
+   * What a live session stands for; null when it expired or was revoked, its key was revoked, or
+   * its person is inactive or holds no role anywhere any more.
+   */
+  async resolve(token: string): Promise<SessionIdentity | null> {
     const row = await this.sessions.findLive(hashApiKey(token), new Date());
     if (!row) return null;
+    if (row.kind === 'user') {
+      const access = row.user_id === null ? null : await this.people.accessOf(row.user_id);
+      return access && (access.instanceAdmin || access.grants.length > 0) ? { access } : null;
+    }
     // The admin key from PARLEY_ADMIN_KEY has no stored row: its sessions last until they expire.
-    if (row.key_id === null) return row.kind === 'admin' ? INSTANCE_ADMIN(null, 'PARLEY_ADMIN_KEY') : null;
+    if (row.key_id === null) return row.kind === 'admin' ? { principal: INSTANCE_ADMIN(null, 'PARLEY_ADMIN_KEY') } : null;
     const principal = await this.keys.resolveKeyId(row.key_id);
-    return principal?.kind === row.kind ? principal : null;
+    return principal?.kind === row.kind ? { principal } : null;
+  }
+
+  /** Ends every session of a person on every instance (removed from the last place they had a role, deactivated). */
+  endAllOfUser(userId: string): Promise<number> {
+    return this.sessions.revokeAllOfUser(userId, new Date());
   }
 
   /** When the session of this token ends; null without a live one (a caller using a key). */

@@ -108,7 +108,7 @@ export class PromptsController {
   }
 
   @Idempotent()
-  @RequireScope('registry:write')
+  @RequireScope('deploy')
   @Post(':slug/deployments')
   @HttpCode(200)
   @ApiOperation({

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { isRole, RoleGrant, UserAccess } from '../auth/roles';
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  instance_admin: boolean;
+  active: boolean;
+}
+
+interface GrantRow {
+  workspace_id: string;
+  workspace_slug: string;
+  project_id: string | null;
+  project_slug: string | null;
+  role: string;
+}
+
+/**
+ * A person's roles, read on every request of their session (docs/security.md, "Roles"): direct
+ * memberships, and group roles whose group is in their last sign-in's groups claim (by exact name)
+ * or is a SCIM group of that workspace they belong to (displayName, any case). A workspace whose
+ * directory deactivated them (scim_users.active false) gives them nothing. Not cached, so a
+ * removal or deactivation ends their access at once on every replica.
+ */
+@Injectable()
+export class UserAccessRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Null when the user does not exist or is inactive. */
+  async accessOf(userId: string): Promise<UserAccess | null> {
+    const [users, grants]: [UserRow[], GrantRow[]] = await Promise.all([
+      this.dataSource.query('SELECT id, email, name, instance_admin, active FROM users WHERE id = $1', [userId]),
+      this.dataSource.query(
+        `SELECT m.workspace_id, w.slug AS workspace_slug, m.project_id, p.slug AS project_slug, m.role
+           FROM memberships m
+           JOIN workspaces w ON w.id = m.workspace_id
+           LEFT JOIN projects p ON p.id = m.project_id
+          WHERE m.user_id = $1
+            AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = m.workspace_id AND s.user_id = $1 AND NOT s.active)
+         UNION ALL
+         SELECT g.workspace_id, w.slug, g.project_id, p.slug, g.role
+           FROM group_roles g
+           JOIN workspaces w ON w.id = g.workspace_id
+           LEFT JOIN projects p ON p.id = g.project_id
+          WHERE (g.group_name IN (SELECT c.name FROM user_claim_groups c WHERE c.user_id = $1)
+                 OR EXISTS (SELECT 1 FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
+                             WHERE sm.user_id = $1 AND sg.workspace_id = g.workspace_id
+                               AND lower(sg.display_name) = lower(g.group_name)))
+            AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = g.workspace_id AND s.user_id = $1 AND NOT s.active)`,
+        [userId],
+      ),
+    ]);
+    const user = users[0];
+    if (!user || !user.active) return null;
+    return {
+      user: { id: user.id, email: user.email, name: user.name },
+      instanceAdmin: user.instance_admin,
+      grants: grants.filter((row) => isRole(row.role)).map(toGrant),
+    };
+  }
+}
+
+const toGrant = (row: GrantRow): RoleGrant => ({
+  workspaceId: row.workspace_id,
+  workspaceSlug: row.workspace_slug,
+  projectId: row.project_id,
+  projectSlug: row.project_slug,
+  role: row.role as RoleGrant['role'],
+});
