@@ -33,7 +33,7 @@ export interface AuditChange {
 /** Fields that can hold a secret: dropped from before/after whatever a caller passes (defence in depth). */
 const SECRET_FIELDS = /^(apiKey|key|secret|token|keyHash|apiKeyCiphertext|api_key_ciphertext|key_hash|password)$/i;
 
-function withoutSecrets(value: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+export function withoutSecrets(value: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
   if (!value) return null;
   return Object.fromEntries(Object.entries(value).filter(([name]) => !SECRET_FIELDS.test(name)));
 }
