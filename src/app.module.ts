@@ -31,6 +31,7 @@ import { ProjectSettingsModule } from './project-settings/project-settings.modul
 import { RegistryModule } from './registry/registry.module';
 import { RequestLogsModule } from './request-logs/request-logs.module';
 import { ResponsesModule } from './responses/responses.module';
+import { ScimModule } from './scim/scim.module';
 import { SetupModule } from './setup/setup.module';
 import { ThreadsModule } from './threads/threads.module';
 import { UsageModule } from './usage/usage.module';
@@ -79,6 +80,9 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     ConversationsModule,
     ImportModule,
     ConsoleModule,
+    // SCIM 2.0 (/scim/v2, docs/security.md "SCIM"): before LangtailModule and InvocationModule, whose
+    // four-segment catch-alls would take /scim/v2/Users/{id}.
+    ScimModule,
     // After every fixed GET route: its GET /:workspace/:project/:slug/:environment has four segments.
     LangtailModule,
     // Last: its four-segment catch-all must not shadow any fixed route above.

@@ -29,8 +29,10 @@ export function configureApp(app: INestApplication): INestApplication {
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
-  // The management API's changes are audited with their caller and request id (not the invoke routes).
+  // The management API's changes are audited with their caller and request id (not the invoke routes);
+  // SCIM's too (docs/security.md, "SCIM").
   app.use('/v2', auditContext);
+  app.use('/scim', auditContext);
   setUpSwagger(app);
   serveConsole(app);
   return app;

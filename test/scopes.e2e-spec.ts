@@ -78,6 +78,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
   // A project's keys: the admin key's, and a project key's own project's (docs/security.md, "Managing keys").
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces\/:workspace\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/, ['keys:manage']],
+  // A workspace's SCIM tokens provision its people (docs/security.md, "SCIM").
+  [/^(GET|POST|DELETE) \/v2\/workspaces\/:workspace\/scim-tokens(\/:tokenId)?$/, ['members:manage']],
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces/, ['keys:manage']],
   [/^(GET|DELETE) \/v2\/console\/session$/, [ANY]],
 ];
@@ -99,6 +101,7 @@ describe('scoped API keys', () => {
   let baseUrl: string;
   let p: TestProject;
   let routes: Route[];
+  let scimRoutes: { method: Method; path: string }[];
   const keyCache = new Map<string, string>();
 
   /** A project key of `p` with exactly these scopes, made through the admin API. */
@@ -164,8 +167,12 @@ describe('scoped API keys', () => {
     await deploy(t, p, { slug: 'sc-prompt', environments: ['production', 'staging'] });
     await deploy(t, p, { slug: 'sc-assistant', kind: 'assistant' });
     const document = (await t.http().get('/docs-json').expect(200)).body;
+    // The SCIM fallback (@All) is listed once per HTTP method: the five the test sends are enough.
+    const methods = new Set(['get', 'post', 'put', 'patch', 'delete']);
+    scimRoutes = routerRoutes(t).filter((r) => r.path.startsWith('/scim/') && methods.has(r.method));
     routes = routerRoutes(t)
-      .filter((r) => !PUBLIC.has(label(r)) && !r.path.startsWith('/docs/'))
+      // /scim/v2 is @Public() to the key guard: a SCIM token authenticates it (scim.e2e-spec.ts).
+      .filter((r) => !PUBLIC.has(label(r)) && !r.path.startsWith('/docs/') && !r.path.startsWith('/scim/'))
       .map((r) => {
         const operation = document.paths[toOpenApiPath(r.path)]?.[r.method];
         const security: object[] = operation?.security ?? [];
@@ -177,6 +184,19 @@ describe('scoped API keys', () => {
       });
   });
   afterAll(() => t.close());
+
+  it('no API key reaches a SCIM route: each answers SCIM’s 401 (its bearer must be a SCIM token)', async () => {
+    expect(scimRoutes.length).toBeGreaterThanOrEqual(17);
+    const failures: string[] = [];
+    for (const route of scimRoutes) {
+      for (const key of [TEST_ADMIN_KEY, p.key]) {
+        const res = await t.http()[route.method](fill(route.path).replace('*path', 'x')).set('Authorization', `Bearer ${key}`);
+        if (res.status !== 401 || res.body.schemas?.[0] !== 'urn:ietf:params:scim:api:messages:2.0:Error')
+          failures.push(`${label(route)}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
 
   it('every route the router serves declares the scope its group needs', () => {
     expect(routes.length).toBeGreaterThan(60);

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiException, databaseUnavailable, resourceError } from './api-exception';
 import { isDatabaseUnavailable, isUnstorableText } from './database-errors';
 import { asOpenAIError, isOpenAIPath } from './openai-error';
+import { asScimError, isScimPath, SCIM_CONTENT_TYPE } from './scim-error';
 
 /**
  * Renders every error the service answers with. Bodies come ready-made from ApiException; Nest's
@@ -23,7 +24,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // One surface, one error shape: everything under /v1 answers in OpenAI's.
     const requestId = (req as { id?: unknown } | undefined)?.id;
     const response = this.toResponse(exception, typeof requestId === 'string' ? requestId : undefined);
-    const error = req && isOpenAIPath(req.path) ? asOpenAIError(response) : response;
+    const scim = req !== undefined && isScimPath(req.path);
+    const error = req && isOpenAIPath(req.path) ? asOpenAIError(response) : scim ? asScimError(response) : response;
     if (res.headersSent) {
       // A streamed response already started: the stream writer reports its own errors.
       res.end();
@@ -31,7 +33,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     // Set here, not left to json(): that keeps a type a handler declared already (GET /v2/export's YAML).
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', scim ? SCIM_CONTENT_TYPE : 'application/json; charset=utf-8');
     res.status(error.getStatus()).json(error.body);
   }
 

@@ -4,3 +4,4 @@ export * from './database-errors';
 export * from './invalid-body';
 export * from './openai-error';
 export * from './request-body';
+export * from './scim-error';

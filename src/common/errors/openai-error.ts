@@ -38,7 +38,7 @@ export function openaiError(
 }
 
 /** The text of any of Parley's other error bodies: `{error: {message}}`, `{error, message}`, `{error, issues}` or `{error}`. */
-function messageOf(body: Record<string, unknown>): string {
+export function errorMessageOf(body: Record<string, unknown>): string {
   const { error, message, issues } = body as { error?: unknown; message?: unknown; issues?: unknown };
   if (typeof message === 'string') return message;
   // The spec's invoke 400: its first issue says what is wrong.
@@ -80,7 +80,7 @@ export function asOpenAIError(err: ApiException): OpenAIApiException {
   // A failure that names the request field at fault (a provider's 400) keeps it as `param`.
   const param = (err as { param?: unknown }).param;
   const named = err instanceof OpenAIFieldsException ? err.openai : { code: CODE_BY_STATUS[status] ?? null };
-  return openaiError(status, messageOf(err.body), { ...named, param: typeof param === 'string' ? param : null }, err.headers);
+  return openaiError(status, errorMessageOf(err.body), { ...named, param: typeof param === 'string' ? param : null }, err.headers);
 }
 
 /** OpenAI's inner error object, `{message, type, param, code}`. */
