@@ -11,7 +11,7 @@ type AuditEvent = {
   action: string;
   resourceType: string;
   resourceId: string;
-  actor: { kind: string; keyId: string | null; keyName: string | null };
+  actor: { kind: string; keyId: string | null; keyName: string | null; userId: string | null; email: string | null };
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   requestId: string | null;
@@ -110,8 +110,8 @@ describe('audit trail (GET /v2/audit)', () => {
 
     const events = await allEvents(p);
     const byRequest = (label: string) => events.filter((e) => e.requestId === ids[label]);
-    const project = { kind: 'project', keyId: p.keyId, keyName: 'test' };
-    const operator = { kind: 'admin', keyId: null, keyName: 'PARLEY_ADMIN_KEY' };
+    const project = { kind: 'project', keyId: p.keyId, keyName: 'test', userId: null, email: null };
+    const operator = { kind: 'admin', keyId: null, keyName: 'PARLEY_ADMIN_KEY', userId: null, email: null };
 
     expect(byRequest('prompt')).toEqual([
       expect.objectContaining({

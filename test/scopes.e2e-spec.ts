@@ -58,6 +58,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^GET \/v2\/usage$/, ['usage:read']],
   [/^GET \/v2\/usage\/budgets$/, ['usage:read']],
   [/^GET \/v2\/audit$/, ['audit:read']],
+  // The instance's own trail (docs/security.md, "Audit trail"): the instance's or a workspace's admin.
+  [/^GET \/v2\/admin\/audit$/, ['audit:read']],
   [/^GET \/v1\/organization\//, ['usage:read']],
   // Per-arm results are usage figures (docs/experiments.md, "Per-arm results"), though under /v2/prompts.
   [/^GET \/v2\/prompts\/:slug\/deployments\/:environment\/results$/, ['usage:read']],

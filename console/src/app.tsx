@@ -13,7 +13,7 @@ import { PromptDetailScreen } from './screens/prompt-detail';
 import { PromptsScreen } from './screens/prompts';
 import { SignInScreen } from './screens/sign-in';
 import { ThreadScreen, ThreadsScreen } from './screens/threads';
-import { useProject, useSession, useSignOut, useSwitchProject } from './session';
+import { useCan, useProject, useSession, useSignOut, useSwitchProject } from './session';
 
 // CodeMirror is loaded only by the screens that edit or compare text, keeping the first load small.
 const PlaygroundScreen = lazy(() => import('./screens/playground'));
@@ -29,11 +29,14 @@ const RunScreen = lazy(() => import('./screens/evals/run').then((m) => ({ defaul
 // A prompt's split and per-arm results in one environment (docs/console.md, "Splits"), loaded when first opened.
 const SplitScreen = lazy(() => import('./screens/split/split-screen').then((m) => ({ default: m.SplitScreen })));
 const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
+// The audit trails (docs/console.md, "Audit"), loaded when first opened.
+const AuditScreen = lazy(() => import('./screens/people/audit').then((m) => ({ default: m.AuditScreen })));
 
 export function App() {
   const session = useSession();
   const scope = useProject();
   const location = useLocation();
+  const canAudit = useCan('audit:read');
   if (session.isPending) return <Loading />;
   if (session.error) return <ErrorNote error={session.error} />;
   if (!session.data) {
@@ -61,6 +64,7 @@ export function App() {
           </>
         ) : null}
         <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>
+        {canAudit ? <NavLink to="/audit">Audit</NavLink> : null}
       </nav>
       <main className="content">
         <Suspense fallback={<Loading />}>
@@ -68,6 +72,7 @@ export function App() {
             // The admin key manages keys and limits as itself; the project screens need a project picked above.
             <Routes>
               <Route path="/keys" element={<KeysScreen />} />
+              <Route path="/audit" element={<AuditScreen />} />
               <Route path="*" element={<PickAProject />} />
             </Routes>
           ) : (
@@ -91,6 +96,7 @@ export function App() {
               <Route path="/evals/runs/:id/compare/:baseId" element={<CompareScreen />} />
               <Route path="/usage" element={<UsageScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
+              <Route path="/audit" element={<AuditScreen />} />
               <Route
                 path="*"
                 element={

@@ -19,8 +19,8 @@ export class AuditTrailController {
   @ApiOperation({
     summary: 'List the audit trail',
     description:
-      "Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. " +
-      'Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".',
+      "Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (the person signed in to the console, by user id and e-mail, or the key, by id and name), what, before and after (never a secret), when, request id. " +
+      'Newest first; filters combine with AND (`actorUserId`, `actorEmail`: the person; `actorKeyId`: the key); `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".',
   })
   @ApiOkResponse({ type: AuditEventListDto })
   @ApiErrors(400)

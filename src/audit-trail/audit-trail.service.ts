@@ -11,7 +11,7 @@ const toAuditEventDto = (e: AuditEventEntity): AuditEventDto => ({
   id: e.id,
   object: 'audit_event',
   createdAt: e.createdAt.toISOString(),
-  actor: { kind: e.actorKind, keyId: e.actorKeyId, keyName: e.actorKeyName },
+  actor: { kind: e.actorKind, keyId: e.actorKeyId, keyName: e.actorKeyName, userId: e.actorUserId, email: e.actorUserEmail },
   action: e.action,
   resourceType: e.resourceType,
   resourceId: e.resourceId,
@@ -20,7 +20,11 @@ const toAuditEventDto = (e: AuditEventEntity): AuditEventDto => ({
   requestId: e.requestId,
 });
 
-/** GET /v2/audit: the project's audit events, newest first, keyset-paged on the primary key (project_id, id). */
+/**
+ * GET /v2/audit: the project's audit events, newest first, keyset-paged on the primary key
+ * (project_id, id), or on (project_id, actor_user_id, id) / (project_id, lower(actor_user_email), id)
+ * when filtered by a person (partial indexes: the `IS NOT NULL` lets the planner use them).
+ */
 @Injectable()
 export class AuditTrailService {
   constructor(@InjectRepository(AuditEventEntity) private readonly events: Repository<AuditEventEntity>) {}
@@ -35,6 +39,10 @@ export class AuditTrailService {
     if (query.resourceType) qb.andWhere('e.resource_type = :resourceType', { resourceType: query.resourceType });
     if (query.resourceId) qb.andWhere('e.resource_id = :resourceId', { resourceId: query.resourceId });
     if (query.actorKeyId) qb.andWhere('e.actor_key_id = :actorKeyId', { actorKeyId: query.actorKeyId });
+    if (query.actorUserId)
+      qb.andWhere('e.actor_user_id IS NOT NULL AND e.actor_user_id = :actorUserId', { actorUserId: query.actorUserId });
+    if (query.actorEmail)
+      qb.andWhere('e.actor_user_email IS NOT NULL AND lower(e.actor_user_email) = lower(:actorEmail)', { actorEmail: query.actorEmail });
     if (query.requestId) qb.andWhere('e.request_id = :requestId', { requestId: query.requestId });
     const rows = await qb
       .orderBy('e.id', 'DESC')

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** The parts of a request the audit trail reads: the caller (set by the global guard) and the request id. */
 export interface AuditedRequest {
   id?: string;
+  /** express's `req.ip`: the socket's address, or X-Forwarded-For's from a trusted proxy (docs/security.md, "Client addresses"). */
+  ip?: string;
   principal?: {
     kind: string;
     keyId: string | null;

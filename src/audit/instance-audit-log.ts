@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { clientAddressOf } from '../common/http/wire-request';
 import { newId } from '../common/ids';
 import { currentAuditedRequest } from './audit-context';
 import { withoutSecrets } from './audit-log';
@@ -28,6 +29,7 @@ export interface InstanceChange {
   after?: Record<string, unknown> | null;
   /** Given for sign-ins and SCIM; otherwise the caller of the request being served. */
   actor?: InstanceActor;
+  /** Where the request came from; by default the address of the request being served (none for the CLI). */
   clientAddress?: string | null;
 }
 
@@ -70,10 +72,16 @@ export class InstanceAuditLog {
         jsonOrNull(withoutSecrets(change.before)),
         jsonOrNull(withoutSecrets(change.after)),
         request?.id ?? null,
-        change.clientAddress ?? null,
+        change.clientAddress === undefined ? addressOf(request?.ip) : change.clientAddress,
       ],
     );
   }
 }
 
 const jsonOrNull = (value: Record<string, unknown> | null): string | null => (value === null ? null : JSON.stringify(value));
+
+/** A request's address as the trail stores it: an IP address (an IPv4-mapped one as IPv4), or null. */
+function addressOf(ip: unknown): string | null {
+  const address = clientAddressOf(ip);
+  return address === undefined ? null : (/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address);
+}

@@ -26,6 +26,15 @@ export function extractApiKey(headers: RequestWithPrincipal['headers']): string 
   return null;
 }
 
+/**
+ * The workspace an admin route without one in its path is asked about (`?workspace=<slug>`: the
+ * instance's audit trail), so a person who is the admin of several workspaces acts as that one's.
+ */
+function workspaceQueryOf(request: { query?: unknown }): string | undefined {
+  const workspace = (request.query as Record<string, unknown> | undefined)?.workspace;
+  return typeof workspace === 'string' ? workspace : undefined;
+}
+
 interface RouteRule {
   access: Access;
   /** Any one of these, or any key at all; empty only on a route ScopeCoverage would have refused, which then admits nobody. */
@@ -58,12 +67,12 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.ruleOf(context);
     if (rule.access === 'public') return true;
-    const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string }>();
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal & { method: string; query?: unknown }>();
     const found = await this.principalOf(request);
     if (!found) throw invalidApiKey();
     const target = request.headers[PROJECT_HEADER];
-    let principal: Principal | null =
-      found.principal ?? (await this.personOf(found.access!, rule.access, target, request.params?.workspace));
+    const workspaceNamed = request.params?.workspace ?? (rule.access === 'admin' ? workspaceQueryOf(request) : undefined);
+    let principal: Principal | null = found.principal ?? (await this.personOf(found.access!, rule.access, target, workspaceNamed));
     // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
     if (rule.access === 'project' && principal.kind === 'admin' && typeof target === 'string') {
       principal = await this.keys.actingIn(principal, target);

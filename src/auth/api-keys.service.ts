@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLog } from '../audit/audit-log';
+import { InstanceAuditLog } from '../audit/instance-audit-log';
 import { TtlCache } from '../common/cache/ttl-cache';
 import { newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
@@ -57,6 +58,7 @@ export class ApiKeysService {
     private readonly dataSource: DataSource,
     private readonly changes: ChangeNotifier,
     private readonly audit: AuditLog,
+    private readonly instanceAudit: InstanceAuditLog,
     config: AppConfig,
   ) {
     this.cache = new TtlCache(config.authCacheTtlMs);
@@ -167,7 +169,17 @@ export class ApiKeysService {
       const before = await this.keys.findWorkspaceAdmin(workspaceId, keyId, manager);
       if (before && !before.revokedAt) check(before);
       const changed = await this.keys.revokeInWorkspace(workspaceId, keyId, new Date(), manager);
-      if (changed) await this.changes.publish({ kind: 'api-key', keyId }, manager);
+      if (changed) {
+        await this.changes.publish({ kind: 'api-key', keyId }, manager);
+        await this.instanceAudit.record(manager, {
+          workspaceId,
+          action: 'admin_key.revoked',
+          resourceType: 'admin_key',
+          resourceId: keyId,
+          before: auditView(before!),
+          after: null,
+        });
+      }
       return changed;
     });
     if (revoked) this.forget(keyId);
@@ -195,17 +207,27 @@ export class ApiKeysService {
       scopes: access.scopes ?? null,
       environments: access.environments ?? null,
     });
-    if (!projectId) return this.keys.insert(entity, manager).then((saved) => ({ entity: saved, secret }));
-    // A project key: stored with its audit event, in the caller's transaction when given.
+    // Stored with its audit event, in the caller's transaction when given: a project key on its
+    // project's trail, an admin key (the instance's or a workspace's) on the instance's.
     const store = async (m: EntityManager) => {
       const saved = await this.keys.insert(entity, m);
-      await this.audit.record(m, {
-        projectId,
-        action: 'api_key.created',
-        resourceType: 'api_key',
-        resourceId: saved.id,
-        after: auditView(saved),
-      });
+      if (projectId) {
+        await this.audit.record(m, {
+          projectId,
+          action: 'api_key.created',
+          resourceType: 'api_key',
+          resourceId: saved.id,
+          after: auditView(saved),
+        });
+      } else {
+        await this.instanceAudit.record(m, {
+          workspaceId,
+          action: 'admin_key.created',
+          resourceType: 'admin_key',
+          resourceId: saved.id,
+          after: auditView(saved),
+        });
+      }
       return { entity: saved, secret };
     };
     return manager ? store(manager) : this.dataSource.transaction(store);

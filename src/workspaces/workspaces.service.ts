@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { InstanceAuditLog } from '../audit/instance-audit-log';
 import { ApiKeysService, KeyAccess } from '../auth/api-keys.service';
 import { Principal, reachesWorkspace } from '../auth/principal';
 import { Scope, scopesFor } from '../auth/scopes';
@@ -34,22 +35,35 @@ export class WorkspacesService {
     private readonly repo: WorkspacesRepository,
     private readonly keys: ApiKeysService,
     private readonly environments: EnvironmentsService,
+    private readonly instanceAudit: InstanceAuditLog,
   ) {}
 
+  /** The workspace and its event on the instance's trail, in one transaction (the caller's, when given). */
   async createWorkspace(dto: CreateWorkspaceDto, manager?: EntityManager): Promise<WorkspaceDto> {
     if (RESERVED_WORKSPACE_SLUGS.has(dto.slug)) throw conflict(`Workspace slug "${dto.slug}" is reserved`);
+    if (!manager) return this.dataSource.transaction((m) => this.createWorkspace(dto, m));
     const workspace = Object.assign(new WorkspaceEntity(), {
       id: newId(),
       slug: dto.slug,
       name: dto.name ?? dto.slug,
       createdAt: new Date(),
     });
+    let created: WorkspaceEntity;
     try {
-      return toWorkspaceDto(await this.repo.insertWorkspace(workspace, manager));
+      created = await this.repo.insertWorkspace(workspace, manager);
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Workspace "${dto.slug}" already exists`);
       throw err;
     }
+    // The new workspace's own event: its admins read it on their trail (docs/security.md, "Audit trail").
+    await this.instanceAudit.record(manager, {
+      workspaceId: created.id,
+      action: 'workspace.created',
+      resourceType: 'workspace',
+      resourceId: created.slug,
+      after: { id: created.id, slug: created.slug, name: created.name },
+    });
+    return toWorkspaceDto(created);
   }
 
   /** POST /v2/workspaces: the instance's admin key only. */
@@ -63,7 +77,7 @@ export class WorkspacesService {
     return (await this.repo.listWorkspaces()).filter((w) => reachesWorkspace(caller, w.id)).map(toWorkspaceDto);
   }
 
-  /** The project and its default environments, in one transaction (the caller's, when given). */
+  /** The project, its event on the instance's trail and its default environments, in one transaction (the caller's, when given). */
   async createProject(workspaceSlug: string, dto: CreateProjectDto, manager?: EntityManager): Promise<ProjectDto> {
     if (!manager) return this.dataSource.transaction((m) => this.createProject(workspaceSlug, dto, m));
     const workspace = await this.findWorkspace(workspaceSlug, manager);
@@ -77,6 +91,13 @@ export class WorkspacesService {
     });
     try {
       const created = await this.repo.insertProject(project, manager);
+      await this.instanceAudit.record(manager, {
+        workspaceId: workspace.id,
+        action: 'project.created',
+        resourceType: 'project',
+        resourceId: `${workspace.slug}/${created.slug}`,
+        after: { id: created.id, slug: created.slug, name: created.name },
+      });
       await this.environments.seedDefaults(created.id, manager);
       return toProjectDto(created, workspace);
     } catch (err) {
