@@ -1185,9 +1185,29 @@ export interface paths {
         };
         /**
          * List the audit trail
-         * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (key id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
+         * @description Every change to the project's prompts, versions, deployments, environments, provider credentials, keys, scopes and limits: who (the person signed in to the console, by user id and e-mail, or the key, by id and name), what, before and after (never a secret), when, request id. Newest first; filters combine with AND (`actorUserId`, `actorEmail`: the person; `actorKeyId`: the key); `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
          */
         get: operations["AuditTrailController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the instance's audit trail
+         * @description What happens above any one project: workspaces and projects created, workspace admin keys created and revoked, members, sign-ins and failed sign-ins, SCIM changes. Who (the person by user id and e-mail, or the key), what, before and after (never a secret), when, the request id and the client address. The instance's admin (key or person) reads every event (`workspace` narrows it to one); a workspace's admin reads that workspace's only. Newest first; filters combine with AND; `after` is the last id of the previous page. Append-only; kept for AUDIT_RETENTION_DAYS. See docs/security.md, "Audit trail".
+         */
+        get: operations["InstanceAuditTrailController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1743,6 +1763,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/scim-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a workspace's SCIM tokens (without secrets) */
+        get: operations["ScimTokensController_list"];
+        put?: never;
+        /**
+         * Create a SCIM token
+         * @description The bearer token of an identity provider's SCIM 2.0 connection to `{PUBLIC_URL}/scim/v2`, for this workspace's people and groups. The token is in this response only (with an Idempotency-Key, a retry within 24 h gets it again, kept encrypted with PARLEY_SECRET_KEY). See docs/security.md, "SCIM".
+         */
+        post: operations["ScimTokensController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/scim-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a SCIM token
+         * @description Its next SCIM request is refused with 401, on every instance.
+         */
+        delete: operations["ScimTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/project-prompt/{slug}/{environment}": {
         parameters: {
             query?: never;
@@ -2129,7 +2190,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[];
             /**
              * @description the environments the key may invoke (slugs); absent or null: all
              * @example [
@@ -2156,7 +2217,7 @@ export interface components {
             /** Format: uuid */
             projectId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /** Format: date-time */
@@ -2183,7 +2244,7 @@ export interface components {
             /** Format: uuid */
             projectId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /** Format: date-time */
@@ -2203,7 +2264,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[];
             /**
              * @description the environments the key may invoke (slugs); absent or null: all
              * @example [
@@ -2227,7 +2288,7 @@ export interface components {
              */
             preset?: "app" | "viewer" | "editor" | "full";
             /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[];
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[];
             /**
              * @description a label; defaults to "workspace-admin"
              * @example acme-admin
@@ -2244,7 +2305,7 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2264,7 +2325,7 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
             /** @description null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4531,13 +4592,23 @@ export interface components {
         };
         AuditActorDto: {
             /**
-             * @description `operator`: the CLI on the database; `system`: the server's own change (a tripped guard)
+             * @description `project`/`admin`: a key; `user`: a person signed in to the console (`userId`, `email`); `operator`: the CLI on the database; `system`: the server's own change (a tripped guard)
              * @enum {string}
              */
-            kind: "project" | "admin" | "operator" | "system";
-            /** Format: uuid */
+            kind: "project" | "admin" | "user" | "operator" | "system";
+            /**
+             * Format: uuid
+             * @description the key's id; null for a person, the CLI and the system
+             */
             keyId: string | null;
             keyName: string | null;
+            /**
+             * Format: uuid
+             * @description the person (kind `user`); null otherwise
+             */
+            userId: string | null;
+            /** @description the person's e-mail when they made the change; null otherwise */
+            email: string | null;
         };
         AuditEventDto: {
             /** Format: uuid */
@@ -4566,6 +4637,62 @@ export interface components {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["AuditEventDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        InstanceAuditActorDto: {
+            /**
+             * @description `admin`: an admin key; `user`: a person (`userId`, `email`); `scim`: a workspace's directory (its SCIM token); `anonymous`: a failed sign-in; `operator`: the CLI on the database; `system`: the server itself
+             * @enum {string}
+             */
+            kind: "admin" | "project" | "user" | "scim" | "anonymous" | "operator" | "system";
+            /**
+             * Format: uuid
+             * @description the key's (or SCIM token's) id
+             */
+            keyId: string | null;
+            keyName: string | null;
+            /**
+             * Format: uuid
+             * @description the person (kind `user`); null otherwise
+             */
+            userId: string | null;
+            /** @description the person's e-mail when they acted (or the one a failed sign-in gave) */
+            email: string | null;
+        };
+        InstanceAuditEventDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "instance_audit_event";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the workspace's slug; null for the instance itself (its admin keys) */
+            workspace: string | null;
+            actor: components["schemas"]["InstanceAuditActorDto"];
+            /** @example workspace.created */
+            action: string;
+            /** @enum {string} */
+            resourceType: "workspace" | "project" | "admin_key" | "member" | "group_role" | "user" | "sign_in" | "scim_token" | "scim_user" | "scim_group";
+            /** @description a slug, `<workspace>/<project>`, a key id, an e-mail */
+            resourceId: string;
+            /** @description before the change (secrets never included) */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description after the change (secrets never included) */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            requestId: string | null;
+            /** @description the address the request came from; null for the CLI */
+            clientAddress: string | null;
+        };
+        InstanceAuditEventListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["InstanceAuditEventDto"][];
             has_more: boolean;
             first_id: string | null;
             last_id: string | null;
@@ -5808,7 +5935,7 @@ export interface components {
              */
             project: string | null;
             /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read")[] | null;
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
             /**
@@ -5822,6 +5949,78 @@ export interface components {
             object: "console.session.ended";
             /** @description false when the request carried no live session */
             ended: boolean;
+        };
+        CreateScimTokenDto: {
+            /**
+             * @description a label (the identity provider that uses it); defaults to "scim"
+             * @example okta
+             */
+            name?: string;
+        };
+        CreatedScimTokenDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "scim_token";
+            /** @example okta */
+            name: string;
+            /**
+             * @description the first characters of the token, to tell tokens apart
+             * @example pscim_Xq3v
+             */
+            prefix: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description last SCIM request with it (to the minute)
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description the bearer token for the identity provider's SCIM connection; shown only in this response, stored only as a SHA-256 hash */
+            token: string;
+            /** @example acme */
+            workspace: string;
+        };
+        ScimTokenDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "scim_token";
+            /** @example okta */
+            name: string;
+            /**
+             * @description the first characters of the token, to tell tokens apart
+             * @example pscim_Xq3v
+             */
+            prefix: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description last SCIM request with it (to the minute)
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        ScimTokenListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ScimTokenDto"][];
+        };
+        ScimTokenRevokedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "scim_token.revoked";
+            /** @enum {boolean} */
+            revoked: true;
         };
     };
     responses: never;
@@ -13004,6 +13203,10 @@ export interface operations {
                 resourceId?: string;
                 /** @description the key that made the change */
                 actorKeyId?: string;
+                /** @description the person who made the change (their user id) */
+                actorUserId?: string;
+                /** @description the person who made the change: their e-mail, exact, case-insensitive */
+                actorEmail?: string;
                 /** @description the X-Request-Id of the request that made the change */
                 requestId?: string;
             };
@@ -13062,6 +13265,120 @@ export interface operations {
                         error: string;
                         /** @example Invalid API key */
                         message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    InstanceAuditTrailController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description a workspace's slug: its events only. A workspace's admin (key or person) sees its own workspace's whatever is sent; another workspace is not found */
+                workspace?: string;
+                /** @description `<resource>.<verb>` */
+                action?: string;
+                resourceType?: "workspace" | "project" | "admin_key" | "member" | "group_role" | "user" | "sign_in" | "scim_token" | "scim_user" | "scim_group";
+                /** @description the person who acted (their user id) */
+                actorUserId?: string;
+                /** @description the person who acted: their e-mail, exact, case-insensitive */
+                actorEmail?: string;
+                /** @description events at or after this time */
+                since?: string;
+                /** @description events before this time */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceAuditEventListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
                     };
                 };
             };
@@ -17195,6 +17512,283 @@ export interface operations {
                         error: string;
                         /** @example Invalid API key */
                         message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ScimTokensController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ScimTokensController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScimTokenDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedScimTokenDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ScimTokensController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenRevokedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
                     };
                 };
             };
