@@ -24,6 +24,7 @@ import { InvocationModule } from './invocation/invocation.module';
 import { LangtailModule } from './langtail/langtail.module';
 import { LimitsModule } from './limits/limits.module';
 import { LoggingModule } from './logging/logging.module';
+import { MembersModule } from './members/members.module';
 import { MessagesModule } from './messages/messages.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAIModule } from './openai/openai.module';
@@ -63,6 +64,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     EmbeddingsModule,
     ProjectSettingsModule,
     WorkspacesModule,
+    // Members, group roles and instance admins (docs/security.md, "Roles").
+    MembersModule,
     LimitsModule,
     IdempotencyModule,
     SetupModule,

@@ -82,6 +82,10 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces\/:workspace\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/, ['keys:manage']],
   // A workspace's SCIM tokens provision its people (docs/security.md, "SCIM").
   [/^(GET|POST|DELETE) \/v2\/workspaces\/:workspace\/scim-tokens(\/:tokenId)?$/, ['members:manage']],
+  // Members, group roles and instance admins (docs/security.md, "Roles"); a project's members also a project key's own.
+  [/^(GET|PUT|DELETE) \/v2\/workspaces\/:workspace\/(members(\/:user)?|group-roles(\/:group)?)$/, ['members:manage']],
+  [/^(GET|PUT|DELETE) \/v2\/workspaces\/:workspace\/projects\/:project\/members(\/:user)?$/, ['members:manage']],
+  [/^(GET|PUT|DELETE) \/v2\/admin\/users(\/:user\/instance-admin)?$/, ['members:manage']],
   [/^(GET|POST|PUT|DELETE) \/v2\/workspaces/, ['keys:manage']],
   [/^(GET|DELETE) \/v2\/console\/session$/, [ANY]],
 ];
@@ -213,14 +217,14 @@ describe('scoped API keys', () => {
     expect(problems).toEqual([]);
   });
 
-  it("a project's key routes admit a project key (keys:manage, its own project); the rest of /v2/workspaces stays the admin key's", () => {
+  it("a project's key and member routes admit a project key (its own project); the rest of /v2/workspaces stays the admin key's", () => {
     const admin = routes.filter((r) => r.path.startsWith('/v2/workspaces'));
     const expected = admin.map((r) => [
       label(r),
-      /\/projects\/:project\/api-keys(\/:keyId(\/access)?)?$/.test(r.path) ? 'project key too' : 'admin only',
+      /\/projects\/:project\/(api-keys(\/:keyId(\/access)?)?|members(\/:user)?)$/.test(r.path) ? 'project key too' : 'admin only',
     ]);
     expect(admin.map((r) => [label(r), r.adminOnly ? 'admin only' : 'project key too'])).toEqual(expected);
-    expect(expected.filter(([, who]) => who === 'project key too')).toHaveLength(4);
+    expect(expected.filter(([, who]) => who === 'project key too')).toHaveLength(7);
   });
 
   it('each route admits a key holding (only) one of its scopes and refuses a key holding every other scope', async () => {

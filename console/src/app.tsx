@@ -31,6 +31,8 @@ const SplitScreen = lazy(() => import('./screens/split/split-screen').then((m) =
 const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
 // The audit trails (docs/console.md, "Audit"), loaded when first opened.
 const AuditScreen = lazy(() => import('./screens/people/audit').then((m) => ({ default: m.AuditScreen })));
+// Members and group roles (docs/console.md, "Members"), loaded when first opened.
+const MembersScreen = lazy(() => import('./screens/people/members').then((m) => ({ default: m.MembersScreen })));
 
 export function App() {
   const session = useSession();
@@ -61,6 +63,7 @@ export function App() {
             <NavLink to="/evals/runs">Experiments</NavLink>
             <NavLink to="/graders">Graders</NavLink>
             <NavLink to="/usage">Usage</NavLink>
+            <NavLink to="/members">Members</NavLink>
           </>
         ) : null}
         <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>
@@ -95,6 +98,7 @@ export function App() {
               <Route path="/evals/runs/:id" element={<RunScreen />} />
               <Route path="/evals/runs/:id/compare/:baseId" element={<CompareScreen />} />
               <Route path="/usage" element={<UsageScreen />} />
+              <Route path="/members" element={<MembersScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
               <Route path="/audit" element={<AuditScreen />} />
               <Route

@@ -8,11 +8,13 @@ export function applyCallerOf(principal: Principal): ApplyCaller {
         kind: 'admin',
         ...(principal.workspaceSlug !== null ? { workspace: principal.workspaceSlug } : {}),
         mayWriteProviders: hasScope(principal, 'providers:write'),
+        scopes: principal.scopes,
       }
     : {
         kind: 'project',
         workspaceSlug: principal.workspaceSlug,
         projectSlug: principal.projectSlug,
         mayWriteProviders: hasScope(principal, 'providers:write'),
+        scopes: principal.scopes,
       };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { Role, ROLES } from '../auth/roles';
 import { expects } from '../common/chat';
 import { isPlainObject } from '../common/errors';
 import { baseUrlProblem } from '../common/http/redact-url';
@@ -8,6 +9,7 @@ import { SLUG_PATTERN } from '../common/validation/slug';
 import { datasetItemSchema } from '../evals/datasets/dataset-item.schema';
 import { graderSpecSchema } from '../evals/graders/grader.schema';
 import { MAX_BUDGET_USD } from '../limits/limits.types';
+import { groupNameProblem, isEmail } from '../members/member-rules';
 import { API_KEY_ENV_PATTERN, isServerSecret, SERVER_SECRETS_TEXT } from '../provider-credentials/api-key-env';
 import { responseCacheSchema, routingSchema } from '../registry/content/routing.schema';
 import {
@@ -168,6 +170,49 @@ export const datasetEntrySchema = z.strictObject({
 /** An environment's deploy gate (docs/evals.md, "The deploy gate"): the body of PUT /v2/environments/{slug}/gate and its environment. */
 export const gateEntrySchema = z.strictObject({ environment: slug, ...putGateSchema.shape });
 
+const ROLE_EXPECTED = `Expected a role: ${ROLES.join(', ')}`;
+
+/**
+ * A map of names to roles, each key checked by `keyProblem` and each value a role, every problem
+ * at its key (a record's key schema would only say "Invalid key in record"). `sameKey` folds keys
+ * that name the same thing (e-mail addresses in any case), each listed once.
+ */
+function rolesByName(what: string, keyProblem: (key: string) => string | null, sameKey: (key: string) => string = (key) => key) {
+  return z
+    .record(z.string(), z.unknown())
+    .superRefine((record, ctx) => {
+      const seen = new Map<string, string>();
+      for (const [key, role] of Object.entries(record)) {
+        const problem = keyProblem(key);
+        if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+        if (!(ROLES as readonly unknown[]).includes(role)) ctx.addIssue({ code: 'custom', path: [key], message: ROLE_EXPECTED });
+        const first = seen.get(sameKey(key));
+        if (first !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `"${first}" is the same: list it once` });
+        else seen.set(sameKey(key), key);
+      }
+    })
+    .transform((record) => record as Record<string, Role>)
+    .default({})
+    .meta({ type: 'object', description: `${what} → role`, additionalProperties: { type: 'string', enum: [...ROLES] } });
+}
+
+/**
+ * The roles this project gives groups and people (docs/apply.md, "Access"), reviewed as code:
+ * `groups` by the identity provider's group name, `members` by e-mail address. Apply makes the
+ * project's roles that apply owns exactly these; roles given through the API are left alone.
+ */
+export const accessSchema = z.strictObject({
+  groups: rolesByName('group name', (name) => {
+    const problem = groupNameProblem(name);
+    return problem && `Expected a group name (${problem.replace(/^group: /, '')})`;
+  }),
+  members: rolesByName(
+    'e-mail address',
+    (email) => (isEmail(email) ? null : 'Expected an e-mail address'),
+    (email) => email.toLowerCase(),
+  ),
+});
+
 /** The top level; `prompts` items are validated separately with promptSchema. */
 export const applyFileSchema = z.strictObject({
   workspace: slug,
@@ -185,6 +230,7 @@ export const applyFileSchema = z.strictObject({
   graders: z.array(graderSpecSchema).max(1000).default([]),
   datasets: z.array(datasetEntrySchema).max(1000).default([]),
   gates: z.array(gateEntrySchema).default([]),
+  access: accessSchema.optional(),
 });
 
 export type DeclaredPrompt = z.output<typeof promptSchema>;
@@ -194,3 +240,4 @@ export type ApplyFileTop = z.output<typeof applyFileSchema>;
 export type DeclaredGrader = ApplyFileTop['graders'][number];
 export type DeclaredDataset = z.output<typeof datasetEntrySchema>;
 export type DeclaredGate = z.output<typeof gateEntrySchema>;
+export type DeclaredAccess = z.output<typeof accessSchema>;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { Role, ROLES } from '../auth/roles';
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { guardsSchema, SplitGuard } from '../registry/deployments/guards';
 import { SplitArm, SplitRule, splitRulesSchema, splitSchema, StickyBy } from '../registry/deployments/split';
@@ -66,6 +67,29 @@ class GateAction {
   @ApiProperty({ enum: ['created', 'updated', 'unchanged'] }) action: 'created' | 'updated' | 'unchanged';
 }
 
+type AccessActionName = 'created' | 'updated' | 'unchanged' | 'removed';
+const ACCESS_ACTIONS = ['created', 'updated', 'unchanged', 'removed'];
+
+class GroupAccessAction {
+  @ApiProperty({ example: 'support-leads' }) group: string;
+  @ApiProperty({ enum: ROLES, description: 'the role given; for `removed`, the role it had' }) role: Role;
+  @ApiProperty({ enum: ACCESS_ACTIONS, description: 'removed: made by an earlier apply, no longer in the file' })
+  action: AccessActionName;
+}
+
+class MemberAccessAction {
+  @ApiProperty({ example: 'ana@example.com' }) email: string;
+  @ApiProperty({ enum: ROLES, description: 'the role given; for `removed`, the role it had' }) role: Role;
+  @ApiProperty({ enum: ACCESS_ACTIONS, description: 'removed: made by an earlier apply, no longer in the file' })
+  action: AccessActionName;
+}
+
+/** docs/apply.md, "Access": present when the file has an `access` block. */
+export class AccessSummary {
+  @ApiProperty({ type: [GroupAccessAction] }) groups: GroupAccessAction[];
+  @ApiProperty({ type: [MemberAccessAction] }) members: MemberAccessAction[];
+}
+
 export class ApplySummaryDto {
   @ApiProperty({ type: SlugAction }) workspace: SlugAction;
   @ApiProperty({ type: SlugAction }) project: SlugAction;
@@ -76,6 +100,8 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [GraderAction] }) graders: GraderAction[];
   @ApiProperty({ type: [DatasetAction] }) datasets: DatasetAction[];
   @ApiProperty({ type: [GateAction] }) gates: GateAction[];
+  @ApiProperty({ type: AccessSummary, required: false, description: "the project's roles, when the file has an `access` block" })
+  access?: AccessSummary;
   @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
   @ApiProperty({
     required: false,
@@ -106,6 +132,11 @@ export function describeSummary(s: ApplySummary): string {
   for (const g of s.gates)
     if (g.action !== 'unchanged')
       lines.push(`  ${g.action === 'created' ? '+' : '~'} gate of ${g.environment}: dataset ${g.dataset} (${g.action})`);
+  const sign = { created: '+', updated: '~', removed: '-', unchanged: '' } as const;
+  for (const g of s.access?.groups ?? [])
+    if (g.action !== 'unchanged') lines.push(`  ${sign[g.action]} group ${g.group}: ${g.role} in this project (${g.action})`);
+  for (const m of s.access?.members ?? [])
+    if (m.action !== 'unchanged') lines.push(`  ${sign[m.action]} member ${m.email}: ${m.role} in this project (${m.action})`);
   for (const p of s.prompts) {
     if (p.action === 'created') lines.push(`  + ${p.kind} ${p.slug} v${p.version}`);
     if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);

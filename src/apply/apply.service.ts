@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import type { Scope } from '../auth/scopes';
 import {
   ApiException,
   badRequest,
@@ -26,6 +27,7 @@ import { RegistryCache } from '../registry-cache/registry-cache';
 import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
 import { PricesService } from '../usage/pricing/prices.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ApplyAccess, assertMayApplyAccess } from './apply-access';
 import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals, gateReferenceIssues } from './apply-evals';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
@@ -35,12 +37,16 @@ import { ApplySummary } from './apply-summary';
 
 export { INVALID_FILE };
 
-/** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
+/**
+ * Who applies: the admin key (any workspace and project, created when missing) or a project key
+ * (its own only). `scopes`: the caller's (null: every scope), which an `access` block needs
+ * `members:manage` of; absent for the operator (the CLI on the database).
+ */
 export type ApplyCaller =
   /** `workspace`: a workspace admin key, limited to that workspace (others are not found), and not the operator. */
-  | { kind: 'admin'; workspace?: string; mayWriteProviders?: boolean }
+  | { kind: 'admin'; workspace?: string; mayWriteProviders?: boolean; scopes?: readonly Scope[] | null }
   /** `mayWriteProviders`: the key holds `providers:write`; without it a file that would change a provider is refused. */
-  | { kind: 'project'; workspaceSlug: string; projectSlug: string; mayWriteProviders: boolean };
+  | { kind: 'project'; workspaceSlug: string; projectSlug: string; mayWriteProviders: boolean; scopes?: readonly Scope[] | null };
 
 /** What the database holds for the file's project, read once inside the transaction before any write. */
 interface ProjectState {
@@ -91,6 +97,7 @@ export class ApplyService {
     private readonly prices: PricesService,
     private readonly evals: ApplyEvals,
     private readonly deploys: ApplyDeploys,
+    private readonly access: ApplyAccess,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
@@ -132,6 +139,8 @@ export class ApplyService {
     if (file.limits && writerOf(caller) !== 'operator') throw forbidden('Limits in parley.yaml can only be applied with the admin key');
     // Prices decide costs (and the budgets they are charged to): the operator's too.
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
+    // Who holds which role is members:manage's (docs/apply.md, "Access").
+    if (file.access) assertMayApplyAccess(caller.scopes, file.access);
     const { summary, projectId } = manager
       ? await this.execute(manager, file, caller)
       : await this.deployments.recordingRefusals(() => this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource)));
@@ -244,6 +253,7 @@ export class ApplyService {
       );
     }
     if (file.prices) await this.prices.replaceOverrides(projectId, toOverrideValues(file.prices), manager);
+    if (file.access) summary.access = await this.access.apply(manager, projectId, file.access, caller.scopes);
     summary.changed = [
       summary.workspace,
       summary.project,
@@ -254,6 +264,7 @@ export class ApplyService {
       ...summary.graders,
       ...summary.datasets,
       ...summary.gates,
+      ...(summary.access ? [...summary.access.groups, ...summary.access.members] : []),
     ].some((item) => item.action !== 'unchanged');
     if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Document, isMap, isScalar, isSeq, visit } from 'yaml';
 
+import { grants } from '../auth/scopes';
 import { badRequest, forbidden } from '../common/errors';
 import { redactBaseUrl } from '../common/http/redact-url';
 import { LimitSettingsService } from '../limits/limit-settings.service';
@@ -15,6 +16,7 @@ import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyCaller, assertReachable } from './apply.service';
+import { ApplyAccess } from './apply-access';
 import { chooseDeployed, ExportedDeploy, isSplitItem, keyOf } from './export-deploys';
 import { ExportEvals, sortedKeys } from './export-evals';
 
@@ -46,8 +48,8 @@ interface Choice {
 }
 
 /**
- * `parley export`: the project's prompts and assistants as deployed, with its graders, datasets and
- * deploy gates, as a parley.yaml that applies as a no-op. A file holds one version per prompt: the one deployed to the most environments (the
+ * `parley export`: the project's prompts and assistants as deployed, with its graders, datasets,
+ * deploy gates and the roles its `access` block gave, as a parley.yaml that applies as a no-op. A file holds one version per prompt: the one deployed to the most environments (the
  * newest on a tie), or the newest version when it is deployed nowhere. Environments running
  * another version are named in a comment at the top; apply leaves them as they are.
  */
@@ -62,6 +64,7 @@ export class ExportService {
     private readonly deployments: DeploymentsService,
     private readonly limitSettings: LimitSettingsService,
     private readonly evals: ExportEvals,
+    private readonly access: ApplyAccess,
   ) {}
 
   /** GET /v2/export: a project key exports its own project unless told otherwise; the admin must name one. */
@@ -132,12 +135,16 @@ export class ExportService {
     // Limits only in the admin's export: a project key could not apply them back.
     const limits = caller.kind === 'admin' && caller.workspace === undefined ? await this.limitsSection(project.id) : undefined;
     const evals = await this.evals.sections(project.id, environmentRows, notes);
+    // Who holds which role only for a caller who could apply it back (members:manage): it names people.
+    const mayManageMembers = caller.scopes === undefined || grants(caller.scopes, ['members:manage']);
+    const access = mayManageMembers ? await this.access.section(project.id, notes) : undefined;
     const doc = new Document({
       workspace: workspaceSlug,
       project: projectSlug,
       environments,
       ...(providers.length > 0 ? { providers } : {}),
       ...(limits ? { limits } : {}),
+      ...(access ? { access } : {}),
       prompts: prompts
         .filter((p) => choices.has(p.id))
         .map((p) => this.entry(p, versions.get(choices.get(p.id)!.versionId)!, choices.get(p.id)!.deploy)),

@@ -31,6 +31,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Admin: prices':
     "A project's price overrides per provider and model (USD per million tokens); every other model is priced from the @pydantic/genai-prices table (docs/usage.md). Admin key.",
   'Admin: workspaces, projects, API keys': 'Operator endpoints; they take the admin key.',
+  'Admin: members and roles':
+    "People's roles (viewer, editor, deployer, admin) in a workspace or one project, given by e-mail before their first sign-in too; roles of the identity provider's groups; instance admins. The admin keys, a workspace's admins, and for a project's own members a project admin or a key with `members:manage` (docs/security.md, \"Roles\").",
   'Admin: limits':
     "Requests per minute, concurrent invokes, tokens per day and budgets in USD per UTC day and month, per project and per key; over a limit or an exhausted budget an invoke is 429 with Retry-After (docs/security.md, docs/usage.md). The budgets' state: limit, spent, remaining, reset. Admin key.",
   'langtail SDK':

@@ -1064,6 +1064,210 @@ export interface paths {
         patch: operations["ProjectSettingsController_update"];
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a workspace's members
+         * @description Everyone holding a role in the workspace or any of its projects, directly (a membership) or through a group, in user id order; `after` is the previous page's `last_id`. Each with the strongest workspace-wide role, the roles given in single projects, and every grant with its source. The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        get: operations["MembersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a user a role in the whole workspace
+         * @description Creates or changes the user's workspace-wide membership. An e-mail address nobody has signed in with yet gets its user now: the role applies from their first sign-in with that address. Takes effect on their next request, on every instance. A person cannot give up their own admin role when nobody else is the workspace's admin (409). The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        put: operations["MembersController_put"];
+        post?: never;
+        /**
+         * Remove a user from a workspace
+         * @description Removes every membership of the user in the workspace (the workspace-wide one and those in its projects; roles through groups stay while the group does). A user left with no role anywhere loses every console session at once, on every instance; otherwise their next request is refused what they lost. A person cannot remove themselves as the workspace's only admin (409). The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        delete: operations["MembersController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's members
+         * @description Everyone holding a role in the project: its own members and the workspace's (a workspace-wide role applies in every project), directly or through a group, in user id order. Each member as the workspace's list shows them, with this project's roles only. The instance's admin key, the workspace's admin key or admins, or, for this project only, a person with the project's `admin` role (their console session with `X-Parley-Project: <workspace>/<project>`) or a project key holding `members:manage`; any other project is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        get: operations["ProjectMembersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/projects/{project}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a user a role in this project
+         * @description Creates or changes the user's membership in this project; their role here is the strongest of it and their workspace-wide one. An e-mail address nobody has signed in with yet gets its user now, and the role from their first sign-in. The instance's admin key, the workspace's admin key or admins, or, for this project only, a person with the project's `admin` role (their console session with `X-Parley-Project: <workspace>/<project>`) or a project key holding `members:manage`; any other project is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        put: operations["ProjectMembersController_put"];
+        post?: never;
+        /**
+         * Remove a user from this project
+         * @description Removes the user's membership in this project (a workspace-wide role stays). A user left with no role anywhere loses every console session at once. The instance's admin key, the workspace's admin key or admins, or, for this project only, a person with the project's `admin` role (their console session with `X-Parley-Project: <workspace>/<project>`) or a project key holding `members:manage`; any other project is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        delete: operations["ProjectMembersController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/group-roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a workspace's group roles
+         * @description The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        get: operations["GroupRolesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspaces/{workspace}/group-roles/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a group a role
+         * @description In the whole workspace, or with `project` in that project only. Everyone in the group holds it from their next request (the groups claim of their last sign-in, or the workspace's SCIM groups). Roles a project's parley.yaml gives its groups are best kept there (docs/apply.md, "Access"). The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        put: operations["GroupRolesController_put"];
+        post?: never;
+        /**
+         * Remove a group's role
+         * @description The workspace-wide one, or with `?project=` the one in that project. Its members lose it from their next request. The instance's admin key, the workspace's admin key, or a person with the workspace's `admin` role (their console session); any other workspace is a 404. A caller never gives, changes or removes a role holding scopes it does not hold itself (403). See docs/security.md, "Roles".
+         */
+        delete: operations["GroupRolesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the instance's users
+         * @description Everyone who signed in, was given a role by e-mail, or was provisioned by SCIM, oldest first; `after` is the previous page's `last_id`. The instance's admin key, or an instance admin person (their console session). See docs/security.md, "Instance admins".
+         */
+        get: operations["InstanceAdminsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/admin/users/{user}/instance-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a user an instance admin
+         * @description Every workspace, every scope, as the instance's admin key. An e-mail address nobody has signed in with yet gets its user now. The instance's admin key, or an instance admin person (their console session). See docs/security.md, "Instance admins".
+         */
+        put: operations["InstanceAdminsController_grant"];
+        post?: never;
+        /**
+         * End a user's instance admin role
+         * @description A person cannot end their own when no other active user is an instance admin (409). A user left with no role anywhere loses every console session at once. The instance's admin key, or an instance admin person (their console session). See docs/security.md, "Instance admins".
+         */
+        delete: operations["InstanceAdminsController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the console is signed in as
+         * @description With a session cookie, or with a key (then `expiresAt` is null).
+         */
+        get: operations["ConsoleSessionController_current"];
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; a session cookie the request carries is revoked (docs/security.md, "Console sign-in").
+         */
+        post: operations["ConsoleSessionController_signIn"];
+        /**
+         * Sign out of the console
+         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.
+         */
+        delete: operations["ConsoleSessionController_signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/apply": {
         parameters: {
             query?: never;
@@ -1730,34 +1934,6 @@ export interface paths {
          */
         post: operations["ImportController_importAssistantsThreads"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/console/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who the console is signed in as
-         * @description With a session cookie, or with a key (then `expiresAt` is null).
-         */
-        get: operations["ConsoleSessionController_current"];
-        put?: never;
-        /**
-         * Sign in to the console
-         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; a session cookie the request carries is revoked (docs/security.md, "Console sign-in").
-         */
-        post: operations["ConsoleSessionController_signIn"];
-        /**
-         * Sign out of the console
-         * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.
-         */
-        delete: operations["ConsoleSessionController_signOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4283,6 +4459,222 @@ export interface components {
                 environment?: string;
             }[];
         };
+        MemberUserDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example ana@example.com */
+            email: string;
+            /**
+             * @description from the identity provider; null until the first sign-in
+             * @example Ana Lima
+             */
+            name: string | null;
+        };
+        MemberProjectRoleDto: {
+            /** @example support */
+            project: string;
+            /**
+             * @description the strongest of the user's roles given in this project itself
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+        };
+        MemberGrantDto: {
+            /**
+             * @description the project's slug; null: the whole workspace
+             * @example null
+             */
+            project: string | null;
+            /** @enum {string} */
+            role: "viewer" | "editor" | "deployer" | "admin";
+            /** @enum {string} */
+            source: "direct" | "group";
+            /**
+             * @description the group that gives it (source `group`)
+             * @example null
+             */
+            group: string | null;
+            /**
+             * @description `apply`: made by parley.yaml (docs/apply.md, "Access"), which removes it when the file stops listing it
+             * @enum {string}
+             */
+            managedBy: "api" | "apply";
+        };
+        MemberDto: {
+            /** @enum {string} */
+            object: "member";
+            /**
+             * Format: uuid
+             * @description the user's id (the list's cursor)
+             */
+            id: string;
+            user: components["schemas"]["MemberUserDto"];
+            /**
+             * @description the strongest role held in the whole workspace (directly or through a group); null: none
+             * @enum {string|null}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin" | null;
+            /** @description roles given in single projects */
+            projects: components["schemas"]["MemberProjectRoleDto"][];
+            /**
+             * @description `direct` when the user has a membership here, `group` when only groups give roles
+             * @enum {string}
+             */
+            source: "direct" | "group";
+            grants: components["schemas"]["MemberGrantDto"][];
+            /** @description false when the user is deactivated, or this workspace's directory (SCIM) suspended them: their roles here do nothing */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description null: has not signed in yet
+             */
+            lastSignInAt: string | null;
+        };
+        MemberListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["MemberDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        PutMemberDto: {
+            /**
+             * @description viewer < editor < deployer < admin; the strongest of a user’s roles wins
+             * @example editor
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+        };
+        MemberRemovedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "member.removed";
+            /**
+             * @description memberships removed: the workspace-wide one and those in its projects (workspace route)
+             * @example 2
+             */
+            removed: number;
+            /**
+             * @description the user's console sessions ended: all of them when no role is left anywhere, else none
+             * @example 1
+             */
+            sessionsEnded: number;
+        };
+        GroupRoleDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "group_role";
+            /** @example support-leads */
+            group: string;
+            /**
+             * @description the project's slug; null: the whole workspace
+             * @example null
+             */
+            project: string | null;
+            /** @enum {string} */
+            role: "viewer" | "editor" | "deployer" | "admin";
+            /** @enum {string} */
+            managedBy: "api" | "apply";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        GroupRoleListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["GroupRoleDto"][];
+        };
+        PutGroupRoleDto: {
+            /**
+             * @description viewer < editor < deployer < admin; the strongest of a user’s roles wins
+             * @example editor
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+            /** @example support */
+            project?: string;
+        };
+        GroupRoleRemovedDto: {
+            /** @enum {string} */
+            object: "group_role.removed";
+            /** @example support-leads */
+            group: string;
+            project: string | null;
+            /** @enum {boolean} */
+            removed: true;
+        };
+        UserDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "user";
+            /** @example ana@example.com */
+            email: string;
+            /** @example Ana Lima */
+            name: string | null;
+            /** @description false: deactivated (SCIM or an operator); their sessions are refused */
+            active: boolean;
+            /** @description every workspace, every scope, as the instance admin key */
+            instanceAdmin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description null: has not signed in yet
+             */
+            lastSignInAt: string | null;
+        };
+        UserListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["UserDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        CreateConsoleSessionDto: {
+            /**
+             * @description a project key or the admin key; exchanged for the session cookie and never kept
+             * @example pk_...
+             */
+            key: string;
+        };
+        ConsoleSessionDto: {
+            /** @enum {string} */
+            object: "console.session";
+            /**
+             * @description the kind of key the session stands for
+             * @enum {string}
+             */
+            kind: "project" | "admin";
+            /**
+             * @description the project key's workspace; null for the admin key
+             * @example default
+             */
+            workspace: string | null;
+            /**
+             * @description the project key's project; null for the admin key
+             * @example default
+             */
+            project: string | null;
+            /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
+            /** @description the environments the key may invoke; null: all */
+            environments: string[] | null;
+            /**
+             * Format: date-time
+             * @description when the session ends; null when the caller used a key, not a session
+             */
+            expiresAt: string | null;
+        };
+        ConsoleSessionEndedDto: {
+            /** @enum {string} */
+            object: "console.session.ended";
+            /** @description false when the request carried no live session */
+            ended: boolean;
+        };
         SlugAction: {
             /** @example acme */
             slug: string;
@@ -4389,6 +4781,38 @@ export interface components {
             /** @enum {string} */
             action: "created" | "updated" | "unchanged";
         };
+        GroupAccessAction: {
+            /** @example support-leads */
+            group: string;
+            /**
+             * @description the role given; for `removed`, the role it had
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+            /**
+             * @description removed: made by an earlier apply, no longer in the file
+             * @enum {string}
+             */
+            action: "created" | "updated" | "unchanged" | "removed";
+        };
+        MemberAccessAction: {
+            /** @example ana@example.com */
+            email: string;
+            /**
+             * @description the role given; for `removed`, the role it had
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+            /**
+             * @description removed: made by an earlier apply, no longer in the file
+             * @enum {string}
+             */
+            action: "created" | "updated" | "unchanged" | "removed";
+        };
+        AccessSummary: {
+            groups: components["schemas"]["GroupAccessAction"][];
+            members: components["schemas"]["MemberAccessAction"][];
+        };
         ApplySummaryDto: {
             workspace: components["schemas"]["SlugAction"];
             project: components["schemas"]["SlugAction"];
@@ -4399,6 +4823,8 @@ export interface components {
             graders: components["schemas"]["GraderAction"][];
             datasets: components["schemas"]["DatasetAction"][];
             gates: components["schemas"]["GateAction"][];
+            /** @description the project's roles, when the file has an `access` block */
+            access?: components["schemas"]["AccessSummary"];
             /** @description false when the database already matched the file */
             changed: boolean;
             /** @description things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server */
@@ -5908,47 +6334,6 @@ export interface components {
             arms: components["schemas"]["ArmResultDto"][];
             /** @description per arm other than the control: the error rate, then each feedback score both have, by name */
             verdicts: components["schemas"]["VerdictDto"][];
-        };
-        CreateConsoleSessionDto: {
-            /**
-             * @description a project key or the admin key; exchanged for the session cookie and never kept
-             * @example pk_...
-             */
-            key: string;
-        };
-        ConsoleSessionDto: {
-            /** @enum {string} */
-            object: "console.session";
-            /**
-             * @description the kind of key the session stands for
-             * @enum {string}
-             */
-            kind: "project" | "admin";
-            /**
-             * @description the project key's workspace; null for the admin key
-             * @example default
-             */
-            workspace: string | null;
-            /**
-             * @description the project key's project; null for the admin key
-             * @example default
-             */
-            project: string | null;
-            /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
-            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
-            /** @description the environments the key may invoke; null: all */
-            environments: string[] | null;
-            /**
-             * Format: date-time
-             * @description when the session ends; null when the caller used a key, not a session
-             */
-            expiresAt: string | null;
-        };
-        ConsoleSessionEndedDto: {
-            /** @enum {string} */
-            object: "console.session.ended";
-            /** @description false when the request carried no live session */
-            ended: boolean;
         };
         CreateScimTokenDto: {
             /**
@@ -12206,6 +12591,1520 @@ export interface operations {
             };
         };
     };
+    MembersController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    MembersController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMemberDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    MembersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemovedDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProjectMembersController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProjectMembersController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMemberDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProjectMembersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemovedDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GroupRolesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupRoleListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GroupRolesController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                /** @description the group as the identity provider names it: the groups claim's value (exactly), or a SCIM group's displayName (any case) */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGroupRoleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupRoleDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    GroupRolesController_remove: {
+        parameters: {
+            query?: {
+                project?: string;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+                /** @description the group as the identity provider names it: the groups claim's value (exactly), or a SCIM group's displayName (any case) */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupRoleRemovedDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    InstanceAdminsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    InstanceAdminsController_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    InstanceAdminsController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the user's id, or their e-mail address (any case) */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConsoleSessionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body was not sent as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins from this address or for this key (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ConsoleSessionController_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionEndedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     ApplyController_apply: {
         parameters: {
             query?: never;
@@ -12554,6 +14453,16 @@ export interface operations {
                             [key: string]: number;
                         };
                     }[];
+                    access?: {
+                        /** @description group name → role */
+                        groups?: {
+                            [key: string]: "viewer" | "editor" | "deployer" | "admin";
+                        };
+                        /** @description e-mail address → role */
+                        members?: {
+                            [key: string]: "viewer" | "editor" | "deployer" | "admin";
+                        };
+                    };
                 };
             };
         };
@@ -17266,254 +19175,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_current: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_signIn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateConsoleSessionDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionDto"];
-                };
-            };
-            /** @description Invalid body or parameters */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The body was not sent as `application/json` */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Too many failed sign-ins from this address or for this key (Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @example Thread not found */
-                            message: string;
-                            /** @description what exactly was wrong, when known */
-                            details?: string[];
-                        };
-                    };
-                };
-            };
-            /** @description The database is unavailable; retry after `Retry-After` */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    ConsoleSessionController_signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleSessionEndedDto"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": {
-                        error: string;
-                        message: string;
-                    };
-                };
-            };
-            /** @description The key may not use this endpoint */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example Unauthorized */
-                        error: string;
-                        /** @example Invalid API key */
-                        message: string;
-                    };
-                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
