@@ -38,6 +38,16 @@ describe('console sessions', () => {
     expect(res.headers['x-request-id']).toBeDefined();
   });
 
+  it('without an identity provider, offers key sign-in only, and single sign-on says it is not configured', async () => {
+    const options = await t.http().get('/v2/console/sign-in-options').expect(200);
+    expect(options.body).toEqual({ object: 'console.sign_in_options', oidc: false, keys: true });
+    for (const route of ['/v2/console/oidc/login', '/v2/console/oidc/callback?code=c&state=s']) {
+      const res = await t.http().get(route).expect(302);
+      expect(res.headers.location).toBe('/console/sign-in?signInError=sso_not_configured');
+      expect(String(res.headers['set-cookie'] ?? '')).not.toContain('parley_session');
+    }
+  });
+
   it('exchanges a project key for an HttpOnly, SameSite=Strict cookie stored only as a hash', async () => {
     const session = await signIn(p.key);
     expect(session.body).toEqual({

@@ -114,7 +114,7 @@ describe(`members and roles (${onPostgres ? 'two instances on PostgreSQL' : 'PGl
     const person = await signedIn(userId);
     await a.http().get('/v2/prompts').set(person).expect(200);
     const refused = await a.http().post('/v2/prompts').set(person).send({ slug: 'by-vic', kind: 'prompt' });
-    expect([refused.status, refused.body.message]).toEqual([403, 'This API key lacks the scope this endpoint needs: registry:write']);
+    expect([refused.status, refused.body.message]).toEqual([403, 'Your role here lacks the scope this endpoint needs: registry:write']);
 
     await a.http().put(`${members()}/${userId}`).set(admin).send({ role: 'editor' }).expect(200);
     expect(await membershipRows(userId)).toEqual([{ project: null, role: 'editor', managed_by: 'api' }]);
@@ -203,7 +203,7 @@ describe(`members and roles (${onPostgres ? 'two instances on PostgreSQL' : 'PGl
     // An editor person lacks members:manage.
     const asHire = await signedIn(hired.body.id);
     const lacking = await a.http().get(projectMembers()).set(asHire);
-    expect([lacking.status, lacking.body.message]).toEqual([403, 'This API key lacks the scope this endpoint needs: members:manage']);
+    expect([lacking.status, lacking.body.message]).toEqual([403, 'Your role here lacks the scope this endpoint needs: members:manage']);
   });
 
   it('a user id the workspace does not know is not found; bad roles, users and cursors are 400s', async () => {

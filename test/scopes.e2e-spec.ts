@@ -27,6 +27,10 @@ const PUBLIC = new Set([
   'GET /docs-json',
   'GET /docs-yaml',
   'POST /v2/console/session',
+  // Sign-in with OpenID Connect and the sign-in screen's options (docs/security.md, "Sign-in"): before any session.
+  'GET /v2/console/sign-in-options',
+  'GET /v2/console/oidc/login',
+  'GET /v2/console/oidc/callback',
   // A redirect to the console (docs/console.md), answered before any guard.
   'GET /',
 ]);

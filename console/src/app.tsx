@@ -9,6 +9,7 @@ import { EmptyState, ErrorNote, Loading } from './components/ui';
 import { KeysScreen } from './screens/keys';
 import { LogDetailScreen } from './screens/log-detail';
 import { LogsScreen } from './screens/logs';
+import { ChooseProject, PersonProjectSwitcher } from './screens/people/person-projects';
 import { PromptDetailScreen } from './screens/prompt-detail';
 import { PromptsScreen } from './screens/prompts';
 import { SignInScreen } from './screens/sign-in';
@@ -50,11 +51,14 @@ export function App() {
     );
   }
   const admin = session.data.kind === 'admin';
+  // A person signed in with OpenID Connect picks a project as the admin key does (docs/console.md, "Signing in").
+  const person = session.data.kind === 'user' ? { ...session.data, kind: 'user' as const } : null;
+  const picking = (admin || person !== null) && !scope;
   return (
     <div className="shell">
       <Header />
       <nav className="sidebar" aria-label="Console">
-        {!admin || scope ? (
+        {!picking ? (
           <>
             <NavLink to="/prompts">Prompts</NavLink>
             <NavLink to="/logs">Logs</NavLink>
@@ -66,12 +70,14 @@ export function App() {
             <NavLink to="/members">Members</NavLink>
           </>
         ) : null}
-        <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>
+        {person && !scope ? null : <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>}
         {canAudit ? <NavLink to="/audit">Audit</NavLink> : null}
       </nav>
       <main className="content">
         <Suspense fallback={<Loading />}>
-          {admin && !scope ? (
+          {person && !scope ? (
+            <ChooseProject session={person} />
+          ) : admin && !scope ? (
             // The admin key manages keys and limits as itself; the project screens need a project picked above.
             <Routes>
               <Route path="/keys" element={<KeysScreen />} />
@@ -167,7 +173,12 @@ function Header() {
   return (
     <header className="topbar">
       <span className="brand">Parley</span>
-      {session.kind === 'project' ? (
+      {session.kind === 'user' ? (
+        <>
+          <span className="muted">{session.user?.email}</span>
+          {session.instanceAdmin ? <ProjectSwitcher /> : <PersonProjectSwitcher session={{ ...session, kind: 'user' }} />}
+        </>
+      ) : session.kind === 'project' ? (
         <span className="muted">
           {session.workspace} / {session.project}
         </span>

@@ -25,15 +25,25 @@ export function useSession() {
   });
 }
 
-/** The project the screens work in: a project session's own, or the one an admin session picked. */
+/**
+ * The project the screens work in: a project session's own, the one an admin session picked, or
+ * the one a signed-in person picked among those they hold a role in (any, for an instance admin).
+ */
 export function useProject(): ProjectRef | null {
   const session = useSession().data;
   const acting = useSyncExternalStore(subscribeActingProject, getActingProject);
   if (session?.kind === 'project') return { workspace: session.workspace!, project: session.project! };
-  return session?.kind === 'admin' ? acting : null;
+  if (session?.kind === 'user' && acting && !session.instanceAdmin) {
+    const held = session.projects?.some((p) => p.workspace === acting.workspace && p.project === acting.project);
+    return held ? acting : null;
+  }
+  return session?.kind === 'admin' || session?.kind === 'user' ? acting : null;
 }
 
-/** Switches an admin session to another project: every cached answer was the previous project's. */
+/**
+ * Switches an admin or a person's session to another project: every cached answer was the previous
+ * project's; a person's session is read again, for their role there (and the scopes it gives).
+ */
 export function useSwitchProject() {
   const client = useQueryClient();
   return (next: ProjectRef | null) => {
@@ -41,7 +51,13 @@ export function useSwitchProject() {
     client.removeQueries({
       predicate: (query) => query.queryKey[0] !== 'session' && query.queryKey[0] !== 'workspaces' && query.queryKey[0] !== 'projects',
     });
+    if (client.getQueryData<Session>(['session'])?.kind === 'user') void client.invalidateQueries({ queryKey: ['session'] });
   };
+}
+
+/** How one may sign in here (single sign-on, a key): for the sign-in screen. */
+export function useSignInOptions() {
+  return useQuery({ queryKey: ['sign-in-options'], queryFn: () => unwrap(api.GET('/v2/console/sign-in-options')), staleTime: Infinity });
 }
 
 export function useSignIn() {

@@ -42,8 +42,8 @@ interface RouteRule {
 }
 
 /** The 403 of a key without the route's scope (docs/security.md, "Scopes"); `/v1` re-shapes it to OpenAI's permission error. */
-export const missingScope = (scopes: readonly Scope[]) =>
-  forbidden(`This API key lacks the scope this endpoint needs: ${scopes.join(' or ')}`);
+export const missingScope = (scopes: readonly Scope[], person = false) =>
+  forbidden(`${person ? 'Your role here' : 'This API key'} lacks the scope this endpoint needs: ${scopes.join(' or ')}`);
 
 /**
  * The one global guard. Every route needs a project key unless marked @Public() or @AdminOnly();
@@ -52,6 +52,8 @@ export const missingScope = (scopes: readonly Scope[]) =>
  * on a cookie needs the CSRF header.
  * Then the key (or the session's key) must hold the scope the route declares (@RequireScope): a
  * 403 otherwise. A workspace admin key naming another workspace in the path gets its 404.
+ * A person's session becomes a principal per route (personOf); a @SignedIn() route (who am I,
+ * sign out) admits them with or without a project chosen (admitPerson).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -71,6 +73,7 @@ export class ApiKeyGuard implements CanActivate {
     const found = await this.principalOf(request);
     if (!found) throw invalidApiKey();
     const target = request.headers[PROJECT_HEADER];
+    if (found.access && rule.access === 'signed-in') return this.admitPerson(request, found.access, rule, target);
     const workspaceNamed = request.params?.workspace ?? (rule.access === 'admin' ? workspaceQueryOf(request) : undefined);
     let principal: Principal | null = found.principal ?? (await this.personOf(found.access!, rule.access, target, workspaceNamed));
     // The admin key acts in one project by naming it (docs/console.md, "The admin key in a project").
@@ -80,10 +83,12 @@ export class ApiKeyGuard implements CanActivate {
     }
     if (rule.access === 'instance-admin') {
       if (principal.kind !== 'admin' || principal.workspaceId !== null) throw forbidden("This endpoint needs the instance's admin API key");
-    } else if (rule.access !== 'admin-or-project' && principal.kind !== rule.access) {
+    } else if (rule.access !== 'admin-or-project' && rule.access !== 'signed-in' && principal.kind !== rule.access) {
       throw forbidden(rule.access === 'admin' ? 'This endpoint needs the admin API key' : 'This endpoint needs a project API key');
     }
-    if (rule.scopes !== ANY_SCOPE && (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes))) throw missingScope(rule.scopes);
+    if (rule.scopes !== ANY_SCOPE && (rule.scopes.length === 0 || !grants(principal.scopes, rule.scopes))) {
+      throw missingScope(rule.scopes, principal.user !== undefined);
+    }
     // A workspace admin key reaches its own workspace only: any other is not found, as if it did not exist.
     const workspace = request.params?.workspace;
     if (
@@ -113,6 +118,22 @@ export class ApiKeyGuard implements CanActivate {
       throw forbidden(`A console request that changes something needs the ${CSRF_HEADER} header`);
     }
     return identity && { ...identity, viaSession: true };
+  }
+
+  /**
+   * A person on a @SignedIn() route (who am I, sign out): admitted with or without a project. The
+   * project X-Parley-Project names becomes their principal when they hold a role there; one they
+   * do not is left out rather than refused, so "who am I" still answers (and shows no project).
+   */
+  private async admitPerson(request: RequestWithPrincipal, access: UserAccess, rule: RouteRule, target: unknown): Promise<boolean> {
+    const project = typeof target === 'string' ? await this.keys.projectNamed(target) : null;
+    const here = project && userInProject(access, project);
+    if (rule.scopes !== ANY_SCOPE && !(here && rule.scopes.length > 0 && grants(here.scopes, rule.scopes))) {
+      throw missingScope(rule.scopes, true);
+    }
+    request.person = access;
+    if (here) request.principal = { ...here, viaSession: true };
+    return true;
   }
 
   /**

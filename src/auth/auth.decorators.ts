@@ -2,9 +2,10 @@ import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } 
 import { ApiExtension } from '@nestjs/swagger';
 
 import { Principal, ProjectPrincipal, RequestWithPrincipal } from './principal';
+import type { UserAccess } from './roles';
 import { Scope } from './scopes';
 
-export type Access = 'public' | 'admin' | 'instance-admin' | 'project' | 'admin-or-project';
+export type Access = 'public' | 'admin' | 'instance-admin' | 'project' | 'admin-or-project' | 'signed-in';
 export const ACCESS_KEY = 'parley:access';
 export const SCOPES_KEY = 'parley:scopes';
 
@@ -16,6 +17,11 @@ export const AdminOnly = () => SetMetadata(ACCESS_KEY, 'admin' satisfies Access)
 export const InstanceAdminOnly = () => SetMetadata(ACCESS_KEY, 'instance-admin' satisfies Access);
 /** Either key (apply, export): the handler decides what a project key may reach (its own project only). */
 export const AdminOrProject = () => SetMetadata(ACCESS_KEY, 'admin-or-project' satisfies Access);
+/**
+ * Any key (as @AdminOrProject) or any signed-in person, with or without a project chosen: the
+ * routes about the caller itself (who am I, sign out). Read the caller with @CurrentCaller().
+ */
+export const SignedIn = () => SetMetadata(ACCESS_KEY, 'signed-in' satisfies Access);
 
 /**
  * The scope a key needs for this route (any one of those named). Every route that is not @Public()
@@ -42,4 +48,18 @@ export const CurrentProject = createParamDecorator((_: unknown, ctx: ExecutionCo
   const principal = ctx.switchToHttp().getRequest<RequestWithPrincipal>().principal;
   if (principal?.kind !== 'project') throw new Error('CurrentProject used on a route without project access');
   return principal;
+});
+
+/** Who calls a @SignedIn() route: a key's principal, or a person (with their principal in the project X-Parley-Project names, if any). */
+export interface Caller {
+  /** A key's principal; a person's in the project they chose (X-Parley-Project) when they hold a role there, else null. */
+  principal: Principal | null;
+  /** The signed-in person; null for a key. */
+  person: UserAccess | null;
+}
+
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const request = ctx.switchToHttp().getRequest<RequestWithPrincipal>();
+  if (!request.principal && !request.person) throw new Error('CurrentCaller used on a public route');
+  return { principal: request.principal ?? null, person: request.person ?? null };
 });

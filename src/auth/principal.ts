@@ -1,4 +1,4 @@
-import type { PrincipalUser } from './roles';
+import type { PrincipalUser, UserAccess } from './roles';
 import { grants, Scope } from './scopes';
 
 /**
@@ -46,6 +46,8 @@ export type Principal = ProjectPrincipal | AdminPrincipal;
 
 export interface RequestWithPrincipal {
   principal?: Principal;
+  /** A signed-in person's access, on @SignedIn() routes (where `principal` may be absent: no project chosen). */
+  person?: UserAccess;
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string>;
 }

@@ -5,6 +5,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Valida
 
 import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
+import { parseSignInConfig, SIGN_IN_ENV_NAMES, SignInConfig, SignInConfigProblems } from './sign-in-config';
 
 const ENV_NAMES = [
   'PORT',
@@ -411,8 +412,10 @@ export class AppConfig {
    * server's environment"); a variable not listed here can only be named by the admin key.
    */
   readonly providerKeyBindings: KeyBindings;
+  /** Single sign-on, the key sign-in switch and the instance admins made at sign-in (sign-in-config.ts). */
+  readonly signIn: SignInConfig;
 
-  constructor(env: EnvironmentVariables) {
+  constructor(env: EnvironmentVariables, signIn: SignInConfig = parseSignInConfig({})) {
     this.port = env.PORT ?? 3000;
     this.host = env.HOST ?? '0.0.0.0';
     this.databaseUrl = env.DATABASE_URL;
@@ -454,6 +457,7 @@ export class AppConfig {
     this.metricsToken = env.METRICS_TOKEN;
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);
     this.providerKeyBindings = parseKeyBindings(env.PROVIDER_KEY_BINDINGS, this.providerApiKeyEnvPrefix);
+    this.signIn = signIn;
   }
 
   get embedded(): boolean {
@@ -487,13 +491,18 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.fromEntries(ENV_NAMES.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
   const parsed = plainToInstance(EnvironmentVariables, known);
   const errors = validateSync(parsed, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  let signIn: SignInConfig | undefined;
+  try {
+    signIn = parseSignInConfig(Object.fromEntries(SIGN_IN_ENV_NAMES.map((name) => [name, env[name]])));
+  } catch (err) {
+    if (!(err instanceof SignInConfigProblems)) throw err;
+    lines.push(...err.lines.map((line) => `  ${line}`));
   }
+  if (lines.length > 0 || !signIn) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   let config: AppConfig;
   try {
-    config = new AppConfig(parsed);
+    config = new AppConfig(parsed, signIn);
   } catch (err) {
     throw new ConfigError(`Invalid configuration:\n  PROVIDER_KEY_BINDINGS: ${(err as Error).message}`);
   }

@@ -7,6 +7,7 @@ import {
   Get,
   HttpCode,
   HttpStatus,
+  Injectable,
   Post,
   Req,
   Res,
@@ -15,20 +16,17 @@ import {
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { AdminOrProject, AnyScope, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { AnyScope, Caller, CurrentCaller, Public, SignedIn } from '../auth/auth.decorators';
 import { Principal } from '../auth/principal';
 import { crossSiteRefusal, isJsonContentType, SESSION_COOKIE, sessionTokenOf } from '../auth/session-cookie';
 import { forbidden, resourceError } from '../common/errors';
-import { clientAddressOf } from '../common/http/wire-request';
 import { ApiErrors, RESOURCE_ERROR_SCHEMA } from '../common/swagger/error-responses';
+import { AppConfig } from '../config/app-config';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { clientOf, newSessionCookieOptions, sessionCookieOptions } from './console-cookies';
 import { ConsoleSessionDto, ConsoleSessionEndedDto, CreateConsoleSessionDto } from './console-session.dto';
-import { ConsoleSessionsService, SESSION_TTL_MS } from './console-sessions.service';
-
-/** HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure when the request came over https. */
-function cookieOptions(req: Request) {
-  return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: '/' };
-}
+import { ConsoleSessionsService } from './console-sessions.service';
+import { PersonSessions } from './person-session';
 
 /** Refuses another site's request (docs/security.md, "Console sign-in"); runs before the body is validated. */
 const sameOrigin: CanActivate = {
@@ -51,10 +49,19 @@ const jsonOnly: CanActivate = {
   },
 };
 
-/** The client's address for the sign-in throttle: `req.ip` (X-Forwarded-For from a trusted proxy) when it is an IP, else the socket's. */
-function clientOf(req: Request): string {
-  const ip = clientAddressOf(req.ip) ?? clientAddressOf(req.socket.remoteAddress) ?? 'unknown';
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] ?? ip;
+/** PARLEY_KEY_SIGN_IN=off: the console takes no key (docs/security.md, "Sign-in"); keys keep working for the API. */
+@Injectable()
+export class KeySignInSwitch implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+
+  canActivate(): boolean {
+    if (!this.config.signIn.keySignIn) {
+      throw forbidden(
+        'Signing in to the console with a key is turned off on this server (PARLEY_KEY_SIGN_IN=off): sign in with single sign-on',
+      );
+    }
+    return true;
+  }
 }
 
 function sessionDto(principal: Principal, expiresAt: Date | null): ConsoleSessionDto {
@@ -73,7 +80,11 @@ function sessionDto(principal: Principal, expiresAt: Date | null): ConsoleSessio
 @ApiTags('Console sessions')
 @Controller('v2/console/session')
 export class ConsoleSessionController {
-  constructor(private readonly sessions: ConsoleSessionsService) {}
+  constructor(
+    private readonly sessions: ConsoleSessionsService,
+    private readonly people: PersonSessions,
+    private readonly config: AppConfig,
+  ) {}
 
   // Sign-in makes a new session each time; an Idempotency-Key is checked for its form only (no key, no scope to store under).
   @Idempotent('unscoped')
@@ -85,7 +96,8 @@ export class ConsoleSessionController {
     description:
       'Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. ' +
       'JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; ' +
-      'a session cookie the request carries is revoked (docs/security.md, "Console sign-in").',
+      'a session cookie the request carries is revoked (docs/security.md, "Console sign-in"). ' +
+      'A 403 when the server turned key sign-in off (PARLEY_KEY_SIGN_IN=off).',
   })
   @ApiOkResponse({ type: ConsoleSessionDto })
   @ApiErrors(400, 401, 403)
@@ -95,31 +107,34 @@ export class ConsoleSessionController {
     description: 'Too many failed sign-ins from this address or for this key (Retry-After)',
     schema: RESOURCE_ERROR_SCHEMA,
   })
-  @UseGuards(sameOrigin, jsonOnly)
+  @UseGuards(KeySignInSwitch, sameOrigin, jsonOnly)
   async signIn(
     @Body() dto: CreateConsoleSessionDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ConsoleSessionDto> {
     const session = await this.sessions.start(dto.key, clientOf(req), sessionTokenOf(req.headers));
-    res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), maxAge: SESSION_TTL_MS });
+    res.cookie(SESSION_COOKIE, session.token, newSessionCookieOptions(req, this.secureByPublicUrl));
     return sessionDto(session.principal, session.expiresAt);
   }
 
-  @AdminOrProject()
+  @SignedIn()
   @AnyScope()
   @Get()
   @ApiSecurity('api-key')
   @ApiOperation({
     summary: 'Who the console is signed in as',
-    description: 'With a session cookie, or with a key (then `expiresAt` is null).',
+    description:
+      'With a session cookie, or with a key (then `expiresAt` is null). A person signed in with OpenID Connect is `kind: "user"`, ' +
+      'with or without a project chosen (X-Parley-Project): their user, roles and the projects they may choose (docs/console.md, "Signing in").',
   })
   @ApiOkResponse({ type: ConsoleSessionDto })
-  current(@CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<ConsoleSessionDto> {
-    return this.sessions.expiryOf(sessionTokenOf(req.headers)).then((expiresAt) => sessionDto(principal, expiresAt));
+  async current(@CurrentCaller() caller: Caller, @Req() req: Request): Promise<ConsoleSessionDto> {
+    const expiresAt = await this.sessions.expiryOf(sessionTokenOf(req.headers));
+    return caller.person ? this.people.describe(caller.person, caller.principal, expiresAt) : sessionDto(caller.principal!, expiresAt);
   }
 
-  @AdminOrProject()
+  @SignedIn()
   @AnyScope()
   @Delete()
   @ApiSecurity('api-key')
@@ -134,7 +149,12 @@ export class ConsoleSessionController {
   async signOut(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<ConsoleSessionEndedDto> {
     const token = sessionTokenOf(req.headers);
     const ended = token ? await this.sessions.end(token) : false;
-    res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(req, this.secureByPublicUrl));
     return { object: 'console.session.ended', ended };
+  }
+
+  /** PUBLIC_URL is https: the cookie is Secure even when a proxy does not say the request came over https. */
+  private get secureByPublicUrl(): boolean {
+    return this.config.signIn.publicUrl?.startsWith('https:') ?? false;
   }
 }

@@ -77,11 +77,14 @@ export class SignInThrottle {
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  /** Throws the 429 when the client or the key prefix is over the limit; else returns the attempt's undo. */
-  begin(client: string, secret: string): () => void {
+  /**
+   * Throws the 429 when the client or the key prefix is over the limit; else returns the attempt's
+   * undo. `secret` null (a sign-in with OpenID Connect): the client's limit only.
+   */
+  begin(client: string, secret: string | null): () => void {
     const now = this.clock();
-    const prefix = secret.slice(0, KEY_PREFIX_LENGTH);
-    const wait = Math.max(this.byClient.waitFor(client, now), this.byKey.waitFor(prefix, now));
+    const prefix = secret?.slice(0, KEY_PREFIX_LENGTH) ?? null;
+    const wait = Math.max(this.byClient.waitFor(client, now), prefix === null ? 0 : this.byKey.waitFor(prefix, now));
     if (wait > 0) {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       // The endpoint's `{error: {message}}` shape, with Retry-After.
@@ -91,10 +94,10 @@ export class SignInThrottle {
       });
     }
     this.byClient.add(client, now);
-    this.byKey.add(prefix, now);
+    if (prefix !== null) this.byKey.add(prefix, now);
     return () => {
       this.byClient.remove(client, now);
-      this.byKey.remove(prefix, now);
+      if (prefix !== null) this.byKey.remove(prefix, now);
     };
   }
 }
@@ -160,6 +163,15 @@ export class ConsoleSessionsService implements OnModuleInit {
       expiresAt,
     });
     return { token, principal, expiresAt };
+  }
+
+  /**
+   * A sign-in with OpenID Connect from `client` begins: counted against the same per-address limit
+   * as a key's (the 429 ApiException when over it); call the undo when it succeeds, or failed for
+   * a reason that is not the client's (the provider unreachable).
+   */
+  beginSignInAttempt(client: string): () => void {
+    return this.throttle.begin(client, null);
   }
 
   /**

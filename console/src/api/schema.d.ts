@@ -1249,13 +1249,13 @@ export interface paths {
         };
         /**
          * Who the console is signed in as
-         * @description With a session cookie, or with a key (then `expiresAt` is null).
+         * @description With a session cookie, or with a key (then `expiresAt` is null). A person signed in with OpenID Connect is `kind: "user"`, with or without a project chosen (X-Parley-Project): their user, roles and the projects they may choose (docs/console.md, "Signing in").
          */
         get: operations["ConsoleSessionController_current"];
         put?: never;
         /**
          * Sign in to the console
-         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; a session cookie the request carries is revoked (docs/security.md, "Console sign-in").
+         * @description Exchanges a project key or the admin key for a session cookie (HttpOnly, SameSite=Strict, Secure over https). The key is not kept. JSON only (`Content-Type: application/json`), from the same origin only; failed attempts are throttled per client address and per key; a session cookie the request carries is revoked (docs/security.md, "Console sign-in"). A 403 when the server turned key sign-in off (PARLEY_KEY_SIGN_IN=off).
          */
         post: operations["ConsoleSessionController_signIn"];
         /**
@@ -1263,6 +1263,66 @@ export interface paths {
          * @description Revokes the session on every instance and clears the cookie. Needs the `X-Parley-CSRF` header; refused from another origin.
          */
         delete: operations["ConsoleSessionController_signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/console/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How one may sign in to the console
+         * @description For the sign-in screen: whether single sign-on is configured, and whether a key is accepted (PARLEY_KEY_SIGN_IN).
+         */
+        get: operations["OidcSignInController_options"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/console/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in with the identity provider
+         * @description A redirect to the provider (authorization code flow with PKCE, state and nonce), with a short-lived HttpOnly cookie holding them for the callback. `returnTo`: a path of the console to land on afterwards (others are ignored). A 302 to the console's sign-in screen with `?signInError=` when single sign-on is not configured or the provider cannot be reached.
+         */
+        get: operations["OidcSignInController_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/console/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends people back
+         * @description The redirect URI registered at the provider: `{PUBLIC_URL}/v2/console/oidc/callback`. Checks the answer (state, PKCE, the ID token's issuer, audience, expiry, nonce and signature; a verified e-mail in an allowed domain; an active user with a role), sets the session cookie and redirects to the console; otherwise a 302 to `/console/sign-in?signInError=<code>`.
+         */
+        get: operations["OidcSignInController_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4641,25 +4701,55 @@ export interface components {
              */
             key: string;
         };
+        ConsoleUserDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string | null;
+        };
+        ConsoleMembershipDto: {
+            /** @example default */
+            workspace: string;
+            /**
+             * @description null: the whole workspace
+             * @example default
+             */
+            project: string | null;
+            /** @enum {string} */
+            role: "viewer" | "editor" | "deployer" | "admin";
+        };
+        ConsoleProjectChoiceDto: {
+            /** @example default */
+            workspace: string;
+            /** @example default */
+            project: string;
+            /**
+             * @description the strongest of the roles the person holds there (the project's and its workspace's)
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "deployer" | "admin";
+        };
         ConsoleSessionDto: {
             /** @enum {string} */
             object: "console.session";
             /**
-             * @description the kind of key the session stands for
+             * @description what the session stands for: a project key, an admin key, or a person signed in with OpenID Connect
              * @enum {string}
              */
-            kind: "project" | "admin";
+            kind: "project" | "admin" | "user";
             /**
-             * @description the project key's workspace; null for the admin key
+             * @description the project key's workspace; a person's chosen project's (X-Parley-Project); null for the admin key
              * @example default
              */
             workspace: string | null;
             /**
-             * @description the project key's project; null for the admin key
+             * @description the project key's project; a person's chosen project (X-Parley-Project, when they hold a role there); null for the admin key
              * @example default
              */
             project: string | null;
-            /** @description the key's scopes (docs/security.md, "Scopes"); null: every scope */
+            /** @description the key's scopes (docs/security.md, "Scopes"), or a person's role's in the chosen project; null: every scope (an instance admin) */
             scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
             /** @description the environments the key may invoke; null: all */
             environments: string[] | null;
@@ -4668,12 +4758,38 @@ export interface components {
              * @description when the session ends; null when the caller used a key, not a session
              */
             expiresAt: string | null;
+            /** @description a person: who signed in (absent for a key) */
+            user?: components["schemas"]["ConsoleUserDto"];
+            /** @description a person: whether they are an instance admin (every workspace, every scope) */
+            instanceAdmin?: boolean;
+            /**
+             * @description a person: their role in the chosen project; null without one
+             * @enum {string|null}
+             */
+            role?: "viewer" | "editor" | "deployer" | "admin" | null;
+            /** @description a person: their roles, direct and through their groups (docs/security.md, "Roles") */
+            memberships?: components["schemas"]["ConsoleMembershipDto"][];
+            /** @description a person: the projects they may choose (X-Parley-Project), with their role in each; an instance admin lists them with the admin routes */
+            projects?: components["schemas"]["ConsoleProjectChoiceDto"][];
         };
         ConsoleSessionEndedDto: {
             /** @enum {string} */
             object: "console.session.ended";
             /** @description false when the request carried no live session */
             ended: boolean;
+        };
+        SignInOptionsDto: {
+            /** @enum {string} */
+            object: "console.sign_in_options";
+            /** @description single sign-on with OpenID Connect is configured: GET /v2/console/oidc/login starts it */
+            oidc: boolean;
+            /** @description a key may be exchanged for a session (PARLEY_KEY_SIGN_IN) */
+            keys: boolean;
+            /**
+             * @description the identity provider's name to show (OIDC_PROVIDER_NAME)
+             * @example Okta
+             */
+            providerName?: string;
         };
         SlugAction: {
             /** @example acme */
@@ -14084,6 +14200,117 @@ export interface operations {
                         message: string;
                     };
                 };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OidcSignInController_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptionsDto"];
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OidcSignInController_login: {
+        parameters: {
+            query?: {
+                returnTo?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint, or to `/console/sign-in?signInError=<code>` */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    OidcSignInController_callback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console (signed in), or to `/console/sign-in?signInError=<code>` */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {

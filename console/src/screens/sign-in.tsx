@@ -3,43 +3,69 @@ import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 
 import { ErrorNote } from '../components/ui';
-import { useSignIn } from '../session';
+import { useSignIn, useSignInOptions } from '../session';
+import { signInErrorMessage } from './people/sign-in-errors';
 
-/** The key is sent once and exchanged for an HttpOnly session cookie; the page never stores it. */
+/**
+ * Single sign-on when the server has an identity provider (a link: the server redirects to the
+ * provider and back), and the key form unless the server turned key sign-in off. The key is sent
+ * once and exchanged for an HttpOnly session cookie; the page never stores it.
+ */
 export function SignInScreen() {
   const [key, setKey] = useState('');
   const signIn = useSignIn();
+  const options = useSignInOptions();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = params.get('next');
+  const landing = next && next.startsWith('/') && !next.startsWith('//') && next !== '/sign-in' ? next : null;
+  const refused = params.get('signInError');
+  // Until the server says, offer the key form (an older server has no sign-in options).
+  const keys = options.data?.keys ?? true;
   return (
     <main className="sign-in">
       <h1>Sign in to Parley</h1>
-      <p>
-        Use the project key that Parley printed at its first start (<code>PARLEY_KEY</code>), another project key, or the admin key. It is
-        exchanged for a session; the console does not keep it.
-      </p>
-      <Form
-        onSubmit={(event) => {
-          event.preventDefault();
-          signIn.mutate(key.trim(), {
-            // An admin session starts on the keys screen: the project screens wait for a project to be picked.
-            onSuccess: (session) =>
-              navigate(next && next.startsWith('/') && next !== '/sign-in' ? next : session.kind === 'admin' ? '/keys' : '/prompts', {
-                replace: true,
-              }),
-          });
-        }}
-      >
-        <TextField value={key} onChange={setKey} isRequired autoFocus className="field">
-          <Label>API key</Label>
-          <Input type="password" autoComplete="off" />
-        </TextField>
-        <Button type="submit" className="button" isDisabled={signIn.isPending || key.trim() === ''}>
-          Sign in
-        </Button>
-        <ErrorNote error={signIn.error} />
-      </Form>
+      {refused ? (
+        <p role="alert" className="error">
+          {signInErrorMessage(refused)}
+        </p>
+      ) : null}
+      {options.data?.oidc ? (
+        <p>
+          <a className="button" href={`/v2/console/oidc/login${landing ? `?returnTo=${encodeURIComponent(`/console${landing}`)}` : ''}`}>
+            Sign in with {options.data.providerName ?? 'single sign-on'}
+          </a>
+        </p>
+      ) : null}
+      {keys ? (
+        <>
+          <p>
+            {options.data?.oidc ? 'Or sign in with a key: ' : 'Use '}
+            the project key that Parley printed at its first start (<code>PARLEY_KEY</code>), another project key, or the admin key. It is
+            exchanged for a session; the console does not keep it.
+          </p>
+          <Form
+            onSubmit={(event) => {
+              event.preventDefault();
+              signIn.mutate(key.trim(), {
+                // An admin session starts on the keys screen: the project screens wait for a project to be picked.
+                onSuccess: (session) => navigate(landing ?? (session.kind === 'admin' ? '/keys' : '/prompts'), { replace: true }),
+              });
+            }}
+          >
+            <TextField value={key} onChange={setKey} isRequired autoFocus={!options.data?.oidc} className="field">
+              <Label>API key</Label>
+              <Input type="password" autoComplete="off" />
+            </TextField>
+            <Button type="submit" className="button" isDisabled={signIn.isPending || key.trim() === ''}>
+              Sign in
+            </Button>
+            <ErrorNote error={signIn.error} />
+          </Form>
+        </>
+      ) : (
+        <p className="muted">Signing in with a key is turned off on this server.</p>
+      )}
     </main>
   );
 }
