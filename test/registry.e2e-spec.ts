@@ -21,7 +21,9 @@ describe('registry: prompts, versions, environments, deployments', () => {
       expect(listed.body.object).toBe('list');
       expect(listed.body.data.map((e: { slug: string }) => e.slug)).toEqual(['preview', 'production', 'staging']);
       const created = await t.http().post('/v2/environments').set(as(q)).send({ slug: 'qa' }).expect(200);
-      expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'slug']);
+      expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'protection', 'slug']);
+      // A new environment is unprotected (docs/security.md, "Approvals").
+      expect(created.body.protection).toBeNull();
       await t.http().post('/v2/environments').set(as(q)).send({ slug: 'qa' }).expect(409);
       const bad = await t.http().post('/v2/environments').set(as(q)).send({ slug: 'Not A Slug', extra: 1 }).expect(400);
       expect(bad.body.error.message).toBe('Invalid request body');

@@ -5,6 +5,7 @@ import type { Response } from 'supertest';
 
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { Scope, SCOPES } from '../src/auth/scopes';
+import { PROTECTION_NEEDS_PERSON } from '../src/registry/environments/environment-protection.service';
 import { createProject, TestProject } from './support/factories';
 import { deploy, INVOKE_APP_ENV, invokePath, listen } from './support/invoke-factories';
 import { createTestApp, TEST_ADMIN_KEY, TestApp } from './support/test-app';
@@ -74,6 +75,10 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   // Deploying and rolling back are a scope of their own (docs/security.md, "Roles").
   [/^POST \/v2\/prompts\/:slug\/deployments$/, ['deploy']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
+  // Protected environments (the project's admin role) and their deployment requests (docs/security.md, "Approvals").
+  [/^(PUT|DELETE) \/v2\/environments\/:slug\/protection$/, ['members:manage']],
+  [/^GET \/v2\/deployment-requests(\/:id)?$/, ['registry:read']],
+  [/^POST \/v2\/deployment-requests\/:id\/(approve|reject|cancel)$/, ['deploy']],
   // Evaluations and deploy gates are registry content (docs/evals.md).
   [/^GET \/v2\/(datasets|graders|evals)/, ['registry:read']],
   [/^(POST|PUT|PATCH|DELETE) \/v2\/(datasets|graders|evals)/, ['registry:write']],
@@ -251,6 +256,8 @@ describe('scoped API keys', () => {
       }
       for (const scope of scopes) {
         const allowed = await send(route, await keyFor([scope]));
+        // Past the guard, an environment's protection refuses every project key (docs/security.md, "Approvals").
+        if (allowed.status === 403 && allowed.body.message === PROTECTION_NEEDS_PERSON) continue;
         if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500)
           failures.push(`allowed ${label(route)} with ${scope}: ${allowed.status} ${allowed.text.slice(0, 200)}`);
       }

@@ -27,6 +27,8 @@ const DatasetScreen = lazy(() => import('./screens/evals/dataset-detail').then((
 const GradersScreen = lazy(() => import('./screens/evals/graders').then((m) => ({ default: m.GradersScreen })));
 const RunsScreen = lazy(() => import('./screens/evals/runs').then((m) => ({ default: m.RunsScreen })));
 const RunScreen = lazy(() => import('./screens/evals/run').then((m) => ({ default: m.RunScreen })));
+// Deploys waiting for a second person (docs/console.md, "Approvals"), loaded when first opened.
+const ApprovalsScreen = lazy(() => import('./screens/people/approvals').then((m) => ({ default: m.ApprovalsScreen })));
 // A prompt's split and per-arm results in one environment (docs/console.md, "Splits"), loaded when first opened.
 const SplitScreen = lazy(() => import('./screens/split/split-screen').then((m) => ({ default: m.SplitScreen })));
 const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
@@ -68,6 +70,7 @@ export function App() {
             <NavLink to="/graders">Graders</NavLink>
             <NavLink to="/usage">Usage</NavLink>
             <NavLink to="/members">Members</NavLink>
+            <NavLink to="/approvals">Approvals</NavLink>
           </>
         ) : null}
         {person && !scope ? null : <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>}
@@ -105,6 +108,7 @@ export function App() {
               <Route path="/evals/runs/:id/compare/:baseId" element={<CompareScreen />} />
               <Route path="/usage" element={<UsageScreen />} />
               <Route path="/members" element={<MembersScreen />} />
+              <Route path="/approvals" element={<ApprovalsScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
               <Route path="/audit" element={<AuditScreen />} />
               <Route

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
-import { badRequest } from '../common/errors';
-import { DeploymentsService } from '../registry/deployments/deployments.service';
+import { badRequest, forbidden } from '../common/errors';
+import { Requester } from '../registry/deployments/deployment-requests.repository';
+import { DeploymentRequestsService } from '../registry/deployments/deployment-requests.service';
+import { DeploymentsService, PreparedDeploy } from '../registry/deployments/deployments.service';
 import { StickyBy } from '../registry/deployments/split';
 import { EnvironmentEntity } from '../registry/environments/environment.entity';
 import { PromptEntity } from '../registry/prompts/prompt.entity';
@@ -10,14 +12,32 @@ import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { VersionsService } from '../registry/prompts/versions.service';
 import type { ApplyReferences } from './apply-file.parser';
 import { DeclaredPrompt, DeclaredSplitDeploy, FILE_VERSION, INVALID_FILE } from './apply-file.schema';
-import { DeploymentAction } from './apply-summary';
+import { DeploymentAction, DeploymentRequestAction } from './apply-summary';
 
-/** A prompt's `deploy` entries, applied to the version whose content the file holds. */
+/** Who deploys: whether they hold the deploy scope, and who a protected environment's request names. */
+export interface ApplyDeployer {
+  mayDeploy: boolean;
+  requester: Requester;
+}
+
+/** What a prompt's deploy entries did: deployed (or found current), or held for approval. */
+export interface AppliedDeploys {
+  deployments: DeploymentAction[];
+  requests: DeploymentRequestAction[];
+}
+
+/**
+ * A prompt's `deploy` entries, applied to the version whose content the file holds. An entry that
+ * would change an environment needs the deploy scope; in an environment that requires approval it
+ * becomes a pending deployment request (or finds the identical one pending), and where keys are
+ * barred a key is refused (docs/security.md, "Approvals"; docs/apply.md).
+ */
 @Injectable()
 export class ApplyDeploys {
   constructor(
     private readonly deployments: DeploymentsService,
     private readonly versions: VersionsService,
+    private readonly requests: DeploymentRequestsService,
   ) {}
 
   /** The caller holds the prompt's row lock (PromptsService.lock); every environment exists. */
@@ -26,11 +46,35 @@ export class ApplyDeploys {
     target: { prompt: PromptEntity; version: PromptVersionEntity; index: number; deploy: DeclaredPrompt['deploy'] },
     environments: Map<string, EnvironmentEntity>,
     describe: ApplyReferences['describe'],
-  ): Promise<DeploymentAction[]> {
+    deployer: ApplyDeployer,
+  ): Promise<AppliedDeploys> {
     const { prompt, version } = target;
     const actions: DeploymentAction[] = [];
+    const requests: DeploymentRequestAction[] = [];
+    /** The entry held for approval (recorded in `requests`), or false: deploy it. */
+    const held = async (prepared: Omit<PreparedDeploy, 'changes'>, extra: Partial<DeploymentRequestAction> = {}) => {
+      const changes = await this.deployments.changes(manager, prepared.prompt, prepared.environment, prepared.version, prepared.split);
+      if (!changes) return false;
+      if (!deployer.mayDeploy) {
+        throw forbidden(
+          `Deploying "${prompt.slug}" to "${prepared.environment.slug}" needs the deploy scope (registry:write alone does not deploy)`,
+        );
+      }
+      const hold = await this.requests.holdIfProtected(manager, { ...prepared, changes }, deployer.requester);
+      if (!hold) return false;
+      requests.push({
+        id: hold.request.id,
+        slug: prompt.slug,
+        environment: prepared.environment.slug,
+        version: prepared.version.version,
+        action: hold.created ? 'created' : 'unchanged',
+        ...extra,
+      });
+      return true;
+    };
     for (const [j, entry] of target.deploy.entries()) {
       if (typeof entry === 'string') {
+        if (await held({ prompt, environment: environments.get(entry)!, version, split: null })) continue;
         const { deployment, changed } = await this.deployments.deployLocked(manager, prompt, environments.get(entry)!, version);
         actions.push({
           slug: prompt.slug,
@@ -50,6 +94,7 @@ export class ApplyDeploys {
         guards: entry.guards?.length ? entry.guards : null,
       };
       const environment = environments.get(entry.environment)!;
+      if (await held({ prompt, environment, version: versions[0], split: { ...split, versions } }, { split: split.arms })) continue;
       const { deployment, changed } = await this.deployments.deployLocked(manager, prompt, environment, versions[0], {
         ...split,
         versions,
@@ -66,7 +111,7 @@ export class ApplyDeploys {
         ...(split.guards ? { guards: split.guards } : {}),
       });
     }
-    return actions;
+    return { deployments: actions, requests };
   }
 
   /** Each arm's version; a number that is also the file's version, which another arm names "file", is refused (each version once). */

@@ -122,4 +122,25 @@ describe('formatPath and describeSummary', () => {
       }),
     ).toBe('No changes: a/a already matches the file.');
   });
+
+  it('names the deploys waiting for approval, new or asked before (docs/security.md, "Approvals")', () => {
+    const unchanged = { slug: 'a', action: 'unchanged' as const };
+    const base = { workspace: unchanged, project: unchanged, environments: [], providers: [], prompts: [], deployments: [] };
+    const rest = { graders: [], datasets: [], gates: [] };
+    const id = '01990000-0000-7000-8000-0000000000d1';
+    const request = { id, slug: 'greet', environment: 'production', version: 2 };
+    expect(describeSummary({ ...base, ...rest, deploymentRequests: [{ ...request, action: 'created' }], changed: true })).toBe(
+      ['Applied to a/a:', `  ? greet v2 to production: waiting for approval (deployment request ${id})`].join('\n'),
+    );
+    const split = [
+      { version: 1, weight: 90 },
+      { version: 2, weight: 10 },
+    ];
+    expect(describeSummary({ ...base, ...rest, deploymentRequests: [{ ...request, split, action: 'unchanged' }], changed: false })).toBe(
+      [
+        'No changes to a/a; still waiting for approval:',
+        `  ? greet split v1:90 v2:10 to production: waiting for approval (deployment request ${id}, asked before)`,
+      ].join('\n'),
+    );
+  });
 });

@@ -41,6 +41,18 @@ export class DeploymentAction {
   guards?: SplitGuard[];
 }
 
+/** A deploy entry held for approval in a protected environment (docs/security.md, "Approvals"). */
+export class DeploymentRequestAction {
+  @ApiProperty({ format: 'uuid', description: 'the pending deployment request (GET /v2/deployment-requests/{id})' }) id: string;
+  @ApiProperty({ example: 'summarize' }) slug: string;
+  @ApiProperty({ example: 'production' }) environment: string;
+  @ApiProperty({ example: 2, description: "the version asked for; a split's first arm (its control)" }) version: number;
+  @ApiProperty({ enum: ['created', 'unchanged'], description: 'unchanged: the identical request was pending already' })
+  action: 'created' | 'unchanged';
+  @ApiProperty({ ...openApiSchemaOf(splitSchema), required: false, description: "a split's arms, each with its version number" })
+  split?: SplitArm[];
+}
+
 class GraderAction {
   @ApiProperty({ example: 'mentions-city' }) name: string;
   @ApiProperty({ enum: ['created', 'updated', 'unchanged'] }) action: 'created' | 'updated' | 'unchanged';
@@ -97,6 +109,12 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [ProviderAction] }) providers: ProviderAction[];
   @ApiProperty({ type: [PromptAction] }) prompts: PromptAction[];
   @ApiProperty({ type: [DeploymentAction] }) deployments: DeploymentAction[];
+  @ApiProperty({
+    type: [DeploymentRequestAction],
+    required: false,
+    description: 'deploys to environments that require approval: each waits as a pending deployment request (present when there is one)',
+  })
+  deploymentRequests?: DeploymentRequestAction[];
   @ApiProperty({ type: [GraderAction] }) graders: GraderAction[];
   @ApiProperty({ type: [DatasetAction] }) datasets: DatasetAction[];
   @ApiProperty({ type: [GateAction] }) gates: GateAction[];
@@ -153,7 +171,14 @@ export function describeSummary(s: ApplySummary): string {
       );
     }
   }
+  // Deploys to environments that require approval (docs/security.md, "Approvals").
+  const waiting = (s.deploymentRequests ?? []).map((r) => {
+    const what = r.split ? `split ${r.split.map((arm) => `v${arm.version}:${arm.weight}`).join(' ')}` : `v${r.version}`;
+    const already = r.action === 'unchanged' ? ', asked before' : '';
+    return `  ? ${r.slug} ${what} to ${r.environment}: waiting for approval (deployment request ${r.id}${already})`;
+  });
   const target = `${s.workspace.slug}/${s.project.slug}`;
-  if (!s.changed) return `No changes: ${target} already matches the file.`;
-  return [`Applied to ${target}:`, ...lines].join('\n');
+  if (!s.changed && waiting.length === 0) return `No changes: ${target} already matches the file.`;
+  if (!s.changed) return [`No changes to ${target}; still waiting for approval:`, ...waiting].join('\n');
+  return [`Applied to ${target}:`, ...lines, ...waiting].join('\n');
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import type { Scope } from '../auth/scopes';
 import {
   ApiException,
   badRequest,
@@ -17,6 +16,7 @@ import { LimitSettingsService } from '../limits/limit-settings.service';
 import { fromLimitValuesDto } from '../limits/limits.mapper';
 import { LimitsService } from '../limits/limits.service';
 import { CredentialWriter, ProviderCredentialsService } from '../provider-credentials/provider-credentials.service';
+import { requesterOf } from '../registry/deployments/deployment-requests.mapper';
 import { DeploymentsService } from '../registry/deployments/deployments.service';
 import { DeployGateRefused } from '../registry/environments/environment-gates';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../registry/environments/environments.service';
@@ -28,6 +28,7 @@ import { toOverrideValues } from '../usage/pricing/price-overrides.schema';
 import { PricesService } from '../usage/pricing/prices.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApplyAccess, assertMayApplyAccess } from './apply-access';
+import type { ApplyCaller } from './apply-caller';
 import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals, gateReferenceIssues } from './apply-evals';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
@@ -35,18 +36,8 @@ import { INVALID_FILE } from './apply-file.schema';
 import { deployReferenceIssues } from './apply-splits';
 import { ApplySummary } from './apply-summary';
 
+export type { ApplyCaller };
 export { INVALID_FILE };
-
-/**
- * Who applies: the admin key (any workspace and project, created when missing) or a project key
- * (its own only). `scopes`: the caller's (null: every scope), which an `access` block needs
- * `members:manage` of; absent for the operator (the CLI on the database).
- */
-export type ApplyCaller =
-  /** `workspace`: a workspace admin key, limited to that workspace (others are not found), and not the operator. */
-  | { kind: 'admin'; workspace?: string; mayWriteProviders?: boolean; scopes?: readonly Scope[] | null }
-  /** `mayWriteProviders`: the key holds `providers:write`; without it a file that would change a provider is refused. */
-  | { kind: 'project'; workspaceSlug: string; projectSlug: string; mayWriteProviders: boolean; scopes?: readonly Scope[] | null };
 
 /** What the database holds for the file's project, read once inside the transaction before any write. */
 interface ProjectState {
@@ -241,7 +232,10 @@ export class ApplyService {
       version ??= await this.versions.insertPrepared(manager, prompt, prepared, 'parley apply');
       summary.prompts.push({ slug: prompt.slug, kind: prompt.kind, action, version: version.version });
       const target = { prompt, version, index, deploy: declared.deploy };
-      summary.deployments.push(...(await this.deploys.deploy(manager, target, environments, file.references.describe)));
+      const deployer = { mayDeploy: caller.mayDeploy !== false, requester: caller.requester ?? requesterOf(undefined) };
+      const applied = await this.deploys.deploy(manager, target, environments, file.references.describe, deployer);
+      summary.deployments.push(...applied.deployments);
+      if (applied.requests.length > 0) (summary.deploymentRequests ??= []).push(...applied.requests);
     }
     const warnings = this.unsetApiKeyEnvs(file);
     if (warnings.length > 0) summary.warnings = warnings;
@@ -261,6 +255,7 @@ export class ApplyService {
       ...summary.providers,
       ...summary.prompts,
       ...summary.deployments,
+      ...(summary.deploymentRequests ?? []),
       ...summary.graders,
       ...summary.datasets,
       ...summary.gates,

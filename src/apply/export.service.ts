@@ -15,8 +15,9 @@ import { PromptVersionEntity } from '../registry/prompts/prompt-version.entity';
 import { PromptsService } from '../registry/prompts/prompts.service';
 import { VersionsService } from '../registry/prompts/versions.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { ApplyCaller, assertReachable } from './apply.service';
+import { assertReachable } from './apply.service';
 import { ApplyAccess } from './apply-access';
+import type { ApplyCaller } from './apply-caller';
 import { chooseDeployed, ExportedDeploy, isSplitItem, keyOf } from './export-deploys';
 import { ExportEvals, sortedKeys } from './export-evals';
 

@@ -25,6 +25,7 @@ const RESOURCE_TYPES = [
   'grader',
   'eval_run',
   'settings',
+  'deployment_request',
 ];
 
 /** GET /v2/audit: newest first, filters combine with AND, `after` is the last id of the previous page. */

@@ -24,7 +24,8 @@ export interface AuditChange {
     | 'dataset'
     | 'grader'
     | 'eval_run'
-    | 'settings';
+    | 'settings'
+    | 'deployment_request';
   resourceId: string;
   before?: Record<string, unknown> | null;
   after?: Record<string, unknown> | null;

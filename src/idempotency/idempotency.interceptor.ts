@@ -17,6 +17,7 @@ import { DataSource } from 'typeorm';
 
 import { credentialOf, RequestWithPrincipal } from '../auth/principal';
 import { ApiException, badRequest, resourceError } from '../common/errors';
+import { answerStatusOf } from '../common/http/answer-status';
 import { rawBodyDigest } from '../common/http/json-body';
 import { inputRulesOf } from '../common/validation';
 import { CREATE_TRANSACTION, CreateTransaction, plainTransaction } from './create-transaction';
@@ -88,7 +89,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mismatch: () => resourceError(422, IDEMPOTENCY_MESSAGES.mismatch),
     };
     const holdsSecret = this.reflector.get<boolean | undefined>(IDEMPOTENT_SECRET_ANSWER, context.getHandler()) === true;
-    const outcomeOf = (body: unknown) => this.idempotency.outcomeOf(scope, key, status, body ?? null, holdsSecret);
+    // A body marked with its own status (a 202: common/http/answer-status.ts) is stored, and replayed, with it.
+    const outcomeOf = (body: unknown) => this.idempotency.outcomeOf(scope, key, answerStatusOf(body) ?? status, body ?? null, holdsSecret);
     return from(this.idempotency.claim(scope, key, hash, errors)).pipe(
       mergeMap((claim) => {
         if (claim.type === 'replay') {

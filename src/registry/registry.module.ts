@@ -1,10 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
+import { CryptoModule } from '../common/crypto/crypto.module';
 import { ProviderCredentialsModule } from '../provider-credentials/provider-credentials.module';
 import { RegistryCacheModule } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeploymentEntity } from './deployments/deployment.entity';
+import { DeploymentRequestsController } from './deployments/deployment-requests.controller';
+import { DeploymentRequestsRepository } from './deployments/deployment-requests.repository';
+import { DeploymentRequestsService } from './deployments/deployment-requests.service';
 import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { DeploymentsService } from './deployments/deployments.service';
@@ -21,6 +27,9 @@ import { RegistryService } from './registry.service';
 /**
  * Prompts and assistants, their versions and deployments (environments and provider credentials
  * are modules of their own, re-exported here). Invocation imports this module for RegistryService.
+ * Deployment requests enqueue webhook events through the webhooks' outbox (service and repository,
+ * stateless), not WebhooksModule: that would bring its dispatcher into every process that deploys,
+ * the CLI's included.
  */
 @Module({
   imports: [
@@ -28,8 +37,9 @@ import { RegistryService } from './registry.service';
     EnvironmentsModule,
     ProviderCredentialsModule,
     RegistryCacheModule,
+    CryptoModule,
   ],
-  controllers: [PromptsController, DeploymentsController],
+  controllers: [PromptsController, DeploymentsController, DeploymentRequestsController],
   providers: [
     PromptsRepository,
     VersionsRepository,
@@ -37,10 +47,22 @@ import { RegistryService } from './registry.service';
     PromptsService,
     VersionsService,
     DeploymentsService,
+    DeploymentRequestsRepository,
+    DeploymentRequestsService,
+    WebhooksRepository,
+    WebhooksService,
     RegistryService,
     // One compiled template per version id, shared by every resolution of this process.
     { provide: TemplateCache, useFactory: () => new TemplateCache() },
   ],
-  exports: [RegistryService, PromptsService, VersionsService, DeploymentsService, EnvironmentsModule, ProviderCredentialsModule],
+  exports: [
+    RegistryService,
+    PromptsService,
+    VersionsService,
+    DeploymentsService,
+    DeploymentRequestsService,
+    EnvironmentsModule,
+    ProviderCredentialsModule,
+  ],
 })
 export class RegistryModule {}

@@ -9,8 +9,20 @@ export const RESPONSE_EVENTS = ['response.completed', 'response.failed', 'respon
 /** A split's guard stopped an arm (docs/experiments.md, "Guards"): sent only to webhooks that name it. */
 export const GUARD_TRIPPED_EVENT = 'deployment.guard_tripped';
 
+/**
+ * A deployment request to a protected environment was made, approved, rejected or cancelled
+ * (docs/security.md, "Approvals"); `data` is the request. Sent only to webhooks that name them.
+ */
+export const DEPLOYMENT_REQUEST_EVENTS = [
+  'deployment_request.created',
+  'deployment_request.approved',
+  'deployment_request.rejected',
+  'deployment_request.cancelled',
+] as const;
+export type DeploymentRequestEvent = (typeof DEPLOYMENT_REQUEST_EVENTS)[number];
+
 /** Every event a webhook can subscribe to. */
-export const WEBHOOK_EVENTS = [...RESPONSE_EVENTS, GUARD_TRIPPED_EVENT] as const;
+export const WEBHOOK_EVENTS = [...RESPONSE_EVENTS, GUARD_TRIPPED_EVENT, ...DEPLOYMENT_REQUEST_EVENTS] as const;
 
 export class CreateWebhookDto {
   @Text({
@@ -26,7 +38,7 @@ export class CreateWebhookDto {
     required: false,
     isArray: true,
     enum: WEBHOOK_EVENTS,
-    description: `the events to send (default: the four response events; ${GUARD_TRIPPED_EVENT} only when named)`,
+    description: `the events to send (default: the four response events; ${GUARD_TRIPPED_EVENT} and the deployment_request.* events only when named)`,
   })
   @IsArray()
   @ArrayMinSize(1)

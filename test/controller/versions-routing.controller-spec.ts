@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { AuditLog } from '../../src/audit/audit-log';
 import { ProviderCredentialsService } from '../../src/provider-credentials/provider-credentials.service';
+import { DeploymentRequestsService } from '../../src/registry/deployments/deployment-requests.service';
 import { DeploymentsService } from '../../src/registry/deployments/deployments.service';
 import { PromptsController } from '../../src/registry/prompts/prompts.controller';
 import { PromptsRepository } from '../../src/registry/prompts/prompts.repository';
@@ -68,6 +69,7 @@ describe('controller tier: a version with a routing block', () => {
         { provide: AuditLog, useValue: new Proxy({}, untouched) },
         { provide: RegistryCache, useValue: new Proxy({}, untouched) },
         { provide: DeploymentsService, useValue: new Proxy({}, untouched) },
+        { provide: DeploymentRequestsService, useValue: new Proxy({}, untouched) },
       ],
     });
   });

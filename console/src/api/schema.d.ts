@@ -462,6 +462,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/environments/{slug}/protection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Protect an environment
+         * @description `requireApproval`: a deploy or rollback there by anyone becomes a deployment request that another person with the deploy scope approves. `barKeys`: API keys may not deploy there. Needs the project's admin role (`members:manage`) signed in, or the admin key; a project key is refused (docs/security.md, "Approvals").
+         */
+        put: operations["EnvironmentsController_setProtection"];
+        post?: never;
+        /**
+         * Remove an environment's protection
+         * @description Pending deployment requests stay pending: approve, reject or cancel them.
+         */
+        delete: operations["EnvironmentsController_removeProtection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/prompts": {
         parameters: {
             query?: never;
@@ -559,7 +583,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a version to an environment
-         * @description Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing.
+         * @description Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing. A rollback is a deploy of an older version. In an environment that requires approval the deploy waits instead: 202 with a pending deployment request that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals".
          */
         post: operations["PromptsController_deploy"];
         delete?: never;
@@ -582,6 +606,103 @@ export interface paths {
         get: operations["DeploymentsController_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/deployment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployment requests
+         * @description Newest first; `status=pending` for those waiting for approval. Next page: `after` = `last_id`.
+         */
+        get: operations["DeploymentRequestsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/deployment-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a deployment request */
+        get: operations["DeploymentRequestsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/deployment-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a deployment request
+         * @description Deploys what it asks for, as a direct deploy would (the deploy gate included), in one transaction with the approval. Needs the deploy scope and a person signed in (an API key is refused: 403), not the one who asked (403); the request must still be pending (409). A deploy that fails (400, or the gate's 409) leaves the request pending.
+         */
+        post: operations["DeploymentRequestsController_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/deployment-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a deployment request
+         * @description Nothing is deployed. Needs the deploy scope and a person signed in (an API key is refused: 403), not the one who asked (403); the request must still be pending (409).
+         */
+        post: operations["DeploymentRequestsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/deployment-requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a deployment request
+         * @description By whoever asked (the same person or key; anyone else: 403); the request must still be pending (409).
+         */
+        post: operations["DeploymentRequestsController_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2576,6 +2697,18 @@ export interface components {
             /** @example qa */
             slug: string;
         };
+        EnvironmentProtectionDto: {
+            /**
+             * @description deploys and rollbacks here wait for another person's approval (a deployment request)
+             * @example true
+             */
+            requireApproval: boolean;
+            /**
+             * @description API keys may not deploy here, even with the deploy scope (a person deploys, or asks to)
+             * @example true
+             */
+            barKeys: boolean;
+        };
         EnvironmentDto: {
             /** Format: uuid */
             id: string;
@@ -2583,6 +2716,8 @@ export interface components {
             slug: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description null: unprotected (anyone with the deploy scope deploys at once) */
+            protection: components["schemas"]["EnvironmentProtectionDto"] | null;
         };
         EnvironmentListDto: {
             /** @enum {string} */
@@ -3222,10 +3357,73 @@ export interface components {
                 minCount: number;
             })[] | null;
         };
+        DeploymentRequestActorDto: {
+            /**
+             * @description `user`: a person signed in; `key`: an API key (a project key, or the admin key in the project); `operator`: the CLI on the database
+             * @enum {string}
+             */
+            kind: "user" | "key" | "operator";
+            /**
+             * Format: uuid
+             * @description the person's user id, or the key's id (null: the admin key from the environment, the operator)
+             */
+            id: string | null;
+            /**
+             * @description the person's e-mail, the key's name, or `cli`
+             * @example ana@example.com
+             */
+            name: string;
+        };
+        DeploymentRequestDto: {
+            /** @enum {string} */
+            object: "deployment_request";
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "cancelled";
+            /**
+             * @description the prompt or assistant to deploy
+             * @example summarize
+             */
+            prompt: string;
+            /** @example production */
+            environment: string;
+            /** @description what approving deploys: the deploy's body with the version resolved (a body without `version` asked for the newest then) */
+            request: components["schemas"]["DeployDto"];
+            requestedBy: components["schemas"]["DeploymentRequestActorDto"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description who approved or rejected it (a person), or cancelled it (the requester); null while pending */
+            decidedBy: components["schemas"]["DeploymentRequestActorDto"] | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description the decider's comment */
+            comment: string | null;
+            /**
+             * Format: uuid
+             * @description approved: the deployment it made (or found already current)
+             */
+            deploymentId: string | null;
+        };
         DeploymentListDto: {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["DeploymentDto"][];
+        };
+        DeploymentRequestListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["DeploymentRequestDto"][];
+            has_more: boolean;
+            first_id: string | null;
+            last_id: string | null;
+        };
+        DecideDeploymentRequestDto: {
+            /**
+             * @description why; shown with the request and in the webhook's event
+             * @example Checked the eval run: ship it.
+             */
+            comment?: string;
         };
         CreateProviderCredentialDto: {
             /**
@@ -3968,8 +4166,8 @@ export interface components {
              * @example https://example.com/parley-hooks
              */
             url: string;
-            /** @description the events to send (default: the four response events; deployment.guard_tripped only when named) */
-            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
+            /** @description the events to send (default: the four response events; deployment.guard_tripped and the deployment_request.* events only when named) */
+            events?: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped" | "deployment_request.created" | "deployment_request.approved" | "deployment_request.rejected" | "deployment_request.cancelled")[];
         };
         WebhookCreatedDto: {
             /** Format: uuid */
@@ -3977,7 +4175,7 @@ export interface components {
             /** @enum {string} */
             object: "webhook";
             url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped" | "deployment_request.created" | "deployment_request.approved" | "deployment_request.rejected" | "deployment_request.cancelled")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -3992,7 +4190,7 @@ export interface components {
             /** @enum {string} */
             object: "webhook";
             url: string;
-            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped")[];
+            events: ("response.completed" | "response.failed" | "response.cancelled" | "response.incomplete" | "deployment.guard_tripped" | "deployment_request.created" | "deployment_request.approved" | "deployment_request.rejected" | "deployment_request.cancelled")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -4863,6 +5061,32 @@ export interface components {
                 minCount: number;
             })[];
         };
+        DeploymentRequestAction: {
+            /**
+             * Format: uuid
+             * @description the pending deployment request (GET /v2/deployment-requests/{id})
+             */
+            id: string;
+            /** @example summarize */
+            slug: string;
+            /** @example production */
+            environment: string;
+            /**
+             * @description the version asked for; a split's first arm (its control)
+             * @example 2
+             */
+            version: number;
+            /**
+             * @description unchanged: the identical request was pending already
+             * @enum {string}
+             */
+            action: "created" | "unchanged";
+            /** @description a split's arms, each with its version number */
+            split?: {
+                version: number;
+                weight: number;
+            }[];
+        };
         GraderAction: {
             /** @example mentions-city */
             name: string;
@@ -4936,6 +5160,8 @@ export interface components {
             providers: components["schemas"]["ProviderAction"][];
             prompts: components["schemas"]["PromptAction"][];
             deployments: components["schemas"]["DeploymentAction"][];
+            /** @description deploys to environments that require approval: each waits as a pending deployment request (present when there is one) */
+            deploymentRequests?: components["schemas"]["DeploymentRequestAction"][];
             graders: components["schemas"]["GraderAction"][];
             datasets: components["schemas"]["DatasetAction"][];
             gates: components["schemas"]["GateAction"][];
@@ -5163,7 +5389,7 @@ export interface components {
             /** @example provider.updated */
             action: string;
             /** @enum {string} */
-            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings";
+            resourceType: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings" | "deployment_request";
             resourceId: string;
             /** @description the resource before the change (secrets never included) */
             before: {
@@ -8925,6 +9151,199 @@ export interface operations {
             };
         };
     };
+    EnvironmentsController_setProtection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnvironmentProtectionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    EnvironmentsController_removeProtection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     PromptsController_list: {
         parameters: {
             query?: {
@@ -9609,6 +10028,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentDto"];
                 };
             };
+            /** @description the environment requires approval: nothing is deployed yet; the pending request (the same one again for an identical deploy) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
             /** @description Invalid body or parameters */
             400: {
                 headers: {
@@ -9745,6 +10173,558 @@ export interface operations {
                         message: string;
                     };
                 };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DeploymentRequestsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                after?: string;
+                /** @description only requests in this state, e.g. `pending` */
+                status?: "pending" | "approved" | "rejected" | "cancelled";
+                /** @description only requests to deploy this prompt or assistant */
+                prompt?: string;
+                /** @description only requests for this environment */
+                environment?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestListDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DeploymentRequestsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DeploymentRequestsController_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideDeploymentRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DeploymentRequestsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideDeploymentRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    DeploymentRequestsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideDeploymentRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
@@ -15334,7 +16314,7 @@ export interface operations {
                 after?: string;
                 /** @description `<resource>.<verb>` */
                 action?: string;
-                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings";
+                resourceType?: "prompt" | "version" | "deployment" | "environment" | "provider" | "api_key" | "limits" | "dataset" | "grader" | "eval_run" | "settings" | "deployment_request";
                 /** @description a slug, a name, `slug@version`, `slug@environment` or a key id */
                 resourceId?: string;
                 /** @description the key that made the change */

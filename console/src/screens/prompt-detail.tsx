@@ -7,6 +7,7 @@ import { api, type Schemas, unwrap, type Version } from '../api/client';
 import { Picker } from '../components/fields';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useProject } from '../session';
+import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from './people/deployment-requests';
 import { DeploymentsTable } from './prompt-deployments';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { routingLines } from './routing-draft';
@@ -30,6 +31,7 @@ export function PromptDetailScreen() {
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: promptKey(slug) });
       void client.invalidateQueries({ queryKey: ['prompts'] });
+      void client.invalidateQueries({ queryKey: [REQUESTS_KEY] });
     },
   });
 
@@ -56,6 +58,7 @@ export function PromptDetailScreen() {
         </Link>
       </p>
       <ErrorNote error={deploy.error} />
+      {deploy.data && isDeploymentRequest(deploy.data) ? <WaitingNote request={deploy.data} /> : null}
 
       <section aria-labelledby="live">
         <h2 id="live">Deployments</h2>
@@ -72,6 +75,7 @@ export function PromptDetailScreen() {
         ) : (
           <DeploymentsTable slug={slug} live={live} history={history.data?.data} onDeploy={(body) => deploy.mutate(body)} />
         )}
+        <WaitingForApproval slug={slug} />
       </section>
 
       <section aria-labelledby="versions">

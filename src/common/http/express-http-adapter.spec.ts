@@ -5,6 +5,7 @@ import { Body, Controller, Get, INestApplication, Module, Post, Req } from '@nes
 import { NestFactory } from '@nestjs/core';
 import type { Request } from 'express';
 
+import { answeredWith } from './answer-status';
 import { ExpressHttpAdapter } from './express-http-adapter';
 
 @Controller('probe')
@@ -17,6 +18,12 @@ class ProbeController {
   @Post()
   echo(@Body() body: unknown): unknown {
     return body;
+  }
+
+  /** `{"wait": true}`: answered 202, as a deploy to a protected environment is. */
+  @Post('maybe-later')
+  maybeLater(@Body() body: { wait?: boolean }): unknown {
+    return body.wait ? answeredWith(202, { object: 'request', waiting: true }) : { object: 'done' };
   }
 }
 
@@ -55,5 +62,14 @@ describe('ExpressHttpAdapter', () => {
     expect(posted.status).toBe(201);
     expect(await posted.json()).toEqual({ a: [1, 2] });
     expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+  });
+
+  it("sends a body marked with a status of its own (answeredWith) with it, the mark itself unseen; others keep the route's", async () => {
+    const post = (body: object) =>
+      fetch(`${url}/probe/maybe-later`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const waiting = await post({ wait: true });
+    expect([waiting.status, await waiting.json()]).toEqual([202, { object: 'request', waiting: true }]);
+    const done = await post({});
+    expect([done.status, await done.json()]).toEqual([201, { object: 'done' }]);
   });
 });

@@ -5,6 +5,8 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Application } from 'express';
 
+import { answerStatusOf } from './answer-status';
+
 /**
  * Nest's express adapter with an HTTP server that builds each request and response on express's
  * own prototypes (`app.request`, `app.response`) through node:http's documented `IncomingMessage`
@@ -26,6 +28,11 @@ export class ExpressHttpAdapter extends ExpressAdapter {
     // express keeps them on the app; its typings do not declare them.
     const app = this.getInstance<Application & { request: object; response: object }>();
     this.httpServer = createServer({ IncomingMessage: requestClassOn(app.request), ServerResponse: responseClassOn(app.response) }, app);
+  }
+
+  /** A body marked with a status of its own (answeredWith: a 202) is sent with it instead of the route's. */
+  override reply(response: unknown, body: unknown, statusCode?: number): unknown {
+    return super.reply(response, body, answerStatusOf(body) ?? statusCode);
   }
 }
 

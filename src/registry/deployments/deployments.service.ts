@@ -6,7 +6,6 @@ import { invalidBody, notFound } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
-import { canonicalJson } from '../content/content-hash';
 import { EnvironmentEntity } from '../environments/environment.entity';
 import { DeployGateRefused, EnvironmentGates } from '../environments/environment-gates';
 import { EnvironmentsService } from '../environments/environments.service';
@@ -15,12 +14,25 @@ import { PromptVersionEntity } from '../prompts/prompt-version.entity';
 import { PROMPT_NOT_FOUND, PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
 import { isSlugLike } from '../slugs';
+import { deploymentRowOf, GuardedSplit, sameSplit, splitBodyProblems } from './deploy-body';
 import { DeploymentEntity } from './deployment.entity';
 import { toDeploymentDto } from './deployments.mapper';
 import { DeploymentRow, DeploymentsRepository } from './deployments.repository';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from './dto/deployment.dto';
-import { SplitGuard, storedGuards } from './guards';
-import { DeploymentSplit, SplitArm } from './split';
+import { storedGuards } from './guards';
+import { SplitArm } from './split';
+
+/** A deploy body checked against the database (DeploymentsService.prepare): what it deploys, and whether that changes anything. */
+export interface PreparedDeploy {
+  /** Locked (PromptsService.lock) in the transaction that prepared it. */
+  prompt: PromptEntity;
+  environment: EnvironmentEntity;
+  /** The version, or a split's control. */
+  version: PromptVersionEntity;
+  split: GuardedSplit | null;
+  /** False when the environment already runs exactly this. */
+  changes: boolean;
+}
 
 /** An environment's current deployment as its results read it: a plain one is one arm of weight 1. */
 export interface LiveDeployment {
@@ -52,7 +64,11 @@ export class DeploymentsService {
     private readonly gates: EnvironmentGates,
   ) {}
 
-  /** Deploys `version` (default: the newest); deploying the version already current changes nothing. */
+  /**
+   * Deploys `version` (default: the newest); deploying the version already current changes nothing.
+   * Protection aside: the deploy route goes through DeploymentRequestsService.deploy, which holds a
+   * deploy to a protected environment as a request (docs/security.md, "Approvals").
+   */
   async deploy(
     projectId: string,
     slug: string,
@@ -60,37 +76,62 @@ export class DeploymentsService {
     tx: CreateTransaction = plainTransaction(this.dataSource),
   ): Promise<DeploymentDto> {
     const deployed = await this.recordingRefusals(() =>
-      tx.run(async (manager) => {
-        const prompt = await this.prompts.require(projectId, slug, manager);
-        await this.prompts.lock(manager, prompt);
-        // Re-read under the lock: a version created meanwhile counts as the newest.
-        const locked = await this.prompts.require(projectId, slug, manager);
-        const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
-        const details = splitBodyProblems(dto);
-        const numbers = dto.split ? dto.split.map((arm) => arm.version) : [dto.version ?? locked.lastVersion];
-        const versions: PromptVersionEntity[] = [];
-        for (const [index, number] of numbers.entries()) {
-          const found = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
-          if (found) versions.push(found);
-          else if (dto.split) details.push(`split.${index}.version: "${slug}" has no version ${number}`);
-          else
-            details.push(
-              dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
-            );
-        }
-        if (!environment) details.unshift(`environment: no environment "${dto.environment}" in this project`);
-        if (!environment || details.length > 0) throw invalidBody(details);
-        const split = dto.split
-          ? { arms: dto.split, stickyBy: dto.stickyBy ?? 'thread', rules: dto.rules ?? [], guards: storedGuards(dto.guards) }
-          : null;
-        const version = versions[0];
-        const { deployment, changed } = await this.deployLocked(manager, locked, environment, version, split && { ...split, versions });
-        if (changed) await this.cache.announce(projectId, manager);
-        return toDeploymentDto(this.toRow(deployment, locked, environment, version));
-      }),
+      tx.run(async (manager) => this.write(manager, await this.prepare(manager, projectId, slug, dto))),
     );
     this.cache.invalidateProject(projectId);
     return deployed;
+  }
+
+  /**
+   * A deploy body checked against the database in `manager`'s transaction, under the prompt's row
+   * lock (taken here): what it would deploy, or the 400 naming every problem. Nothing is written;
+   * `write` deploys it (a protected environment's request holds it in between: DeploymentRequestsService).
+   */
+  async prepare(manager: EntityManager, projectId: string, slug: string, dto: DeployDto): Promise<PreparedDeploy> {
+    const prompt = await this.prompts.require(projectId, slug, manager);
+    await this.prompts.lock(manager, prompt);
+    // Re-read under the lock: a version created meanwhile counts as the newest.
+    const locked = await this.prompts.require(projectId, slug, manager);
+    const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
+    const details = splitBodyProblems(dto);
+    const numbers = dto.split ? dto.split.map((arm) => arm.version) : [dto.version ?? locked.lastVersion];
+    const versions: PromptVersionEntity[] = [];
+    for (const [index, number] of numbers.entries()) {
+      const found = number > 0 ? await this.versions.findByNumber(projectId, prompt.id, number, manager) : null;
+      if (found) versions.push(found);
+      else if (dto.split) details.push(`split.${index}.version: "${slug}" has no version ${number}`);
+      else
+        details.push(
+          dto.version === undefined ? `version: "${slug}" has no versions yet` : `version: "${slug}" has no version ${dto.version}`,
+        );
+    }
+    if (!environment) details.unshift(`environment: no environment "${dto.environment}" in this project`);
+    if (!environment || details.length > 0) throw invalidBody(details);
+    const split: GuardedSplit | null = dto.split
+      ? { arms: dto.split, stickyBy: dto.stickyBy ?? 'thread', rules: dto.rules ?? [], guards: storedGuards(dto.guards), versions }
+      : null;
+    const version = versions[0];
+    return { prompt: locked, environment, version, split, changes: await this.changes(manager, locked, environment, version, split) };
+  }
+
+  /** Deploys what `prepare` checked, in the same transaction; the caller invalidates the cache once it commits. */
+  async write(manager: EntityManager, prepared: PreparedDeploy): Promise<DeploymentDto> {
+    const { prompt, environment, version, split } = prepared;
+    const { deployment, changed } = await this.deployLocked(manager, prompt, environment, version, split);
+    if (changed) await this.cache.announce(prompt.projectId, manager);
+    return toDeploymentDto(deploymentRowOf(deployment, prompt, environment, version));
+  }
+
+  /** Whether deploying this would change what the environment runs (deployLocked changes nothing otherwise). */
+  async changes(
+    manager: EntityManager,
+    prompt: PromptEntity,
+    environment: EnvironmentEntity,
+    version: PromptVersionEntity,
+    split: GuardedSplit | null,
+  ): Promise<boolean> {
+    const current = await this.deployments.findCurrent(manager, prompt.projectId, prompt.id, environment.id);
+    return !(current?.versionId === version.id && sameSplit(current, split));
   }
 
   /**
@@ -251,50 +292,4 @@ export class DeploymentsService {
       servedBefore: await this.deployments.servedBefore(projectId, row.prompt_id, row.environment_id),
     };
   }
-
-  private toRow(d: DeploymentEntity, p: PromptEntity, e: EnvironmentEntity, v: PromptVersionEntity): DeploymentRow {
-    return {
-      id: d.id,
-      prompt_id: p.id,
-      slug: p.slug,
-      kind: p.kind,
-      environment: e.slug,
-      version: v.version,
-      version_id: v.id,
-      deployment_version: d.deploymentVersion,
-      deployed_at: d.deployedAt,
-      replaced_at: d.replacedAt,
-      split: d.split,
-      sticky_by: d.stickyBy,
-      split_rules: d.splitRules,
-      guards: d.guards,
-    };
-  }
-}
-
-/** What the body says that does not fit together (each field is valid on its own: the pipe checked it). */
-function splitBodyProblems(dto: DeployDto): string[] {
-  if (!dto.split) {
-    return (['stickyBy', 'rules', 'guards'] as const)
-      .filter((field) => dto[field] !== undefined)
-      .map((field) => `${field}: applies to a split only`);
-  }
-  const problems = dto.version !== undefined ? ['version: send either `version` or `split`, not both'] : [];
-  const arms = new Set(dto.split.map((arm) => arm.version));
-  (dto.rules ?? []).forEach((rule, index) => {
-    if (!arms.has(rule.version)) problems.push(`rules.${index}.version: ${rule.version} is not an arm of the split`);
-  });
-  return problems;
-}
-
-/** A split as deployLocked writes it: its arms' versions (the control's first) and its guards. */
-export type GuardedSplit = DeploymentSplit & { versions: PromptVersionEntity[]; guards?: SplitGuard[] | null };
-
-/** Whether the current deployment already is this split, guards included (or, with none, a plain deployment). */
-function sameSplit(current: DeploymentEntity, split: GuardedSplit | null): boolean {
-  if (!split) return current.split === null;
-  return (
-    canonicalJson([current.split, current.stickyBy, current.splitRules ?? [], current.guards]) ===
-    canonicalJson([split.arms, split.stickyBy, split.rules, split.guards ?? null])
-  );
 }

@@ -13,4 +13,12 @@ export class EnvironmentEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  /** Deploys and rollbacks here wait for a second person's approval (docs/security.md, "Approvals"). */
+  @Column({ name: 'requires_approval', type: 'boolean', default: false })
+  requiresApproval: boolean;
+
+  /** Keys may not deploy here (a person deploys, or asks to). */
+  @Column({ name: 'bars_keys', type: 'boolean', default: false })
+  barsKeys: boolean;
 }

@@ -6,9 +6,10 @@ import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
-import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto } from './environment.dto';
+import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto, EnvironmentProtectionDto } from './environment.dto';
 import { EnvironmentGateDeletedDto, EnvironmentGateDto, PutGateBodyDto } from './environment-gate.dto';
 import { EnvironmentGateService } from './environment-gate.service';
+import { EnvironmentProtectionService } from './environment-protection.service';
 import { EnvironmentsService } from './environments.service';
 
 @ApiTags('Registry: environments')
@@ -19,6 +20,7 @@ export class EnvironmentsController {
   constructor(
     private readonly environments: EnvironmentsService,
     private readonly gates: EnvironmentGateService,
+    private readonly protection: EnvironmentProtectionService,
   ) {}
 
   @Idempotent()
@@ -78,5 +80,34 @@ export class EnvironmentsController {
   @ApiErrors(404)
   removeGate(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<EnvironmentGateDeletedDto> {
     return this.gates.remove(caller.projectId, slug);
+  }
+
+  @RequireScope('members:manage')
+  @Put(':slug/protection')
+  @ApiOperation({
+    summary: 'Protect an environment',
+    description:
+      '`requireApproval`: a deploy or rollback there by anyone becomes a deployment request that another person with the deploy scope approves. `barKeys`: API keys may not deploy there. Needs the project\'s admin role (`members:manage`) signed in, or the admin key; a project key is refused (docs/security.md, "Approvals").',
+  })
+  @ApiOkResponse({ type: EnvironmentDto })
+  @ApiErrors(400, 404)
+  setProtection(
+    @CurrentProject() caller: ProjectPrincipal,
+    @Param('slug') slug: string,
+    @Body() body: EnvironmentProtectionDto,
+  ): Promise<EnvironmentDto> {
+    return this.protection.put(caller, slug, body);
+  }
+
+  @RequireScope('members:manage')
+  @Delete(':slug/protection')
+  @ApiOperation({
+    summary: "Remove an environment's protection",
+    description: 'Pending deployment requests stay pending: approve, reject or cancel them.',
+  })
+  @ApiOkResponse({ type: EnvironmentDto })
+  @ApiErrors(404)
+  removeProtection(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<EnvironmentDto> {
+    return this.protection.remove(caller, slug);
   }
 }

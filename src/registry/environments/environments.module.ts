@@ -5,6 +5,7 @@ import { RegistryCacheModule } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from './environment.entity';
 import { EnvironmentGateService } from './environment-gate.service';
 import { EnvironmentGates } from './environment-gates';
+import { EnvironmentProtectionService } from './environment-protection.service';
 import { EnvironmentsController } from './environments.controller';
 import { EnvironmentsRepository } from './environments.repository';
 import { EnvironmentsService } from './environments.service';
@@ -13,7 +14,7 @@ import { EnvironmentsService } from './environments.service';
 @Module({
   imports: [TypeOrmModule.forFeature([EnvironmentEntity]), RegistryCacheModule],
   controllers: [EnvironmentsController],
-  providers: [EnvironmentsRepository, EnvironmentsService, EnvironmentGates, EnvironmentGateService],
+  providers: [EnvironmentsRepository, EnvironmentsService, EnvironmentGates, EnvironmentGateService, EnvironmentProtectionService],
   exports: [EnvironmentsService, EnvironmentGates],
 })
 export class EnvironmentsModule {}

@@ -21,6 +21,15 @@ export class EnvironmentsRepository {
     return this.repo(manager).findOne({ where: { projectId, slug } });
   }
 
+  /** Locks the environment's row in `manager`'s transaction (a protection change against a concurrent one). */
+  findBySlugForUpdate(manager: EntityManager, projectId: string, slug: string): Promise<EnvironmentEntity | null> {
+    return manager.getRepository(EnvironmentEntity).findOne({ where: { projectId, slug }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async setProtection(manager: EntityManager, projectId: string, id: string, requiresApproval: boolean, barsKeys: boolean): Promise<void> {
+    await manager.getRepository(EnvironmentEntity).update({ projectId, id }, { requiresApproval, barsKeys });
+  }
+
   private repo(manager?: EntityManager): Repository<EnvironmentEntity> {
     return manager ? manager.getRepository(EnvironmentEntity) : this.environments;
   }

@@ -17,6 +17,7 @@ export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({
   id: e.id,
   slug: e.slug,
   createdAt: e.createdAt.toISOString(),
+  protection: e.requiresApproval || e.barsKeys ? { requireApproval: e.requiresApproval, barKeys: e.barsKeys } : null,
 });
 
 @Injectable()
@@ -81,6 +82,13 @@ export class EnvironmentsService {
   }
 
   private entity(projectId: string, slug: string): EnvironmentEntity {
-    return Object.assign(new EnvironmentEntity(), { projectId, id: newId(), slug, createdAt: new Date() });
+    return Object.assign(new EnvironmentEntity(), {
+      projectId,
+      id: newId(),
+      slug,
+      createdAt: new Date(),
+      requiresApproval: false,
+      barsKeys: false,
+    });
   }
 }

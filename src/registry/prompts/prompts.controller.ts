@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { CurrentProject, RequireScope } from '../../auth/auth.decorators';
 import { ProjectPrincipal } from '../../auth/principal';
@@ -7,8 +7,10 @@ import { PageQuery } from '../../common/pagination';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
+import { DeploymentRequestsService } from '../deployments/deployment-requests.service';
 import { DeploymentsService } from '../deployments/deployments.service';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '../deployments/dto/deployment.dto';
+import { DeploymentRequestDto } from '../deployments/dto/deployment-request.dto';
 import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptsService } from './prompts.service';
@@ -23,6 +25,7 @@ export class PromptsController {
     private readonly prompts: PromptsService,
     private readonly versions: VersionsService,
     private readonly deployments: DeploymentsService,
+    private readonly requests: DeploymentRequestsService,
   ) {}
 
   @Idempotent()
@@ -114,17 +117,25 @@ export class PromptsController {
   @ApiOperation({
     summary: 'Deploy a version to an environment',
     description:
-      "Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing.",
+      "Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing. " +
+      'A rollback is a deploy of an older version. In an environment that requires approval the deploy waits instead: 202 with a pending deployment request ' +
+      'that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals".',
   })
   @ApiOkResponse({ type: DeploymentDto })
+  @ApiResponse({
+    status: 202,
+    type: DeploymentRequestDto,
+    description:
+      'the environment requires approval: nothing is deployed yet; the pending request (the same one again for an identical deploy)',
+  })
   @ApiErrors(400, 404)
   deploy(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('slug') slug: string,
     @Body() dto: DeployDto,
     @InCreateTransaction() tx: CreateTransaction,
-  ): Promise<DeploymentDto> {
-    return this.deployments.deploy(caller.projectId, slug, dto, tx);
+  ): Promise<DeploymentDto | DeploymentRequestDto> {
+    return this.requests.deploy(caller, slug, dto, tx);
   }
 
   @RequireScope('registry:read')

@@ -20,6 +20,7 @@ import type { RunRow } from '../../../src/evals/runs/runs.repository';
 import { RunsService } from '../../../src/evals/runs/runs.service';
 import type { CreateTransaction } from '../../../src/idempotency/create-transaction';
 import { EnvironmentGateService } from '../../../src/registry/environments/environment-gate.service';
+import { EnvironmentProtectionService } from '../../../src/registry/environments/environment-protection.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../../../src/registry/environments/environments.service';
 import { Failing, FakeApiKeys, PROJECT_ID, projectPrincipal } from './fakes';
 
@@ -473,12 +474,12 @@ export class FakeEnvironments extends Failing implements Pick<EnvironmentsServic
     this.called('createIn');
     if (this.slugs.has(slug)) throw conflict(`Environment "${slug}" already exists`);
     this.slugs.add(slug);
-    return { id: randomUUID(), slug, createdAt: new Date().toISOString() };
+    return { id: randomUUID(), slug, createdAt: new Date().toISOString(), protection: null };
   }
 
   async list(_projectId: string) {
     this.called('list');
-    return [...this.slugs].sort().map((slug) => ({ id: randomUUID(), slug, createdAt: new Date(0).toISOString() }));
+    return [...this.slugs].sort().map((slug) => ({ id: randomUUID(), slug, createdAt: new Date(0).toISOString(), protection: null }));
   }
 }
 
@@ -557,4 +558,6 @@ export const evalProviders = (fakes: EvalFakes) => [
   { provide: RunsService, useValue: fakes.runs },
   { provide: EnvironmentsService, useValue: fakes.environments },
   { provide: EnvironmentGateService, useValue: fakes.gates },
+  // The protection routes of EnvironmentsController are approvals.controller-spec.ts's.
+  { provide: EnvironmentProtectionService, useValue: {} },
 ];

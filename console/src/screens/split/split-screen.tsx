@@ -6,6 +6,7 @@ import { api, ApiError, unwrap } from '../../api/client';
 import { Picker } from '../../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { useCan } from '../../session';
+import { isDeploymentRequest, REQUESTS_KEY, WaitingNote } from '../people/deployment-requests';
 import { promptKey, useEnvironments, usePrompt, useVersions } from '../prompt-queries';
 import { ArmsTable, Verdicts } from './arms';
 import { SplitForm } from './split-form';
@@ -27,7 +28,7 @@ export function SplitScreen() {
   const prompt = usePrompt(slug);
   const versions = useVersions(slug);
   const environments = useEnvironments();
-  const canDeploy = useCan('registry:write');
+  const canDeploy = useCan('deploy');
   const client = useQueryClient();
   const current = useQuery({
     queryKey: [...promptKey(slug), 'current', environment],
@@ -55,6 +56,7 @@ export function SplitScreen() {
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: promptKey(slug) });
       void client.invalidateQueries({ queryKey: ['prompts'] });
+      void client.invalidateQueries({ queryKey: [REQUESTS_KEY] });
     },
   });
 
@@ -84,7 +86,8 @@ export function SplitScreen() {
         </Link>
       </p>
       <ErrorNote error={deploy.error} />
-      {deploy.isSuccess && !deploy.isPending ? (
+      {deploy.isSuccess && !deploy.isPending && isDeploymentRequest(deploy.data) ? <WaitingNote request={deploy.data} /> : null}
+      {deploy.isSuccess && !deploy.isPending && !isDeploymentRequest(deploy.data) ? (
         <p role="status" className="success">
           Deployed: {environment} now runs{' '}
           {deploy.data.split
@@ -144,7 +147,7 @@ export function SplitScreen() {
         />
       ) : (
         <p className="notice" role="note">
-          This key cannot deploy (it lacks the registry:write scope): the arms and results are read-only.
+          This key cannot deploy (it lacks the deploy scope): the arms and results are read-only.
         </p>
       )}
     </>
