@@ -29,7 +29,7 @@ export const uniqueEmail = (name: string) => `${name}.${randomBytes(4).toString(
 /**
  * A person with roles, signed in to the console: a `users` row and `memberships` inserted by SQL,
  * and a session started through the app's own ConsoleSessionsService.startForUser (as the OpenID
- * Connect callback starts one). A fixture until the members API exists to make them over HTTP.
+ * Connect callback starts one). The sign-in itself is tested through a real provider (oidc-sign-in.e2e-spec.ts).
  */
 export async function signedInPerson(
   t: { app: INestApplication; dataSource: DataSource },
