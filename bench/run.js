@@ -15,6 +15,9 @@
  *   i   (c) plus a `user`, on a prompt of the same content deployed as a 50/50 split sticky by user:
  *       every other call is served by the second arm (issue 42)
  *   j   (c) on a version with a two-target routing block, the first target healthy (issue 43)
+ *   k   (c) through a second Parley on the same database with the OpenTelemetry export on (traces and
+ *       metrics over OTLP/HTTP protobuf, every call sampled, to a loopback receiver: bench/lib/otlp-sink.js),
+ *       compared with (c), whose Parley exports nothing (issue 45)
  *   d   an assistant through Parley, appending to threads: per connection, conversations of 10
  *       calls (the first creates the thread, the next 9 continue it)
  *   e   d streamed; its figure is the time to the first byte of the stream
@@ -133,15 +136,33 @@ async function startServers(databaseUrl, adminKey, secretKey) {
   if (portkey.skipped) log(`(p) Portkey SKIPPED: ${portkey.skipped}`);
   const profileDir = path.join(__dirname, 'profiles');
   if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
+  const parleyEnv = { ...PARLEY_ENV, DATABASE_URL: databaseUrl, PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: secretKey };
   const parley = await startNode('Parley', PARLEY_MAIN, {
-    env: { ...PARLEY_ENV, DATABASE_URL: databaseUrl, PARLEY_ADMIN_KEY: adminKey, PARLEY_SECRET_KEY: secretKey },
+    env: parleyEnv,
     nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
   });
+  // (k): a second instance on the same database, exporting over OTLP to a loopback receiver (started after the first, which migrated).
+  const withOtel = !ONLY || ONLY.includes('k');
+  const otlpSink = withOtel ? await startNode('OTLP receiver', here('otlp-sink.js')) : null;
+  const parleyOtel = withOtel
+    ? await startNode('Parley (OTLP export)', PARLEY_MAIN, {
+        env: { ...parleyEnv, ...otelEnvOf(otlpSink.url) },
+        readyPattern: /(?:listening on |Swagger UI: )(http:\/\/[^\s/]+)/,
+      })
+    : null;
   log(
-    `upstream ${upstream.url}, raw proxy ${rawProxy.url}, bare Nest ${bare.url}${portkey.url ? `, Portkey ${portkey.url}` : ''}, Parley ${parley.url} (pid ${parley.pid})`,
+    `upstream ${upstream.url}, raw proxy ${rawProxy.url}, bare Nest ${bare.url}${portkey.url ? `, Portkey ${portkey.url}` : ''}, Parley ${parley.url} (pid ${parley.pid})${parleyOtel ? `, Parley with OTLP export ${parleyOtel.url} (pid ${parleyOtel.pid}) to ${otlpSink.url}` : ''}`,
   );
-  return { upstream, rawProxy, bare, bareFetch, portkey, parley };
+  return { upstream, rawProxy, bare, bareFetch, portkey, parley, parleyOtel, otlpSink };
+}
+
+/**
+ * Scenario (k)'s export: traces and metrics over OTLP/HTTP protobuf (the defaults), every call
+ * sampled (the default parent-based sampler with no parent), the SDK's default batching (recorded in the report).
+ */
+function otelEnvOf(endpoint) {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_METRIC_EXPORT_INTERVAL: '10000' };
 }
 
 async function main() {
@@ -166,7 +187,16 @@ async function main() {
     upstream: servers.upstream,
     db,
     pids: () =>
-      [servers.upstream, servers.rawProxy, servers.bare, servers.bareFetch, servers.portkey.proc, servers.parley]
+      [
+        servers.upstream,
+        servers.rawProxy,
+        servers.bare,
+        servers.bareFetch,
+        servers.portkey.proc,
+        servers.parley,
+        servers.parleyOtel,
+        servers.otlpSink,
+      ]
         .filter(Boolean)
         .map((p) => p.pid),
     quietBudget: QUIET_BUDGET,
@@ -225,7 +255,7 @@ async function main() {
   }
   // Every call of these makes one request log (f's conversation creates make none).
   parleyAnswered += runs
-    .filter((r) => ['c', 'i', 'j', 'd', 'e', 'g', 'h'].includes(r.scenario))
+    .filter((r) => ['c', 'i', 'j', 'k', 'd', 'e', 'g', 'h'].includes(r.scenario))
     .reduce((n, r) => n + r.warmupRequests + r.requests, 0);
 
   let logStorage = null;
@@ -294,6 +324,7 @@ async function main() {
       connections: CONNECTIONS,
       quick: QUICK,
       parley: { ...PARLEY_ENV, DB_POOL_SIZE: process.env.DB_POOL_SIZE || '10 (default)' },
+      parleyOtlpExport: servers.parleyOtel ? otelEnvOf('<loopback receiver>') : null,
       profile: PROFILE,
     },
     peers: {

@@ -34,6 +34,7 @@ import { RequestLogsModule } from './request-logs/request-logs.module';
 import { ResponsesModule } from './responses/responses.module';
 import { ScimModule } from './scim/scim.module';
 import { SetupModule } from './setup/setup.module';
+import { TelemetryModule } from './telemetry/telemetry.module';
 import { ThreadsModule } from './threads/threads.module';
 import { UsageModule } from './usage/usage.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -46,6 +47,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 @Module({
   imports: [
     ConfigModule,
+    // OpenTelemetry export (docs/observability.md): off, and nothing of the SDK loaded, without an OTLP endpoint.
+    TelemetryModule,
     // The one SchedulerRegistry of the services' periodic work (docs/architecture.md, "House rules").
     ScheduleModule.forRoot(),
     LoggingModule,

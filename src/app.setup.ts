@@ -10,8 +10,10 @@ import { PinoNestLogger } from './logging/app-logger';
 import { BootQuietLogger } from './logging/boot-quiet-logger';
 import { echoRequestId } from './logging/request-id';
 import { requestLogging } from './logging/request-logging';
-import { instrumentHttp } from './metrics/http-metrics.middleware';
+import { instrumentHttp, routeTemplate } from './metrics/http-metrics.middleware';
+import { UNMATCHED_ROUTE } from './metrics/metrics.service';
 import { enrichDocument, TAG_DESCRIPTIONS } from './setup/swagger-document';
+import { Telemetry } from './telemetry/telemetry';
 
 /** What main.ts and the tests both apply to an application, so tests exercise the real wiring. */
 export function configureApp(app: INestApplication): INestApplication {
@@ -26,6 +28,12 @@ export function configureApp(app: INestApplication): INestApplication {
   app.use(echoRequestId);
   const requestLines = requestLogging(logger.pino);
   if (requestLines) app.use(requestLines);
+  // A server span per request while traces are exported (docs/observability.md); nothing is mounted otherwise.
+  const traced = telemetryOf(app).httpMiddleware((req) => {
+    const route = routeTemplate(req as Parameters<typeof routeTemplate>[0]);
+    return route === UNMATCHED_ROUTE ? null : route;
+  });
+  if (traced) app.use(traced);
   // First, so every request is counted, including those the body parser rejects (route "unmatched").
   instrumentHttp(app);
   app.use(jsonBody(config.bodyLimit));
@@ -36,6 +44,15 @@ export function configureApp(app: INestApplication): INestApplication {
   setUpSwagger(app);
   serveConsole(app);
   return app;
+}
+
+/** The application's Telemetry; off in an application without TelemetryModule (the controller tier's, test/controller). */
+function telemetryOf(app: INestApplication): Telemetry {
+  try {
+    return app.get(Telemetry);
+  } catch {
+    return Telemetry.OFF;
+  }
 }
 
 /**

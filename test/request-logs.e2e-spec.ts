@@ -155,6 +155,8 @@ describe('request logs', () => {
         'costUsd',
         'priceRef',
         'cacheHit',
+        'traceId',
+        'traceUrl',
         'attempts',
         'request',
         'response',
@@ -162,7 +164,7 @@ describe('request logs', () => {
       ].sort(),
     );
     // A failed call: no response, no thread messages (test/request-log-detail.e2e-spec.ts has the rest).
-    expect(failed.body).toMatchObject({ response: null, threadMessageIds: [] });
+    expect(failed.body).toMatchObject({ response: null, threadMessageIds: [], traceId: null, traceUrl: null });
     expect(failed.body).toMatchObject({
       promptSlug: 'remote',
       kind: 'prompt',

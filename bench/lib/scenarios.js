@@ -72,7 +72,7 @@ function responsesConversation(turns = 10) {
  * portkey? ({proc, url, headers} or {skipped}), parley }, `setup`: what setUpParley returned.
  */
 function scenariosOf(servers, setup) {
-  const { upstream, rawProxy, bare, bareFetch, portkey, parley } = servers;
+  const { upstream, rawProxy, bare, bareFetch, portkey, parley, parleyOtel } = servers;
   const key = { 'x-api-key': setup.key };
   const bearer = { authorization: `Bearer ${setup.key}` };
   const list = [
@@ -157,6 +157,16 @@ function scenariosOf(servers, setup) {
       serverPid: () => parley.pid,
       servedBy: setup.routed.provider,
       target: { url: `${parley.url}${setup.routed.path}`, headers: key, body: invoke },
+    });
+  // Also beside (c) (issue 45 compares them): the same deployed prompt and request through a Parley
+  // whose OpenTelemetry export is on, to a loopback OTLP receiver.
+  if (parleyOtel)
+    list.push({
+      id: 'k',
+      name: 'Parley deployed prompt, OTLP export on',
+      usesDb: true,
+      serverPid: () => parleyOtel.pid,
+      target: { url: `${parleyOtel.url}${setup.promptPath}`, headers: key, body: invoke },
     });
   list.push(
     {

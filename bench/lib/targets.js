@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The targets of issues 8, 21, 39, 46 and 42 (docs/performance.md), each computed from figures of the same run, and
+ * The targets of issues 8, 21, 39, 46, 42, 43 and 45 (docs/performance.md), each computed from figures of the same run, and
  * the overhead table. A figure taken while other processes used more than `quietPct` % of the
  * machine is flagged "disturbed".
  */
@@ -237,6 +237,19 @@ function targetsOf(runs, { quietPct, logStorage, portkeySkipped }) {
     kind: 'max',
     unit: '×',
     from: [j64, c64],
+  });
+  // Issue 45: the deployed prompt with the OpenTelemetry export on (spans and metrics to a loopback
+  // OTLP receiver) "within 5 %" of the same with it off: (k)'s time per call ÷ (c)'s, at most 1.05.
+  const k64 = find('k', 64);
+  add({
+    issue: 45,
+    id: 'k64-vs-c64',
+    description: '(k) OTLP export on, 64 conns: time per call ÷ (c) export off (req/s of c ÷ req/s of k)',
+    value: ratio(c64, k64),
+    limit: 1.05,
+    kind: 'max',
+    unit: '×',
+    from: [k64, c64],
   });
   return targets;
 }

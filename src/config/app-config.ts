@@ -6,6 +6,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Valida
 import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
 import { parseSignInConfig, SIGN_IN_ENV_NAMES, SignInConfig, SignInConfigProblems } from './sign-in-config';
+import { parseTelemetryConfig, TELEMETRY_OFF, TelemetryConfig } from './otel-config';
 
 const ENV_NAMES = [
   'PORT',
@@ -414,8 +415,10 @@ export class AppConfig {
   readonly providerKeyBindings: KeyBindings;
   /** Single sign-on, the key sign-in switch and the instance admins made at sign-in (sign-in-config.ts). */
   readonly signIn: SignInConfig;
+  /** OpenTelemetry export from the standard OTEL_* variables (otel-config.ts, docs/observability.md). */
+  readonly telemetry: TelemetryConfig;
 
-  constructor(env: EnvironmentVariables, signIn: SignInConfig = parseSignInConfig({})) {
+  constructor(env: EnvironmentVariables, signIn: SignInConfig = parseSignInConfig({}), telemetry: TelemetryConfig = TELEMETRY_OFF) {
     this.port = env.PORT ?? 3000;
     this.host = env.HOST ?? '0.0.0.0';
     this.databaseUrl = env.DATABASE_URL;
@@ -458,6 +461,7 @@ export class AppConfig {
     this.providerAllowedHosts = parseAllowedHosts(env.PROVIDER_ALLOWED_HOSTS);
     this.providerKeyBindings = parseKeyBindings(env.PROVIDER_KEY_BINDINGS, this.providerApiKeyEnvPrefix);
     this.signIn = signIn;
+    this.telemetry = telemetry;
   }
 
   get embedded(): boolean {
@@ -499,10 +503,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     if (!(err instanceof SignInConfigProblems)) throw err;
     lines.push(...err.lines.map((line) => `  ${line}`));
   }
+  const telemetry = parseTelemetryConfig(env);
+  lines.push(...telemetry.problems.map((problem) => `  ${problem}`));
   if (lines.length > 0 || !signIn) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   let config: AppConfig;
   try {
-    config = new AppConfig(parsed, signIn);
+    config = new AppConfig(parsed, signIn, telemetry.config);
   } catch (err) {
     throw new ConfigError(`Invalid configuration:\n  PROVIDER_KEY_BINDINGS: ${(err as Error).message}`);
   }

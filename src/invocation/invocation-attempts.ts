@@ -54,7 +54,8 @@ export class Route {
     readonly routing: ResolvedRouting,
     /** The targets in the order they are tried; each one's request is made when its turn comes. */
     readonly plan: readonly ResolvedRoutingTarget[],
-    private readonly prepared: PreparedInvocation,
+    /** The call (its trace names each attempt's span: invocation-telemetry.ts). */
+    readonly prepared: PreparedInvocation,
     readonly projectId: string,
   ) {}
 

@@ -12,6 +12,7 @@ import { PreparedInvocation, ResolvedTarget } from './invocation.types';
 import { admitOrLog } from './invocation-admission';
 import { InvocationRecorder, InvokeOutcome } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS } from './invocation-replay';
+import { attemptTraceOf, callTraceOf, errorTypeOf } from './invocation-telemetry';
 import { providerFailure } from './invoke-errors';
 
 /** One `/v1/embeddings` call as the core takes it (docs/embeddings.md): no HTTP, no wire format. */
@@ -96,16 +97,20 @@ export class EmbeddingInvocation {
   private async runClaimed(caller: ProjectPrincipal, input: EmbeddingInput, signal?: AbortSignal): Promise<EmbeddingOutcome> {
     const prepared = preparedOf(input);
     const startedAt = new Date();
+    prepared.trace = callTraceOf(caller, prepared, 'embeddings');
     const admission = await this.admit(caller, prepared, startedAt, signal);
     const { type, baseUrl, apiKey } = input.target.provider;
+    const attempt = attemptTraceOf(prepared, input.target.provider, prepared.request, 1);
     let result: EmbeddingResult;
     try {
       result = await this.providers.embed(input.request, { type, baseUrl, apiKey }, { signal });
     } catch (err) {
+      attempt.failed(errorTypeOf(err));
       admission.release();
       throw await this.failed(caller, prepared, err, startedAt);
     }
     const tokens: TokenCounts = { input: result.promptTokens, cacheRead: 0, cacheWrite: 0, reasoning: 0, output: 0 };
+    if (prepared.trace) attempt.succeeded({ tokens, responseModel: result.model });
     const outcome: InvokeOutcome = {
       status: 200,
       error: null,

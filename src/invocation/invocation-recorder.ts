@@ -22,6 +22,7 @@ import { elideHistory } from '../request-logs/thread-range';
 import { CallCost, PricesService } from '../usage/pricing/prices.service';
 import { PreparedInvocation } from './invocation.types';
 import type { Route } from './invocation-attempts';
+import { tracedWrite } from './invocation-telemetry';
 import { threadNotFound } from './invoke-errors';
 import { replyMessage } from './invoke-request';
 import { LiveGradeSampler } from './live-grade-sampler';
@@ -82,17 +83,21 @@ export class InvocationRecorder {
     const rows = completion && prepared.input.recordRows ? prepared.input.recordRows(completion) : null;
     if (!completion || (!prepared.threadId && !also && !rows)) {
       this.observe(log, caller);
-      await this.requestLogs.record(log);
+      await tracedWrite(prepared.trace?.durableWrite(false), this.requestLogs.record(log));
       this.liveGrades.consider(caller, prepared.input.target, log);
       return;
     }
     try {
-      await this.turns.write({
-        log,
-        thread: prepared.threadId ? this.threadOf(caller, prepared, prepared.threadId, log, completion) : null,
-        also,
-        rows,
-      });
+      const written = prepared.trace?.durableWrite(true);
+      await tracedWrite(
+        written,
+        this.turns.write({
+          log,
+          thread: prepared.threadId ? this.threadOf(caller, prepared, prepared.threadId, log, completion) : null,
+          also,
+          rows,
+        }),
+      );
     } catch (err) {
       // The thread was deleted after the history was read: nothing was written for this call.
       if (!(err instanceof ApiException && err.getStatus() === 404)) throw err;
@@ -163,9 +168,9 @@ export class InvocationRecorder {
         await this.costOf(caller, prepared, outcome),
       );
       this.observe(log, caller);
-      await this.requestLogs
-        .record(log)
-        .catch((err) => this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`));
+      await tracedWrite(prepared.trace?.durableWrite(false), this.requestLogs.record(log)).catch((err) =>
+        this.logger.error(`could not record request log ${log.id}: ${(err as Error).message}`),
+      );
     } catch (err) {
       this.logger.error(`could not record a failed call: ${(err as Error).message}`);
     }
@@ -242,6 +247,8 @@ export class InvocationRecorder {
       projectId: caller.projectId,
       id: prepared.logId,
       requestId: request.requestId ?? null,
+      // The caller's trace (its traceparent), or Parley's own while the export is on (docs/observability.md).
+      traceId: request.telemetry?.traceId ?? null,
       apiKeyId: caller.keyId,
       threadId,
       promptId: deployment?.promptId ?? null,

@@ -4,9 +4,11 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiException, isDatabaseUnavailable } from '../common/errors';
 import type { Admission } from '../limits/limits.service';
 import { ChatCompletion, ChatCompletionChunk, CompletionAssembler, ProviderStream, TokenCounts } from '../providers';
+import { type AttemptTrace, NO_ATTEMPT } from '../telemetry/request-trace';
 import { PreparedInvocation, StreamResult } from './invocation.types';
 import type { Route } from './invocation-attempts';
 import { InvocationRecorder } from './invocation-recorder';
+import { errorTypeOf } from './invocation-telemetry';
 import { storeFailure } from './invoke-errors';
 import type { OpenedStream } from './routed-calls';
 
@@ -27,6 +29,10 @@ export class InvocationStreamRun {
   private ended = false;
   /** A routed call's route (docs/routing.md): its serving target's stream was opened by RoutedCalls.openStream. */
   private route: Route | undefined;
+  /** The serving attempt's trace (docs/observability.md), ended with the stream. */
+  private attempt: AttemptTrace = NO_ATTEMPT;
+  /** The assembled reply, made once the chunks ended (for the attempt's span, then for the log). */
+  private completion: ChatCompletion | undefined;
 
   constructor(
     private readonly caller: ProjectPrincipal,
@@ -40,7 +46,8 @@ export class InvocationStreamRun {
   ) {}
 
   /** `open` starts the provider call; anything it throws before the first chunk is the call's failure. */
-  async start(open: () => ProviderStream): Promise<StreamResult> {
+  async start(open: () => ProviderStream, attempt: AttemptTrace = NO_ATTEMPT): Promise<StreamResult> {
+    this.attempt = attempt;
     let stream: ProviderStream;
     let chunks: AsyncIterator<ChatCompletionChunk>;
     let first: IteratorResult<ChatCompletionChunk>;
@@ -49,8 +56,10 @@ export class InvocationStreamRun {
       chunks = stream[Symbol.asyncIterator]();
       first = await chunks.next();
     } catch (err) {
+      attempt.failed(errorTypeOf(err));
       throw await this.failed(err, null);
     }
+    attempt.firstChunk();
     return this.result(stream, chunks, first);
   }
 
@@ -66,6 +75,7 @@ export class InvocationStreamRun {
     } catch (err) {
       throw await this.failed(err, null);
     }
+    this.attempt = opened.attempt;
     return this.result(opened.stream, opened.chunks, opened.first, opened.head);
   }
 
@@ -106,18 +116,28 @@ export class InvocationStreamRun {
         yield next.value;
       }
       this.ended = true;
+      if (this.attempt !== NO_ATTEMPT)
+        this.attempt.succeeded({ completion: this.completionOf(stream), tokens: stream.tokens, usage: stream.usage });
     } catch (err) {
+      this.attempt.failed(errorTypeOf(err), { tokens: stream.tokens });
       throw await this.failed(err, ttftMs, { tokens: stream.tokens });
     } finally {
       // The transport stopped reading (client gone): the call no longer counts as running.
-      if (!this.ended) this.admission.release();
+      if (!this.ended) {
+        this.attempt.failed('client_closed', { tokens: stream.tokens });
+        this.admission.release();
+      }
     }
+  }
+
+  private completionOf(stream: ProviderStream): ChatCompletion {
+    return (this.completion ??= this.assembler.completion(stream.usage));
   }
 
   /** Records the log and the thread turns; throws when the reply could not be stored (404 thread gone, 503 database down). */
   private async finish(stream: ProviderStream, ttftMs: number): Promise<ChatCompletion> {
     if (!this.ended) throw new Error('finish() called before the stream ended');
-    const completion = this.assembler.completion(stream.usage);
+    const completion = this.completionOf(stream);
     try {
       await this.recorder.recordSuccess(this.caller, this.prepared, {
         status: 200,

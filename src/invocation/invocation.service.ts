@@ -22,6 +22,7 @@ import { recordedFailure } from './invocation-failure';
 import { InvocationRecorder } from './invocation-recorder';
 import { INVOKE_IDEMPOTENCY_ERRORS, replayOutcome } from './invocation-replay';
 import { InvocationStreamRun } from './invocation-stream';
+import { attemptTraceOf, callTraceOf, tracedCall } from './invocation-telemetry';
 import {
   environmentRefused,
   providerFailure,
@@ -202,6 +203,7 @@ export class InvocationService {
   /** The call itself, once an Idempotency-Key (if any) is this request's. */
   private async runClaimed(caller: ProjectPrincipal, prepared: PreparedInvocation, signal?: AbortSignal): Promise<InvocationResult> {
     const startedAt = new Date();
+    prepared.trace = callTraceOf(caller, prepared, 'chat');
     if (prepared.refusal) await this.refuse(caller, prepared, prepared.refusal, startedAt);
     if (prepared.input.strictParams) this.refuseUnsupported(prepared);
     const admission = await this.admit(caller, prepared, startedAt, signal);
@@ -226,9 +228,13 @@ export class InvocationService {
       const run = new InvocationStreamRun(caller, prepared, startedAt, this.recorder, admission, failed, () =>
         shares.turn(caller.projectId),
       );
+      const provider = prepared.input.target.provider;
       const opened = route
         ? await run.startRouted(route, () => this.routed.openStream(route, doNotRecord, signal))
-        : await run.start(() => this.providers.stream(prepared.request, credentialsOf(prepared.input.target.provider), { signal }));
+        : await run.start(
+            () => this.providers.stream(prepared.request, credentialsOf(provider), { signal }),
+            attemptTraceOf(prepared, provider, prepared.request, 1),
+          );
       const streamed = this.cache.storing(cached, opened);
       if (!key) return streamed;
       // The reply could not be stored: nothing was appended, so a retry with the key may run again.
@@ -241,9 +247,13 @@ export class InvocationService {
     }
     let result;
     try {
+      const provider = prepared.input.target.provider;
       result = route
         ? await this.routed.complete(route, doNotRecord, signal)
-        : await this.providers.complete(prepared.request, credentialsOf(prepared.input.target.provider), { signal });
+        : await tracedCall(
+            attemptTraceOf(prepared, provider, prepared.request, 1),
+            this.providers.complete(prepared.request, credentialsOf(provider), { signal }),
+          );
     } catch (err) {
       admission.release();
       throw await recordedFailure(this.recorder, caller, prepared, err, startedAt, null);

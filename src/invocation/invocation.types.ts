@@ -12,6 +12,7 @@ import type { WireLogFields } from '../common/http/wire-request';
 import type { ChatCompletion, ChatCompletionChunk, ProviderRequest } from '../providers';
 import type { PromptKind, ResolvedDeployment, ResolvedProvider } from '../registry/resolved-deployment';
 import type { SentHistory } from '../request-logs/thread-range';
+import type { CallTrace } from '../telemetry/request-trace';
 import type { CompiledTemplate } from '../templates';
 import type { Route } from './invocation-attempts';
 
@@ -117,6 +118,8 @@ export interface PreparedInvocation {
   refusal?: ApiException;
   /** Set by `run` for a routed call (docs/routing.md): its targets and attempts; `current` is the one that served or failed last. */
   route?: Route;
+  /** Set by `run` while the OpenTelemetry export is on (invocation-telemetry.ts): the call's spans and metrics. */
+  trace?: CallTrace;
 }
 
 export interface CompletionResult {

@@ -16,8 +16,10 @@ import { httpStatusFor } from '../providers';
 import { planAttempts } from '../routing/attempt-planner';
 import { fallbackReasonOf, FirstTokenTimeout } from '../routing/fallback';
 import { TargetHealth, TargetRef } from '../routing/target-health';
+import type { AttemptTrace } from '../telemetry/request-trace';
 import type { PreparedInvocation } from './invocation.types';
 import { AttemptRecord, credentialsOf, isContentChunk, Route } from './invocation-attempts';
+import { attemptTraceOf, errorTypeOf } from './invocation-telemetry';
 
 /** A routed stream read up to its first content event (or its end): what InvocationStreamRun goes on with. */
 export interface OpenedStream {
@@ -27,6 +29,8 @@ export interface OpenedStream {
   head: ChatCompletionChunk[];
   /** The first content event, or the end of a stream that had none. */
   first: IteratorResult<ChatCompletionChunk>;
+  /** The serving attempt's trace, ended by InvocationStreamRun with the stream. */
+  attempt: AttemptTrace;
 }
 
 /**
@@ -74,11 +78,14 @@ export class RoutedCalls {
     for (;;) {
       if (!this.claim(route)) continue;
       const target = route.current;
+      const attempt = attemptTraceOf(route.prepared, target.provider, target.request, route.attempts);
       try {
         const result = await this.providers.complete(target.request, credentialsOf(target.provider), this.optionsOf(route, signal));
         this.health.record(this.refOf(route), { ok: true, latencyMs: Date.now() - route.attemptStartedAt });
+        attempt.succeeded(result);
         return result;
       } catch (err) {
+        attempt.failed(errorTypeOf(err));
         if (!this.fellBack(route, err, doNotRecord)) throw err;
       }
     }
@@ -93,6 +100,7 @@ export class RoutedCalls {
     for (;;) {
       if (!this.claim(route)) continue;
       const target = route.current;
+      const attempt = attemptTraceOf(route.prepared, target.provider, target.request, route.attempts);
       // Per attempt, so an abandoned target's request can be aborted without the caller's.
       const abort = new AbortController();
       const forward = () => abort.abort();
@@ -110,7 +118,8 @@ export class RoutedCalls {
           if (next.done || isContentChunk(next.value)) {
             route.ttftMs = Date.now() - route.attemptStartedAt;
             this.health.record(this.refOf(route), { ok: true, latencyMs: route.ttftMs });
-            return { stream, chunks, head, first: next };
+            attempt.firstChunk();
+            return { stream, chunks, head, first: next, attempt };
           }
           head.push(next.value);
         }
@@ -118,6 +127,7 @@ export class RoutedCalls {
         signal?.removeEventListener('abort', forward);
         // Abandoned: whatever the upstream still sends is not read.
         abort.abort();
+        attempt.failed(errorTypeOf(err), { tokens: stream?.tokens });
         if (!this.fellBack(route, err, doNotRecord, stream?.tokens)) throw err;
       }
     }

@@ -7,6 +7,7 @@ export interface LogFilters {
   keyId?: string;
   threadId?: string;
   requestId?: string;
+  traceId?: string;
   status?: { exact: number } | { success: boolean };
   from?: Date;
   to?: Date;
@@ -42,6 +43,7 @@ export function filterConditions(a: string, filters: LogFilters): SqlConditions 
   if (filters.keyId !== undefined) add(`${a}.api_key_id = :keyId`, { keyId: filters.keyId });
   if (filters.threadId !== undefined) add(`${a}.thread_id = :threadId`, { threadId: filters.threadId });
   if (filters.requestId !== undefined) add(`${a}.request_id = :requestId`, { requestId: filters.requestId });
+  if (filters.traceId !== undefined) add(`${a}.trace_id = :traceId`, { traceId: filters.traceId });
   if (filters.status && 'exact' in filters.status) add(`${a}.status = :status`, { status: filters.status.exact });
   if (filters.status && 'success' in filters.status) {
     add(filters.status.success ? `${a}.status BETWEEN 200 AND 299` : `${a}.status NOT BETWEEN 200 AND 299`, {}, false);

@@ -30,6 +30,8 @@ export class RequestLogEntity {
   @Column({ name: 'request_ip', type: 'varchar', nullable: true }) requestIp: string | null;
   /** The call's X-Request-Id (GET /v2/logs?requestId=). */
   @Column({ name: 'request_id', type: 'varchar', nullable: true }) requestId: string | null;
+  /** The W3C trace the call belongs to (32 hex digits): the caller's traceparent's, or Parley's own span's (docs/observability.md). */
+  @Column({ name: 'trace_id', type: 'varchar', nullable: true }) traceId: string | null;
   @Column({ type: 'boolean' }) stream: boolean;
   @Column({ name: 'do_not_record', type: 'boolean' }) doNotRecord: boolean;
   @Column({ type: 'jsonb' }) metadata: Record<string, string | number>;

@@ -53,7 +53,12 @@ export function toRequestLogObject(log: RequestLogEntity, caller: ProjectPrincip
   };
 }
 
-export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal): RequestLogDto {
+/** A trace viewer's link: PARLEY_TRACE_URL_TEMPLATE with the log's trace id, or null without either. */
+export function traceUrlOf(traceId: string | null, template: string | null): string | null {
+  return traceId && template ? template.split('{traceId}').join(traceId) : null;
+}
+
+export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal, traceUrlTemplate: string | null = null): RequestLogDto {
   return {
     ...toRequestLogObject(log, caller),
     kind: log.kind,
@@ -79,6 +84,8 @@ export function toRequestLogDto(log: RequestLogEntity, caller: ProjectPrincipal)
     priceRef: log.priceRef,
     // A log built in memory without it (an embedding call's) is no hit.
     cacheHit: log.cacheHit ?? false,
+    traceId: log.traceId ?? null,
+    traceUrl: traceUrlOf(log.traceId ?? null, traceUrlTemplate),
   };
 }
 
@@ -88,9 +95,10 @@ export function toRequestLogDetailDto(
   caller: ProjectPrincipal,
   providerRequest: Record<string, unknown> | null,
   threadMessageIds: string[],
+  traceUrlTemplate: string | null = null,
 ): RequestLogDetailDto {
   return {
-    ...toRequestLogDto(log, caller),
+    ...toRequestLogDto(log, caller, traceUrlTemplate),
     request: providerRequest,
     response: log.providerResponse,
     threadMessageIds,

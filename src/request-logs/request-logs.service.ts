@@ -6,6 +6,7 @@ import { badRequest, notFound } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { pageLimit, toPage } from '../common/pagination';
 import { isSlugLike } from '../common/validation';
+import { AppConfig } from '../config/app-config';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogEntity } from './request-log.entity';
@@ -19,12 +20,17 @@ import { restoreHistory } from './thread-range';
 @Injectable()
 export class RequestLogsService {
   private readonly logger = new Logger('RequestLogs');
+  /** PARLEY_TRACE_URL_TEMPLATE: each log's `traceUrl` (docs/observability.md). */
+  private readonly traceUrlTemplate: string | null;
 
   constructor(
     private readonly logs: RequestLogsRepository,
     private readonly writer: RequestLogWriter,
     private readonly threadMessages: ThreadMessagesSource,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.traceUrlTemplate = config.telemetry.traceUrlTemplate;
+  }
 
   /**
    * Resolves once the log is committed: in the caller's transaction when `manager` is given (an
@@ -55,7 +61,7 @@ export class RequestLogsService {
     return {
       object: 'list',
       ...toPage(
-        rows.map((row) => toRequestLogDto(row, caller)),
+        rows.map((row) => toRequestLogDto(row, caller, this.traceUrlTemplate)),
         limit,
       ),
     };
@@ -67,7 +73,7 @@ export class RequestLogsService {
     const request = await this.providerRequestOf(log);
     const messageIds =
       log.threadId && log.kind === 'assistant' ? await this.threadMessages.messageIdsOfLog(log.projectId, log.threadId, log.id) : [];
-    return toRequestLogDetailDto(log, caller, request, messageIds);
+    return toRequestLogDetailDto(log, caller, request, messageIds, this.traceUrlTemplate);
   }
 
   /** One log of the project as stored (what an evaluation dataset copies from it), or null. */
@@ -117,6 +123,7 @@ export class RequestLogsService {
       keyId: query.keyId,
       threadId: query.threadId,
       requestId: query.requestId,
+      traceId: query.traceId?.toLowerCase(),
       status,
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,

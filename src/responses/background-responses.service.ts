@@ -25,6 +25,17 @@ import { badParam } from './responses-request';
 
 /** What the job's invocation reads of the headers: Parley's options, the request id and the trace context. */
 const HEADERS_KEPT = /^(x-parley-|x-langtail-|x-request-id$|traceparent$|tracestate$)/;
+/**
+ * The headers stored with the job. While traces are exported, its traceparent is this request's
+ * server span, so the job's spans join the request's trace (docs/observability.md, "Spans").
+ */
+function keptHeaders(request: WireRequest): Record<string, string> {
+  const kept = Object.fromEntries(
+    Object.entries(request.headers).filter(([name, value]) => HEADERS_KEPT.test(name) && typeof value === 'string'),
+  ) as Record<string, string>;
+  const traceparent = request.telemetry.carried();
+  return traceparent ? { ...kept, traceparent } : kept;
+}
 /** Errors of an Idempotency-Key that cannot run, in OpenAI's shape. */
 const IDEMPOTENCY_ERRORS = {
   inFlight: () => openaiError(409, IDEMPOTENCY_MESSAGES.inFlight, { param: 'Idempotency-Key' }),
@@ -90,9 +101,7 @@ export class BackgroundResponsesService {
     const stored: StoredRequest = {
       caller,
       body: request.body as Record<string, unknown>,
-      headers: Object.fromEntries(
-        Object.entries(request.headers).filter(([name, value]) => HEADERS_KEPT.test(name) && typeof value === 'string'),
-      ) as Record<string, string>,
+      headers: keptHeaders(request),
       url: request.url,
       ip: request.ip ?? null,
       createdAt: plan.base.created_at,

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -6,6 +6,7 @@ import { wireRequestOf } from '../common/http/wire-request';
 import { startPeriodic, stopPeriodic } from '../common/periodic';
 import { AppConfig } from '../config/app-config';
 import { holdLease, JobWakeLoop } from '../jobs/job-wake-loop';
+import { Telemetry } from '../telemetry/telemetry';
 import { ResponsesBodyDto } from './dto/responses-body.dto';
 import { ResponseEventStore } from './response-event-store';
 import { ClaimedJob, ResponseJobsRepository } from './response-jobs.repository';
@@ -45,6 +46,7 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     private readonly signals: ResponseSignals,
     private readonly config: AppConfig,
     private readonly schedule: SchedulerRegistry,
+    @Optional() private readonly telemetry: Telemetry = Telemetry.OFF,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -100,10 +102,15 @@ export class ResponseJobWorker implements OnApplicationBootstrap, OnModuleDestro
     const release = holdLease(() => this.jobs.renew(null, job.projectId, job.id, this.runner.owner, leaseMs), leaseMs);
     try {
       // The stored body went through the same check as the request's (ResponsesBodyDto) when it was queued.
-      const plan = await this.responses.plan(caller, wireRequestOf({ body, headers, url, ip }), ResponsesBodyDto.parse(body), {
-        uuid: job.id,
-        createdAt,
-      });
+      const plan = await this.responses.plan(
+        caller,
+        wireRequestOf({ body, headers, url, ip, telemetry: this.telemetry.traceOfHeaders(headers) }),
+        ResponsesBodyDto.parse(body),
+        {
+          uuid: job.id,
+          createdAt,
+        },
+      );
       if (!(await this.states.start(job.projectId, job.id))) {
         await this.endHeld(job, null); // cancelled while queued
         return;

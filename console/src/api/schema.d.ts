@@ -4037,6 +4037,16 @@ export interface components {
             priceRef: string | null;
             /** @description true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer's tokens */
             cacheHit: boolean;
+            /**
+             * @description the W3C trace id of the call (32 hex digits): the caller's `traceparent`'s, or the trace of Parley's own spans while the OpenTelemetry export is on; null otherwise (docs/observability.md)
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string | null;
+            /**
+             * @description the trace in the operator's trace viewer (PARLEY_TRACE_URL_TEMPLATE with the trace id); null without either
+             * @example http://localhost:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceUrl: string | null;
         };
         RequestLogListDto: {
             /** @enum {string} */
@@ -4118,6 +4128,16 @@ export interface components {
             priceRef: string | null;
             /** @description true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer's tokens */
             cacheHit: boolean;
+            /**
+             * @description the W3C trace id of the call (32 hex digits): the caller's `traceparent`'s, or the trace of Parley's own spans while the OpenTelemetry export is on; null otherwise (docs/observability.md)
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string | null;
+            /**
+             * @description the trace in the operator's trace viewer (PARLEY_TRACE_URL_TEMPLATE with the trace id); null without either
+             * @example http://localhost:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceUrl: string | null;
             /** @description the body sent to the provider, thread history included; null when doNotRecord or when no provider was called */
             request: {
                 [key: string]: unknown;
@@ -12082,6 +12102,8 @@ export interface operations {
                 threadId?: string;
                 /** @description the X-Request-Id the call was made with (or the one Parley gave it, echoed in the answer) */
                 requestId?: string;
+                /** @description the W3C trace id (32 hex digits) of the call's trace: the calls of one trace (`traceId` of a log) */
+                traceId?: string;
                 /** @description "success" (2xx), "error" (anything else), or an HTTP status such as 502 */
                 status?: string;
                 /** @description started at or after */

@@ -76,6 +76,26 @@ export function LogDetailScreen() {
         <dd>{l.costUsd !== null ? `$${l.costUsd}` : l.usage.total_tokens ? 'no known price for this model' : '—'}</dd>
         <dt>Thread</dt>
         <dd>{l.threadId ? <Link to={`/threads/${l.threadId}`}>{l.threadId}</Link> : '—'}</dd>
+        <dt>Trace</dt>
+        <dd>
+          {l.traceId ? (
+            <>
+              <Link to={`/logs?traceId=${l.traceId}`} aria-label={`Logs of trace ${l.traceId}`}>
+                <code>{l.traceId}</code>
+              </Link>
+              {l.traceUrl ? (
+                <>
+                  {' '}
+                  <a href={l.traceUrl} target="_blank" rel="noreferrer">
+                    Open in the trace viewer
+                  </a>
+                </>
+              ) : null}
+            </>
+          ) : (
+            '—'
+          )}
+        </dd>
         <dt>Metadata</dt>
         <dd>{l.metadata && l.metadata !== '{}' ? <code>{l.metadata}</code> : '—'}</dd>
       </dl>

@@ -19,6 +19,7 @@ export const LOG_FILTERS = [
   'provider',
   'keyId',
   'threadId',
+  'traceId',
   'metadata',
   'from',
   'to',
@@ -143,6 +144,7 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
           ['keyId', 'Key id', ''],
           ['metadata', 'Metadata', 'customer:c_42'],
           ['threadId', 'Thread id', ''],
+          ['traceId', 'Trace id', ''],
           ['from', 'From', '2026-01-01T00:00:00Z'],
           ['to', 'To', ''],
         ] as const

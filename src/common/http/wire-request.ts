@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 
+import { type RequestTrace, requestTraceOf } from '../../telemetry/request-trace';
 import { redactUrl } from './redact-url';
 
 /**
@@ -23,10 +24,18 @@ export interface WireRequest {
   requestId: string | undefined;
   /** W3C trace context, when the caller sent one. */
   trace: { traceparent?: string; tracestate?: string };
+  /**
+   * The request's trace (docs/observability.md): the spans the core reports to while the
+   * OpenTelemetry export is on, else a no-op that knows at most the traceparent's trace id.
+   */
+  telemetry: RequestTrace;
 }
 
-/** What a request log records of the request itself. */
-export type WireLogFields = Pick<WireRequest, 'url' | 'ip' | 'requestId'>;
+/**
+ * What a request log records of the request itself; `telemetry` also carries the trace the core's
+ * spans belong to (absent: work that no request started, such as an experiment run's calls).
+ */
+export type WireLogFields = Pick<WireRequest, 'url' | 'ip' | 'requestId'> & { telemetry?: RequestTrace };
 
 /** The raw pieces a WireRequest is made of: an express request, or a background job's stored copy. */
 export interface WireParts {
@@ -34,6 +43,8 @@ export interface WireParts {
   headers: IncomingHttpHeaders;
   url: string;
   ip: string | undefined | null;
+  /** The request's trace, when the edge or a job made one; else one from the traceparent header alone. */
+  telemetry?: RequestTrace;
 }
 
 /** The longest text form of an IP address (IPv6 with an IPv4 tail and a zone is still far below). */
@@ -61,17 +72,29 @@ export function wireRequestOf(parts: WireParts): WireRequest {
     ip: clientAddressOf(parts.ip),
     requestId: headerText(parts.headers['x-request-id']),
     trace: { ...(traceparent ? { traceparent } : {}), ...(tracestate ? { tracestate } : {}) },
+    telemetry: parts.telemetry ?? requestTraceOf(parts),
   };
 }
 
-export const wireLogFields = (wire: WireRequest): WireLogFields => ({ url: wire.url, ip: wire.ip, requestId: wire.requestId });
+export const wireLogFields = (wire: WireRequest): WireLogFields => ({
+  url: wire.url,
+  ip: wire.ip,
+  requestId: wire.requestId,
+  telemetry: wire.telemetry,
+});
 
 const BUILT = Symbol('parley.wireRequest');
 
 /** The request's WireRequest, built on first use and kept on the request. */
 export function wireRequestOfHttp(req: Request): WireRequest {
   const holder = req as Request & { [BUILT]?: WireRequest };
-  holder[BUILT] ??= wireRequestOf({ body: req.body, headers: req.headers, url: req.originalUrl, ip: req.ip });
+  holder[BUILT] ??= wireRequestOf({
+    body: req.body,
+    headers: req.headers,
+    url: req.originalUrl,
+    ip: req.ip,
+    telemetry: requestTraceOf(req),
+  });
   return holder[BUILT];
 }
 

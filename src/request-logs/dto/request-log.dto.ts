@@ -51,6 +51,21 @@ export class RequestLogDto extends RequestLogObjectDto {
       'true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer\'s tokens',
   })
   cacheHit: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description:
+      "the W3C trace id of the call (32 hex digits): the caller's `traceparent`'s, or the trace of Parley's own spans while the OpenTelemetry export is on; null otherwise (docs/observability.md)",
+  })
+  traceId: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'http://localhost:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736',
+    description: "the trace in the operator's trace viewer (PARLEY_TRACE_URL_TEMPLATE with the trace id); null without either",
+  })
+  traceUrl: string | null;
 }
 
 /** GET /v2/logs/{id}: the list item plus what was sent and received, and the thread messages it added. */
@@ -176,6 +191,15 @@ export class RequestLogQuery extends PageQuery {
   @IsString()
   @MaxLength(128)
   requestId?: string;
+
+  @ApiProperty({
+    required: false,
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description: "the W3C trace id (32 hex digits) of the call's trace: the calls of one trace (`traceId` of a log)",
+  })
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F]{32}$/, { message: 'traceId must be a trace id of 32 hex digits' })
+  traceId?: string;
 
   @ApiProperty({ required: false, description: '"success" (2xx), "error" (anything else), or an HTTP status such as 502' })
   @IsOptional()
