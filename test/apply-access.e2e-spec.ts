@@ -225,6 +225,32 @@ access:
     // Without the block, the same editor key applies as before.
     await apply(file(''), { 'X-API-Key': editor }).expect(200);
 
+    // A key limited to some environments gives no role, which would reach every environment; nor through the members API.
+    const limited = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${workspace}/projects/support/api-keys`)
+        .set(admin)
+        .send({ preset: 'full', environments: ['staging'] })
+        .expect(200)
+    ).body.key;
+    const beforeLimited = await rows();
+    const fromLimited = await apply(file(`access: { members: { ${ana}: viewer } }`), { 'X-API-Key': limited });
+    expect([fromLimited.status, fromLimited.body.message]).toEqual([
+      403,
+      'A key limited to some environments (staging) cannot give roles: roles reach every environment',
+    ]);
+    const viaApi = await t
+      .http()
+      .put(`/v2/workspaces/${workspace}/projects/support/members/mallory@example.com`)
+      .set('X-API-Key', limited)
+      .send({ role: 'admin' });
+    expect([viaApi.status, viaApi.body.message]).toEqual([
+      403,
+      'A key limited to some environments (staging) cannot give roles: roles reach every environment',
+    ]);
+    expect(await rows()).toEqual(beforeLimited);
+
     const bad = await apply(
       file(
         `access:\n  groups: { " padded": viewer, ok: owner }\n  members: { not-an-address: viewer, ${ana}: viewer, ${ana.toUpperCase()}: editor }\n  extra: 1`,

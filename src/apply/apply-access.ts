@@ -16,10 +16,16 @@ import type { AccessSummary } from './apply-summary';
  * scope the caller does not hold (docs/apply.md, "Access"). Absent scopes: the operator (the CLI
  * on the database), who may do anything.
  */
-export function assertMayApplyAccess(scopes: readonly Scope[] | null | undefined, access: DeclaredAccess): void {
+export function assertMayApplyAccess(
+  scopes: readonly Scope[] | null | undefined,
+  access: DeclaredAccess,
+  environments: readonly string[] | null = null,
+): void {
   if (scopes === undefined) return;
   if (!grants(scopes, ['members:manage'])) throw forbidden('Access in parley.yaml needs an API key with the members:manage scope');
-  for (const role of new Set([...Object.values(access.groups), ...Object.values(access.members)])) assertMayGive({ scopes }, role);
+  for (const role of new Set([...Object.values(access.groups), ...Object.values(access.members)])) {
+    assertMayGive({ scopes, environments }, role);
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ interface ApplyDeployingCaller {
   requester?: Requester;
   /** The caller's scopes (null: every scope), which an `access` block needs `members:manage` of; absent for the operator. */
   scopes?: readonly Scope[] | null;
+  /** The environments the key may invoke (null: every one); a limited key gives no roles (docs/security.md, "Roles"). */
+  environments?: readonly string[] | null;
 }
 
 /** Who applies: the admin key (any workspace and project, created when missing) or a project key (its own only). */
@@ -34,6 +36,7 @@ export function applyCallerOf(principal: Principal): ApplyCaller {
         ...(principal.workspaceSlug !== null ? { workspace: principal.workspaceSlug } : {}),
         mayWriteProviders: hasScope(principal, 'providers:write'),
         scopes: principal.scopes,
+        environments: principal.environments,
         ...deploying,
       }
     : {
@@ -42,6 +45,7 @@ export function applyCallerOf(principal: Principal): ApplyCaller {
         projectSlug: principal.projectSlug,
         mayWriteProviders: hasScope(principal, 'providers:write'),
         scopes: principal.scopes,
+        environments: principal.environments,
         ...deploying,
       };
 }

@@ -177,10 +177,18 @@ const ROLE_EXPECTED = `Expected a role: ${ROLES.join(', ')}`;
  * at its key (a record's key schema would only say "Invalid key in record"). `sameKey` folds keys
  * that name the same thing (e-mail addresses in any case), each listed once.
  */
+/** Entries of `access.groups` and of `access.members`, each. */
+const MAX_ACCESS_ENTRIES = 1000;
+
 function rolesByName(what: string, keyProblem: (key: string) => string | null, sameKey: (key: string) => string = (key) => key) {
   return z
     .record(z.string(), z.unknown())
     .superRefine((record, ctx) => {
+      // Bounded as the file's other lists are: each entry is a few queries in one transaction.
+      if (Object.keys(record).length > MAX_ACCESS_ENTRIES) {
+        ctx.addIssue({ code: 'custom', path: [], message: `At most ${MAX_ACCESS_ENTRIES} entries` });
+        return;
+      }
       const seen = new Map<string, string>();
       for (const [key, role] of Object.entries(record)) {
         const problem = keyProblem(key);

@@ -131,7 +131,7 @@ export class ApplyService {
     // Prices decide costs (and the budgets they are charged to): the operator's too.
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
     // Who holds which role is members:manage's (docs/apply.md, "Access").
-    if (file.access) assertMayApplyAccess(caller.scopes, file.access);
+    if (file.access) assertMayApplyAccess(caller.scopes, file.access, caller.environments);
     const { summary, projectId } = manager
       ? await this.execute(manager, file, caller)
       : await this.deployments.recordingRefusals(() => this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource)));

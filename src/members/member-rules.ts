@@ -62,9 +62,15 @@ export function assertGroupName(name: string): void {
 /**
  * A caller never gives a role, nor changes or removes one, that can do more than the caller itself
  * (docs/security.md, "Roles"): as a key never makes a key with more scopes than its own. The admin
- * keys and admins (every scope) give any role.
+ * keys and admins (every scope) give any role; a key limited to some environments gives none.
  */
-export function assertMayGive(caller: { scopes: readonly Scope[] | null }, role: Role): void {
+export function assertMayGive(caller: { scopes: readonly Scope[] | null; environments?: readonly string[] | null }, role: Role): void {
+  // Roles reach every environment, so a key limited to some cannot give one (as it cannot make an unlimited key).
+  if (caller.environments) {
+    throw forbidden(
+      `A key limited to some environments (${caller.environments.join(', ')}) cannot give roles: roles reach every environment`,
+    );
+  }
   const beyond = scopesBeyond(caller.scopes, ROLE_SCOPES[role]);
   if (beyond.length > 0) throw forbidden(`The ${role} role holds scopes this caller does not hold: ${beyond.join(', ')}`);
 }

@@ -38,6 +38,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/v2/threads?ak_0123456789abcdefghij=1&limit=2')).toBe('/v2/threads?[REDACTED]=[REDACTED]&limit=2');
   });
 
+  it("redacts the OpenID Connect callback's code, state and nonce, and a SCIM token under any name", () => {
+    expect(redactUrl('/v2/console/oidc/callback?code=abc123&state=xyz&iss=https%3A%2F%2Fid.example.com')).toBe(
+      '/v2/console/oidc/callback?code=[REDACTED]&state=[REDACTED]&iss=https%3A%2F%2Fid.example.com',
+    );
+    expect(redactUrl('/x?nonce=n1&q=pscim_AbCdEfGhIjKlMnOpQrSt')).toBe('/x?nonce=[REDACTED]&q=[REDACTED]');
+  });
+
   it('does not take names that merely contain the letters for credentials', () => {
     expect(redactUrl('/x?monkey=1&tokenizer_model=2&keyword=3')).toBe('/x?monkey=1&tokenizer_model=2&keyword=3');
   });

@@ -5,8 +5,11 @@
 const CREDENTIAL_NAME =
   /(^|[^a-z])(key|token|secret|password|passwd|auth|authorization|signature|sig|credential|session)s?($|[^a-z])|api.?key|access.?token|client.?secret/i;
 
-/** A Parley key (`pk_` project, `ak_` admin) anywhere in a value, under any parameter name. */
-const KEY_SHAPED = /(pk|ak)_[A-Za-z0-9_-]{16,}/;
+/** OpenID Connect's callback parameters (docs/security.md, "Sign-in"): the authorization code and the flow's state and nonce. */
+const OAUTH_NAME = /^(code|state|nonce|code_verifier)$/i;
+
+/** A Parley key (`pk_` project, `ak_` admin) or SCIM token (`pscim_`) anywhere in a value, under any parameter name. */
+const KEY_SHAPED = /(pk|ak|pscim)_[A-Za-z0-9_-]{16,}/;
 
 export const REDACTED = '[REDACTED]';
 
@@ -26,7 +29,7 @@ export function redactUrl(url: string): string {
       const equals = pair.indexOf('=');
       const name = equals === -1 ? pair : pair.slice(0, equals);
       const value = equals === -1 ? '' : pair.slice(equals + 1);
-      if (CREDENTIAL_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
+      if (CREDENTIAL_NAME.test(decoded(name)) || OAUTH_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
         return `${KEY_SHAPED.test(decoded(name)) ? REDACTED : name}=${REDACTED}`;
       }
       return pair;

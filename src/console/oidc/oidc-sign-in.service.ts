@@ -90,7 +90,9 @@ export class OidcSignInService {
       if (!(err instanceof SignInRefusal)) this.logger.error(`Sign-in failed: ${auditText((err as Error)?.message) ?? 'unknown error'}`);
       if (!refusal.clientsFault) undo();
       const reason = { method: 'oidc', reason: refusal.code, ...(refusal.detail ? { detail: refusal.detail } : {}) };
-      await this.record(input.client, 'sign_in.failed', known, reason).catch(() => undefined);
+      // A callback without this browser's flow cookie began no sign-in here: not recorded, so that
+      // anyone's requests cannot grow the trail (docs/security.md, "Sign-in"); still throttled.
+      if (input.flow) await this.record(input.client, 'sign_in.failed', known, reason).catch(() => undefined);
       return { ok: false, error: refusal.code };
     }
   }

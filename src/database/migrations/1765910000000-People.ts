@@ -48,6 +48,8 @@ export class People1765910000000 implements MigrationInterface {
         name varchar(200) NOT NULL,
         PRIMARY KEY (user_id, name)
       )`);
+    // Who is in a group, by name: the members list and the sessions ended when a group role goes.
+    await q.query('CREATE INDEX user_claim_groups_name_idx ON user_claim_groups (name)');
 
     // A role given to everyone in a group (by name: the claim's value or a SCIM group's displayName).
     await q.query(`
