@@ -4,10 +4,12 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Role } from '../auth/roles';
 import { grants, Scope } from '../auth/scopes';
 import { forbidden } from '../common/errors';
+import { ConsoleSessionsRepository } from '../console/console-sessions.repository';
 import { GroupRolesRepository } from '../members/group-roles.repository';
 import { assertMayGive } from '../members/member-rules';
 import { MemberPlace, MemberWrites } from '../members/member-writes';
 import { MembershipsRepository } from '../members/memberships.repository';
+import { UserAccessRepository } from '../people/user-access.repository';
 import type { DeclaredAccess } from './apply-file.schema';
 import type { AccessSummary } from './apply-summary';
 
@@ -33,7 +35,9 @@ export function assertMayApplyAccess(
  * group roles and memberships that apply owns become exactly the file's. A listed group or person
  * that already had a role here through the API is taken over by the file; the file's rows that it
  * no longer lists are removed; rows the API made and the file does not list stay. Each change is in
- * the instance's audit trail. A person removed from every role is refused from their next request.
+ * the instance's audit trail. A person a removal left with no role anywhere loses every console
+ * session in the same transaction (docs/security.md, "Roles"), so giving the role back later does
+ * not bring an old session back.
  */
 @Injectable()
 export class ApplyAccess {
@@ -42,6 +46,8 @@ export class ApplyAccess {
     private readonly writes: MemberWrites,
     private readonly memberships: MembershipsRepository,
     private readonly groupRoles: GroupRolesRepository,
+    private readonly people: UserAccessRepository,
+    private readonly sessions: ConsoleSessionsRepository,
   ) {}
 
   async apply(manager: EntityManager, projectId: string, access: DeclaredAccess, scopes?: readonly Scope[] | null): Promise<AccessSummary> {
@@ -50,6 +56,7 @@ export class ApplyAccess {
     // Nor does it change or remove a role holding more than the caller.
     const mayChange = (role: Role) => scopes === undefined || assertMayGive({ scopes }, role);
     const summary: AccessSummary = { groups: [], members: [] };
+    const lost: string[] = [];
 
     const groups = await this.groupRoles.ofProject(manager, projectId, true);
     for (const [group, role] of sortedEntries(access.groups)) {
@@ -60,6 +67,7 @@ export class ApplyAccess {
     for (const row of groups.filter((g) => g.managed_by === 'apply' && access.groups[g.group_name] === undefined)) {
       mayChange(row.role);
       await this.writes.removeGroupRole(manager, place.workspace.id, row);
+      lost.push(...(await this.people.groupPeople(place.workspace.id, row.group_name, manager)));
       summary.groups.push({ group: row.group_name, role: row.role, action: 'removed' });
     }
 
@@ -74,8 +82,10 @@ export class ApplyAccess {
     for (const row of members.filter((m) => m.managed_by === 'apply' && !listed.has(m.email.toLowerCase()))) {
       mayChange(row.role);
       await this.writes.removeMembership(manager, place.workspace.id, row, row.email);
+      lost.push(row.user_id);
       summary.members.push({ email: row.email, role: row.role, action: 'removed' });
     }
+    await this.sessions.revokeAllOfUsers(await this.people.withoutAnyRole(lost, manager), new Date(), manager);
     return summary;
   }
 

@@ -81,6 +81,16 @@ export class ConsoleSessionsRepository {
     return updatedRows(result).length;
   }
 
+  /** The same for several people at once (those a group role's removal left without a role). */
+  async revokeAllOfUsers(userIds: readonly string[], now: Date, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    if (userIds.length === 0) return 0;
+    const result: unknown[] = await manager.query(
+      'UPDATE console_sessions SET revoked_at = $2 WHERE user_id = ANY($1::uuid[]) AND revoked_at IS NULL RETURNING id',
+      [userIds, now],
+    );
+    return updatedRows(result).length;
+  }
+
   /** Rows expired before `before` serve nothing any more. */
   async deleteExpired(before: Date): Promise<void> {
     await this.dataSource.query('DELETE FROM console_sessions WHERE expires_at < $1', [before]);

@@ -218,6 +218,11 @@ export class ConsoleSessionsService implements OnModuleInit {
     return this.sessions.revokeAllOfUser(userId, new Date());
   }
 
+  /** Ends every session of these people on every instance (one statement). */
+  endAllOfUsers(userIds: readonly string[]): Promise<number> {
+    return this.sessions.revokeAllOfUsers(userIds, new Date());
+  }
+
   /** When the session of this token ends; null without a live one (a caller using a key). */
   async expiryOf(token: string | null): Promise<Date | null> {
     if (!token) return null;

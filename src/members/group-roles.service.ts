@@ -1,19 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import { Principal } from '../auth/principal';
-import { notFound } from '../common/errors';
+import { conflict, notFound } from '../common/errors';
+import { UserAccessRepository } from '../people/user-access.repository';
 import { GroupRoleDto, GroupRoleListDto, GroupRoleRemovedDto, PutGroupRoleDto } from './dto/member.dto';
-import { GroupRolesRepository } from './group-roles.repository';
+import { GroupRoleRow, GroupRolesRepository } from './group-roles.repository';
 import { toGroupRoleDto } from './member.mapper';
+import { MemberListRepository } from './member-list.repository';
 import { MemberPlaces } from './member-places';
-import { assertGroupName, assertMayGive, MEMBER_ERRORS } from './member-rules';
-import { MemberWrites } from './member-writes';
+import { assertGroupName, assertMayGive, isInstanceAdmin, lastAdminMessage, MEMBER_ERRORS } from './member-rules';
+import { MemberSessions } from './member-sessions';
+import { MemberPlace, MemberWrites } from './member-writes';
+import { MembershipsRepository } from './memberships.repository';
 
 /**
  * Roles given to a group of the identity provider (docs/security.md, "Group roles"): in a whole
  * workspace, or in one of its projects. Whoever is in the group holds the role from their next
- * request (the groups claim of their last sign-in, or the workspace's SCIM groups).
+ * request (the groups claim of their last sign-in, or the workspace's SCIM groups). A removal
+ * ends the sessions of the group's people it left with no role anywhere (docs/security.md, "Roles").
  */
 @Injectable()
 export class GroupRolesService {
@@ -22,6 +27,10 @@ export class GroupRolesService {
     private readonly places: MemberPlaces,
     private readonly groupRoles: GroupRolesRepository,
     private readonly writes: MemberWrites,
+    private readonly memberList: MemberListRepository,
+    private readonly memberships: MembershipsRepository,
+    private readonly people: UserAccessRepository,
+    private readonly sessions: MemberSessions,
   ) {}
 
   async list(caller: Principal, workspace: string): Promise<GroupRoleListDto> {
@@ -38,6 +47,7 @@ export class GroupRolesService {
       const at = { workspaceId: place.workspace.id, projectId: place.project?.id ?? null, group };
       const existing = await this.groupRoles.find(manager, at);
       if (existing) assertMayGive(caller, existing.role);
+      if (existing && existing.role === 'admin' && dto.role !== 'admin') await this.assertNotLastAdmin(manager, caller, place, existing);
       await this.writes.setGroupRole(manager, place, group, dto.role, 'api');
       return toGroupRoleDto((await this.groupRoles.find(manager, at))!);
     });
@@ -45,14 +55,34 @@ export class GroupRolesService {
 
   async remove(caller: Principal, workspace: string, group: string, project: string | undefined): Promise<GroupRoleRemovedDto> {
     assertGroupName(group);
-    return this.dataSource.transaction(async (manager) => {
+    const removed = await this.dataSource.transaction(async (manager) => {
       const place = await this.places.place(caller, workspace, project, manager);
       await this.writes.lockWorkspace(manager, place.workspace.id);
       const row = await this.groupRoles.find(manager, { workspaceId: place.workspace.id, projectId: place.project?.id ?? null, group });
       if (!row) throw notFound(MEMBER_ERRORS.groupRoleNotFound);
       assertMayGive(caller, row.role);
+      await this.assertNotLastAdmin(manager, caller, place, row);
       await this.writes.removeGroupRole(manager, place.workspace.id, row);
-      return { object: 'group_role.removed', group, project: place.project?.slug ?? null, removed: true };
+      return { people: await this.people.groupPeople(place.workspace.id, group, manager), project: place.project?.slug ?? null };
     });
+    await this.sessions.endWhereRoleless(removed.people);
+    return { object: 'group_role.removed', group, project: removed.project, removed: true };
+  }
+
+  /**
+   * MembersService's rule for a group's workspace-wide admin role: a person in the group who would
+   * hold no workspace-wide admin role there any more, while nobody else holds one directly, gets
+   * 409. Keys and instance admins are not held to it.
+   */
+  private async assertNotLastAdmin(manager: EntityManager, caller: Principal, place: MemberPlace, row: GroupRoleRow): Promise<void> {
+    if (!caller.user || isInstanceAdmin(caller) || row.project_id !== null || row.role !== 'admin') return;
+    const userId = caller.user.id;
+    if (!(await this.people.groupPeople(place.workspace.id, row.group_name, manager)).includes(userId)) return;
+    const grants = await this.memberList.grants(place.workspace.id, null, [userId], manager);
+    const keeps = grants.some(
+      (grant) => grant.project_id === null && grant.role === 'admin' && !(grant.source === 'group' && grant.group_name === row.group_name),
+    );
+    if (keeps || (await this.memberships.otherWorkspaceAdmins(manager, place.workspace.id, userId)) > 0) return;
+    throw conflict(lastAdminMessage(place.workspace.slug));
   }
 }

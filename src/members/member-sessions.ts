@@ -21,4 +21,9 @@ export class MemberSessions {
     if (access && (access.instanceAdmin || access.grants.length > 0)) return 0;
     return this.sessions.endAllOfUser(userId);
   }
+
+  /** After a change committed: ends the sessions of those of `userIds` left with no role anywhere (two queries for them all). */
+  async endWhereRoleless(userIds: Iterable<string>): Promise<number> {
+    return this.sessions.endAllOfUsers(await this.people.withoutAnyRole(userIds));
+  }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import { isRole, RoleGrant, UserAccess } from '../auth/roles';
 
@@ -61,6 +61,44 @@ export class UserAccessRepository {
       instanceAdmin: user.instance_admin,
       grants: grants.filter((row) => isRole(row.role)).map(toGrant),
     };
+  }
+
+  /**
+   * Of `userIds`, those accessOf would refuse: gone, inactive, or neither an instance admin nor
+   * holding any role (the same rules, in one query for them all). With `manager`, as that
+   * transaction sees it.
+   */
+  async withoutAnyRole(userIds: Iterable<string>, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const ids = [...new Set(userIds)];
+    if (ids.length === 0) return [];
+    const rows: { id: string }[] = await manager.query(
+      `SELECT t.id FROM unnest($1::uuid[]) AS t(id)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM users u WHERE u.id = t.id AND u.active AND (
+            u.instance_admin
+            OR EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id
+                         AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = m.workspace_id AND s.user_id = u.id AND NOT s.active))
+            OR EXISTS (SELECT 1 FROM group_roles g
+                        WHERE (g.group_name IN (SELECT c.name FROM user_claim_groups c WHERE c.user_id = u.id)
+                               OR EXISTS (SELECT 1 FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
+                                           WHERE sm.user_id = u.id AND sg.workspace_id = g.workspace_id
+                                             AND lower(sg.display_name) = lower(g.group_name)))
+                          AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = g.workspace_id AND s.user_id = u.id AND NOT s.active))))`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Everyone a group role named `group` in this workspace reaches: by their last groups claim (exact name) or a SCIM group (any case). */
+  async groupPeople(workspaceId: string, group: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const rows: { user_id: string }[] = await manager.query(
+      `SELECT c.user_id FROM user_claim_groups c WHERE c.name = $2
+       UNION
+       SELECT sm.user_id FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
+        WHERE sg.workspace_id = $1 AND lower(sg.display_name) = lower($2)`,
+      [workspaceId, group],
+    );
+    return rows.map((row) => row.user_id);
   }
 }
 

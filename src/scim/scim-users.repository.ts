@@ -149,6 +149,15 @@ export class ScimUsersRepository {
     );
   }
 
+  /** Unmakes the user an instance admin; their e-mail when they were one, null otherwise. */
+  async revokeInstanceAdmin(manager: EntityManager, userId: string): Promise<string | null> {
+    const result: unknown[] = await manager.query(
+      'UPDATE users SET instance_admin = false WHERE id = $1 AND instance_admin RETURNING email',
+      [userId],
+    );
+    return returnedRows<{ email: string }>(result)[0]?.email ?? null;
+  }
+
   /** The user's SCIM record, memberships and SCIM group memberships in this workspace; the user row stays. */
   async removeFromWorkspace(manager: EntityManager, workspaceId: string, userId: string): Promise<{ groups: number; memberships: number }> {
     const groups: unknown[] = await manager.query(
@@ -164,11 +173,17 @@ export class ScimUsersRepository {
     return { groups: returnedRows(groups).length, memberships: returnedRows(memberships).length };
   }
 
-  /** Of `userIds`, those this workspace's directory provisioned. */
+  /**
+   * Of `userIds`, those this workspace's directory provisioned. Their rows stay locked (FOR KEY
+   * SHARE) until the transaction ends: a user DELETE, which locks the row FOR UPDATE first, waits
+   * for a group change adding them and then removes that membership too, or goes first and the
+   * group change no longer finds them. Otherwise a group add racing a delete kept a member row for
+   * a user the directory no longer has.
+   */
   async provisioned(manager: EntityManager, workspaceId: string, userIds: string[]): Promise<Set<string>> {
     if (userIds.length === 0) return new Set();
     const rows: { user_id: string }[] = await manager.query(
-      'SELECT user_id FROM scim_users WHERE workspace_id = $1 AND user_id = ANY($2::uuid[])',
+      'SELECT user_id FROM scim_users WHERE workspace_id = $1 AND user_id = ANY($2::uuid[]) ORDER BY user_id FOR KEY SHARE',
       [workspaceId, userIds],
     );
     return new Set(rows.map((row) => row.user_id));

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import { InstanceAuditLog } from '../audit/instance-audit-log';
 import { scimError } from '../common/errors';
@@ -20,7 +20,8 @@ const auditView = (s: ScimUserState) => ({ userName: s.userName, externalId: s.e
  * is the Parley user id. `active: false` suspends the person's roles in this workspace at once
  * (UserAccessRepository reads it on every request); a delete removes the record, their memberships
  * and their SCIM group memberships in this workspace, and keeps the instance's user (other
- * workspaces may know them). Either ends their sessions when they have no role left anywhere.
+ * workspaces may know them). Either unmakes an instance admin, and ends the person's sessions
+ * when they have no role left anywhere.
  * Each change commits with its instance audit row.
  */
 @Injectable()
@@ -44,6 +45,7 @@ export class ScimUsersService {
       const taken = await this.users.takenBy(manager, client.workspaceId, state, null);
       if (taken) throw scimError(409, `Another user of this directory has this ${taken}`, 'uniqueness');
       await this.users.insert(manager, client.workspaceId, userId, state, now);
+      if (!state.active) await this.revokeInstanceAdmin(manager, client, userId);
       await this.audit.record(manager, {
         workspaceId: client.workspaceId,
         action: 'scim_user.created',
@@ -102,6 +104,7 @@ export class ScimUsersService {
       if (taken) throw scimError(409, `Another user of this directory has this ${taken}`, 'uniqueness');
       await this.users.update(manager, client.workspaceId, current.user_id, after, now);
       await this.users.syncPerson(manager, client.workspaceId, current.user_id, email, personNameOf(after));
+      if (before.active && !after.active) await this.revokeInstanceAdmin(manager, client, current.user_id);
       const verb = before.active === after.active ? 'updated' : after.active ? 'reactivated' : 'deactivated';
       await this.audit.record(manager, {
         workspaceId: client.workspaceId,
@@ -121,9 +124,11 @@ export class ScimUsersService {
 
   async delete(client: ScimClient, userId: string): Promise<void> {
     const row = await this.dataSource.transaction(async (manager) => {
+      // Locked first: a group change adding this user waits, or is waited for (ScimUsersRepository.provisioned).
       const current = await this.users.find(client.workspaceId, userId, manager, true);
       if (!current) throw resourceNotFound('User', userId);
       const removed = await this.users.removeFromWorkspace(manager, client.workspaceId, current.user_id);
+      await this.revokeInstanceAdmin(manager, client, current.user_id);
       await this.audit.record(manager, {
         workspaceId: client.workspaceId,
         action: 'scim_user.deleted',
@@ -136,6 +141,26 @@ export class ScimUsersService {
       return current;
     });
     await this.sessions.endWhereRoleless([row.user_id]);
+  }
+
+  /**
+   * The company's directory says this person left: an instance admin stops being one as well
+   * (docs/security.md, "SCIM"), in the same transaction, with its own instance audit row. Their
+   * sessions then end if no role is left them anywhere.
+   */
+  private async revokeInstanceAdmin(manager: EntityManager, client: ScimClient, userId: string): Promise<void> {
+    const email = await this.users.revokeInstanceAdmin(manager, userId);
+    if (email === null) return;
+    await this.audit.record(manager, {
+      workspaceId: client.workspaceId,
+      action: 'user.instance_admin_revoked',
+      resourceType: 'user',
+      resourceId: userId,
+      before: { email, instanceAdmin: true },
+      after: { email, instanceAdmin: false, reason: 'scim_deactivated' },
+      actor: scimActor(client),
+      clientAddress: client.clientAddress,
+    });
   }
 }
 
