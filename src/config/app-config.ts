@@ -5,8 +5,8 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Valida
 
 import { KeyBindings, parseKeyBindings } from '../providers/key-bindings';
 import { AllowedHost, parseAllowedHosts } from '../providers/outbound-policy';
-import { parseSignInConfig, SIGN_IN_ENV_NAMES, SignInConfig, SignInConfigProblems } from './sign-in-config';
 import { parseTelemetryConfig, TELEMETRY_OFF, TelemetryConfig } from './otel-config';
+import { parseSignInConfig, SIGN_IN_ENV_NAMES, SignInConfig, SignInConfigProblems } from './sign-in-config';
 
 const ENV_NAMES = [
   'PORT',

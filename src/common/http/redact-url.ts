@@ -29,7 +29,12 @@ export function redactUrl(url: string): string {
       const equals = pair.indexOf('=');
       const name = equals === -1 ? pair : pair.slice(0, equals);
       const value = equals === -1 ? '' : pair.slice(equals + 1);
-      if (CREDENTIAL_NAME.test(decoded(name)) || OAUTH_NAME.test(decoded(name)) || KEY_SHAPED.test(decoded(value)) || KEY_SHAPED.test(decoded(name))) {
+      if (
+        CREDENTIAL_NAME.test(decoded(name)) ||
+        OAUTH_NAME.test(decoded(name)) ||
+        KEY_SHAPED.test(decoded(value)) ||
+        KEY_SHAPED.test(decoded(name))
+      ) {
         return `${KEY_SHAPED.test(decoded(name)) ? REDACTED : name}=${REDACTED}`;
       }
       return pair;
