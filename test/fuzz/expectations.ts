@@ -82,6 +82,8 @@ export function problemsWith(req: FuzzRequest, res: FuzzResponse, keys = new Map
     const key = keyOf(req, keys);
     return key ? reachProblems(req, key) : [];
   }
+  // SCIM answers every error in RFC 7644's shape and media type (docs/security.md, "SCIM").
+  if (req.route.group === 'scim') return scimProblems(res);
   if (!res.contentType.startsWith('application/json')) return [`error with content-type "${res.contentType}"`];
   let body: unknown;
   try {
@@ -110,6 +112,24 @@ export function problemsWith(req: FuzzRequest, res: FuzzResponse, keys = new Map
     if (res.status === 400 && documented && !documented.includes(message))
       return [`400 message "${message}" is not one of ${JSON.stringify(documented)}`];
   }
+  return [];
+}
+
+/** `{schemas: [the Error URN], status: "<the status>", scimType?, detail?}` as application/scim+json. */
+function scimProblems(res: FuzzResponse): string[] {
+  if (!res.contentType.startsWith('application/scim+json')) return [`SCIM error with content-type "${res.contentType}"`];
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    return ['SCIM error body is not JSON'];
+  }
+  if (!isObject(body)) return ['SCIM error body is not an object'];
+  const schemas = body.schemas;
+  if (!Array.isArray(schemas) || schemas[0] !== 'urn:ietf:params:scim:api:messages:2.0:Error')
+    return ['SCIM error without the Error schema'];
+  if (body.status !== String(res.status)) return [`SCIM error status "${String(body.status)}" is not "${res.status}"`];
+  if (!Object.keys(body).every((key) => ['schemas', 'status', 'scimType', 'detail'].includes(key))) return ['SCIM error has other keys'];
   return [];
 }
 

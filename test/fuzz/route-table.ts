@@ -8,7 +8,7 @@
 export type SchemaObject = Record<string, any>;
 
 /** Which documented error body an endpoint answers with (see expectations.ts). */
-export type EndpointGroup = 'invoke' | 'v2' | 'openai' | 'anthropic' | 'other';
+export type EndpointGroup = 'invoke' | 'v2' | 'openai' | 'anthropic' | 'scim' | 'other';
 
 export interface FuzzRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -94,6 +94,7 @@ export function routesOf(document: SchemaObject): FuzzRoute[] {
 function groupOf(path: string, operation: SchemaObject): EndpointGroup {
   if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
   if (path.startsWith('/v1/')) return 'openai';
+  if (path.startsWith('/scim/')) return 'scim';
   if ((operation.tags ?? []).includes('Invoke')) return 'invoke';
   if (path.startsWith('/v2/')) return 'v2';
   return 'other';

@@ -146,6 +146,8 @@ describe('SharedTargetHealth (medium tier)', () => {
     await log('primary', 200);
     await log('backup', 502); // a failed call served nothing
     a.served(t.projectId, threadId, { provider: 'primary', model: 'gpt-4o' });
+    // Made before the spy: creating a project is not the reads this test counts.
+    const stranger = (await projectCaller(ctx)).projectId;
     const query = jest.spyOn(ctx.dataSource, 'query');
     try {
       expect(await a.stickyTarget(t.projectId, threadId)).toEqual({ provider: 'primary', model: 'gpt-4o' });
@@ -156,7 +158,6 @@ describe('SharedTargetHealth (medium tier)', () => {
       b.served(t.projectId, threadId, { provider: 'backup', model: 'gpt-4o' });
       expect(await b.stickyTarget(t.projectId, threadId)).toEqual({ provider: 'backup', model: 'gpt-4o' });
       // Another project's caller naming this thread finds nothing (every read is scoped to the project).
-      const stranger = (await projectCaller(ctx)).projectId;
       expect(await b.stickyTarget(stranger, threadId)).toBeUndefined();
       expect(await b.stickyTarget(t.projectId, 'not-a-uuid')).toBeUndefined();
       expect(query).toHaveBeenCalledTimes(2);
