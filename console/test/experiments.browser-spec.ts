@@ -245,6 +245,8 @@ describe(`live experiments in the console (${process.env.DATABASE_URL ? 'Postgre
     await page.getByRole('alertdialog').getByText(`${PRODUCTION} will run v2 for every call`, { exact: false }).waitFor();
     await confirm('Deploy v2 alone', `Deployed: ${PRODUCTION} now runs v2 alone (deployment 5).`);
     await page.getByText('v2 alone (no split)', { exact: false }).waitFor();
+    // The deployment and the per-arm results are two queries read again after the change: wait for the results too.
+    await page.locator('table.arms tbody tr').nth(1).waitFor({ state: 'detached', timeout: 15_000 });
     expect(await page.locator('table.arms tbody tr').count()).toBe(1);
     expect(await page.getByRole('button', { name: /^(Promote|Stop) / }).count()).toBe(0);
     await pictured('experiments-promoted');
