@@ -5,9 +5,7 @@ import { uniqueSlug } from './support/factories';
 import { deploy, invokePath } from './support/invoke-factories';
 import {
   callerTrace,
-  CLIENT,
-  namesSent,
-  publishedNames,
+  expectNamesPublished,
   spansByRole,
   spansText,
   STATUS_ERROR,
@@ -135,23 +133,6 @@ describe('telemetry: attempts, streams and failures', () => {
   });
 
   it('every gen_ai.* name sent, span attribute or metric, is in the published registry; the rest of a gen_ai span is parley.* or a stable convention', async () => {
-    const published = publishedNames();
-    const metrics = await w.otlp.waitForMetrics((all) => METRICS.every((name) => all.some((m) => m.name === name)));
-    const genAiNames = namesSent(w.otlp.spans, metrics).filter((name) => name.startsWith('gen_ai.'));
-    expect(genAiNames.length).toBeGreaterThan(MIN_NAMES);
-    expect(genAiNames.filter((name) => !published.has(name))).toEqual([]);
-    const outside = new Set(
-      w.otlp.spans
-        .filter((s) => s.kind === CLIENT)
-        .flatMap((s) => Object.keys(s.attributes))
-        .filter((name) => !published.has(name) && !name.startsWith('parley.')),
-    );
-    expect([...outside]).toEqual([]);
-    // The token histogram by type, as the conventions have it.
-    const tokenTypes = metrics
-      .filter((m) => m.name === 'gen_ai.client.token.usage')
-      .flatMap((m) => m.points.map((pt) => pt.attributes['gen_ai.token.type']));
-    expect(new Set(tokenTypes)).toEqual(new Set(['input', 'output']));
-    expect(metrics.find((m) => m.name === 'gen_ai.client.operation.duration')).toMatchObject({ unit: 's', kind: 'histogram' });
+    await expectNamesPublished(w, METRICS, MIN_NAMES);
   });
 });

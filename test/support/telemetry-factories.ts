@@ -129,3 +129,27 @@ export function namesSent(spans: ReceivedSpan[], metrics: ReceivedMetric[]): str
     ]),
   ];
 }
+
+/**
+ * Every gen_ai.* name sent (span attribute or metric) is in the published registry; the rest of a
+ * gen_ai span is parley.* or a stable convention; the token histogram is split by type.
+ */
+export async function expectNamesPublished(w: TelemetryWorld, metricNames: string[], minNames: number): Promise<void> {
+  const published = publishedNames();
+  const metrics = await w.otlp.waitForMetrics((all) => metricNames.every((name) => all.some((m) => m.name === name)));
+  const genAiNames = namesSent(w.otlp.spans, metrics).filter((name) => name.startsWith('gen_ai.'));
+  expect(genAiNames.length).toBeGreaterThan(minNames);
+  expect(genAiNames.filter((name) => !published.has(name))).toEqual([]);
+  const outside = new Set(
+    w.otlp.spans
+      .filter((s) => s.kind === CLIENT)
+      .flatMap((s) => Object.keys(s.attributes))
+      .filter((name) => !published.has(name) && !name.startsWith('parley.')),
+  );
+  expect([...outside]).toEqual([]);
+  const tokenTypes = metrics
+    .filter((m) => m.name === 'gen_ai.client.token.usage')
+    .flatMap((m) => m.points.map((pt) => pt.attributes['gen_ai.token.type']));
+  expect(new Set(tokenTypes)).toEqual(new Set(['input', 'output']));
+  expect(metrics.find((m) => m.name === 'gen_ai.client.operation.duration')).toMatchObject({ unit: 's', kind: 'histogram' });
+}
