@@ -20,6 +20,20 @@ interface GrantRow {
 }
 
 /**
+ * The grant rules, written once for accessOf and withoutAnyRole (`user`: the SQL naming the user's
+ * id). A workspace whose directory deactivated the user gives them nothing.
+ */
+const suspendedIn = (workspace: string, user: string) =>
+  `EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = ${workspace} AND s.user_id = ${user} AND NOT s.active)`;
+
+/** The user is in group role `g`'s group: their last groups claim (exact name) or a SCIM group of its workspace (any case). */
+const inGroupOf = (g: string, user: string) =>
+  `(${g}.group_name IN (SELECT c.name FROM user_claim_groups c WHERE c.user_id = ${user})
+    OR EXISTS (SELECT 1 FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
+                WHERE sm.user_id = ${user} AND sg.workspace_id = ${g}.workspace_id
+                  AND lower(sg.display_name) = lower(${g}.group_name)))`;
+
+/**
  * A person's roles, read on every request of their session (docs/security.md, "Roles"): direct
  * memberships, and group roles whose group is in their last sign-in's groups claim (by exact name)
  * or is a SCIM group of that workspace they belong to (displayName, any case). A workspace whose
@@ -39,18 +53,13 @@ export class UserAccessRepository {
            FROM memberships m
            JOIN workspaces w ON w.id = m.workspace_id
            LEFT JOIN projects p ON p.id = m.project_id
-          WHERE m.user_id = $1
-            AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = m.workspace_id AND s.user_id = $1 AND NOT s.active)
+          WHERE m.user_id = $1 AND NOT ${suspendedIn('m.workspace_id', '$1')}
          UNION ALL
          SELECT g.workspace_id, w.slug, g.project_id, p.slug, g.role
            FROM group_roles g
            JOIN workspaces w ON w.id = g.workspace_id
            LEFT JOIN projects p ON p.id = g.project_id
-          WHERE (g.group_name IN (SELECT c.name FROM user_claim_groups c WHERE c.user_id = $1)
-                 OR EXISTS (SELECT 1 FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
-                             WHERE sm.user_id = $1 AND sg.workspace_id = g.workspace_id
-                               AND lower(sg.display_name) = lower(g.group_name)))
-            AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = g.workspace_id AND s.user_id = $1 AND NOT s.active)`,
+          WHERE ${inGroupOf('g', '$1')} AND NOT ${suspendedIn('g.workspace_id', '$1')}`,
         [userId],
       ),
     ]);
@@ -76,14 +85,8 @@ export class UserAccessRepository {
         WHERE NOT EXISTS (
           SELECT 1 FROM users u WHERE u.id = t.id AND u.active AND (
             u.instance_admin
-            OR EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id
-                         AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = m.workspace_id AND s.user_id = u.id AND NOT s.active))
-            OR EXISTS (SELECT 1 FROM group_roles g
-                        WHERE (g.group_name IN (SELECT c.name FROM user_claim_groups c WHERE c.user_id = u.id)
-                               OR EXISTS (SELECT 1 FROM scim_group_members sm JOIN scim_groups sg ON sg.id = sm.group_id
-                                           WHERE sm.user_id = u.id AND sg.workspace_id = g.workspace_id
-                                             AND lower(sg.display_name) = lower(g.group_name)))
-                          AND NOT EXISTS (SELECT 1 FROM scim_users s WHERE s.workspace_id = g.workspace_id AND s.user_id = u.id AND NOT s.active))))`,
+            OR EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND NOT ${suspendedIn('m.workspace_id', 'u.id')})
+            OR EXISTS (SELECT 1 FROM group_roles g WHERE ${inGroupOf('g', 'u.id')} AND NOT ${suspendedIn('g.workspace_id', 'u.id')})))`,
       [ids],
     );
     return rows.map((row) => row.id);
