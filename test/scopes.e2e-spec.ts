@@ -85,6 +85,8 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   [/^(PUT|DELETE) \/v2\/environments\/:slug\/gate$/, ['registry:write']],
   [/^GET \/v2\/settings$/, ['registry:read']],
   [/^PATCH \/v2\/settings$/, ['registry:write']],
+  // The parameters the playground offers controls for (docs/console.md): read with the registry or the providers.
+  [/^GET \/v2\/providers\/parameters$/, ['registry:read', 'providers:read']],
   [/^GET \/v2\/(provider-credentials|webhooks)/, ['providers:read']],
   [/^(POST|PUT|DELETE) \/v2\/(provider-credentials|webhooks)/, ['providers:write']],
   // A project's keys: the admin key's, and a project key's own project's (docs/security.md, "Managing keys").

@@ -60,10 +60,6 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
       .locator('.field')
       .filter({ has: page.getByText(label, { exact: true }) })
       .getByRole('button');
-  const choose = async (label: string, option: string) => {
-    await picker(label).click();
-    await page.getByRole('option', { name: option, exact: true }).click();
-  };
   const background = (locator: Locator) => locator.evaluate((el) => getComputedStyle(el).backgroundColor);
   const colour = (locator: Locator) => locator.evaluate((el) => getComputedStyle(el).color);
   /** The radio's visible dot (its label's ::before): what it draws, and how thick its ring is. */
@@ -100,7 +96,7 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
     await page.getByLabel('Variable name').fill('Ada');
     await page.getByLabel('Variable city').fill('Oslo');
     await replaceText('Messages (JSON)', JSON.stringify([{ role: 'user', content: 'Compare both versions please' }]));
-    await choose('Compare with', 'saved v1');
+    await page.getByRole('main').locator('label.checkbox').filter({ hasText: 'saved v1' }).click();
     await page.getByRole('button', { name: 'Run without saving' }).click();
 
     const draft = page.getByRole('region', { name: 'Draft output' });

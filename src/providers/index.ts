@@ -13,6 +13,6 @@ export { PROVIDER_DEFAULTS, ProvidersService } from './providers.service';
 export type { ReasoningEffort, ReasoningFields } from './reasoning';
 export { ANTHROPIC_THINKING_BUDGET, REASONING_EFFORTS, reasoningTextOf, withoutReasoning } from './reasoning';
 export type { TargetCapabilityField } from './routing-targets';
-export { TARGET_CAPABILITY_FIELDS, unhonouredFields } from './routing-targets';
+export { sendsParameter, TARGET_CAPABILITY_FIELDS, unhonouredFields } from './routing-targets';
 export * from './token-usage';
 export { DEFAULT_UPSTREAM_SETTINGS } from './upstream-http';

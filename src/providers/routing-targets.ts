@@ -32,3 +32,13 @@ export function unhonouredFields(type: string, req: ProviderRequest): TargetCapa
     return ask({ ...probe, [field]: req[field] }) !== undefined;
   });
 }
+
+/**
+ * Whether a provider of `type` sends `field` with `value` upstream: what its adapter's
+ * `unsupportedParam` says of a request holding that field alone (the parameter catalogue,
+ * src/registry/content/parameter-catalogue.ts). Anthropic's adapter names the sampling parameters
+ * the Messages API refuses: the invoke endpoints leave them out of its calls.
+ */
+export function sendsParameter(type: ProviderType, field: keyof ProviderRequest, value: unknown): boolean {
+  return UNSUPPORTED_PARAM[type]({ model: 'probe', messages: [], [field]: value } as ProviderRequest) === undefined;
+}

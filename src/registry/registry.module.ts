@@ -15,6 +15,7 @@ import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { DeploymentsService } from './deployments/deployments.service';
 import { EnvironmentsModule } from './environments/environments.module';
+import { ProviderParametersController } from './parameters/provider-parameters.controller';
 import { PromptEntity } from './prompts/prompt.entity';
 import { PromptVersionEntity } from './prompts/prompt-version.entity';
 import { PromptsController } from './prompts/prompts.controller';
@@ -39,7 +40,7 @@ import { RegistryService } from './registry.service';
     RegistryCacheModule,
     CryptoModule,
   ],
-  controllers: [PromptsController, DeploymentsController, DeploymentRequestsController],
+  controllers: [PromptsController, DeploymentsController, DeploymentRequestsController, ProviderParametersController],
   providers: [
     PromptsRepository,
     VersionsRepository,

@@ -709,6 +709,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/providers/parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the model parameters of each provider type
+         * @description Each parameter a version's `parameters` may hold, read from the same schema that validates them: its bounds or values, the provider's default where known, and whether a provider of that type is sent it. The same for every project.
+         */
+        get: operations["ProviderParametersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/provider-credentials": {
         parameters: {
             query?: never;
@@ -3424,6 +3444,63 @@ export interface components {
              * @example Checked the eval run: ship it.
              */
             comment?: string;
+        };
+        ProviderParameterDto: {
+            /**
+             * @description the field of a version's `parameters`
+             * @example temperature
+             */
+            name: string;
+            /** @example how varied the answer is: lower is more predictable */
+            description: string;
+            /**
+             * @description number or integer (between `minimum` and `maximum` where given), choice (one of `choices`), text-list (a text or up to `maxItems` texts), json (any value the schema takes)
+             * @enum {string}
+             */
+            control: "number" | "integer" | "choice" | "text-list" | "json";
+            /** @example 0 */
+            minimum: number | null;
+            /** @example 2 */
+            maximum: number | null;
+            /** @description text-list: how many texts at most */
+            maxItems: number | null;
+            /**
+             * @description choice: the values a provider of this type sends, as a version stores them
+             * @example [
+             *       "auto",
+             *       "required",
+             *       "none"
+             *     ]
+             */
+            choices: unknown[] | null;
+            /** @description choice: other values are taken too (tool_choice naming a function), written as JSON */
+            otherValues: boolean;
+            /**
+             * @description what the provider uses when the parameter is not set; null when not known
+             * @example 1
+             */
+            default: (number | string | {
+                [key: string]: unknown;
+            }) | null;
+            /** @description false: a version may store it, but a provider of this type is not sent it (Anthropic and temperature) */
+            sent: boolean;
+        };
+        ProviderTypeParametersDto: {
+            /** @enum {string} */
+            type: "local" | "openai" | "anthropic";
+            /**
+             * @description the chat models a provider of this type is known to have; null when its upstream decides
+             * @example [
+             *       "echo"
+             *     ]
+             */
+            models: string[] | null;
+            parameters: components["schemas"]["ProviderParameterDto"][];
+        };
+        ProviderParametersListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ProviderTypeParametersDto"][];
         };
         CreateProviderCredentialDto: {
             /**
@@ -10745,6 +10822,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProviderParametersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderParametersListDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {

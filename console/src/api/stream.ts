@@ -7,6 +7,8 @@ export interface StreamEvents {
 
 export interface StreamOutcome {
   threadId: string | null;
+  /** The call's request log (x-parley-log-id): its latency, tokens and cost once the stream ended. */
+  logId: string | null;
 }
 
 interface ChunkDelta {
@@ -66,5 +68,5 @@ export async function invokeStream(url: string, body: object, events: StreamEven
     }
   }
   for (const tool of tools.values()) events.onToolCall(tool.name, tool.args);
-  return { threadId: response.headers.get('x-parley-thread-id') };
+  return { threadId: response.headers.get('x-parley-thread-id'), logId: response.headers.get('x-parley-log-id') };
 }

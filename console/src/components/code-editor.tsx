@@ -1,5 +1,5 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { EditorState, type Extension } from '@codemirror/state';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { Decoration, type DecorationSet, EditorView, keymap, MatchDecorator, ViewPlugin, type ViewUpdate } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
 
@@ -38,6 +38,9 @@ export function CodeEditor({
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
+  // The label can change (a message moved or given another role): it is reconfigured, not the editor remade.
+  const naming = useRef(new Compartment());
+  const named = (text: string) => naming.current.of(EditorView.contentAttributes.of({ 'aria-label': text }));
 
   useEffect(() => {
     const editor = new EditorView({
@@ -49,7 +52,7 @@ export function CodeEditor({
           history(),
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          named(label),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString());
           }),
@@ -61,6 +64,10 @@ export function CodeEditor({
     return () => editor.destroy();
     // The editor owns its text once made; outside changes arrive through the effect below.
   }, []);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: naming.current.reconfigure(EditorView.contentAttributes.of({ 'aria-label': label })) });
+  }, [label]);
 
   useEffect(() => {
     const editor = view.current;

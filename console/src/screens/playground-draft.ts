@@ -1,10 +1,17 @@
-import type { ChatMessage, RequestLogDetail, Schemas, Version } from '../api/client';
-import { contentText } from '../components/chat';
+// The schema alone (not the client): test/console-playground.spec.ts imports this file without a browser.
+import type { components } from '../api/schema';
 import { type ResponseCache, routingBody, type RoutingDraft, routingDraftOf } from './routing-draft';
+import { templateVariables } from './template-variables';
+
+type Schemas = components['schemas'];
+type Version = Schemas['VersionDto'];
+type RequestLogDetail = Schemas['RequestLogDetailDto'];
+type ChatMessage = Version['template'][number];
 
 /** What the playground edits: everything a version holds, as the editor shows it. */
 export interface Draft {
-  template: { role: ChatMessage['role']; content: string }[];
+  /** Every field of each message is kept (tool calls, names, content parts): a card edits role and text, the JSON view the rest. */
+  template: ChatMessage[];
   provider: string;
   model: string;
   parameters: string;
@@ -31,7 +38,7 @@ export const EMPTY_DRAFT: Draft = {
 
 export function draftOf(version: Version): Draft {
   return {
-    template: version.template.map((m) => ({ role: m.role, content: contentText(m.content) })),
+    template: version.template.map((m) => ({ ...m })),
     provider: version.provider,
     model: version.model,
     parameters: JSON.stringify(version.parameters, null, 2),
@@ -67,7 +74,7 @@ function routed(draft: Draft) {
 /** The body of "save as a new version": nothing the version held is lost (tools, parameters, response format, routing, cache). */
 export function versionBody(draft: Draft): Schemas['CreateVersionDto'] & { template: ChatMessage[] } {
   return {
-    template: draft.template.map((m) => ({ role: m.role, content: m.content })) as ChatMessage[],
+    template: draft.template,
     ...routed(draft),
     ...(draft.cache ? { cache: draft.cache } : {}),
     parameters: parseField<Record<string, unknown>>(draft.parameters, 'Parameters', isObject),
@@ -89,8 +96,17 @@ export function draftContent(draft: Draft) {
   };
 }
 
-/** The invoke body's fields that override a version's settings one for one. */
-const OVERRIDES = ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'tool_choice'] as const;
+/** The invoke body's fields that override a version's settings one for one (and `response_format` json_object). */
+export const RUN_OVERRIDES = [
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'tool_choice',
+  'response_format',
+] as const;
 
 /**
  * An invoke body that runs the draft without saving it over the base version: its template, model
@@ -105,14 +121,15 @@ export function runBody(draft: Draft, variables: Record<string, string>, message
     ...(JSON.stringify(tools) !== JSON.stringify(base?.tools ?? []) ? { tools } : {}),
   };
   const overrides: Record<string, unknown> = {};
-  for (const key of OVERRIDES) if (parameters[key] !== undefined) overrides[key] = parameters[key];
+  for (const key of RUN_OVERRIDES) if (key !== 'response_format' && parameters[key] !== undefined) overrides[key] = parameters[key];
   const format = parameters.response_format as { type?: string } | undefined;
   if (format?.type === 'json_object') overrides.response_format = format;
   const declared = declaredVariables(draft);
   const defaults = parseField<Record<string, string>>(draft.variableDefaults, 'Variable defaults', isObject);
   return {
-    template: draft.template.map((m) => ({ role: m.role, content: m.content })),
+    template: draft.template,
     model: draft.model,
+    // What each field shows: typed, else the declared default (an emptied default stays empty); an empty field without one is not sent.
     variables: Object.fromEntries(
       declared
         .filter((name) => (variables[name] !== undefined && variables[name] !== '') || defaults[name] !== undefined)
@@ -141,24 +158,28 @@ export function savedRunBody(draftBody: ReturnType<typeof runBody>, variables: R
   };
 }
 
-const HELPERS = new Set(['if', 'unless', 'each', 'with', 'else', 'this', 'lookup', 'log']);
+/** The texts of a template that are templated (docs/templates.md, "What is templated"): string contents, text parts, image URLs. */
+export function templatedTexts(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) =>
+    typeof message.content === 'string'
+      ? [message.content]
+      : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : part.image_url.url)),
+  );
+}
 
-/** The variables the draft's template uses ({{name}}, {{#if name}}, ...) and the declared defaults. */
-export function declaredVariables(draft: Draft): string[] {
-  const names = new Set<string>();
-  for (const message of draft.template) {
-    for (const match of message.content.matchAll(/\{\{\{?\s*[#^/]?\s*([A-Za-z_][\w-]*)(?:\s+([A-Za-z_][\w-]*))?/g)) {
-      const [, first, second] = match;
-      const name = HELPERS.has(first) ? second : first;
-      if (name && !HELPERS.has(name)) names.add(name);
-    }
-  }
+/** The declared defaults, or none while that field is not a JSON object (reported when saving or running). */
+export function variableDefaults(draft: Draft): Record<string, string> {
   try {
-    for (const name of Object.keys(JSON.parse(draft.variableDefaults) as object)) names.add(name);
+    const value = JSON.parse(draft.variableDefaults) as unknown;
+    return isObject(value) ? (value as Record<string, string>) : {};
   } catch {
-    // an invalid defaults field is reported when saving or running
+    return {};
   }
-  return [...names].sort();
+}
+
+/** The variables the draft declares, sorted: those its template reads (as the person types) and those given a default. */
+export function declaredVariables(draft: Draft): string[] {
+  return [...new Set([...templateVariables(templatedTexts(draft.template)), ...Object.keys(variableDefaults(draft))])].sort();
 }
 
 function parsedJson(text: string | null | undefined): unknown {

@@ -1,4 +1,8 @@
-import type { Schemas, Version } from '../api/client';
+// The schema alone (not the client): test/console-playground.spec.ts imports this file without a browser.
+import type { components } from '../api/schema';
+
+type Schemas = components['schemas'];
+type Version = Schemas['VersionDto'];
 
 /** A version's routing block (docs/routing.md, "The routing block"), as the API takes it. */
 export type Routing = NonNullable<Schemas['CreateVersionDto']['routing']>;

@@ -1,64 +1,38 @@
-import { Button, Input, Label, TextField } from 'react-aria-components';
+import { Button } from 'react-aria-components';
 
 import { CodeEditor } from '../components/code-editor';
-import { Picker } from '../components/fields';
+import { MessageEditor } from './message-editor';
+import { ModelField, ParameterControls, ProviderField } from './parameter-controls';
 import type { Draft } from './playground-draft';
 import { newRouting, type RoutingDraft } from './routing-draft';
 import { RoutingEditor } from './routing-editor';
 
-const ROLES = ['system', 'user', 'assistant'] as const;
-
-/** The draft's template messages (Handlebars highlighted), provider and model or routing block, parameters, tools and variable defaults. */
-export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (draft: Draft) => void }) {
+/**
+ * The draft's template messages (chat-style or as JSON), provider and model (suggested from the
+ * project's providers and known models) or routing block, parameters (a control each, from the
+ * server's parameter schema, and as JSON), tools and variable defaults.
+ */
+export function TemplateEditor({
+  draft,
+  onChange,
+  onTemplateProblem,
+}: {
+  draft: Draft;
+  onChange: (draft: Draft) => void;
+  onTemplateProblem: (problem: string | null) => void;
+}) {
   const set = (patch: Partial<Draft>) => onChange({ ...draft, ...patch });
-  const setMessage = (index: number, patch: Partial<Draft['template'][number]>) =>
-    set({ template: draft.template.map((m, i) => (i === index ? { ...m, ...patch } : m)) });
   // The first target is the version's provider and model: a run of the draft uses them.
   const setRouting = (routing: RoutingDraft) =>
     set({ routing, provider: routing.targets[0]?.provider ?? draft.provider, model: routing.targets[0]?.model ?? draft.model });
   return (
     <section aria-labelledby="template" className="panel">
       <h2 id="template">Template</h2>
-      {draft.template.map((message, index) => (
-        <div key={index} className="message-editor">
-          <div className="row">
-            <Picker
-              label={`Role of message ${index + 1}`}
-              labelHidden
-              placeholder="Choose a role"
-              items={ROLES}
-              value={message.role}
-              onChange={(role) => setMessage(index, { role: role as Draft['template'][number]['role'] })}
-            />
-            <Button
-              className="button secondary small"
-              aria-label={`Remove message ${index + 1}`}
-              onPress={() => set({ template: draft.template.filter((_, i) => i !== index) })}
-            >
-              Remove
-            </Button>
-          </div>
-          <CodeEditor
-            template
-            label={`Template message ${index + 1} (${message.role})`}
-            value={message.content}
-            onChange={(content) => setMessage(index, { content })}
-          />
-        </div>
-      ))}
-      <Button className="button secondary" onPress={() => set({ template: [...draft.template, { role: 'user', content: '' }] })}>
-        Add a message
-      </Button>
+      <MessageEditor messages={draft.template} onChange={(template) => set({ template })} onProblem={onTemplateProblem} />
       {draft.routing ? null : (
         <div className="row">
-          <TextField value={draft.provider} onChange={(provider) => set({ provider })} className="field">
-            <Label>Provider</Label>
-            <Input />
-          </TextField>
-          <TextField value={draft.model} onChange={(model) => set({ model })} className="field">
-            <Label>Model</Label>
-            <Input />
-          </TextField>
+          <ProviderField label="Provider" value={draft.provider} onChange={(provider) => set({ provider })} />
+          <ModelField label="Model" provider={draft.provider} value={draft.model} onChange={(model) => set({ model })} />
         </div>
       )}
       <h3>Routing</h3>
@@ -74,7 +48,8 @@ export function TemplateEditor({ draft, onChange }: { draft: Draft; onChange: (d
           Add a routing block
         </Button>
       )}
-      <h3>Parameters (temperature, max_tokens, response_format, tool_choice, ...)</h3>
+      <h3>Parameters</h3>
+      <ParameterControls provider={draft.provider} parameters={draft.parameters} onChange={(parameters) => set({ parameters })} />
       <CodeEditor label="Parameters (JSON)" value={draft.parameters} onChange={(parameters) => set({ parameters })} />
       <h3>Tools</h3>
       <CodeEditor label="Tools (JSON)" value={draft.tools} onChange={(tools) => set({ tools })} />
