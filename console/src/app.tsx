@@ -1,10 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 
-import { api, unwrap } from './api/client';
-import { Picker } from './components/fields';
+import { Button } from './components/button';
+import { WorkspaceProjectPickers } from './components/project-pickers';
+import { ThemeToggle } from './components/theme';
 import { EmptyState, ErrorNote, Loading } from './components/ui';
 import { KeysScreen } from './screens/keys';
 import { LogDetailScreen } from './screens/log-detail';
@@ -42,6 +41,9 @@ export function App() {
   const scope = useProject();
   const location = useLocation();
   const canAudit = useCan('audit:read');
+  // On a narrow screen the sidebar is a menu (docs/console.md, "Small screens"), closed again by each navigation.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [location.pathname]);
   if (session.isPending) return <Loading />;
   if (session.error) return <ErrorNote error={session.error} />;
   if (!session.data) {
@@ -58,8 +60,9 @@ export function App() {
   const picking = (admin || person !== null) && !scope;
   return (
     <div className="shell">
-      <Header />
-      <nav className="sidebar" aria-label="Console">
+      <SkipLink />
+      <Header menuOpen={menuOpen} onMenu={() => setMenuOpen(!menuOpen)} />
+      <nav id="console-nav" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Console">
         {!picking ? (
           <>
             <NavLink to="/prompts">Prompts</NavLink>
@@ -76,7 +79,7 @@ export function App() {
         {person && !scope ? null : <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>}
         {canAudit ? <NavLink to="/audit">Audit</NavLink> : null}
       </nav>
-      <main className="content">
+      <main id="main" className="content" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
           {person && !scope ? (
             <ChooseProject session={person} />
@@ -114,9 +117,14 @@ export function App() {
               <Route
                 path="*"
                 element={
-                  <p>
-                    No such page. <NavLink to="/prompts">Go to the prompts</NavLink>.
-                  </p>
+                  <>
+                    <h1>No such page</h1>
+                    <EmptyState title="Nothing here">
+                      <p>
+                        The address matches no screen of the console. <NavLink to="/prompts">Go to the prompts</NavLink>.
+                      </p>
+                    </EmptyState>
+                  </>
                 }
               />
             </Routes>
@@ -142,41 +150,44 @@ function ProjectSwitcher() {
   const scope = useProject();
   const switchTo = useSwitchProject();
   const [workspace, setWorkspace] = useState(scope?.workspace ?? '');
-  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: () => unwrap(api.GET('/v2/workspaces')) });
-  const projects = useQuery({
-    queryKey: ['projects', workspace],
-    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects', { params: { path: { workspace } } })),
-    enabled: workspace !== '',
-  });
   return (
     <div className="row switcher" role="group" aria-label="Project switcher">
-      <Picker
-        label="Workspace"
-        placeholder="Choose a workspace"
-        items={workspaces.data?.data.map((w) => w.slug) ?? []}
-        value={workspace}
-        onChange={setWorkspace}
+      <WorkspaceProjectPickers
+        workspace={workspace}
+        project={scope?.workspace === workspace ? scope.project : ''}
+        onWorkspace={setWorkspace}
+        onProject={(project) => switchTo({ workspace, project })}
       />
-      {workspace ? (
-        <Picker
-          label="Project"
-          placeholder="Choose a project"
-          items={projects.data?.data.map((p) => p.slug) ?? []}
-          value={scope?.workspace === workspace ? scope.project : ''}
-          onChange={(project) => switchTo({ workspace, project })}
-        />
-      ) : null}
     </div>
   );
 }
 
-function Header() {
+/** The first stop of the Tab key: past the header and sidebar to the screen itself. */
+function SkipLink() {
+  return (
+    <a
+      className="skip-link"
+      href="#main"
+      onClick={(event) => {
+        event.preventDefault();
+        document.getElementById('main')?.focus();
+      }}
+    >
+      Skip to main content
+    </a>
+  );
+}
+
+function Header({ menuOpen, onMenu }: { menuOpen: boolean; onMenu: () => void }) {
   const session = useSession().data!;
   const signOut = useSignOut();
   const navigate = useNavigate();
   return (
     <header className="topbar">
       <span className="brand">Parley</span>
+      <Button tone="secondary" small className="menu-button" aria-expanded={menuOpen} aria-controls="console-nav" onPress={onMenu}>
+        Menu
+      </Button>
       {session.kind === 'user' ? (
         <>
           <span className="muted">{session.user?.email}</span>
@@ -192,7 +203,8 @@ function Header() {
           <ProjectSwitcher />
         </>
       )}
-      <Button className="button secondary" onPress={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
+      <ThemeToggle />
+      <Button tone="secondary" className="sign-out" onPress={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
         Sign out
       </Button>
     </header>

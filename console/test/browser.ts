@@ -98,3 +98,19 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
   })()`);
   return findings.filter((f) => f.impact === 'serious' || f.impact === 'critical');
 }
+
+/** The elements that stick out on the right of the window, outside any box that scrolls (or clips) them; none when the page does not scroll sideways. */
+export async function sidewaysOverflow(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const width = window.innerWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    const inScroller = (el) => {
+      for (let e = el.parentElement; e; e = e.parentElement) if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(e).overflowX)) return true;
+      return false;
+    };
+    return [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 1 && !inScroller(el))
+      .slice(-5)
+      .map((el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right) + 'px');
+  })()`);
+}

@@ -230,7 +230,7 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
     await page.getByRole('link', { name: 'Compare the two runs' }).click();
     await page.waitForURL(new RegExp(`/evals/runs/${runs.live}/compare/${runs.v1}$`));
     await page.getByRole('heading', { name: 'Regressed (1)' }).waitFor();
-    const counts = async (name: string) => page.locator('.counts > div').filter({ hasText: name }).locator('dd').textContent();
+    const counts = async (name: string) => page.locator('.stats > .stat').filter({ hasText: name }).locator('dd').textContent();
     expect([await counts('Regressed'), await counts('Improved'), await counts('Unchanged')]).toEqual(['1', '2', '2']);
     expect(await rowText(/^mentions-expected/)).toMatch(/0\.60.*0\.80.*\+0\.20/);
     // Regressions first: the first item on the page is the customs question, with both answers and scores.

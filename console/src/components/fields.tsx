@@ -1,5 +1,20 @@
 import type { ReactNode } from 'react';
-import { Button, Label, ListBox, ListBoxItem, Popover, Radio, RadioGroup, Select, SelectValue } from 'react-aria-components';
+import {
+  Button,
+  Checkbox,
+  Input,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Popover,
+  Radio,
+  RadioGroup,
+  Select,
+  SelectValue,
+  Text,
+  TextArea,
+  TextField,
+} from 'react-aria-components';
 
 /** An item of a picker: its id, and the text shown when it differs from the id. */
 export type PickerItem = string | { id: string; label: string };
@@ -95,5 +110,100 @@ export function Choices<T extends string>({
         </Radio>
       ))}
     </RadioGroup>
+  );
+}
+
+/**
+ * The console's text field: a label over an input, or over a text area when `rows` is given
+ * (`json` sets it in the code font). `labelHidden` names it for assistive technology only, where
+ * the row it sits in already says what it is; `description` is a hint under it.
+ */
+export function TextInput({
+  label,
+  labelHidden = false,
+  value,
+  onChange,
+  rows,
+  json = false,
+  placeholder,
+  description,
+  className,
+  type,
+  inputMode,
+  autoComplete,
+  autoFocus,
+  isRequired,
+  isReadOnly,
+  maxLength,
+  min,
+  max,
+}: {
+  label: string;
+  labelHidden?: boolean;
+  value: string;
+  onChange: (value: string) => void;
+  /** A text area of that many rows. */
+  rows?: number;
+  json?: boolean;
+  placeholder?: string;
+  description?: ReactNode;
+  /** Added to `field`: `grow` takes the rest of a row. */
+  className?: string;
+  type?: 'text' | 'search' | 'email' | 'password' | 'number';
+  inputMode?: 'text' | 'numeric' | 'decimal' | 'email' | 'search';
+  autoComplete?: string;
+  autoFocus?: boolean;
+  isRequired?: boolean;
+  isReadOnly?: boolean;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+}) {
+  return (
+    <TextField
+      value={value}
+      onChange={onChange}
+      type={type}
+      inputMode={inputMode}
+      autoComplete={autoComplete}
+      autoFocus={autoFocus}
+      isRequired={isRequired}
+      isReadOnly={isReadOnly}
+      maxLength={maxLength}
+      {...(labelHidden ? { 'aria-label': label } : {})}
+      className={className ? `field ${className}` : 'field'}
+    >
+      {labelHidden ? null : <Label>{label}</Label>}
+      {rows ? (
+        <TextArea rows={rows} placeholder={placeholder} className={json ? 'json' : undefined} />
+      ) : (
+        <Input placeholder={placeholder} min={min} max={max} />
+      )}
+      {description ? (
+        <Text slot="description" className="muted small">
+          {description}
+        </Text>
+      ) : null}
+    </TextField>
+  );
+}
+
+/** A checkbox with a visible box that fills when it is ticked; alone, or inside React Aria's CheckboxGroup (`value`). */
+export function CheckboxField({
+  children,
+  isSelected,
+  onChange,
+  value,
+}: {
+  children: ReactNode;
+  isSelected?: boolean;
+  onChange?: (selected: boolean) => void;
+  value?: string;
+}) {
+  return (
+    <Checkbox isSelected={isSelected} onChange={onChange} value={value} className="checkbox">
+      <span className="box" aria-hidden="true" />
+      {children}
+    </Checkbox>
   );
 }

@@ -1,7 +1,8 @@
-import type { ReactNode } from 'react';
-import { Button, Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
+import { type ReactNode, useId } from 'react';
+import { Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
 
 import { ApiError } from '../api/client';
+import { Button } from './button';
 
 /** What a screen shows before there is anything to list: what it is for and what to do. */
 export function EmptyState({ title, children }: { title: string; children: ReactNode }) {
@@ -62,7 +63,7 @@ export function ConfirmButton(props: {
   const tone = props.tone ?? (props.danger ? 'secondary' : 'primary');
   return (
     <DialogTrigger>
-      <Button className={tone === 'secondary' ? 'button secondary' : 'button'} isDisabled={props.isDisabled}>
+      <Button tone={tone} isDisabled={props.isDisabled}>
         {props.label}
       </Button>
       <Modal className="modal" isDismissable>
@@ -72,11 +73,11 @@ export function ConfirmButton(props: {
               <Heading slot="title">{props.title}</Heading>
               <div>{props.children}</div>
               <div className="row end">
-                <Button className="button secondary" onPress={close}>
+                <Button tone="secondary" onPress={close}>
                   Cancel
                 </Button>
                 <Button
-                  className={props.danger ? 'button danger' : 'button'}
+                  tone={props.danger ? 'danger' : 'primary'}
                   onPress={() => {
                     props.onConfirm();
                     close();
@@ -90,6 +91,59 @@ export function ConfirmButton(props: {
         </Dialog>
       </Modal>
     </DialogTrigger>
+  );
+}
+
+/** A titled box of the page (a form, a group of facts): a region named by its heading. */
+export function Card({ title, children, className }: { title: ReactNode; children: ReactNode; className?: string }) {
+  const id = useId();
+  return (
+    <section className={className ? `panel ${className}` : 'panel'} aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** Figures side by side, each a label over a large number (a run's counts, usage totals); `tone` colours one. */
+export function Stats({ label, items }: { label: string; items: { label: string; value: ReactNode; tone?: 'ok' | 'danger' | 'muted' }[] }) {
+  return (
+    <dl className="stats" aria-label={label}>
+      {items.map((item) => (
+        <div key={item.label} className={item.tone ? `stat ${item.tone}` : 'stat'}>
+          <dt>{item.label}</dt>
+          <dd>{item.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A status pill: neutral, or a tone that says how it went (ok, warn: still going, danger: failed). */
+export function Badge({ children, tone, title }: { children: ReactNode; tone?: 'ok' | 'warn' | 'danger'; title?: string }) {
+  return (
+    <span className={tone ? `badge ${tone}` : 'badge'} title={title}>
+      {children}
+    </span>
+  );
+}
+
+/** Something to know before acting (`note`), or news of what just happened (`status`, announced). */
+export function Notice({ children, live = false, className }: { children: ReactNode; live?: boolean; className?: string }) {
+  return (
+    <p className={className ? `notice ${className}` : 'notice'} role={live ? 'status' : 'note'}>
+      {children}
+    </p>
+  );
+}
+
+/** The next page of a keyset list (TanStack Query's infinite query), while there is one. */
+export function LoadMore({ pages }: { pages: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown } }) {
+  if (!pages.hasNextPage) return null;
+  return (
+    <Button tone="secondary" onPress={() => void pages.fetchNextPage()} isDisabled={pages.isFetchingNextPage}>
+      Load more
+    </Button>
   );
 }
 

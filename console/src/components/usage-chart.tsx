@@ -3,7 +3,7 @@ import 'uplot/dist/uPlot.min.css';
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 
-const COLOURS = ['#1f4fd1', '#b3261e', '#1b6b34', '#7a2e9c', '#b35c00', '#00707a', '#5b5f6b', '#a3175d'];
+import { chartTheme, useTheme } from './theme';
 
 /**
  * Calls per bucket, one line per group, drawn by uPlot on a canvas. The same numbers are in the
@@ -19,23 +19,26 @@ export function UsageChart({
   title: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  // Drawn again when the theme changes: a canvas does not follow CSS variables by itself.
+  const { dark } = useTheme();
   useEffect(() => {
     if (!host.current || buckets.length === 0) return;
-    const width = Math.max(320, host.current.clientWidth);
+    const width = Math.max(280, host.current.clientWidth);
+    const { axis, colours, background } = chartTheme();
     const chart = new uPlot(
       {
         title,
         width,
         height: 260,
         scales: { x: { time: true } },
-        axes: [{}, { label: 'calls' }],
+        axes: [axis, { ...axis, label: 'calls' }],
         series: [
           {},
           ...series.map((s, i) => ({
             label: s.label,
-            stroke: COLOURS[i % COLOURS.length],
+            stroke: colours[i % colours.length],
             width: 2,
-            points: { show: buckets.length < 60 },
+            points: { show: buckets.length < 60, fill: background },
           })),
         ],
       },
@@ -43,6 +46,6 @@ export function UsageChart({
       host.current,
     );
     return () => chart.destroy();
-  }, [buckets, series, title]);
+  }, [buckets, series, title, dark]);
   return <div className="chart" ref={host} aria-hidden="true" />;
 }

@@ -1,11 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
-import { Picker } from '../components/fields';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { Button } from '../components/button';
+import { TextInput } from '../components/fields';
+import { WorkspaceProjectPickers } from '../components/project-pickers';
+import { DataTable } from '../components/table';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading, Notice } from '../components/ui';
 import { useSession } from '../session';
 import { LimitsPanel } from './limits';
 
@@ -32,10 +35,10 @@ export function KeysScreen() {
               access={{ scopes: session.scopes, environments: session.environments }}
             />
           ) : (
-            <p className="notice" role="note">
+            <Notice>
               This key cannot manage keys (it lacks the <code>keys:manage</code> scope): sign in with a key that has it, or with the admin
               key, to create or revoke keys of {session.workspace}/{session.project}.
-            </p>
+            </Notice>
           )}
           <p className="muted">Limits are set with the admin key.</p>
           <Providers />
@@ -52,28 +55,17 @@ function Providers() {
     <section aria-labelledby="providers">
       <h2 id="providers">Providers</h2>
       <ErrorNote error={providers.error} />
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Base URL</th>
-            <th scope="col">Key</th>
-            <th scope="col">Updated</th>
+      <DataTable label="Providers" columns={['Name', 'Type', 'Base URL', 'Key', 'Updated']}>
+        {(providers.data?.data ?? []).map((p) => (
+          <tr key={p.name}>
+            <td>{p.name}</td>
+            <td>{p.type}</td>
+            <td>{p.baseUrl ?? '—'}</td>
+            <td>{p.apiKeySource === 'stored' ? 'stored (encrypted)' : p.apiKeySource === 'env' ? `from ${p.apiKeyEnv}` : 'none'}</td>
+            <td>{formatTime(p.updatedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {(providers.data?.data ?? []).map((p) => (
-            <tr key={p.name}>
-              <td>{p.name}</td>
-              <td>{p.type}</td>
-              <td>{p.baseUrl ?? '—'}</td>
-              <td>{p.apiKeySource === 'stored' ? 'stored (encrypted)' : p.apiKeySource === 'env' ? `from ${p.apiKeyEnv}` : 'none'}</td>
-              <td>{formatTime(p.updatedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <p className="muted">
         Secrets are never shown. Add a provider with <code>parley apply</code> or <code>POST /v2/provider-credentials</code>{' '}
         (docs/providers.md).
@@ -86,33 +78,16 @@ function AdminKeys() {
   const [params, setParams] = useSearchParams();
   const workspace = params.get('workspace') ?? '';
   const project = params.get('project') ?? '';
-  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: () => unwrap(api.GET('/v2/workspaces')) });
-  const projects = useQuery({
-    queryKey: ['projects', workspace],
-    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects', { params: { path: { workspace } } })),
-    enabled: workspace !== '',
-  });
   return (
     <>
       <div className="row">
-        <Picker
-          label="Workspace"
-          placeholder="Choose a workspace"
-          items={workspaces.data?.data.map((w) => w.slug) ?? []}
-          value={workspace}
-          onChange={(w) => setParams({ workspace: w })}
+        <WorkspaceProjectPickers
+          workspace={workspace}
+          project={project}
+          onWorkspace={(w) => setParams({ workspace: w })}
+          onProject={(p) => setParams({ workspace, project: p })}
         />
-        {workspace ? (
-          <Picker
-            label="Project"
-            placeholder="Choose a project"
-            items={projects.data?.data.map((p) => p.slug) ?? []}
-            value={project}
-            onChange={(p) => setParams({ workspace, project: p })}
-          />
-        ) : null}
       </div>
-      <ErrorNote error={workspaces.error ?? projects.error} />
       {workspace && project ? (
         <>
           <ProjectKeys workspace={workspace} project={project} />
@@ -181,11 +156,8 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
           create.mutate();
         }}
       >
-        <TextField value={name} onChange={setName} className="field">
-          <Label>New key's name</Label>
-          <Input placeholder="ci-deploy" />
-        </TextField>
-        <Button type="submit" className="button" isDisabled={create.isPending}>
+        <TextInput label="New key's name" value={name} onChange={setName} placeholder="ci-deploy" />
+        <Button type="submit" isDisabled={create.isPending}>
           Create a key
         </Button>
       </Form>
@@ -200,7 +172,7 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
               {created.key}
             </code>
             <Button
-              className="button secondary"
+              tone="secondary"
               onPress={() =>
                 void navigator.clipboard?.writeText(created.key).then(
                   () => setCopied(true),
@@ -210,7 +182,7 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
             >
               {copied ? 'Copied' : 'Copy'}
             </Button>
-            <Button className="button secondary" onPress={() => setCreated(null)}>
+            <Button tone="secondary" onPress={() => setCreated(null)}>
               Done
             </Button>
           </p>
@@ -219,47 +191,36 @@ function ProjectKeys({ workspace, project, access }: { workspace: string; projec
       {keys.isPending ? (
         <Loading />
       ) : keys.data && keys.data.data.length > 0 ? (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
+        <DataTable label={`Keys of ${workspace}/${project}`} columns={['Name', 'Prefix', 'Scopes', 'Created', 'State']}>
+          {keys.data.data.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>
+                {key.scopes ? key.scopes.join(', ') : 'all'}
+                {key.environments ? ` (invokes in ${key.environments.join(', ')})` : ''}
+              </td>
+              <td>{formatTime(key.createdAt)}</td>
+              <td>
+                {key.revokedAt ? (
+                  `revoked ${formatTime(key.revokedAt)}`
+                ) : (
+                  <ConfirmButton
+                    label={`Revoke ${key.name}`}
+                    title={`Revoke the key ${key.name}?`}
+                    confirmLabel="Revoke"
+                    danger
+                    onConfirm={() => revoke.mutate(key.id)}
+                  >
+                    <p>Every call made with it is refused (401) from now on, on every instance. This cannot be undone.</p>
+                  </ConfirmButton>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {keys.data.data.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.prefix}…</code>
-                </td>
-                <td>
-                  {key.scopes ? key.scopes.join(', ') : 'all'}
-                  {key.environments ? ` (invokes in ${key.environments.join(', ')})` : ''}
-                </td>
-                <td>{formatTime(key.createdAt)}</td>
-                <td>
-                  {key.revokedAt ? (
-                    `revoked ${formatTime(key.revokedAt)}`
-                  ) : (
-                    <ConfirmButton
-                      label={`Revoke ${key.name}`}
-                      title={`Revoke the key ${key.name}?`}
-                      confirmLabel="Revoke"
-                      danger
-                      onConfirm={() => revoke.mutate(key.id)}
-                    >
-                      <p>Every call made with it is refused (401) from now on, on every instance. This cannot be undone.</p>
-                    </ConfirmButton>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : (
         <EmptyState title="No keys">
           <p>This project has no keys yet: create one above and give it to the application that calls Parley.</p>

@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../api/client';
+import { Button } from '../components/button';
+import { TextInput } from '../components/fields';
 import { ErrorNote, Loading } from '../components/ui';
 
 const FIELDS = [
@@ -76,20 +78,18 @@ function LimitsForm({
           <fieldset key={title} className="row">
             <legend>{title}</legend>
             {FIELDS.map(([name, label]) => (
-              <TextField
+              <TextInput
+                label={`${label} (${title.toLowerCase()})`}
                 key={name}
                 value={values[name]}
                 onChange={(v) => set({ ...values, [name]: v })}
-                className="field"
                 inputMode="decimal"
-              >
-                <Label>{`${label} (${title.toLowerCase()})`}</Label>
-                <Input placeholder="no limit" />
-              </TextField>
+                placeholder="no limit"
+              />
             ))}
           </fieldset>
         ))}
-        <Button type="submit" className="button" isDisabled={save.isPending}>
+        <Button type="submit" isDisabled={save.isPending}>
           Save limits
         </Button>
         {save.isSuccess ? <span role="status"> Saved.</span> : null}

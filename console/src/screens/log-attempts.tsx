@@ -1,4 +1,5 @@
 import type { RequestLogDetail } from '../api/client';
+import { DataTable } from '../components/table';
 
 const dash = (value: number | string | null | undefined, unit = '') => (value === null || value === undefined ? '—' : `${value}${unit}`);
 
@@ -9,38 +10,27 @@ export function LogAttempts({ log }: { log: RequestLogDetail }) {
   return (
     <section aria-labelledby="attempts">
       <h2 id="attempts">Attempts</h2>
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Provider and model</th>
-            <th scope="col">Status</th>
-            <th scope="col">Latency</th>
-            <th scope="col">First token</th>
-            <th scope="col">Tokens (in / out)</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Error</th>
+      <DataTable
+        label="Attempts"
+        columns={['#', 'Provider and model', 'Status', 'Latency', 'First token', 'Tokens (in / out)', 'Cost', 'Error']}
+      >
+        {attempts.map((attempt, index) => (
+          <tr key={index}>
+            <td>{index + 1}</td>
+            <td>
+              {attempt.provider}/{attempt.model}
+            </td>
+            <td>{attempt.status}</td>
+            <td>{dash(attempt.latencyMs, ' ms')}</td>
+            <td>{dash(attempt.ttftMs, ' ms')}</td>
+            <td>
+              {dash(attempt.inputTokens)} / {dash(attempt.outputTokens)}
+            </td>
+            <td>{attempt.costUsd === null || attempt.costUsd === undefined ? '—' : `$${attempt.costUsd}`}</td>
+            <td>{attempt.error ?? '—'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {attempts.map((attempt, index) => (
-            <tr key={index}>
-              <td>{index + 1}</td>
-              <td>
-                {attempt.provider}/{attempt.model}
-              </td>
-              <td>{attempt.status}</td>
-              <td>{dash(attempt.latencyMs, ' ms')}</td>
-              <td>{dash(attempt.ttftMs, ' ms')}</td>
-              <td>
-                {dash(attempt.inputTokens)} / {dash(attempt.outputTokens)}
-              </td>
-              <td>{attempt.costUsd === null || attempt.costUsd === undefined ? '—' : `$${attempt.costUsd}`}</td>
-              <td>{attempt.error ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }

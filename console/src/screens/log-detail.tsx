@@ -3,8 +3,9 @@ import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
+import { ButtonLink } from '../components/button';
 import { ChatTranscript } from '../components/chat';
-import { ErrorNote, formatTime, JsonBlock, Loading } from '../components/ui';
+import { ErrorNote, formatTime, JsonBlock, Loading, Notice } from '../components/ui';
 import { AddToDataset } from './evals/add-to-dataset';
 import { LogAttempts } from './log-attempts';
 import { LogFeedback } from './log-feedback';
@@ -102,18 +103,12 @@ export function LogDetailScreen() {
       <LogAttempts log={l} />
       {deployed || !l.doNotRecord ? (
         <p className="row">
-          {deployed ? (
-            <Link className="button" to={`/prompts/${encodeURIComponent(slug)}/playground?log=${id}`}>
-              Open in playground
-            </Link>
-          ) : null}
+          {deployed ? <ButtonLink to={`/prompts/${encodeURIComponent(slug)}/playground?log=${id}`}>Open in playground</ButtonLink> : null}
           {l.doNotRecord ? null : <AddToDataset source={{ logId: id }} />}
         </p>
       ) : null}
       {l.doNotRecord ? (
-        <p className="notice" role="note">
-          This call asked not to be recorded (doNotRecord): its request and answer were not stored.
-        </p>
+        <Notice>This call asked not to be recorded (doNotRecord): its request and answer were not stored.</Notice>
       ) : (
         <Tabs>
           <TabList aria-label="View" className="tabs">

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextArea, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../api/client';
-import { Choices } from '../components/fields';
-import { ErrorNote, formatTime, Loading } from '../components/ui';
+import { Button } from '../components/button';
+import { Choices, TextInput } from '../components/fields';
+import { DataTable } from '../components/table';
+import { ErrorNote, formatTime, Loading, Notice } from '../components/ui';
 import { useCan } from '../session';
 
 type Feedback = Schemas['FeedbackDto'];
@@ -34,42 +36,23 @@ export function LogFeedback({ logId }: { logId: string }) {
       {list.isPending ? (
         <Loading />
       ) : list.data && list.data.data.length > 0 ? (
-        <table className="table">
-          <caption className="sr-only">Feedback on this call</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Comment</th>
-              <th scope="col">From</th>
-              <th scope="col">On</th>
-              <th scope="col">Updated</th>
+        <DataTable label="Feedback on this call" columns={['Name', 'Value', 'Comment', 'From', 'On', 'Updated']}>
+          {list.data.data.map((f) => (
+            <tr key={f.id}>
+              <td>{f.name}</td>
+              <td>{valueText(f.value)}</td>
+              <td className="pre-wrap">{f.comment ?? <span className="muted">—</span>}</td>
+              <td>{sourceText(f.source)}</td>
+              <td>{f.target.type === 'log' ? 'this call' : `its ${f.target.type}`}</td>
+              <td>{formatTime(f.updatedAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((f) => (
-              <tr key={f.id}>
-                <td>{f.name}</td>
-                <td>{valueText(f.value)}</td>
-                <td className="pre-wrap">{f.comment ?? <span className="muted">—</span>}</td>
-                <td>{sourceText(f.source)}</td>
-                <td>{f.target.type === 'log' ? 'this call' : `its ${f.target.type}`}</td>
-                <td>{formatTime(f.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : list.data ? (
         <p className="muted">No feedback on this call yet.</p>
       ) : null}
       {list.data?.has_more ? <p className="muted small">The 100 newest are shown.</p> : null}
-      {canWrite ? (
-        <FeedbackForm logId={logId} />
-      ) : (
-        <p className="notice" role="note">
-          This key cannot give feedback: it needs the feedback:write scope.
-        </p>
-      )}
+      {canWrite ? <FeedbackForm logId={logId} /> : <Notice>This key cannot give feedback: it needs the feedback:write scope.</Notice>}
     </section>
   );
 }
@@ -117,10 +100,7 @@ function FeedbackForm({ logId }: { logId: string }) {
         Given from the console (a reviewer&apos;s score, kept apart from the application&apos;s): the same name again replaces it.
       </p>
       <div className="row">
-        <TextField value={name} onChange={setName} isRequired className="field">
-          <Label>Name</Label>
-          <Input placeholder="helpful" />
-        </TextField>
+        <TextInput label="Name" value={name} onChange={setName} isRequired placeholder="helpful" />
         <Choices
           label="Kind of value"
           items={[
@@ -134,10 +114,7 @@ function FeedbackForm({ logId }: { logId: string }) {
       </div>
       <div className="row">
         {kind === 'number' ? (
-          <TextField value={number} onChange={setNumber} className="field">
-            <Label>Value</Label>
-            <Input inputMode="decimal" placeholder="4" />
-          </TextField>
+          <TextInput label="Value" value={number} onChange={setNumber} inputMode="decimal" placeholder="4" />
         ) : kind === 'boolean' ? (
           <Choices
             label="Value"
@@ -149,16 +126,10 @@ function FeedbackForm({ logId }: { logId: string }) {
             onChange={setFlag}
           />
         ) : (
-          <TextField value={category} onChange={setCategory} className="field">
-            <Label>Value</Label>
-            <Input placeholder="friendly" />
-          </TextField>
+          <TextInput label="Value" value={category} onChange={setCategory} placeholder="friendly" />
         )}
       </div>
-      <TextField value={comment} onChange={setComment} className="field">
-        <Label>Comment (optional)</Label>
-        <TextArea rows={2} />
-      </TextField>
+      <TextInput label="Comment (optional)" value={comment} onChange={setComment} rows={2} />
       {name && problem ? <p className="error-text small">{problem}</p> : null}
       <ErrorNote error={send.error} />
       {send.isSuccess && !send.isPending ? (
@@ -167,7 +138,7 @@ function FeedbackForm({ logId }: { logId: string }) {
           {send.data.version !== null ? ` for v${send.data.version}${send.data.environment ? ` in ${send.data.environment}` : ''}` : ''}.
         </p>
       ) : null}
-      <Button type="submit" className="button" isDisabled={!!problem || send.isPending}>
+      <Button type="submit" isDisabled={!!problem || send.isPending}>
         Save the score
       </Button>
     </Form>

@@ -1,10 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
-import { Picker } from '../components/fields';
+import { Button } from '../components/button';
+import { Picker, TextInput } from '../components/fields';
+import { DataTable } from '../components/table';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { usePrompts } from './prompts';
 
@@ -53,41 +55,28 @@ export function LogsScreen() {
         <Loading />
       ) : logs.data && logs.data.data.length > 0 ? (
         <>
-          <table className="table">
-            <caption className="sr-only">Request logs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Prompt</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Version</th>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Tokens</th>
-                <th scope="col">Cost</th>
+          <DataTable
+            label="Request logs, newest first"
+            columns={['Started', 'Prompt', 'Environment', 'Version', 'Model', 'Status', 'Latency', 'Tokens', 'Cost']}
+          >
+            {logs.data.data.map((log) => (
+              <tr key={log.id}>
+                <td>
+                  <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
+                </td>
+                <td>{log.promptSlug}</td>
+                <td>{log.environment || '—'}</td>
+                <td>{log.version ? `v${log.version}` : '—'}</td>
+                <td>
+                  {log.provider}/{log.model}
+                </td>
+                <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
+                <td>{log.latencyMs} ms</td>
+                <td>{log.usage.total_tokens ?? '—'}</td>
+                <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {logs.data.data.map((log) => (
-                <tr key={log.id}>
-                  <td>
-                    <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
-                  </td>
-                  <td>{log.promptSlug}</td>
-                  <td>{log.environment || '—'}</td>
-                  <td>{log.version ? `v${log.version}` : '—'}</td>
-                  <td>
-                    {log.provider}/{log.model}
-                  </td>
-                  <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
-                  <td>{log.latencyMs} ms</td>
-                  <td>{log.usage.total_tokens ?? '—'}</td>
-                  <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           <nav className="row" aria-label="Pages">
             {after ? <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link> : null}
             {logs.data.has_more && logs.data.last_id ? (
@@ -124,10 +113,7 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
-      <TextField value={filters.q ?? ''} onChange={set('q')} className="field">
-        <Label>Search</Label>
-        <Input type="search" placeholder='words, "a phrase", -word' />
-      </TextField>
+      <TextInput label="Search" value={filters.q ?? ''} onChange={set('q')} type="search" placeholder='words, "a phrase", -word' />
       <Picker
         label="Prompt"
         items={[{ id: 'any', label: 'any' }, ...(prompts.data?.data ?? []).map((p) => p.slug)]}
@@ -149,19 +135,10 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
           ['to', 'To', ''],
         ] as const
       ).map(([name, label, placeholder]) => (
-        <TextField key={name} value={filters[name] ?? ''} onChange={set(name)} className="field">
-          <Label>{label}</Label>
-          <Input placeholder={placeholder} />
-        </TextField>
+        <TextInput label={label} key={name} value={filters[name] ?? ''} onChange={set(name)} placeholder={placeholder} />
       ))}
-      <Button type="submit" className="button">
-        Filter
-      </Button>
-      {versionWithoutPrompt ? (
-        <p className="error-text" role="alert">
-          Pick a prompt to filter by its version.
-        </p>
-      ) : null}
+      <Button type="submit">Filter</Button>
+      {versionWithoutPrompt ? <ErrorNote error="Pick a prompt to filter by its version." /> : null}
     </Form>
   );
 }

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 
 import type { Schemas } from '../api/client';
+import { DataTable } from '../components/table';
 import { ConfirmButton, formatTime } from '../components/ui';
 
 type Deployment = Schemas['DeploymentDto'];
@@ -46,48 +47,37 @@ export function DeploymentsTable({
   onDeploy: (body: DeployBody) => void;
 }) {
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th scope="col">Environment</th>
-          <th scope="col">Live version</th>
-          <th scope="col">Deployed</th>
-          <th scope="col">Previous deployment</th>
-          <th scope="col">Split and results</th>
-        </tr>
-      </thead>
-      <tbody>
-        {live.map((d) => {
-          const rows = history?.filter((row) => row.environment === d.environment) ?? [];
-          const now = rows.find((row) => row.current);
-          const previous = rows.filter((row) => !row.current).sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
-          const split = now?.split;
-          const action = split ? 'Arms and results' : 'Set up a split';
-          return (
-            <tr key={d.environment}>
-              <td>{d.environment}</td>
-              <td>{split ? `split: ${armsText(split)}` : `v${d.version}`}</td>
-              <td>{formatTime(d.deployedAt)}</td>
-              <td>
-                {previous && now && !sameAs(previous, now) ? (
-                  <PreviousDeployment now={now} previous={previous} onConfirm={() => onDeploy(againBody(previous))} />
-                ) : (
-                  <span className="muted">no earlier deployment</span>
-                )}
-              </td>
-              <td>
-                <Link
-                  to={`/prompts/${encodeURIComponent(slug)}/split/${encodeURIComponent(d.environment)}`}
-                  aria-label={`${action} in ${d.environment}`}
-                >
-                  {action}
-                </Link>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <DataTable label="Deployments" columns={['Environment', 'Live version', 'Deployed', 'Previous deployment', 'Split and results']}>
+      {live.map((d) => {
+        const rows = history?.filter((row) => row.environment === d.environment) ?? [];
+        const now = rows.find((row) => row.current);
+        const previous = rows.filter((row) => !row.current).sort((x, y) => y.deploymentVersion - x.deploymentVersion)[0];
+        const split = now?.split;
+        const action = split ? 'Arms and results' : 'Set up a split';
+        return (
+          <tr key={d.environment}>
+            <td>{d.environment}</td>
+            <td>{split ? `split: ${armsText(split)}` : `v${d.version}`}</td>
+            <td>{formatTime(d.deployedAt)}</td>
+            <td>
+              {previous && now && !sameAs(previous, now) ? (
+                <PreviousDeployment now={now} previous={previous} onConfirm={() => onDeploy(againBody(previous))} />
+              ) : (
+                <span className="muted">no earlier deployment</span>
+              )}
+            </td>
+            <td>
+              <Link
+                to={`/prompts/${encodeURIComponent(slug)}/split/${encodeURIComponent(d.environment)}`}
+                aria-label={`${action} in ${d.environment}`}
+              >
+                {action}
+              </Link>
+            </td>
+          </tr>
+        );
+      })}
+    </DataTable>
   );
 }
 

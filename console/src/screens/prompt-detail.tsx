@@ -4,8 +4,10 @@ import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap, type Version } from '../api/client';
+import { ButtonLink } from '../components/button';
 import { Picker } from '../components/fields';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { DataTable } from '../components/table';
+import { Badge, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { useProject } from '../session';
 import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from './people/deployment-requests';
 import { DeploymentsTable } from './prompt-deployments';
@@ -47,15 +49,13 @@ export function PromptDetailScreen() {
   return (
     <>
       <h1>
-        {slug} <span className="badge">{prompt.data.kind}</span>
+        {slug} <Badge>{prompt.data.kind}</Badge>
       </h1>
       <p className="row">
-        <Link className="button" to={`/prompts/${encodeURIComponent(slug)}/playground`}>
-          Edit in playground
-        </Link>
-        <Link className="button secondary" to={`/logs?slug=${encodeURIComponent(slug)}`}>
+        <ButtonLink to={`/prompts/${encodeURIComponent(slug)}/playground`}>Edit in playground</ButtonLink>
+        <ButtonLink tone="secondary" to={`/logs?slug=${encodeURIComponent(slug)}`}>
           Logs of {slug}
-        </Link>
+        </ButtonLink>
       </p>
       <ErrorNote error={deploy.error} />
       {deploy.data && isDeploymentRequest(deploy.data) ? <WaitingNote request={deploy.data} /> : null}
@@ -93,60 +93,46 @@ export function PromptDetailScreen() {
               <VersionPicker label="From" versions={list} value={a} onChange={(v) => pick('a', v)} />
               <VersionPicker label="To" versions={list} value={b} onChange={(v) => pick('b', v)} />
               {a && b ? (
-                <Link className="button secondary" to={`/prompts/${encodeURIComponent(slug)}/diff?a=${a}&b=${b}`}>
+                <ButtonLink tone="secondary" to={`/prompts/${encodeURIComponent(slug)}/diff?a=${a}&b=${b}`}>
                   Show the diff of v{a} and v{b}
-                </Link>
+                </ButtonLink>
               ) : null}
             </fieldset>
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Note</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Live in</th>
-                  <th scope="col">Actions</th>
+            <DataTable label="Versions" columns={['Version', 'Model', 'Note', 'Created', 'Live in', 'Actions']}>
+              {list.map((version) => (
+                <tr key={version.id}>
+                  <td>v{version.version}</td>
+                  <td>
+                    {version.provider}/{version.model}
+                    {version.routing ? (
+                      <Badge title={routingLines(version.routing, undefined).join('\n')}>
+                        {`routing: ${version.routing.strategy}, ${version.routing.targets.length} target${version.routing.targets.length === 1 ? '' : 's'}`}
+                      </Badge>
+                    ) : null}
+                  </td>
+                  <td>{version.message ?? <span className="muted">—</span>}</td>
+                  <td>{formatTime(version.createdAt)}</td>
+                  <td>
+                    {live
+                      .filter((d) => d.version === version.version)
+                      .map((d) => (
+                        <Badge key={d.environment}>{d.environment}</Badge>
+                      ))}
+                  </td>
+                  <td className="row">
+                    <Link to={`/prompts/${encodeURIComponent(slug)}/playground?from=${version.version}`}>
+                      Open v{version.version} in playground
+                    </Link>
+                    <DeployButton
+                      version={version}
+                      environments={envs}
+                      live={live}
+                      onDeploy={(environment) => deploy.mutate({ environment, version: version.version })}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((version) => (
-                  <tr key={version.id}>
-                    <td>v{version.version}</td>
-                    <td>
-                      {version.provider}/{version.model}
-                      {version.routing ? (
-                        <span className="badge" title={routingLines(version.routing, undefined).join('\n')}>
-                          {`routing: ${version.routing.strategy}, ${version.routing.targets.length} target${version.routing.targets.length === 1 ? '' : 's'}`}
-                        </span>
-                      ) : null}
-                    </td>
-                    <td>{version.message ?? <span className="muted">—</span>}</td>
-                    <td>{formatTime(version.createdAt)}</td>
-                    <td>
-                      {live
-                        .filter((d) => d.version === version.version)
-                        .map((d) => (
-                          <span key={d.environment} className="badge">
-                            {d.environment}
-                          </span>
-                        ))}
-                    </td>
-                    <td className="row">
-                      <Link to={`/prompts/${encodeURIComponent(slug)}/playground?from=${version.version}`}>
-                        Open v{version.version} in playground
-                      </Link>
-                      <DeployButton
-                        version={version}
-                        environments={envs}
-                        live={live}
-                        onDeploy={(environment) => deploy.mutate({ environment, version: version.version })}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           </>
         )}
       </section>

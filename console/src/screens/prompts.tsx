@@ -1,11 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
 
 import { api, unwrap } from '../api/client';
-import { Choices } from '../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { Button } from '../components/button';
+import { Choices, TextInput } from '../components/fields';
+import { DataTable } from '../components/table';
+import { Badge, Card, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 
 export function usePrompts() {
   return useQuery({ queryKey: ['prompts'], queryFn: () => unwrap(api.GET('/v2/prompts', { params: { query: { limit: 100 } } })) });
@@ -21,41 +23,29 @@ export function PromptsScreen() {
       {prompts.isPending ? (
         <Loading />
       ) : prompts.data && prompts.data.data.length > 0 ? (
-        <table className="table">
-          <caption className="sr-only">Prompts and assistants</caption>
-          <thead>
-            <tr>
-              <th scope="col">Slug</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Live versions</th>
-              <th scope="col">Latest version</th>
-              <th scope="col">Last change</th>
+        <DataTable label="Prompts and assistants" columns={['Slug', 'Kind', 'Live versions', 'Latest version', 'Last change']}>
+          {prompts.data.data.map((prompt) => (
+            <tr key={prompt.id}>
+              <td>
+                <Link to={`/prompts/${encodeURIComponent(prompt.slug)}`}>{prompt.slug}</Link>
+              </td>
+              <td>{prompt.kind}</td>
+              <td>
+                {prompt.deployments.length === 0 ? (
+                  <span className="muted">not deployed</span>
+                ) : (
+                  prompt.deployments.map((d) => (
+                    <Badge key={d.environment}>
+                      {d.environment}: v{d.version}
+                    </Badge>
+                  ))
+                )}
+              </td>
+              <td>{prompt.latestVersion ? `v${prompt.latestVersion}` : '—'}</td>
+              <td>{formatTime(prompt.updatedAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {prompts.data.data.map((prompt) => (
-              <tr key={prompt.id}>
-                <td>
-                  <Link to={`/prompts/${encodeURIComponent(prompt.slug)}`}>{prompt.slug}</Link>
-                </td>
-                <td>{prompt.kind}</td>
-                <td>
-                  {prompt.deployments.length === 0 ? (
-                    <span className="muted">not deployed</span>
-                  ) : (
-                    prompt.deployments.map((d) => (
-                      <span key={d.environment} className="badge">
-                        {d.environment}: v{d.version}
-                      </span>
-                    ))
-                  )}
-                </td>
-                <td>{prompt.latestVersion ? `v${prompt.latestVersion}` : '—'}</td>
-                <td>{formatTime(prompt.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : (
         <EmptyState title="No prompts yet">
           <p>
@@ -83,8 +73,7 @@ function NewPrompt() {
     },
   });
   return (
-    <section className="panel" aria-labelledby="new-prompt">
-      <h2 id="new-prompt">New prompt or assistant</h2>
+    <Card title="New prompt or assistant">
       <Form
         className="row"
         onSubmit={(event) => {
@@ -92,10 +81,7 @@ function NewPrompt() {
           create.mutate();
         }}
       >
-        <TextField value={slug} onChange={setSlug} isRequired className="field">
-          <Label>Slug</Label>
-          <Input placeholder="support-reply" />
-        </TextField>
+        <TextInput label="Slug" value={slug} onChange={setSlug} isRequired placeholder="support-reply" />
         <Choices
           label="Kind"
           items={[
@@ -105,11 +91,11 @@ function NewPrompt() {
           value={kind}
           onChange={setKind}
         />
-        <Button type="submit" className="button" isDisabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           Create
         </Button>
       </Form>
       <ErrorNote error={create.error} />
-    </section>
+    </Card>
   );
 }

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { Button, Checkbox, CheckboxGroup, Input, Label, TextField } from 'react-aria-components';
+import { CheckboxGroup, Label } from 'react-aria-components';
 
 import { api, unwrap } from '../api/client';
+import { Button } from '../components/button';
 import { CodeEditor } from '../components/code-editor';
-import { Choices, Picker } from '../components/fields';
+import { CheckboxField, Choices, Picker, TextInput } from '../components/fields';
 import { FALLBACK_REASONS, type FallbackReason, newTarget, type RoutingDraft, STRATEGIES, type TargetDraft } from './routing-draft';
 
 /** The project's providers by name (`local` included), for a target's picker. */
@@ -41,13 +42,14 @@ export function RoutingEditor({ routing, onChange }: { routing: RoutingDraft; on
               <div className="row">
                 <strong>{index === 0 ? `Target ${n} (primary)` : `Target ${n}`}</strong>
                 {index > 0 ? (
-                  <Button className="button secondary small" aria-label={`Move up target ${n}`} onPress={() => move(index)}>
+                  <Button tone="secondary" small aria-label={`Move up target ${n}`} onPress={() => move(index)}>
                     Move up
                   </Button>
                 ) : null}
                 {routing.targets.length > 1 ? (
                   <Button
-                    className="button secondary small"
+                    tone="secondary"
+                    small
                     aria-label={`Remove target ${n}`}
                     onPress={() => set({ targets: routing.targets.filter((_, i) => i !== index) })}
                   >
@@ -63,15 +65,15 @@ export function RoutingEditor({ routing, onChange }: { routing: RoutingDraft; on
                   value={target.provider}
                   onChange={(provider) => setTarget(index, { provider })}
                 />
-                <TextField value={target.model} onChange={(model) => setTarget(index, { model })} className="field">
-                  <Label>{`Model of target ${n}`}</Label>
-                  <Input />
-                </TextField>
+                <TextInput label={`Model of target ${n}`} value={target.model} onChange={(model) => setTarget(index, { model })} />
                 {routing.strategy === 'weighted' ? (
-                  <TextField value={target.weight} onChange={(weight) => setTarget(index, { weight })} className="field">
-                    <Label>{`Weight of target ${n}`}</Label>
-                    <Input inputMode="decimal" placeholder="1" />
-                  </TextField>
+                  <TextInput
+                    label={`Weight of target ${n}`}
+                    value={target.weight}
+                    onChange={(weight) => setTarget(index, { weight })}
+                    inputMode="decimal"
+                    placeholder="1"
+                  />
                 ) : null}
               </div>
               {index === 0 ? (
@@ -88,7 +90,7 @@ export function RoutingEditor({ routing, onChange }: { routing: RoutingDraft; on
           );
         })}
       </ol>
-      <Button className="button secondary" onPress={() => set({ targets: [...routing.targets, newTarget()] })}>
+      <Button tone="secondary" onPress={() => set({ targets: [...routing.targets, newTarget()] })}>
         Add a target
       </Button>
       <CheckboxGroup
@@ -98,16 +100,18 @@ export function RoutingEditor({ routing, onChange }: { routing: RoutingDraft; on
       >
         <Label>Falls back on (never on the caller&apos;s own 4xx)</Label>
         {FALLBACK_REASONS.map((reason) => (
-          <Checkbox key={reason.id} value={reason.id} className="checkbox">
-            <span className="box" aria-hidden="true" />
+          <CheckboxField key={reason.id} value={reason.id}>
             {reason.label}
-          </Checkbox>
+          </CheckboxField>
         ))}
       </CheckboxGroup>
-      <TextField value={routing.firstTokenTimeoutMs} onChange={(firstTokenTimeoutMs) => set({ firstTokenTimeoutMs })} className="field">
-        <Label>First token timeout (ms)</Label>
-        <Input inputMode="numeric" placeholder="none" />
-      </TextField>
+      <TextInput
+        label="First token timeout (ms)"
+        value={routing.firstTokenTimeoutMs}
+        onChange={(firstTokenTimeoutMs) => set({ firstTokenTimeoutMs })}
+        inputMode="numeric"
+        placeholder="none"
+      />
     </div>
   );
 }

@@ -1,7 +1,9 @@
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 
+import { Button, buttonClass } from '../components/button';
+import { TextInput } from '../components/fields';
 import { ErrorNote } from '../components/ui';
 import { useSignIn, useSignInOptions } from '../session';
 import { signInErrorMessage } from './people/sign-in-errors';
@@ -25,14 +27,13 @@ export function SignInScreen() {
   return (
     <main className="sign-in">
       <h1>Sign in to Parley</h1>
-      {refused ? (
-        <p role="alert" className="error">
-          {signInErrorMessage(refused)}
-        </p>
-      ) : null}
+      {refused ? <ErrorNote error={signInErrorMessage(refused)} /> : null}
       {options.data?.oidc ? (
         <p>
-          <a className="button" href={`/v2/console/oidc/login${landing ? `?returnTo=${encodeURIComponent(`/console${landing}`)}` : ''}`}>
+          <a
+            className={buttonClass()}
+            href={`/v2/console/oidc/login${landing ? `?returnTo=${encodeURIComponent(`/console${landing}`)}` : ''}`}
+          >
             Sign in with {options.data.providerName ?? 'single sign-on'}
           </a>
         </p>
@@ -53,11 +54,16 @@ export function SignInScreen() {
               });
             }}
           >
-            <TextField value={key} onChange={setKey} isRequired autoFocus={!options.data?.oidc} className="field">
-              <Label>API key</Label>
-              <Input type="password" autoComplete="off" />
-            </TextField>
-            <Button type="submit" className="button" isDisabled={signIn.isPending || key.trim() === ''}>
+            <TextInput
+              label="API key"
+              value={key}
+              onChange={setKey}
+              isRequired
+              autoFocus={!options.data?.oidc}
+              type="password"
+              autoComplete="off"
+            />
+            <Button type="submit" isDisabled={signIn.isPending || key.trim() === ''}>
               Sign in
             </Button>
             <ErrorNote error={signIn.error} />

@@ -1,6 +1,6 @@
-import { Button } from 'react-aria-components';
-
+import { Button } from '../components/button';
 import { CodeEditor } from '../components/code-editor';
+import { Card } from '../components/ui';
 import { MessageEditor } from './message-editor';
 import { ModelField, ParameterControls, ProviderField } from './parameter-controls';
 import type { Draft } from './playground-draft';
@@ -26,8 +26,7 @@ export function TemplateEditor({
   const setRouting = (routing: RoutingDraft) =>
     set({ routing, provider: routing.targets[0]?.provider ?? draft.provider, model: routing.targets[0]?.model ?? draft.model });
   return (
-    <section aria-labelledby="template" className="panel">
-      <h2 id="template">Template</h2>
+    <Card title="Template">
       <MessageEditor messages={draft.template} onChange={(template) => set({ template })} onProblem={onTemplateProblem} />
       {draft.routing ? null : (
         <div className="row">
@@ -39,12 +38,12 @@ export function TemplateEditor({
       {draft.routing ? (
         <>
           <RoutingEditor routing={draft.routing} onChange={setRouting} />
-          <Button className="button secondary" onPress={() => set({ routing: null })}>
+          <Button tone="secondary" onPress={() => set({ routing: null })}>
             Remove the routing block
           </Button>
         </>
       ) : (
-        <Button className="button secondary" onPress={() => setRouting(newRouting(draft.provider, draft.model))}>
+        <Button tone="secondary" onPress={() => setRouting(newRouting(draft.provider, draft.model))}>
           Add a routing block
         </Button>
       )}
@@ -59,6 +58,6 @@ export function TemplateEditor({
         value={draft.variableDefaults}
         onChange={(variableDefaults) => set({ variableDefaults })}
       />
-    </section>
+    </Card>
   );
 }

@@ -1,10 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
+import { Button } from '../components/button';
 import { ChatTranscript } from '../components/chat';
+import { TextInput } from '../components/fields';
+import { DataTable } from '../components/table';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { AddToDataset } from './evals/add-to-dataset';
 
@@ -31,42 +34,27 @@ export function ThreadsScreen() {
           setParams(filter.trim() ? { metadata: filter.trim() } : {});
         }}
       >
-        <TextField value={filter} onChange={setFilter} className="field">
-          <Label>Metadata</Label>
-          <Input placeholder="customer:c_42" />
-        </TextField>
-        <Button type="submit" className="button">
-          Filter
-        </Button>
+        <TextInput label="Metadata" value={filter} onChange={setFilter} placeholder="customer:c_42" />
+        <Button type="submit">Filter</Button>
       </Form>
       <ErrorNote error={threads.error} />
       {threads.isPending ? (
         <Loading />
       ) : threads.data && threads.data.data.length > 0 ? (
         <>
-          <table className="table">
-            <caption className="sr-only">Threads, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Thread</th>
-                <th scope="col">Created</th>
-                <th scope="col">Metadata</th>
+          <DataTable label="Threads, newest first" columns={['Thread', 'Created', 'Metadata']}>
+            {threads.data.data.map((thread) => (
+              <tr key={thread.id}>
+                <td>
+                  <Link to={`/threads/${thread.id}`}>{thread.id}</Link>
+                </td>
+                <td>{formatTime(thread.createdAt)}</td>
+                <td>
+                  <code>{JSON.stringify(thread.metadata)}</code>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {threads.data.data.map((thread) => (
-                <tr key={thread.id}>
-                  <td>
-                    <Link to={`/threads/${thread.id}`}>{thread.id}</Link>
-                  </td>
-                  <td>{formatTime(thread.createdAt)}</td>
-                  <td>
-                    <code>{JSON.stringify(thread.metadata)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           {threads.data.has_more && threads.data.last_id ? <Link to={more(threads.data.last_id)}>Older</Link> : null}
         </>
       ) : metadata ? (

@@ -4,7 +4,8 @@ import { useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { Picker } from '../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { DataTable } from '../components/table';
+import { EmptyState, ErrorNote, formatTime, Loading, Stats } from '../components/ui';
 import { UsageChart } from '../components/usage-chart';
 import { useProject, useSession } from '../session';
 
@@ -106,53 +107,46 @@ export default function UsageScreen() {
         <Loading />
       ) : report && totals && totals.calls > 0 ? (
         <>
-          <dl className="facts" aria-label="Totals">
-            <dt>Calls</dt>
-            <dd>{totals.calls}</dd>
-            <dt>Errors</dt>
-            <dd>{totals.errors}</dd>
-            <dt>Latency p50 / p95</dt>
-            <dd>
-              {totals.latencyMs.p50 ?? '—'} ms / {totals.latencyMs.p95 ?? '—'} ms
-            </dd>
-            <dt>Tokens</dt>
-            <dd>{totals.tokens.total}</dd>
-            <dt>Cost</dt>
-            <dd>
-              ${totals.costUsd}
-              {totals.unpricedCalls > 0 ? ` (${totals.unpricedCalls} calls of unpriced models not included)` : ''}
-            </dd>
-          </dl>
+          <Stats
+            label="Totals"
+            items={[
+              { label: 'Calls', value: totals.calls },
+              { label: 'Errors', value: totals.errors, tone: totals.errors > 0 ? 'danger' : undefined },
+              { label: 'Latency p50 / p95', value: `${totals.latencyMs.p50 ?? '—'} ms / ${totals.latencyMs.p95 ?? '—'} ms` },
+              { label: 'Tokens', value: totals.tokens.total },
+              { label: 'Cost', value: `$${totals.costUsd}` },
+            ]}
+          />
+          {totals.unpricedCalls > 0 ? (
+            <p className="muted small">The cost leaves out {totals.unpricedCalls} calls of models without a known price.</p>
+          ) : null}
           <UsageChart title={`Calls per ${bucket}`} buckets={chart.buckets} series={chart.series} />
-          <table className="table">
-            <caption className="sr-only">Usage per {bucket}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-                {group !== 'none' ? <th scope="col">{SPLITS[group].join('/')}</th> : null}
-                <th scope="col">Calls</th>
-                <th scope="col">Errors</th>
-                <th scope="col">p50 ms</th>
-                <th scope="col">p95 ms</th>
-                <th scope="col">Tokens</th>
-                <th scope="col">Cost USD</th>
+          <DataTable
+            label={`Usage per ${bucket}`}
+            columns={[
+              bucket === 'hour' ? 'Hour' : 'Day',
+              group !== 'none' && SPLITS[group].join('/'),
+              'Calls',
+              'Errors',
+              'p50 ms',
+              'p95 ms',
+              'Tokens',
+              'Cost USD',
+            ]}
+          >
+            {report.data.map((row, i) => (
+              <tr key={i}>
+                <td>{formatTime(row.start)}</td>
+                {group !== 'none' ? <td>{groupOf(row, group)}</td> : null}
+                <td>{row.calls}</td>
+                <td>{row.errors}</td>
+                <td>{row.latencyMs.p50 ?? '—'}</td>
+                <td>{row.latencyMs.p95 ?? '—'}</td>
+                <td>{row.tokens.total}</td>
+                <td>{row.costUsd}</td>
               </tr>
-            </thead>
-            <tbody>
-              {report.data.map((row, i) => (
-                <tr key={i}>
-                  <td>{formatTime(row.start)}</td>
-                  {group !== 'none' ? <td>{groupOf(row, group)}</td> : null}
-                  <td>{row.calls}</td>
-                  <td>{row.errors}</td>
-                  <td>{row.latencyMs.p50 ?? '—'}</td>
-                  <td>{row.latencyMs.p95 ?? '—'}</td>
-                  <td>{row.tokens.total}</td>
-                  <td>{row.costUsd}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           {report.unpriced.length > 0 ? (
             <p className="muted">No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.</p>
           ) : null}

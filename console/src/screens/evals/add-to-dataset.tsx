@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Checkbox, Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
+import { Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
 import { Link } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
-import { Picker } from '../../components/fields';
+import { Button, ButtonLink } from '../../components/button';
+import { CheckboxField, Picker } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 import { evalKeys, useDatasets } from './queries';
 
@@ -18,7 +19,9 @@ export type ItemSource = { logId: string } | { threadId: string; messageId: stri
 export function AddToDataset({ source, label = 'Add to dataset', small }: { source: ItemSource; label?: string; small?: boolean }) {
   return (
     <DialogTrigger>
-      <Button className={small ? 'button secondary small' : 'button secondary'}>{label}</Button>
+      <Button tone="secondary" small={small}>
+        {label}
+      </Button>
       <Modal className="modal" isDismissable>
         <Dialog className="dialog">{({ close }) => <AddForm source={source} close={close} />}</Dialog>
       </Modal>
@@ -48,12 +51,10 @@ function AddForm({ source, close }: { source: ItemSource; close: () => void }) {
             Added to {name}: it is now at version {add.data.version}, with {add.data.itemCount} item{add.data.itemCount === 1 ? '' : 's'}.
           </p>
           <div className="row end">
-            <Link className="button secondary" to={`/datasets/${encodeURIComponent(name)}`} onClick={close}>
+            <ButtonLink tone="secondary" to={`/datasets/${encodeURIComponent(name)}`} onClick={close}>
               Open {name}
-            </Link>
-            <Button className="button" onPress={close}>
-              Done
-            </Button>
+            </ButtonLink>
+            <Button onPress={close}>Done</Button>
           </div>
         </>
       ) : (
@@ -69,16 +70,15 @@ function AddForm({ source, close }: { source: ItemSource; close: () => void }) {
           ) : (
             <Picker label="Dataset" placeholder="Choose a dataset" items={names} value={name} onChange={setPicked} />
           )}
-          <Checkbox isSelected={includeAnswer} onChange={setIncludeAnswer} className="checkbox">
-            <span className="box" aria-hidden="true" />
+          <CheckboxField isSelected={includeAnswer} onChange={setIncludeAnswer}>
             Keep the answer as the expected output
-          </Checkbox>
+          </CheckboxField>
           <ErrorNote error={add.error ?? datasets.error} />
           <div className="row end">
-            <Button className="button secondary" onPress={close}>
+            <Button tone="secondary" onPress={close}>
               Cancel
             </Button>
-            <Button className="button" onPress={() => add.mutate()} isDisabled={!name || add.isPending}>
+            <Button onPress={() => add.mutate()} isDisabled={!name || add.isPending}>
               Add to {name || 'dataset'}
             </Button>
           </div>

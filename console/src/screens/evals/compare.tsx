@@ -1,9 +1,9 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { Button } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
-import { ErrorNote, Loading } from '../../components/ui';
+import { DataTable } from '../../components/table';
+import { Badge, ErrorNote, Loading, LoadMore, Notice, Stats } from '../../components/ui';
 import { ItemInput, ItemResult, percent, score, targetLabel } from './format';
 import { type Comparison, type DatasetItem, evalKeys, type Outcome, type Run, useItemInputs, useRun } from './queries';
 
@@ -56,43 +56,33 @@ export function CompareScreen() {
         <RunCard role="Candidate" run={c} />
       </div>
       {b.dataset.name !== c.dataset.name || b.dataset.version !== c.dataset.version ? (
-        <p className="notice" role="note">
+        <Notice>
           The runs are over different datasets or versions ({b.dataset.name} v{b.dataset.version}, {c.dataset.name} v{c.dataset.version}):
           only the items both hold are compared.
-        </p>
+        </Notice>
       ) : null}
       <Counts counts={summary.counts} />
       <h2>Graders</h2>
-      <table className="table">
-        <caption className="sr-only">Mean score and pass rate per grader, base and candidate</caption>
-        <thead>
-          <tr>
-            <th scope="col">Grader</th>
-            <th scope="col">Base mean</th>
-            <th scope="col">Candidate mean</th>
-            <th scope="col">Change</th>
-            <th scope="col">Base pass rate</th>
-            <th scope="col">Candidate pass rate</th>
-          </tr>
-        </thead>
-        <tbody>
-          {summary.graders.map((g) => {
-            const delta = g.baseMean !== null && g.candidateMean !== null ? g.candidateMean - g.baseMean : null;
-            return (
-              <tr key={g.name}>
-                <td>{g.name}</td>
-                <td>{score(g.baseMean)}</td>
-                <td>{score(g.candidateMean)}</td>
-                <td className={delta === null || Math.abs(delta) < 1e-9 ? undefined : delta < 0 ? 'error-text' : 'success'}>
-                  {delta === null ? '—' : `${delta > 0 ? '+' : ''}${delta.toFixed(2)}`}
-                </td>
-                <td>{percent(g.basePassRate)}</td>
-                <td>{percent(g.candidatePassRate)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable
+        label="Mean score and pass rate per grader, base and candidate"
+        columns={['Grader', 'Base mean', 'Candidate mean', 'Change', 'Base pass rate', 'Candidate pass rate']}
+      >
+        {summary.graders.map((g) => {
+          const delta = g.baseMean !== null && g.candidateMean !== null ? g.candidateMean - g.baseMean : null;
+          return (
+            <tr key={g.name}>
+              <td>{g.name}</td>
+              <td>{score(g.baseMean)}</td>
+              <td>{score(g.candidateMean)}</td>
+              <td className={delta === null || Math.abs(delta) < 1e-9 ? undefined : delta < 0 ? 'error-text' : 'success'}>
+                {delta === null ? '—' : `${delta > 0 ? '+' : ''}${delta.toFixed(2)}`}
+              </td>
+              <td>{percent(g.basePassRate)}</td>
+              <td>{percent(g.candidatePassRate)}</td>
+            </tr>
+          );
+        })}
+      </DataTable>
       {OUTCOMES.map(({ outcome, title }) => {
         const query = queries[outcome];
         const rows = query.data?.pages.flatMap((page) => page.data) ?? [];
@@ -109,11 +99,7 @@ export function CompareScreen() {
                 <ComparedItem key={row.id} row={row} outcome={outcome} input={inputs.data?.get(row.id)} />
               ))}
             </ol>
-            {query.hasNextPage ? (
-              <Button className="button secondary" onPress={() => void query.fetchNextPage()} isDisabled={query.isFetchingNextPage}>
-                Load more
-              </Button>
-            ) : null}
+            <LoadMore pages={query} />
           </section>
         );
       })}
@@ -135,28 +121,16 @@ function RunCard({ role, run }: { role: string; run: Run }) {
 
 function Counts({ counts }: { counts: Comparison['counts'] }) {
   return (
-    <dl className="counts">
-      <div className="error-text">
-        <dt>Regressed</dt>
-        <dd>{counts.regressed}</dd>
-      </div>
-      <div className="success">
-        <dt>Improved</dt>
-        <dd>{counts.improved}</dd>
-      </div>
-      <div>
-        <dt>Unchanged</dt>
-        <dd>{counts.unchanged}</dd>
-      </div>
-      <div className="muted">
-        <dt>Only in base</dt>
-        <dd>{counts.onlyInBase}</dd>
-      </div>
-      <div className="muted">
-        <dt>Only in candidate</dt>
-        <dd>{counts.onlyInCandidate}</dd>
-      </div>
-    </dl>
+    <Stats
+      label="Items"
+      items={[
+        { label: 'Regressed', value: counts.regressed, tone: 'danger' },
+        { label: 'Improved', value: counts.improved, tone: 'ok' },
+        { label: 'Unchanged', value: counts.unchanged },
+        { label: 'Only in base', value: counts.onlyInBase, tone: 'muted' },
+        { label: 'Only in candidate', value: counts.onlyInCandidate, tone: 'muted' },
+      ]}
+    />
   );
 }
 
@@ -165,9 +139,9 @@ function ComparedItem({ row, outcome, input }: { row: Comparison['data'][number]
     <li className={`compared-item ${outcome}`}>
       <div className="row spread">
         <ItemInput item={input} />
-        <span className={row.delta < 0 ? 'badge status-failed' : row.delta > 0 ? 'badge status-completed' : 'badge'}>
+        <Badge tone={row.delta < 0 ? 'danger' : row.delta > 0 ? 'ok' : undefined}>
           {outcome} · score {score(row.base.score)} → {score(row.candidate.score)}
-        </span>
+        </Badge>
       </div>
       <div className="columns">
         <div>

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
 import { Picker } from '../../components/fields';
-import { ErrorNote, formatTime, Loading } from '../../components/ui';
+import { DataTable } from '../../components/table';
+import { Badge, ErrorNote, formatTime, Loading, LoadMore, Notice } from '../../components/ui';
 import { ImportItems } from './dataset-import';
 import { ItemRow } from './dataset-item';
 import { useDataset, useDatasetItems, useDatasetVersions } from './queries';
@@ -34,7 +34,7 @@ export function DatasetScreen() {
   return (
     <>
       <h1>
-        {d.name} <span className="badge">v{d.version}</span>
+        {d.name} <Badge>v{d.version}</Badge>
       </h1>
       <p className="muted">
         {d.description ? `${d.description} · ` : ''}
@@ -59,10 +59,10 @@ export function DatasetScreen() {
         />
       </div>
       {!editable ? (
-        <p className="notice" role="note">
+        <Notice>
           Version {version} as it was (read-only): edits and imports change the current version, v{d.version}.{' '}
           <Link to={`/datasets/${encodeURIComponent(name)}`}>Show the current version</Link>
-        </p>
+        </Notice>
       ) : null}
       <ErrorNote error={items.error ?? versions.error} />
       <h2>Items of v{shown}</h2>
@@ -71,29 +71,16 @@ export function DatasetScreen() {
       ) : rows.length === 0 ? (
         <p className="muted">This version holds no items: import a file below, or add a call from a log or a thread turn.</p>
       ) : (
-        <table className="table">
-          <caption className="sr-only">{`Items of ${d.name} v${shown}`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Input (messages, variables)</th>
-              <th scope="col">Expected</th>
-              <th scope="col">Since</th>
-              <th scope="col">Source</th>
-              {editable ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((item) => (
-              <ItemRow key={`${item.id}@${item.sinceVersion}`} dataset={name} item={item} editable={editable} onChanged={changed} />
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label={`Items of ${d.name} v${shown}`}
+          columns={['Input (messages, variables)', 'Expected', 'Since', 'Source', editable && 'Actions']}
+        >
+          {rows.map((item) => (
+            <ItemRow key={`${item.id}@${item.sinceVersion}`} dataset={name} item={item} editable={editable} onChanged={changed} />
+          ))}
+        </DataTable>
       )}
-      {items.hasNextPage ? (
-        <Button className="button secondary" onPress={() => void items.fetchNextPage()} isDisabled={items.isFetchingNextPage}>
-          Load more
-        </Button>
-      ) : null}
+      <LoadMore pages={items} />
       {editable ? <ImportItems dataset={name} onImported={changed} /> : null}
     </>
   );

@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, ApiError, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
 import { Choices } from '../../components/fields';
-import { ErrorNote } from '../../components/ui';
+import { Card, ErrorNote } from '../../components/ui';
 import { evalKeys } from './queries';
 
 type Format = 'jsonl' | 'csv';
@@ -44,8 +45,7 @@ export function ImportItems({ dataset, onImported }: { dataset: string; onImport
     },
   });
   return (
-    <section className="panel" aria-labelledby="import">
-      <h2 id="import">Import a file</h2>
+    <Card title="Import a file">
       <p className="muted small">
         JSONL: one item a line, <code>{'{"variables": {...}, "messages": [...], "expected": "..."}'}</code>. CSV: a header row;{' '}
         <code>expected</code> is the expected output, <code>messages</code> a JSON array, <code>metadata.&lt;key&gt;</code> a metadata
@@ -82,11 +82,11 @@ export function ImportItems({ dataset, onImported }: { dataset: string; onImport
           value={format}
           onChange={setFormat}
         />
-        <Button type="submit" className="button" isDisabled={!file || upload.isPending}>
+        <Button type="submit" isDisabled={!file || upload.isPending}>
           Import
         </Button>
       </Form>
       <ErrorNote error={upload.error} />
-    </section>
+    </Card>
   );
 }

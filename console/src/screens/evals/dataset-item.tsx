@@ -1,11 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Label, Modal, TextArea, TextField } from 'react-aria-components';
+import { Dialog, DialogTrigger, Form, Heading, Modal } from 'react-aria-components';
 import { Link } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
 import { contentText } from '../../components/chat';
-import { Choices } from '../../components/fields';
+import { Choices, TextInput } from '../../components/fields';
 import { ConfirmButton, ErrorNote } from '../../components/ui';
 import { parseField } from '../playground-draft';
 import { expectedText } from './format';
@@ -105,7 +106,7 @@ function EditItem({ dataset, item, onChanged }: { dataset: string; item: Dataset
   });
   return (
     <DialogTrigger>
-      <Button className="button secondary">Edit</Button>
+      <Button tone="secondary">Edit</Button>
       <Modal className="modal" isDismissable>
         <Dialog className="dialog wide">
           {({ close }) => (
@@ -116,14 +117,8 @@ function EditItem({ dataset, item, onChanged }: { dataset: string; item: Dataset
               }}
             >
               <Heading slot="title">Edit the item</Heading>
-              <TextField value={variables} onChange={setVariables} className="field">
-                <Label>Variables (JSON object)</Label>
-                <TextArea rows={4} className="json" />
-              </TextField>
-              <TextField value={messages} onChange={setMessages} className="field">
-                <Label>Messages (JSON array)</Label>
-                <TextArea rows={8} className="json" />
-              </TextField>
+              <TextInput label="Variables (JSON object)" value={variables} onChange={setVariables} rows={4} json />
+              <TextInput label="Messages (JSON array)" value={messages} onChange={setMessages} rows={8} json />
               <Choices
                 label="Expected output"
                 items={[
@@ -135,16 +130,14 @@ function EditItem({ dataset, item, onChanged }: { dataset: string; item: Dataset
                 onChange={setKind}
               />
               {kind !== 'none' ? (
-                <TextField value={expected} onChange={setExpected} className="field" aria-label="Expected">
-                  <TextArea rows={4} className={kind === 'json' ? 'json' : undefined} />
-                </TextField>
+                <TextInput label="Expected" labelHidden value={expected} onChange={setExpected} rows={4} json={kind === 'json'} />
               ) : null}
               <ErrorNote error={save.error} />
               <div className="row end">
-                <Button className="button secondary" onPress={close}>
+                <Button tone="secondary" onPress={close}>
                   Cancel
                 </Button>
-                <Button type="submit" className="button" isDisabled={save.isPending}>
+                <Button type="submit" isDisabled={save.isPending}>
                   Save as a new version
                 </Button>
               </div>

@@ -1,10 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { Card, EmptyState, ErrorNote, formatTime, Loading, LoadMore } from '../../components/ui';
 import { evalKeys, useDatasets } from './queries';
 
 /** Datasets: name, current version, item count, last change; create one. */
@@ -23,36 +26,20 @@ export function DatasetsScreen() {
         <Loading />
       ) : list.length > 0 ? (
         <>
-          <table className="table">
-            <caption className="sr-only">Datasets</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Version</th>
-                <th scope="col">Items</th>
-                <th scope="col">Description</th>
-                <th scope="col">Last change</th>
+          <DataTable label="Datasets" columns={['Name', 'Version', 'Items', 'Description', 'Last change']}>
+            {list.map((dataset) => (
+              <tr key={dataset.id}>
+                <td>
+                  <Link to={`/datasets/${encodeURIComponent(dataset.name)}`}>{dataset.name}</Link>
+                </td>
+                <td>v{dataset.version}</td>
+                <td>{dataset.itemCount}</td>
+                <td>{dataset.description || <span className="muted">—</span>}</td>
+                <td>{formatTime(dataset.updatedAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((dataset) => (
-                <tr key={dataset.id}>
-                  <td>
-                    <Link to={`/datasets/${encodeURIComponent(dataset.name)}`}>{dataset.name}</Link>
-                  </td>
-                  <td>v{dataset.version}</td>
-                  <td>{dataset.itemCount}</td>
-                  <td>{dataset.description || <span className="muted">—</span>}</td>
-                  <td>{formatTime(dataset.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {datasets.hasNextPage ? (
-            <Button className="button secondary" onPress={() => void datasets.fetchNextPage()} isDisabled={datasets.isFetchingNextPage}>
-              Load more
-            </Button>
-          ) : null}
+            ))}
+          </DataTable>
+          <LoadMore pages={datasets} />
         </>
       ) : (
         <EmptyState title="No datasets yet">
@@ -81,8 +68,7 @@ function NewDataset() {
     },
   });
   return (
-    <section className="panel" aria-labelledby="new-dataset">
-      <h2 id="new-dataset">New dataset</h2>
+    <Card title="New dataset">
       <Form
         className="row"
         onSubmit={(event) => {
@@ -90,19 +76,19 @@ function NewDataset() {
           create.mutate();
         }}
       >
-        <TextField value={name} onChange={setName} isRequired className="field">
-          <Label>Name</Label>
-          <Input placeholder="support-questions" />
-        </TextField>
-        <TextField value={description} onChange={setDescription} className="field grow">
-          <Label>Description (optional)</Label>
-          <Input placeholder="what the dataset is for" />
-        </TextField>
-        <Button type="submit" className="button" isDisabled={create.isPending}>
+        <TextInput label="Name" value={name} onChange={setName} isRequired placeholder="support-questions" />
+        <TextInput
+          label="Description (optional)"
+          value={description}
+          onChange={setDescription}
+          className="grow"
+          placeholder="what the dataset is for"
+        />
+        <Button type="submit" isDisabled={create.isPending}>
           Create
         </Button>
       </Form>
       <ErrorNote error={create.error} />
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 
 import { contentText } from '../../components/chat';
+import { Badge } from '../../components/ui';
 import type { DatasetItem, Run, RunItem } from './queries';
 
 /** A score in [0, 1], two decimals; a dash when nothing was graded. */
@@ -31,8 +32,17 @@ export function outputText(output: RunItem['output']): string {
   return [o.text ?? '', ...calls].filter(Boolean).join('\n');
 }
 
+/** A run's status as a pill: completed ok, failed or cancelled danger, queued or running still going. */
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status}</span>;
+  const tone =
+    status === 'completed'
+      ? 'ok'
+      : status === 'failed' || status === 'cancelled'
+        ? 'danger'
+        : status === 'running' || status === 'queued'
+          ? 'warn'
+          : undefined;
+  return <Badge tone={tone}>{status}</Badge>;
 }
 
 /** What a dataset item asks: its last message and its variables (as text). */

@@ -1,10 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextArea, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { Picker } from '../../components/fields';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { Button } from '../../components/button';
+import { Picker, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { Card, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { parseField } from '../playground-draft';
 import { score } from './format';
 import { evalKeys, type Grader, useGraders } from './queries';
@@ -57,51 +59,38 @@ export function GradersScreen() {
       {graders.isPending ? (
         <Loading />
       ) : graders.data && graders.data.data.length > 0 ? (
-        <table className="table">
-          <caption className="sr-only">Graders</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Passes at</th>
-              <th scope="col">Check</th>
-              <th scope="col">Changed</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {graders.data.data.map((g) => {
-              const { type: _type, ...check } = g.config;
-              return (
-                <tr key={g.id}>
-                  <td>{g.name}</td>
-                  <td>{g.type}</td>
-                  <td>{score(g.threshold)}</td>
-                  <td>
-                    <code className="small">{JSON.stringify(check)}</code>
-                  </td>
-                  <td>{formatTime(g.updatedAt)}</td>
-                  <td>
-                    <div className="row">
-                      <Button className="button secondary" onPress={() => setEditing(g)} aria-label={`Edit ${g.name}`}>
-                        Edit
-                      </Button>
-                      <ConfirmButton
-                        label={`Delete ${g.name}`}
-                        title={`Delete the grader ${g.name}?`}
-                        confirmLabel="Delete"
-                        danger
-                        onConfirm={() => remove.mutate(g.name)}
-                      >
-                        <p>Runs that used it keep their scores; new runs can no longer name it.</p>
-                      </ConfirmButton>
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable label="Graders" columns={['Name', 'Type', 'Passes at', 'Check', 'Changed', 'Actions']}>
+          {graders.data.data.map((g) => {
+            const { type: _type, ...check } = g.config;
+            return (
+              <tr key={g.id}>
+                <td>{g.name}</td>
+                <td>{g.type}</td>
+                <td>{score(g.threshold)}</td>
+                <td>
+                  <code className="small">{JSON.stringify(check)}</code>
+                </td>
+                <td>{formatTime(g.updatedAt)}</td>
+                <td>
+                  <div className="row">
+                    <Button tone="secondary" onPress={() => setEditing(g)} aria-label={`Edit ${g.name}`}>
+                      Edit
+                    </Button>
+                    <ConfirmButton
+                      label={`Delete ${g.name}`}
+                      title={`Delete the grader ${g.name}?`}
+                      confirmLabel="Delete"
+                      danger
+                      onConfirm={() => remove.mutate(g.name)}
+                    >
+                      <p>Runs that used it keep their scores; new runs can no longer name it.</p>
+                    </ConfirmButton>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       ) : (
         <EmptyState title="No graders yet">
           <p>Create one below: a check of the answer (contains, regex, JSON Schema, a tool call, latency, cost) or a judge prompt.</p>
@@ -141,8 +130,7 @@ function GraderForm({ editing, onDone }: { editing: Grader | null; onDone: () =>
     },
   });
   return (
-    <section className="panel" aria-labelledby="grader-form">
-      <h2 id="grader-form">{editing ? `Edit ${editing.name}` : 'New grader'}</h2>
+    <Card title={editing ? `Edit ${editing.name}` : 'New grader'}>
       <Form
         onSubmit={(event) => {
           event.preventDefault();
@@ -150,10 +138,7 @@ function GraderForm({ editing, onDone }: { editing: Grader | null; onDone: () =>
         }}
       >
         <div className="row">
-          <TextField value={name} onChange={setName} isRequired isReadOnly={!!editing} className="field">
-            <Label>Name</Label>
-            <Input placeholder="mentions-expected" />
-          </TextField>
+          <TextInput label="Name" value={name} onChange={setName} isRequired isReadOnly={!!editing} placeholder="mentions-expected" />
           <Picker
             label="Type"
             placeholder="Choose a type"
@@ -165,30 +150,30 @@ function GraderForm({ editing, onDone }: { editing: Grader | null; onDone: () =>
               setType(next);
             }}
           />
-          <TextField value={threshold} onChange={setThreshold} className="field">
-            <Label>Passes at (0-1, optional)</Label>
-            <Input placeholder={type === 'model' ? '0.5' : '1'} inputMode="decimal" />
-          </TextField>
+          <TextInput
+            label="Passes at (0-1, optional)"
+            value={threshold}
+            onChange={setThreshold}
+            placeholder={type === 'model' ? '0.5' : '1'}
+            inputMode="decimal"
+          />
         </div>
         <p className="muted small">
           {type}: {TYPES[type]?.help}
         </p>
-        <TextField value={config} onChange={setConfig} className="field">
-          <Label>Config (JSON, without “type”)</Label>
-          <TextArea rows={6} className="json" />
-        </TextField>
+        <TextInput label="Config (JSON, without “type”)" value={config} onChange={setConfig} rows={6} json />
         <ErrorNote error={save.error} />
         <div className="row">
-          <Button type="submit" className="button" isDisabled={save.isPending || !name.trim()}>
+          <Button type="submit" isDisabled={save.isPending || !name.trim()}>
             {editing ? 'Save the grader' : 'Create the grader'}
           </Button>
           {editing ? (
-            <Button className="button secondary" onPress={onDone}>
+            <Button tone="secondary" onPress={onDone}>
               Cancel
             </Button>
           ) : null}
         </div>
       </Form>
-    </section>
+    </Card>
   );
 }

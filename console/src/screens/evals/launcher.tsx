@@ -1,23 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import {
-  Button,
-  Dialog,
-  DialogTrigger,
-  Form,
-  Heading,
-  Input,
-  type Key,
-  Label,
-  ListBox,
-  ListBoxItem,
-  Modal,
-  TextField,
-} from 'react-aria-components';
+import { Dialog, DialogTrigger, Form, Heading, type Key, ListBox, ListBoxItem, Modal } from 'react-aria-components';
 import { useNavigate } from 'react-router';
 
 import { api, type Schemas, unwrap, type Version } from '../../api/client';
-import { Picker } from '../../components/fields';
+import { Button } from '../../components/button';
+import { Picker, TextInput } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 import { score } from './format';
 import { evalKeys, useDatasets, useGraders } from './queries';
@@ -37,7 +25,7 @@ export type LaunchTarget =
 export function ExperimentLauncher({ target, label = 'Run an experiment' }: { target: LaunchTarget; label?: string }) {
   return (
     <DialogTrigger>
-      <Button className="button">{label}</Button>
+      <Button>{label}</Button>
       <Modal className="modal" isDismissable>
         <Dialog className="dialog wide">{({ close }) => <LaunchForm target={target} close={close} />}</Dialog>
       </Modal>
@@ -154,22 +142,22 @@ function LaunchForm({ target, close }: { target: LaunchTarget; close: () => void
         </ListBox>
       ) : null}
       <div className="row">
-        <TextField value={concurrency} onChange={setConcurrency} type="number" className="field">
-          <Label>Concurrency (items at once, 1-64)</Label>
-          <Input min={1} max={64} />
-        </TextField>
-        <TextField value={name} onChange={setName} className="field grow">
-          <Label>Name (optional)</Label>
-          <Input placeholder="named after the target and dataset" />
-        </TextField>
+        <TextInput label="Concurrency (items at once, 1-64)" value={concurrency} onChange={setConcurrency} type="number" min={1} max={64} />
+        <TextInput
+          label="Name (optional)"
+          value={name}
+          onChange={setName}
+          className="grow"
+          placeholder="named after the target and dataset"
+        />
       </div>
       {missing ? <p className="muted">{missing}</p> : null}
       <ErrorNote error={start.error ?? datasets.error ?? graders.error} />
       <div className="row end">
-        <Button className="button secondary" onPress={close}>
+        <Button tone="secondary" onPress={close}>
           Cancel
         </Button>
-        <Button type="submit" className="button" isDisabled={!!missing || start.isPending}>
+        <Button type="submit" isDisabled={!!missing || start.isPending}>
           Start the run
         </Button>
       </div>

@@ -1,10 +1,10 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { Button } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
-import { ConfirmButton, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { DataTable } from '../../components/table';
+import { Badge, ConfirmButton, ErrorNote, formatTime, Loading, LoadMore } from '../../components/ui';
 import { ItemInput, ItemResult, percent, score, StatusBadge, targetLabel, usd } from './format';
 import { evalKeys, isActive, type Run, useItemInputs, useRun } from './queries';
 
@@ -82,38 +82,21 @@ export function RunScreen() {
         </ConfirmButton>
       ) : null}
       <ErrorNote error={cancel.error} />
-      {r.error ? (
-        <p role="alert" className="error">
-          The run stopped: {r.error}
-        </p>
-      ) : null}
+      {r.error ? <ErrorNote error={`The run stopped: ${r.error}`} /> : null}
 
       <h2>Graders</h2>
-      <table className="table">
-        <caption className="sr-only">Scores per grader</caption>
-        <thead>
-          <tr>
-            <th scope="col">Grader</th>
-            <th scope="col">Type</th>
-            <th scope="col">Passes at</th>
-            <th scope="col">Graded</th>
-            <th scope="col">Mean score</th>
-            <th scope="col">Pass rate</th>
+      <DataTable label="Scores per grader" columns={['Grader', 'Type', 'Passes at', 'Graded', 'Mean score', 'Pass rate']}>
+        {r.graders.map((g) => (
+          <tr key={g.name}>
+            <td>{g.name}</td>
+            <td>{g.type}</td>
+            <td>{score(g.threshold)}</td>
+            <td>{g.graded}</td>
+            <td>{score(g.meanScore)}</td>
+            <td>{`${percent(g.passRate)} (${g.passed} of ${g.graded})`}</td>
           </tr>
-        </thead>
-        <tbody>
-          {r.graders.map((g) => (
-            <tr key={g.name}>
-              <td>{g.name}</td>
-              <td>{g.type}</td>
-              <td>{score(g.threshold)}</td>
-              <td>{g.graded}</td>
-              <td>{score(g.meanScore)}</td>
-              <td>{`${percent(g.passRate)} (${g.passed} of ${g.graded})`}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
 
       <h2>Usage</h2>
       <dl className="facts">
@@ -138,40 +121,24 @@ export function RunScreen() {
       ) : rows.length === 0 ? (
         <p className="muted">{active ? 'No item is stored yet: they appear here as the run goes.' : 'The run stored no item.'}</p>
       ) : (
-        <table className="table">
-          <caption className="sr-only">Items of the run</caption>
-          <thead>
-            <tr>
-              <th scope="col">Input</th>
-              <th scope="col">Result</th>
-              <th scope="col">Answer, scores and log</th>
+        <DataTable label="Items of the run" columns={['Input', 'Result', 'Answer, scores and log']}>
+          {rows.map((item) => (
+            <tr key={item.itemId}>
+              <td className="narrow">
+                <ItemInput item={inputs.data?.get(item.itemId)} />
+              </td>
+              <td>
+                <Badge tone={item.passed ? 'ok' : 'danger'}>{item.passed ? 'passed' : 'failed'}</Badge>
+                <div className="small muted">score {score(item.score)}</div>
+              </td>
+              <td>
+                <ItemResult item={item} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((item) => (
-              <tr key={item.itemId}>
-                <td className="narrow">
-                  <ItemInput item={inputs.data?.get(item.itemId)} />
-                </td>
-                <td>
-                  <span className={item.passed ? 'badge status-completed' : 'badge status-failed'}>
-                    {item.passed ? 'passed' : 'failed'}
-                  </span>
-                  <div className="small muted">score {score(item.score)}</div>
-                </td>
-                <td>
-                  <ItemResult item={item} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
-      {items.hasNextPage ? (
-        <Button className="button secondary" onPress={() => void items.fetchNextPage()} isDisabled={items.isFetchingNextPage}>
-          Load more
-        </Button>
-      ) : null}
+      <LoadMore pages={items} />
     </>
   );
 }

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
+import { ButtonLink } from '../../components/button';
 import { Picker } from '../../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { DataTable } from '../../components/table';
+import { EmptyState, ErrorNote, formatTime, Loading, LoadMore } from '../../components/ui';
 import { score, StatusBadge, targetLabel, usd } from './format';
 import { useRuns } from './queries';
 
@@ -47,63 +48,47 @@ export function RunsTable({ prompt }: { prompt?: string }) {
   const items = list.map((r) => ({ id: r.id, label: `${r.name} · ${formatTime(r.createdAt)}` }));
   return (
     <>
-      <table className="table">
-        <caption className="sr-only">Experiment runs, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Status</th>
-            <th scope="col">Target</th>
-            <th scope="col">Dataset</th>
-            <th scope="col">Passed</th>
-            <th scope="col">Mean scores</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Started</th>
+      <DataTable
+        label="Experiment runs, newest first"
+        columns={['Run', 'Status', 'Target', 'Dataset', 'Passed', 'Mean scores', 'Cost', 'Started']}
+      >
+        {list.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <Link to={`/evals/runs/${r.id}`}>{r.name}</Link>
+            </td>
+            <td>
+              <StatusBadge status={r.status} />
+            </td>
+            <td>{targetLabel(r.target)}</td>
+            <td>
+              {r.dataset.name} v{r.dataset.version}
+            </td>
+            <td>
+              {r.progress.passed} of {r.progress.total}
+            </td>
+            <td>
+              {r.graders.map((g) => (
+                <div key={g.name} className="small nowrap">
+                  {g.name}: {score(g.meanScore)}
+                </div>
+              ))}
+            </td>
+            <td>{usd(r.usage.costUsd)}</td>
+            <td>{formatTime(r.startedAt ?? r.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {list.map((r) => (
-            <tr key={r.id}>
-              <td>
-                <Link to={`/evals/runs/${r.id}`}>{r.name}</Link>
-              </td>
-              <td>
-                <StatusBadge status={r.status} />
-              </td>
-              <td>{targetLabel(r.target)}</td>
-              <td>
-                {r.dataset.name} v{r.dataset.version}
-              </td>
-              <td>
-                {r.progress.passed} of {r.progress.total}
-              </td>
-              <td>
-                {r.graders.map((g) => (
-                  <div key={g.name} className="small nowrap">
-                    {g.name}: {score(g.meanScore)}
-                  </div>
-                ))}
-              </td>
-              <td>{usd(r.usage.costUsd)}</td>
-              <td>{formatTime(r.startedAt ?? r.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {runs.hasNextPage ? (
-        <Button className="button secondary" onPress={() => void runs.fetchNextPage()} isDisabled={runs.isFetchingNextPage}>
-          Load more
-        </Button>
-      ) : null}
+        ))}
+      </DataTable>
+      <LoadMore pages={runs} />
       {list.length > 1 ? (
         <fieldset className="row">
           <legend>Compare two runs</legend>
           <Picker label="Base run" placeholder="Choose a run" items={items} value={pickedBase} onChange={setBase} />
           <Picker label="Candidate run" placeholder="Choose a run" items={items} value={pickedCandidate} onChange={setCandidate} />
           {pickedBase && pickedCandidate && pickedBase !== pickedCandidate ? (
-            <Link className="button secondary" to={`/evals/runs/${pickedCandidate}/compare/${pickedBase}`}>
+            <ButtonLink tone="secondary" to={`/evals/runs/${pickedCandidate}/compare/${pickedBase}`}>
               Compare the two runs
-            </Link>
+            </ButtonLink>
           ) : null}
         </fieldset>
       ) : null}

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Input, Label, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 
 import { api, unwrap } from '../../api/client';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading, Notice } from '../../components/ui';
 import { useCan } from '../../session';
 import { actorText, type DeploymentRequest, REQUESTS_KEY, requestSummary, usePendingRequests } from './deployment-requests';
 
@@ -64,38 +65,25 @@ export function ApprovalsScreen() {
         </p>
       ) : null}
       {!canDeploy ? (
-        <p className="notice" role="note">
-          Your role cannot deploy (it lacks the deploy scope): you see the requests, and cannot decide them.
-        </p>
+        <Notice>Your role cannot deploy (it lacks the deploy scope): you see the requests, and cannot decide them.</Notice>
       ) : null}
       {waiting.length === 0 ? (
         <EmptyState title="Nothing waits for approval">
           <p>A deploy to a protected environment appears here until someone decides it.</p>
         </EmptyState>
       ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Prompt</th>
-              <th scope="col">Deploys</th>
-              <th scope="col">Asked by</th>
-              <th scope="col">Asked</th>
-              <th scope="col">Decide</th>
-            </tr>
-          </thead>
-          <tbody>
-            {waiting.map((request) => (
-              <PendingRow
-                key={request.id}
-                request={request}
-                canDeploy={canDeploy}
-                busy={decide.isPending}
-                error={failedOn === request.id ? decide.error : null}
-                onDecide={(decision, comment) => decide.mutate({ id: request.id, decision, comment })}
-              />
-            ))}
-          </tbody>
-        </table>
+        <DataTable label="Waiting for approval" columns={['Prompt', 'Deploys', 'Asked by', 'Asked', 'Decide']}>
+          {waiting.map((request) => (
+            <PendingRow
+              key={request.id}
+              request={request}
+              canDeploy={canDeploy}
+              busy={decide.isPending}
+              error={failedOn === request.id ? decide.error : null}
+              onDecide={(decision, comment) => decide.mutate({ id: request.id, decision, comment })}
+            />
+          ))}
+        </DataTable>
       )}
 
       <section aria-labelledby="decided">
@@ -103,34 +91,22 @@ export function ApprovalsScreen() {
         {done.length === 0 ? (
           <p className="muted">None yet.</p>
         ) : (
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Prompt</th>
-                <th scope="col">Deploys</th>
-                <th scope="col">Asked by</th>
-                <th scope="col">Decision</th>
-                <th scope="col">By</th>
-                <th scope="col">Comment</th>
+          <DataTable label="Decided" columns={['Prompt', 'Deploys', 'Asked by', 'Decision', 'By', 'Comment']}>
+            {done.map((request) => (
+              <tr key={request.id}>
+                <td>
+                  <Link to={`/prompts/${encodeURIComponent(request.prompt)}`}>{request.prompt}</Link>
+                </td>
+                <td>{requestSummary(request)}</td>
+                <td>{actorText(request.requestedBy)}</td>
+                <td>
+                  {request.status} {formatTime(request.decidedAt)}
+                </td>
+                <td>{request.decidedBy ? actorText(request.decidedBy) : '—'}</td>
+                <td>{request.comment ?? <span className="muted">—</span>}</td>
               </tr>
-            </thead>
-            <tbody>
-              {done.map((request) => (
-                <tr key={request.id}>
-                  <td>
-                    <Link to={`/prompts/${encodeURIComponent(request.prompt)}`}>{request.prompt}</Link>
-                  </td>
-                  <td>{requestSummary(request)}</td>
-                  <td>{actorText(request.requestedBy)}</td>
-                  <td>
-                    {request.status} {formatTime(request.decidedAt)}
-                  </td>
-                  <td>{request.decidedBy ? actorText(request.decidedBy) : '—'}</td>
-                  <td>{request.comment ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         )}
       </section>
     </>
@@ -163,10 +139,7 @@ function PendingRow({
       <td>
         {canDeploy ? (
           <div className="row">
-            <TextField value={comment} onChange={setComment} maxLength={2000}>
-              <Label>Comment on {request.prompt}</Label>
-              <Input />
-            </TextField>
+            <TextInput label={`Comment on ${request.prompt}`} value={comment} onChange={setComment} maxLength={2000} />
             <ConfirmButton
               label={`Approve ${request.prompt}`}
               title={`Approve ${what}?`}

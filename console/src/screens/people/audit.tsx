@@ -1,10 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, Tab, TabList, TabPanel, Tabs, TextField } from 'react-aria-components';
+import { Form, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { Picker } from '../../components/fields';
+import { Button } from '../../components/button';
+import { Picker, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
 import { EmptyState, ErrorNote, formatTime, JsonBlock, Loading } from '../../components/ui';
 import { useProject, useSession } from '../../session';
 
@@ -114,43 +116,33 @@ function AuditTrail({
         <Loading />
       ) : rows.length > 0 ? (
         <>
-          <table className="table">
-            <caption className="sr-only">{trail === 'project' ? "The project's changes" : "The instance's events"}, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Action</th>
-                <th scope="col">Resource</th>
-                {trail === 'instance' ? <th scope="col">Workspace</th> : null}
-                <th scope="col">Change</th>
+          <DataTable
+            label={`${trail === 'project' ? "The project's changes" : "The instance's events"}, newest first`}
+            columns={['When', 'Who', 'Action', 'Resource', trail === 'instance' && 'Workspace', 'Change']}
+          >
+            {rows.map((event) => (
+              <tr key={event.id}>
+                <td>{formatTime(event.createdAt)}</td>
+                <td title={event.actor.userId ?? event.actor.keyId ?? undefined}>{actorLabel(event.actor)}</td>
+                <td>{event.action}</td>
+                <td>
+                  <span className="muted">{event.resourceType}</span> {event.resourceId}
+                </td>
+                {'workspace' in event ? <td>{event.workspace ?? '—'}</td> : null}
+                <td>
+                  <details>
+                    <summary>Before and after</summary>
+                    <JsonBlock label={`Before ${event.action} ${event.resourceId}`} value={event.before} />
+                    <JsonBlock label={`After ${event.action} ${event.resourceId}`} value={event.after} />
+                    <p className="muted">
+                      Request {event.requestId ?? '—'}
+                      {'clientAddress' in event && event.clientAddress ? ` from ${event.clientAddress}` : ''}
+                    </p>
+                  </details>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((event) => (
-                <tr key={event.id}>
-                  <td>{formatTime(event.createdAt)}</td>
-                  <td title={event.actor.userId ?? event.actor.keyId ?? undefined}>{actorLabel(event.actor)}</td>
-                  <td>{event.action}</td>
-                  <td>
-                    <span className="muted">{event.resourceType}</span> {event.resourceId}
-                  </td>
-                  {'workspace' in event ? <td>{event.workspace ?? '—'}</td> : null}
-                  <td>
-                    <details>
-                      <summary>Before and after</summary>
-                      <JsonBlock label={`Before ${event.action} ${event.resourceId}`} value={event.before} />
-                      <JsonBlock label={`After ${event.action} ${event.resourceId}`} value={event.after} />
-                      <p className="muted">
-                        Request {event.requestId ?? '—'}
-                        {'clientAddress' in event && event.clientAddress ? ` from ${event.clientAddress}` : ''}
-                      </p>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           <nav className="row" aria-label="Pages">
             {after ? <Link to={link({})}>Newest</Link> : null}
             {events.data?.has_more && events.data.last_id ? <Link to={link({ after: events.data.last_id })}>Older</Link> : null}
@@ -197,29 +189,27 @@ function AuditFilters({ trail, initial, onApply }: { trail: Trail; initial: Filt
           onChange={(key) => set('workspace')(key === 'any' ? '' : key)}
         />
       ) : null}
-      <TextField value={filters.action ?? ''} onChange={set('action')} className="field">
-        <Label>Action</Label>
-        <Input placeholder={trail === 'project' ? 'provider.updated' : 'workspace.created'} />
-      </TextField>
+      <TextInput
+        label="Action"
+        value={filters.action ?? ''}
+        onChange={set('action')}
+        placeholder={trail === 'project' ? 'provider.updated' : 'workspace.created'}
+      />
       <Picker
         label="Resource type"
         items={[any, ...RESOURCE_TYPES[trail]]}
         value={filters.resourceType || 'any'}
         onChange={(key) => set('resourceType')(key === 'any' ? '' : key)}
       />
-      <TextField value={filters.actorEmail ?? ''} onChange={set('actorEmail')} className="field">
-        <Label>Person (e-mail)</Label>
-        <Input type="email" placeholder="ada@example.com" />
-      </TextField>
-      {trail === 'project' ? (
-        <TextField value={filters.actorKeyId ?? ''} onChange={set('actorKeyId')} className="field">
-          <Label>Key id</Label>
-          <Input />
-        </TextField>
-      ) : null}
-      <Button type="submit" className="button">
-        Filter
-      </Button>
+      <TextInput
+        label="Person (e-mail)"
+        value={filters.actorEmail ?? ''}
+        onChange={set('actorEmail')}
+        type="email"
+        placeholder="ada@example.com"
+      />
+      {trail === 'project' ? <TextInput label="Key id" value={filters.actorKeyId ?? ''} onChange={set('actorKeyId')} /> : null}
+      <Button type="submit">Filter</Button>
     </Form>
   );
 }

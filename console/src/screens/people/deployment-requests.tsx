@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { formatTime } from '../../components/ui';
+import { formatTime, Notice } from '../../components/ui';
 
 export type DeploymentRequest = Schemas['DeploymentRequestDto'];
 type Deployment = Schemas['DeploymentDto'];
@@ -68,9 +68,9 @@ export function WaitingForApproval({ slug }: { slug: string }) {
 /** What the screen says right after a deploy answered 202. */
 export function WaitingNote({ request }: { request: DeploymentRequest }) {
   return (
-    <p role="status" className="notice">
+    <Notice live>
       Waiting for approval: {requestSummary(request)} is protected, so nothing is deployed yet. Another person with the deploy role approves
       it on the <Link to="/approvals">Approvals</Link> page (request {request.id.slice(0, 8)}).
-    </p>
+    </Notice>
   );
 }

@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { Choices, Picker } from '../../components/fields';
+import { Button } from '../../components/button';
+import { Choices, Picker, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
 import { ConfirmButton, ErrorNote, Loading } from '../../components/ui';
 import { type Role, ROLES } from './roles';
 
@@ -54,10 +56,7 @@ export function GroupRoles({ workspace, project }: { workspace: string; project:
           give.mutate();
         }}
       >
-        <TextField value={group} onChange={setGroup} className="field" isRequired>
-          <Label>Group</Label>
-          <Input placeholder="support-leads" />
-        </TextField>
+        <TextInput label="Group" value={group} onChange={setGroup} isRequired placeholder="support-leads" />
         <Picker label="Group’s role" items={ROLES} value={role} onChange={(id) => setRole(id as Role)} />
         <Choices
           label="In"
@@ -68,7 +67,7 @@ export function GroupRoles({ workspace, project }: { workspace: string; project:
           value={where}
           onChange={setWhere}
         />
-        <Button type="submit" className="button" isDisabled={give.isPending || group.trim() === ''}>
+        <Button type="submit" isDisabled={give.isPending || group.trim() === ''}>
           Give the role
         </Button>
       </Form>
@@ -76,40 +75,27 @@ export function GroupRoles({ workspace, project }: { workspace: string; project:
       {roles.isPending ? (
         <Loading />
       ) : roles.data && roles.data.data.length > 0 ? (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">Where</th>
-              <th scope="col">Role</th>
-              <th scope="col">Given by</th>
-              <th scope="col">
-                <span className="sr-only">Remove</span>
-              </th>
+        <DataTable label="Group roles" columns={['Group', 'Where', 'Role', 'Given by', <span className="sr-only">Remove</span>]}>
+          {roles.data.data.map((row) => (
+            <tr key={row.id}>
+              <td>{row.group}</td>
+              <td>{row.project ?? 'every project'}</td>
+              <td>{row.role}</td>
+              <td>{row.managedBy === 'apply' ? 'parley.yaml' : 'the API or the console'}</td>
+              <td>
+                <ConfirmButton
+                  label={`Remove the role of ${row.group}${row.project ? ` in ${row.project}` : ''}`}
+                  title={`Remove the role of the group ${row.group}?`}
+                  confirmLabel="Remove"
+                  danger
+                  onConfirm={() => remove.mutate(row)}
+                >
+                  <p>Its members lose the role from their next request.</p>
+                </ConfirmButton>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {roles.data.data.map((row) => (
-              <tr key={row.id}>
-                <td>{row.group}</td>
-                <td>{row.project ?? 'every project'}</td>
-                <td>{row.role}</td>
-                <td>{row.managedBy === 'apply' ? 'parley.yaml' : 'the API or the console'}</td>
-                <td>
-                  <ConfirmButton
-                    label={`Remove the role of ${row.group}${row.project ? ` in ${row.project}` : ''}`}
-                    title={`Remove the role of the group ${row.group}?`}
-                    confirmLabel="Remove"
-                    danger
-                    onConfirm={() => remove.mutate(row)}
-                  >
-                    <p>Its members lose the role from their next request.</p>
-                  </ConfirmButton>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : (
         <p className="muted">No group has a role in this workspace.</p>
       )}

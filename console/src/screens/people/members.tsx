@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { Choices, Picker } from '../../components/fields';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { Button } from '../../components/button';
+import { Choices, Picker, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading, Notice } from '../../components/ui';
 import { useCan, useProject, useSession } from '../../session';
 import { GroupRoles } from './group-roles';
 import { type Role, ROLES } from './roles';
@@ -59,10 +61,10 @@ export function MembersScreen() {
     return (
       <>
         <h1>Members</h1>
-        <p className="notice" role="note">
+        <Notice>
           Managing members needs the <code>members:manage</code> scope: sign in with the admin key, as a workspace admin, or with a key that
           holds it.
-        </p>
+        </Notice>
       </>
     );
   }
@@ -119,12 +121,9 @@ function MemberList({ place }: { place: Place }) {
           add.mutate();
         }}
       >
-        <TextField value={email} onChange={setEmail} className="field" isRequired type="email">
-          <Label>E-mail address</Label>
-          <Input placeholder="ana@example.com" />
-        </TextField>
+        <TextInput label="E-mail address" value={email} onChange={setEmail} isRequired type="email" placeholder="ana@example.com" />
         <Picker label="Role" items={ROLES} value={role} onChange={(id) => setRole(id as Role)} />
-        <Button type="submit" className="button" isDisabled={add.isPending || email.trim() === ''}>
+        <Button type="submit" isDisabled={add.isPending || email.trim() === ''}>
           Add member
         </Button>
       </Form>
@@ -135,74 +134,70 @@ function MemberList({ place }: { place: Place }) {
       {members.isPending ? (
         <Loading />
       ) : members.data && members.data.data.length > 0 ? (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Person</th>
-              <th scope="col">Role here</th>
-              <th scope="col">{place.project ? 'Workspace role' : 'Project roles'}</th>
-              <th scope="col">Through groups</th>
-              <th scope="col">Last sign-in</th>
-              <th scope="col">
-                <span className="sr-only">Remove</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.data.map((member) => {
-              const direct = directRole(member, place);
-              const groups = member.grants.filter((g) => g.source === 'group');
-              return (
-                <tr key={member.id}>
-                  <td>
-                    {member.user.email}
-                    {member.user.name ? <span className="muted"> ({member.user.name})</span> : null}
-                    {member.active ? null : <span className="muted"> (suspended)</span>}
-                  </td>
-                  <td>
-                    <Picker
-                      label={`Role of ${member.user.email}`}
-                      labelHidden
-                      placeholder="none of its own"
-                      items={ROLES.map((r) => r.id)}
-                      value={direct}
-                      onChange={(id) => change.mutate({ user: member.id, role: id as Role })}
-                    />
-                  </td>
-                  <td>
-                    {place.project
-                      ? (member.role ?? '—')
-                      : member.projects.length > 0
-                        ? member.projects.map((p) => `${p.project}: ${p.role}`).join(', ')
-                        : '—'}
-                  </td>
-                  <td>
-                    {groups.length > 0 ? groups.map((g) => `${g.group}: ${g.role}${g.project ? ` in ${g.project}` : ''}`).join(', ') : '—'}
-                  </td>
-                  <td>{member.lastSignInAt ? formatTime(member.lastSignInAt) : 'not yet'}</td>
-                  <td>
-                    {direct || (!place.project && member.source === 'direct') ? (
-                      <ConfirmButton
-                        label={`Remove ${member.user.email}`}
-                        title={`Remove ${member.user.email} from ${where}?`}
-                        confirmLabel="Remove"
-                        danger
-                        onConfirm={() => remove.mutate(member.id)}
-                      >
-                        <p>
-                          {place.project
-                            ? 'Their role in this project ends now (a workspace-wide role stays).'
-                            : 'Every role of theirs in this workspace and its projects ends now (roles through groups stay while the group does).'}{' '}
-                          Left with no role anywhere, they are signed out everywhere at once.
-                        </p>
-                      </ConfirmButton>
-                    ) : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          label={`Members of ${where}`}
+          columns={[
+            'Person',
+            'Role here',
+            place.project ? 'Workspace role' : 'Project roles',
+            'Through groups',
+            'Last sign-in',
+            <span className="sr-only">Remove</span>,
+          ]}
+        >
+          {members.data.data.map((member) => {
+            const direct = directRole(member, place);
+            const groups = member.grants.filter((g) => g.source === 'group');
+            return (
+              <tr key={member.id}>
+                <td>
+                  {member.user.email}
+                  {member.user.name ? <span className="muted"> ({member.user.name})</span> : null}
+                  {member.active ? null : <span className="muted"> (suspended)</span>}
+                </td>
+                <td>
+                  <Picker
+                    label={`Role of ${member.user.email}`}
+                    labelHidden
+                    placeholder="none of its own"
+                    items={ROLES.map((r) => r.id)}
+                    value={direct}
+                    onChange={(id) => change.mutate({ user: member.id, role: id as Role })}
+                  />
+                </td>
+                <td>
+                  {place.project
+                    ? (member.role ?? '—')
+                    : member.projects.length > 0
+                      ? member.projects.map((p) => `${p.project}: ${p.role}`).join(', ')
+                      : '—'}
+                </td>
+                <td>
+                  {groups.length > 0 ? groups.map((g) => `${g.group}: ${g.role}${g.project ? ` in ${g.project}` : ''}`).join(', ') : '—'}
+                </td>
+                <td>{member.lastSignInAt ? formatTime(member.lastSignInAt) : 'not yet'}</td>
+                <td>
+                  {direct || (!place.project && member.source === 'direct') ? (
+                    <ConfirmButton
+                      label={`Remove ${member.user.email}`}
+                      title={`Remove ${member.user.email} from ${where}?`}
+                      confirmLabel="Remove"
+                      danger
+                      onConfirm={() => remove.mutate(member.id)}
+                    >
+                      <p>
+                        {place.project
+                          ? 'Their role in this project ends now (a workspace-wide role stays).'
+                          : 'Every role of theirs in this workspace and its projects ends now (roles through groups stay while the group does).'}{' '}
+                        Left with no role anywhere, they are signed out everywhere at once.
+                      </p>
+                    </ConfirmButton>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       ) : (
         <EmptyState title="No members yet">
           <p>Add someone by their e-mail address above, or give a group of your identity provider a role below.</p>

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import { Button } from 'react-aria-components';
 
+import { Button } from '../../components/button';
 import { Picker } from '../../components/fields';
 import { EmptyState } from '../../components/ui';
 import { type Session, useProject, useSwitchProject } from '../../session';
@@ -58,7 +58,7 @@ export function ChooseProject({ session }: { session: Person }) {
           <ul className="plain">
             {projects.map((p) => (
               <li key={idOf(p)}>
-                <Button className="button secondary" onPress={() => switchTo({ workspace: p.workspace, project: p.project })}>
+                <Button tone="secondary" onPress={() => switchTo({ workspace: p.workspace, project: p.project })}>
                   {p.workspace} / {p.project}
                 </Button>{' '}
                 <span className="muted">{p.role}</span>

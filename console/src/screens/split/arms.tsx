@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 
-import { ConfirmButton, formatTime } from '../../components/ui';
+import { DataTable } from '../../components/table';
+import { Badge, ConfirmButton, formatTime } from '../../components/ui';
 import {
   type ArmResult,
   costText,
@@ -45,91 +46,89 @@ export function ArmsTable({
   const env = results.environment;
   return (
     <>
-      <table className="table arms">
-        <caption className="sr-only">Arms of {env}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Arm</th>
-            <th scope="col">Weight</th>
-            <th scope="col">Calls</th>
-            <th scope="col">Error rate</th>
-            <th scope="col">Latency p50 / p95</th>
-            <th scope="col">Cost per call</th>
-            <th scope="col">Feedback (mean, 95 % CI)</th>
-            {actionable ? <th scope="col">Actions</th> : null}
+      <DataTable
+        label={`Arms of ${env}`}
+        className="arms"
+        columns={[
+          'Arm',
+          'Weight',
+          'Calls',
+          'Error rate',
+          'Latency p50 / p95',
+          'Cost per call',
+          'Feedback (mean, 95 % CI)',
+          actionable && 'Actions',
+        ]}
+      >
+        {results.arms.map((arm) => (
+          <tr key={arm.version}>
+            <th scope="row">
+              <Link
+                to={`/logs?slug=${encodeURIComponent(slug)}&version=${arm.version}&environment=${encodeURIComponent(env)}`}
+                aria-label={`v${arm.version}: its logs in ${env}`}
+              >
+                v{arm.version}
+              </Link>{' '}
+              {arm.control ? <Badge>control</Badge> : null}
+              {current.split && arm.weight === 0 ? <Badge tone="danger">stopped</Badge> : null}
+            </th>
+            <td className="nowrap">{current.split ? `${arm.weight} (${shareText(arm.weight, total)})` : 'every call'}</td>
+            <td>
+              {arm.calls}
+              {arm.errors ? <span className="muted small"> ({arm.errors} failed)</span> : null}
+            </td>
+            <td>{errorRateText(arm)}</td>
+            <td className="nowrap">
+              {latencyText(arm.latencyMs.p50)} / {latencyText(arm.latencyMs.p95)}
+            </td>
+            <td>
+              {costText(arm.costPerCallUsd)}
+              {arm.unpricedCalls ? <span className="muted small"> ({arm.unpricedCalls} calls without a known price)</span> : null}
+            </td>
+            <td>
+              {arm.feedback.length ? (
+                <ul className="plain" aria-label={`Feedback on v${arm.version}`}>
+                  {arm.feedback.map((f) => (
+                    <li key={f.name}>
+                      <strong>{f.name}</strong>: {feedbackText(f)}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <span className="muted">none yet</span>
+              )}
+            </td>
+            {actionable ? (
+              <td>
+                <div className="row">
+                  <Promote
+                    environment={env}
+                    arm={arm}
+                    winner={isWinner(results, arm.version)}
+                    pending={pending}
+                    onConfirm={() => onDeploy(promoteBody(env, arm.version))}
+                  />
+                  {!arm.control && arm.weight > 0 ? (
+                    <ConfirmButton
+                      label={`Stop v${arm.version}`}
+                      title={`Stop v${arm.version} in ${env}?`}
+                      confirmLabel={`Stop v${arm.version}`}
+                      tone="secondary"
+                      isDisabled={pending || live < 2}
+                      onConfirm={() => onDeploy(stopBody(current, arm.version))}
+                    >
+                      <p>
+                        Its weight becomes 0: its share of {env}&apos;s calls goes to the other arms at once. It stays in the split (give it
+                        a weight again to resume); its results stay here.
+                      </p>
+                    </ConfirmButton>
+                  ) : null}
+                </div>
+              </td>
+            ) : null}
           </tr>
-        </thead>
-        <tbody>
-          {results.arms.map((arm) => (
-            <tr key={arm.version}>
-              <th scope="row">
-                <Link
-                  to={`/logs?slug=${encodeURIComponent(slug)}&version=${arm.version}&environment=${encodeURIComponent(env)}`}
-                  aria-label={`v${arm.version}: its logs in ${env}`}
-                >
-                  v{arm.version}
-                </Link>{' '}
-                {arm.control ? <span className="badge">control</span> : null}
-                {current.split && arm.weight === 0 ? <span className="badge status-cancelled">stopped</span> : null}
-              </th>
-              <td className="nowrap">{current.split ? `${arm.weight} (${shareText(arm.weight, total)})` : 'every call'}</td>
-              <td>
-                {arm.calls}
-                {arm.errors ? <span className="muted small"> ({arm.errors} failed)</span> : null}
-              </td>
-              <td>{errorRateText(arm)}</td>
-              <td className="nowrap">
-                {latencyText(arm.latencyMs.p50)} / {latencyText(arm.latencyMs.p95)}
-              </td>
-              <td>
-                {costText(arm.costPerCallUsd)}
-                {arm.unpricedCalls ? <span className="muted small"> ({arm.unpricedCalls} calls without a known price)</span> : null}
-              </td>
-              <td>
-                {arm.feedback.length ? (
-                  <ul className="plain" aria-label={`Feedback on v${arm.version}`}>
-                    {arm.feedback.map((f) => (
-                      <li key={f.name}>
-                        <strong>{f.name}</strong>: {feedbackText(f)}
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <span className="muted">none yet</span>
-                )}
-              </td>
-              {actionable ? (
-                <td>
-                  <div className="row">
-                    <Promote
-                      environment={env}
-                      arm={arm}
-                      winner={isWinner(results, arm.version)}
-                      pending={pending}
-                      onConfirm={() => onDeploy(promoteBody(env, arm.version))}
-                    />
-                    {!arm.control && arm.weight > 0 ? (
-                      <ConfirmButton
-                        label={`Stop v${arm.version}`}
-                        title={`Stop v${arm.version} in ${env}?`}
-                        confirmLabel={`Stop v${arm.version}`}
-                        tone="secondary"
-                        isDisabled={pending || live < 2}
-                        onConfirm={() => onDeploy(stopBody(current, arm.version))}
-                      >
-                        <p>
-                          Its weight becomes 0: its share of {env}&apos;s calls goes to the other arms at once. It stays in the split (give
-                          it a weight again to resume); its results stay here.
-                        </p>
-                      </ConfirmButton>
-                    ) : null}
-                  </div>
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <Footnotes results={results} />
     </>
   );

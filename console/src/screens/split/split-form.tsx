@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Button, Input, Label, TextField } from 'react-aria-components';
 
 import type { Version } from '../../api/client';
-import { Choices, Picker } from '../../components/fields';
-import { ConfirmButton } from '../../components/ui';
+import { Button } from '../../components/button';
+import { Choices, Picker, TextInput } from '../../components/fields';
+import { Card, ConfirmButton, Notice } from '../../components/ui';
 import {
   armProblems,
   type DeployBody,
@@ -61,8 +61,7 @@ export function SplitForm({
   const items = versions.map((v) => ({ id: String(v.version), label: `v${v.version}${v.message ? ` — ${v.message}` : ''}` }));
 
   return (
-    <section className="panel" aria-labelledby="split-form">
-      <h2 id="split-form">Set up a split in {environment}</h2>
+    <Card title={`Set up a split in ${environment}`}>
       <p className="muted small">
         Each call goes to an arm in proportion to its weight (0 to {MAX_WEIGHT_TEXT}; 0 stops the arm). The first arm is the control the
         others are compared with. Every client of {environment} follows the split at once, without a code change.
@@ -80,15 +79,18 @@ export function SplitForm({
             value={arm.version}
             onChange={(version) => change(index, { version })}
           />
-          <TextField value={arm.weight} onChange={(weight) => change(index, { weight })} className="field weight-field">
-            <Label>Weight</Label>
-            <Input inputMode="numeric" />
-          </TextField>
+          <TextInput
+            label="Weight"
+            value={arm.weight}
+            onChange={(weight) => change(index, { weight })}
+            className="weight-field"
+            inputMode="numeric"
+          />
           <span className="muted share" aria-label={`Arm ${index + 1}'s share of the calls`}>
             {shareText(Number(arm.weight) || 0, total)}
           </span>
           {arms.length > 1 ? (
-            <Button className="button secondary small" onPress={() => setArms((all) => all.filter((_, i) => i !== index))}>
+            <Button tone="secondary" small onPress={() => setArms((all) => all.filter((_, i) => i !== index))}>
               Remove arm {index + 1}
             </Button>
           ) : null}
@@ -96,7 +98,7 @@ export function SplitForm({
       ))}
       <p className="row">
         <Button
-          className="button secondary"
+          tone="secondary"
           isDisabled={arms.length >= MAX_ARMS || unused.length === 0}
           onPress={() => setArms((all) => [...all, { version: unused[0] ?? '', weight: '0' }])}
         >
@@ -110,10 +112,12 @@ export function SplitForm({
         onChange={(kind) => setSticky((prev) => ({ ...prev, kind }))}
       />
       {sticky.kind === 'metadata' ? (
-        <TextField value={sticky.key} onChange={(key) => setSticky((prev) => ({ ...prev, key }))} className="field">
-          <Label>Metadata field</Label>
-          <Input placeholder="customer" />
-        </TextField>
+        <TextInput
+          label="Metadata field"
+          value={sticky.key}
+          onChange={(key) => setSticky((prev) => ({ ...prev, key }))}
+          placeholder="customer"
+        />
       ) : null}
       <p className="muted small">
         {sticky.kind === 'thread'
@@ -125,11 +129,11 @@ export function SplitForm({
               : 'Every call is drawn afresh.'}
       </p>
       {current?.rules?.length ? (
-        <p className="notice small" role="note">
+        <Notice className="small">
           The current split has {current.rules.length} rule{current.rules.length === 1 ? '' : 's'} (calls matched by user or metadata):{' '}
           {kept} kept{dropped.length ? `, ${dropped.length} dropped because its version is no longer an arm` : ''}. Rules are set through
           the API or parley.yaml.
-        </p>
+        </Notice>
       ) : null}
       {problems.length ? (
         <ul className="error-text small" aria-label="What to fix before deploying">
@@ -158,7 +162,7 @@ export function SplitForm({
           history.
         </p>
       </ConfirmButton>
-    </section>
+    </Card>
   );
 }
 

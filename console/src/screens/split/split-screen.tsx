@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button } from 'react-aria-components';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { api, ApiError, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
 import { Picker } from '../../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { EmptyState, ErrorNote, formatTime, Loading, Notice } from '../../components/ui';
 import { useCan } from '../../session';
 import { isDeploymentRequest, REQUESTS_KEY, WaitingNote } from '../people/deployment-requests';
 import { promptKey, useEnvironments, usePrompt, useVersions } from '../prompt-queries';
@@ -105,7 +105,7 @@ export function SplitScreen() {
             {split ? `a split of ${split.length} arms, sticky by ${live.stickyBy ?? 'thread'}` : `v${live.version} alone (no split)`}
             {live.rules?.length ? `, ${live.rules.length} rule${live.rules.length === 1 ? '' : 's'}` : ''}. Results are read every{' '}
             {REFRESH_MS / 1000} s{results.dataUpdatedAt ? ` (last at ${formatTime(new Date(results.dataUpdatedAt).toISOString())})` : ''}.{' '}
-            <Button className="button secondary small" onPress={refresh}>
+            <Button tone="secondary" small onPress={refresh}>
               Refresh now
             </Button>
           </p>
@@ -146,9 +146,7 @@ export function SplitScreen() {
           onDeploy={(body) => deploy.mutate(body)}
         />
       ) : (
-        <p className="notice" role="note">
-          This key cannot deploy (it lacks the deploy scope): the arms and results are read-only.
-        </p>
+        <Notice>This key cannot deploy (it lacks the deploy scope): the arms and results are read-only.</Notice>
       )}
     </>
   );
