@@ -237,6 +237,11 @@ describe('fuzz: hostile requests to every route', () => {
         'PUT /v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/limits',
         'POST /v2/import',
         'POST /v2/apply',
+        // Lifecycle (docs/registry.md, "Archiving, undeploying, deleting"): they may undeploy, archive and delete the fuzz project's own.
+        'POST /v2/prompts/{slug}/archive',
+        'POST /v2/prompts/{slug}/restore',
+        'DELETE /v2/prompts/{slug}/deployments/{environment}',
+        'DELETE /v2/environments/{slug}',
         'GET /v1/conversations',
         'POST /v1/chat/completions',
         'POST /v1/responses',
@@ -276,6 +281,11 @@ describe('fuzz: hostile requests to every route', () => {
       for (const [route, counts] of [...byRoute].sort((a, b) => b[1][0] - a[1][0]))
         process.stderr.write(`  ${route} ${JSON.stringify(counts)}\n`);
     }
+
+    // The random phase may have deleted the environment the gate and protection routes name
+    // (DELETE /v2/environments/{slug}, docs/registry.md): made again for their writes below.
+    const remade = await t.http().post('/v2/environments').set(ctx.projectAuth).send({ slug: ctx.pathValues.slug[0] });
+    expect([200, 409]).toContain(remade.status);
 
     // Every PUT the router serves is burst, also one the random phase got no success from (the
     // spare key it names was revoked on the way): valid requests are drawn for it on a new key.

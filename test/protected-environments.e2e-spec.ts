@@ -208,6 +208,7 @@ describe('protected environments and deployment requests', () => {
       object: 'deployment_request',
       id: expect.any(String),
       status: 'pending',
+      action: 'deploy',
       prompt: 'greet',
       environment: 'production',
       request: { environment: 'production', version: 4 },

@@ -74,6 +74,9 @@ const EXPECTED: [RegExp, (Scope | typeof ANY)[]][] = [
   ],
   // Deploying and rolling back are a scope of their own (docs/security.md, "Roles").
   [/^POST \/v2\/prompts\/:slug\/deployments$/, ['deploy']],
+  // Undeploying (docs/registry.md, "Undeploying") is deploying's; archiving and deleting an environment, registry:write's.
+  [/^DELETE \/v2\/prompts\/:slug\/deployments\/:environment$/, ['deploy']],
+  [/^DELETE \/v2\/environments\/:slug$/, ['registry:write']],
   [/^POST \/v2\/(prompts|environments|apply)/, ['registry:write']],
   // Protected environments (the project's admin role) and their deployment requests (docs/security.md, "Approvals").
   [/^(PUT|DELETE) \/v2\/environments\/:slug\/protection$/, ['members:manage']],
@@ -149,7 +152,8 @@ describe('scoped API keys', () => {
     path
       .replace(':workspace', p.workspace)
       .replace(':project', p.project)
-      .replace(':environment', 'production')
+      // Not production for an undeploy, which the later tests invoke: preview, where nothing runs (a 404 past the guard).
+      .replace(':environment', path === '/v2/prompts/:slug/deployments/:environment' ? 'preview' : 'production')
       .replace(':slug', 'sc-prompt')
       .replace(/:[A-Za-z]+/g, () => randomUUID());
 

@@ -33,6 +33,8 @@ const SplitScreen = lazy(() => import('./screens/split/split-screen').then((m) =
 const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => ({ default: m.CompareScreen })));
 // The audit trails (docs/console.md, "Audit"), loaded when first opened.
 const AuditScreen = lazy(() => import('./screens/people/audit').then((m) => ({ default: m.AuditScreen })));
+// The environments, with Delete (docs/console.md, "Archiving and undeploying"), loaded when first opened.
+const EnvironmentsScreen = lazy(() => import('./screens/environments').then((m) => ({ default: m.EnvironmentsScreen })));
 // Members and group roles (docs/console.md, "Members"), loaded when first opened.
 const MembersScreen = lazy(() => import('./screens/people/members').then((m) => ({ default: m.MembersScreen })));
 
@@ -66,6 +68,7 @@ export function App() {
         {!picking ? (
           <>
             <NavLink to="/prompts">Prompts</NavLink>
+            <NavLink to="/environments">Environments</NavLink>
             <NavLink to="/logs">Logs</NavLink>
             <NavLink to="/threads">Threads</NavLink>
             <NavLink to="/datasets">Datasets</NavLink>
@@ -99,6 +102,7 @@ export function App() {
               <Route path="/prompts/:slug/diff" element={<DiffScreen />} />
               <Route path="/prompts/:slug/playground" element={<PlaygroundScreen />} />
               <Route path="/prompts/:slug/split/:environment" element={<SplitScreen />} />
+              <Route path="/environments" element={<EnvironmentsScreen />} />
               <Route path="/logs" element={<LogsScreen />} />
               <Route path="/logs/:id" element={<LogDetailScreen />} />
               <Route path="/threads" element={<ThreadsScreen />} />

@@ -259,8 +259,10 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
     expect(live.version).toBe(2);
     // Production runs v2 now; its previous deployment is v3, a newer version: a deploy, not a roll back.
     const forward = deployments.getByRole('button', { name: 'Deploy v3 to production', exact: true });
-    await settled(async () => (await deployments.getByRole('button').count()) === 1 && (await back.count()) === 0);
-    expect(await deployments.getByRole('button').allTextContents()).toEqual(['Deploy v3 to production']);
+    // Beside each environment's Undeploy (docs/console.md, "Archiving and undeploying").
+    const moves = deployments.getByRole('button').filter({ hasNotText: /^Undeploy / });
+    await settled(async () => (await moves.count()) === 1 && (await back.count()) === 0);
+    expect(await moves.allTextContents()).toEqual(['Deploy v3 to production']);
     // Neither direction is red: a roll back is undone by the button it leaves.
     expect(await background(forward)).not.toBe(DANGER);
     await forward.click();

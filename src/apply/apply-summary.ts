@@ -25,6 +25,12 @@ class PromptAction {
   @ApiProperty({ enum: ['created', 'versioned', 'unchanged'], description: 'versioned: the content changed, so a new version was made' })
   action: 'created' | 'versioned' | 'unchanged';
   @ApiProperty({ example: 2, description: 'the version whose content matches the file' }) version: number;
+  @ApiProperty({
+    required: false,
+    enum: [true],
+    description: 'it was archived, and the file lists it: restored (docs/apply.md, "Pruning")',
+  })
+  restored?: true;
 }
 
 export class DeploymentAction {
@@ -102,6 +108,35 @@ export class AccessSummary {
   @ApiProperty({ type: [MemberAccessAction] }) members: MemberAccessAction[];
 }
 
+class PrunedPrompt {
+  @ApiProperty({ example: 'old-summary' }) slug: string;
+  @ApiProperty({ enum: PROMPT_KINDS }) kind: PromptKind;
+  @ApiProperty({
+    enum: ['archived', 'kept'],
+    description: 'kept: it is still deployed (`reason` says where); undeploy it, then prune again',
+  })
+  action: 'archived' | 'kept';
+  @ApiProperty({ required: false, description: 'why it was kept' }) reason?: string;
+}
+
+class PrunedEnvironment {
+  @ApiProperty({ example: 'qa' }) slug: string;
+  @ApiProperty({
+    enum: ['deleted', 'kept'],
+    description: 'kept: it runs a prompt, is protected, or has pending deployment requests (`reason`)',
+  })
+  action: 'deleted' | 'kept';
+  @ApiProperty({ required: false, description: 'why it was kept' }) reason?: string;
+}
+
+/** `parley apply --prune` (docs/apply.md, "Pruning"): what the project has that the file no longer lists. */
+export class PruneSummary {
+  @ApiProperty({ type: [PrunedPrompt], description: 'live prompts, assistants and embedding entries the file does not list' })
+  prompts: PrunedPrompt[];
+  @ApiProperty({ type: [PrunedEnvironment], description: 'environments the file neither lists nor deploys to nor gates' })
+  environments: PrunedEnvironment[];
+}
+
 export class ApplySummaryDto {
   @ApiProperty({ type: SlugAction }) workspace: SlugAction;
   @ApiProperty({ type: SlugAction }) project: SlugAction;
@@ -120,7 +155,19 @@ export class ApplySummaryDto {
   @ApiProperty({ type: [GateAction] }) gates: GateAction[];
   @ApiProperty({ type: AccessSummary, required: false, description: "the project's roles, when the file has an `access` block" })
   access?: AccessSummary;
-  @ApiProperty({ description: 'false when the database already matched the file' }) changed: boolean;
+  @ApiProperty({
+    type: PruneSummary,
+    required: false,
+    description: 'with `prune=true` (`parley apply --prune`): what was archived or deleted, or kept and why',
+  })
+  pruned?: PruneSummary;
+  @ApiProperty({
+    required: false,
+    enum: [true],
+    description: 'with `dryRun=true` (`parley apply --dry-run`): this is what applying would do; nothing was written',
+  })
+  dryRun?: true;
+  @ApiProperty({ description: 'false when the database already matched the file (on a dry run: would change)' }) changed: boolean;
   @ApiProperty({
     required: false,
     type: [String],
@@ -130,6 +177,25 @@ export class ApplySummaryDto {
 }
 
 export type ApplySummary = ApplySummaryDto;
+
+/** Whether anything in the summary changed the project (a pruned item kept, or a request found pending again, did not). */
+export function hasChanges(summary: ApplySummary): boolean {
+  const items = [
+    summary.workspace,
+    summary.project,
+    ...summary.environments,
+    ...summary.providers,
+    ...summary.prompts,
+    ...summary.deployments,
+    ...(summary.deploymentRequests ?? []),
+    ...summary.graders,
+    ...summary.datasets,
+    ...summary.gates,
+    ...(summary.access ? [...summary.access.groups, ...summary.access.members] : []),
+    ...(summary.pruned ? [...summary.pruned.prompts, ...summary.pruned.environments] : []),
+  ];
+  return items.some((item) => item.action !== 'unchanged' && item.action !== 'kept') || summary.prompts.some((p) => p.restored);
+}
 
 /** The human form of a summary: one line per change, or one line saying nothing changed. */
 export function describeSummary(s: ApplySummary): string {
@@ -156,6 +222,7 @@ export function describeSummary(s: ApplySummary): string {
   for (const m of s.access?.members ?? [])
     if (m.action !== 'unchanged') lines.push(`  ${sign[m.action]} member ${m.email}: ${m.role} in this project (${m.action})`);
   for (const p of s.prompts) {
+    if (p.restored) lines.push(`  + ${p.kind} ${p.slug} restored (it was archived)`);
     if (p.action === 'created') lines.push(`  + ${p.kind} ${p.slug} v${p.version}`);
     if (p.action === 'versioned') lines.push(`  ~ ${p.kind} ${p.slug} v${p.version} (content changed: new version)`);
   }
@@ -177,8 +244,25 @@ export function describeSummary(s: ApplySummary): string {
     const already = r.action === 'unchanged' ? ', asked before' : '';
     return `  ? ${r.slug} ${what} to ${r.environment}: waiting for approval (deployment request ${r.id}${already})`;
   });
+  lines.push(...prunedLines(s));
   const target = `${s.workspace.slug}/${s.project.slug}`;
-  if (!s.changed && waiting.length === 0) return `No changes: ${target} already matches the file.`;
-  if (!s.changed) return [`No changes to ${target}; still waiting for approval:`, ...waiting].join('\n');
-  return [`Applied to ${target}:`, ...lines, ...waiting].join('\n');
+  const kept = (s.pruned ? [...s.pruned.prompts, ...s.pruned.environments] : []).filter((item) => item.action === 'kept');
+  const after = [...waiting, ...kept.map((item) => `  ! ${item.slug} kept: ${item.reason}`)];
+  if (s.dryRun) {
+    const head = `Dry run: nothing was written.`;
+    if (!s.changed) return [`${head} ${target} already matches the file.`, ...after].join('\n');
+    return [`${head} Applying would change ${target}:`, ...lines, ...after].join('\n');
+  }
+  if (!s.changed && after.length === 0) return `No changes: ${target} already matches the file.`;
+  if (!s.changed) return [`No changes to ${target}${waiting.length > 0 ? '; still waiting for approval' : ''}:`, ...after].join('\n');
+  return [`Applied to ${target}:`, ...lines, ...after].join('\n');
+}
+
+/** `--prune`'s changes: an archived prompt, a deleted environment. */
+function prunedLines(s: ApplySummary): string[] {
+  if (!s.pruned) return [];
+  return [
+    ...s.pruned.prompts.filter((p) => p.action === 'archived').map((p) => `  - ${p.kind} ${p.slug} archived (not in the file)`),
+    ...s.pruned.environments.filter((e) => e.action === 'deleted').map((e) => `  - environment ${e.slug} deleted (not in the file)`),
+  ];
 }

@@ -6,7 +6,7 @@ import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ExportQuery } from './apply.dto';
+import { APPLY_BODY_EXAMPLES, APPLY_BODY_SCHEMA, ApplyQuery, ExportQuery } from './apply.dto';
 import { ApplyService } from './apply.service';
 import { applyCallerOf } from './apply-caller';
 import { ApplySummary, ApplySummaryDto } from './apply-summary';
@@ -33,7 +33,9 @@ export class ApplyController {
     description:
       'Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. ' +
       'The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). ' +
-      'An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. See docs/apply.md.',
+      'An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. ' +
+      '`prune=true` also archives the prompts and deletes the environments the file no longer lists (what is still deployed is kept); ' +
+      '`dryRun=true` answers what would change and writes nothing. See docs/apply.md.',
   })
   @ApiBody({ schema: APPLY_BODY_SCHEMA, examples: APPLY_BODY_EXAMPLES })
   @ApiOkResponse({ type: ApplySummaryDto })
@@ -41,9 +43,11 @@ export class ApplyController {
   apply(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
+    @Query() query: ApplyQuery,
     @InCreateTransaction() tx: CreateTransaction,
   ): Promise<ApplySummary> {
-    return this.applier.applyBody(body, applyCallerOf(principal), tx);
+    const options = { prune: query.prune === 'true', dryRun: query.dryRun === 'true' };
+    return this.applier.applyBody(body, applyCallerOf(principal), tx, options);
   }
 
   @RequireScope('registry:read')

@@ -1,3 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+
 import { openApiSchemaOf } from '../common/swagger/zod-schema';
 import { Optional, Text } from '../common/validation';
 import { applyFileSchema, promptSchema } from './apply-file.schema';
@@ -60,4 +63,26 @@ export class ExportQuery {
   @Optional()
   @Text({ max: 64, example: 'support' })
   project?: string;
+}
+
+/** POST /v2/apply's options (docs/apply.md, "Pruning" and "Dry run"). */
+export class ApplyQuery {
+  @Optional()
+  @ApiProperty({
+    enum: ['true', 'false'],
+    default: 'false',
+    description:
+      'true: also archive the prompts and assistants the file no longer lists, and delete the environments it no longer names; what is still deployed (or protected) is kept, and `pruned` says why',
+  })
+  @IsIn(['true', 'false'])
+  prune?: 'true' | 'false';
+
+  @Optional()
+  @ApiProperty({
+    enum: ['true', 'false'],
+    default: 'false',
+    description: 'true: answer the summary of what applying would do (`dryRun: true`), with every check made; nothing is written',
+  })
+  @IsIn(['true', 'false'])
+  dryRun?: 'true' | 'false';
 }

@@ -19,6 +19,7 @@ import { ApplyService } from './apply.service';
 import { ApplyAccess } from './apply-access';
 import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals } from './apply-evals';
+import { ApplyLifecycle } from './apply-lifecycle';
 import { ExportService } from './export.service';
 import { ExportEvals } from './export-evals';
 
@@ -38,6 +39,7 @@ import { ExportEvals } from './export-evals';
     ApplyEvals,
     ApplyDeploys,
     ApplyAccess,
+    ApplyLifecycle,
     ExportEvals,
     DatasetsRepository,
     GradersRepository,

@@ -33,8 +33,9 @@ import { ApplyDeploys } from './apply-deploys';
 import { ApplyEvals, gateReferenceIssues } from './apply-evals';
 import { ApplyFile, ApplyFileResult, ApplyReferences, parseApplyText, validateApplyDocument } from './apply-file.parser';
 import { INVALID_FILE } from './apply-file.schema';
+import { ApplyLifecycle, ApplyOptions, rollingBack } from './apply-lifecycle';
 import { deployReferenceIssues } from './apply-splits';
-import { ApplySummary } from './apply-summary';
+import { ApplySummary, hasChanges } from './apply-summary';
 
 export type { ApplyCaller };
 export { INVALID_FILE };
@@ -69,8 +70,9 @@ function mayApply(caller: ApplyCaller, file: { workspace: string; project: strin
 /**
  * `parley apply` and POST /v2/apply: makes the project match the file, declaratively and in one
  * transaction. The whole file is validated first (shape, templates, then references against the
- * database) and nothing is written if anything is wrong. Apply only adds: it never deletes
- * environments, providers, prompts, versions or deployments that the file does not mention.
+ * database) and nothing is written if anything is wrong. Apply only adds, and restores an archived
+ * prompt the file lists; with `prune` it also archives the prompts and deletes the environments the
+ * file no longer lists (ApplyLifecycle), never providers, versions or deployments. A dry run rolls it all back.
  */
 @Injectable()
 export class ApplyService {
@@ -89,21 +91,22 @@ export class ApplyService {
     private readonly evals: ApplyEvals,
     private readonly deploys: ApplyDeploys,
     private readonly access: ApplyAccess,
+    private readonly lifecycle: ApplyLifecycle,
   ) {}
 
   /** The REST body: `{"yaml": "<file text>"}`, or the document itself as JSON. */
-  applyBody(body: unknown, caller: ApplyCaller, tx?: CreateTransaction): Promise<ApplySummary> {
+  applyBody(body: unknown, caller: ApplyCaller, tx?: CreateTransaction, options: ApplyOptions = {}): Promise<ApplySummary> {
     if (isPlainObject(body) && Object.keys(body).length === 1 && typeof body.yaml === 'string')
-      return this.apply(parseApplyText(body.yaml), caller, undefined, tx);
+      return this.apply(parseApplyText(body.yaml), caller, undefined, tx, options);
     if (isMalformedJsonBody(body)) throw badRequest(INVALID_FILE, [`(file): ${malformedBodyReason(body)}`]);
     if (!isPlainObject(body)) {
       throw badRequest(INVALID_FILE, ['(file): expected a JSON object: the parley.yaml document, or {"yaml": "<file text>"}']);
     }
-    return this.apply(validateApplyDocument(body), caller, undefined, tx);
+    return this.apply(validateApplyDocument(body), caller, undefined, tx, options);
   }
 
-  applyText(text: string, caller: ApplyCaller, manager?: EntityManager): Promise<ApplySummary> {
-    return this.apply(parseApplyText(text), caller, manager);
+  applyText(text: string, caller: ApplyCaller, options: ApplyOptions = {}): Promise<ApplySummary> {
+    return this.apply(parseApplyText(text), caller, undefined, undefined, options);
   }
 
   /** With `manager`, runs inside the caller's transaction (the first-run seed does). */
@@ -116,6 +119,7 @@ export class ApplyService {
     caller: ApplyCaller,
     manager?: EntityManager,
     tx?: CreateTransaction,
+    options: ApplyOptions = {},
   ): Promise<ApplySummary> {
     if (!result.ok) {
       // Its references are checked too, so that one report holds every problem of the file.
@@ -132,9 +136,12 @@ export class ApplyService {
     if (file.prices && writerOf(caller) !== 'operator') throw forbidden('Prices in parley.yaml can only be applied with the admin key');
     // Who holds which role is members:manage's (docs/apply.md, "Access").
     if (file.access) assertMayApplyAccess(caller.scopes, file.access, caller.environments);
+    // A dry run meets every check a real one does, and rolls back (a refused deploy's audit event included).
+    if (options.dryRun && !manager)
+      return { ...(await this.inTransaction(file, caller, rollingBack(this.dataSource), options)).summary, dryRun: true };
     const { summary, projectId } = manager
-      ? await this.execute(manager, file, caller)
-      : await this.deployments.recordingRefusals(() => this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource)));
+      ? await this.execute(manager, file, caller, options)
+      : await this.deployments.recordingRefusals(() => this.inTransaction(file, caller, tx ?? plainTransaction(this.dataSource), options));
     this.cache.invalidateProject(projectId);
     this.limits.forget(projectId);
     return summary;
@@ -148,12 +155,13 @@ export class ApplyService {
     file: ApplyFile,
     caller: ApplyCaller,
     tx: CreateTransaction,
+    options: ApplyOptions,
   ): Promise<{ summary: ApplySummary; projectId: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
         let projectId = '';
         const summary = await tx.run(async (manager) => {
-          const executed = await this.execute(manager, file, caller);
+          const executed = await this.execute(manager, file, caller, options);
           projectId = executed.projectId;
           return executed.summary;
         });
@@ -176,6 +184,7 @@ export class ApplyService {
     manager: EntityManager,
     file: ApplyFile,
     caller: ApplyCaller,
+    options: ApplyOptions = {},
   ): Promise<{ summary: ApplySummary; projectId: string }> {
     const state = await this.readState(manager, file);
     const issues = this.check(file.references, state, caller);
@@ -226,11 +235,13 @@ export class ApplyService {
       const isNew = !prompt;
       prompt ??= await this.prompts.insert(projectId, declared.slug, declared.kind, manager);
       await this.prompts.lock(manager, prompt);
+      // Listed, so live (docs/apply.md, "Pruning"): an archived one is restored before it is versioned or deployed.
+      const restored = await this.lifecycle.restoreListed(manager, prompt);
       // Same content as any existing version (a revert included): that version, not a duplicate.
       let version = isNew ? null : await this.versions.findNewestByHash(projectId, prompt.id, prepared.contentHash, manager);
       const action = isNew ? 'created' : version ? 'unchanged' : 'versioned';
       version ??= await this.versions.insertPrepared(manager, prompt, prepared, 'parley apply');
-      summary.prompts.push({ slug: prompt.slug, kind: prompt.kind, action, version: version.version });
+      summary.prompts.push({ slug: prompt.slug, kind: prompt.kind, action, version: version.version, ...(restored ? { restored } : {}) });
       const target = { prompt, version, index, deploy: declared.deploy };
       const deployer = { mayDeploy: caller.mayDeploy !== false, requester: caller.requester ?? requesterOf(undefined) };
       const applied = await this.deploys.deploy(manager, target, environments, file.references.describe, deployer);
@@ -248,19 +259,8 @@ export class ApplyService {
     }
     if (file.prices) await this.prices.replaceOverrides(projectId, toOverrideValues(file.prices), manager);
     if (file.access) summary.access = await this.access.apply(manager, projectId, file.access, caller.scopes);
-    summary.changed = [
-      summary.workspace,
-      summary.project,
-      ...summary.environments,
-      ...summary.providers,
-      ...summary.prompts,
-      ...summary.deployments,
-      ...(summary.deploymentRequests ?? []),
-      ...summary.graders,
-      ...summary.datasets,
-      ...summary.gates,
-      ...(summary.access ? [...summary.access.groups, ...summary.access.members] : []),
-    ].some((item) => item.action !== 'unchanged');
+    if (options.prune) summary.pruned = await this.lifecycle.prune(manager, projectId, file);
+    summary.changed = hasChanges(summary);
     if (summary.changed) await this.cache.announce(projectId, manager);
     return { summary, projectId };
   }

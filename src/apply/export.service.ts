@@ -90,6 +90,11 @@ export class ExportService {
 
     const choices = new Map<string, Choice>();
     for (const prompt of prompts) {
+      // Applying a file that lists it would restore it (docs/apply.md, "Pruning"): the export leaves it archived.
+      if (prompt.archivedAt) {
+        notes.push(`${prompt.slug}: archived, so it is not in this file`);
+        continue;
+      }
       const rows = current.filter((d) => d.prompt_id === prompt.id);
       if (rows.length > 0) {
         const { version, versionId, deploy } = chooseDeployed(prompt, rows, environments, notes);

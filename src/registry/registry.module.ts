@@ -14,9 +14,12 @@ import { DeploymentRequestsService } from './deployments/deployment-requests.ser
 import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsRepository } from './deployments/deployments.repository';
 import { DeploymentsService } from './deployments/deployments.service';
+import { UndeployService } from './deployments/undeploy.service';
 import { EnvironmentsModule } from './environments/environments.module';
 import { ProviderParametersController } from './parameters/provider-parameters.controller';
 import { PromptEntity } from './prompts/prompt.entity';
+import { PromptLifecycleController } from './prompts/prompt-lifecycle.controller';
+import { PromptLifecycleService } from './prompts/prompt-lifecycle.service';
 import { PromptVersionEntity } from './prompts/prompt-version.entity';
 import { PromptsController } from './prompts/prompts.controller';
 import { PromptsRepository } from './prompts/prompts.repository';
@@ -40,7 +43,7 @@ import { RegistryService } from './registry.service';
     RegistryCacheModule,
     CryptoModule,
   ],
-  controllers: [PromptsController, DeploymentsController, DeploymentRequestsController, ProviderParametersController],
+  controllers: [PromptsController, PromptLifecycleController, DeploymentsController, DeploymentRequestsController, ProviderParametersController],
   providers: [
     PromptsRepository,
     VersionsRepository,
@@ -48,6 +51,8 @@ import { RegistryService } from './registry.service';
     PromptsService,
     VersionsService,
     DeploymentsService,
+    UndeployService,
+    PromptLifecycleService,
     DeploymentRequestsRepository,
     DeploymentRequestsService,
     WebhooksRepository,
@@ -62,6 +67,7 @@ import { RegistryService } from './registry.service';
     VersionsService,
     DeploymentsService,
     DeploymentRequestsService,
+    PromptLifecycleService,
     EnvironmentsModule,
     ProviderCredentialsModule,
   ],

@@ -8,6 +8,7 @@ import { RegistryCache } from '../registry-cache/registry-cache';
 import { TemplateCache } from '../templates';
 import type { Routing } from './content/routing.schema';
 import { DeploymentsRepository, ResolutionRow } from './deployments/deployments.repository';
+import { PromptArchived } from './prompts/prompt-archived';
 import { VersionsRepository } from './prompts/versions.repository';
 import { ResolvedDeployment, ResolvedProvider, ResolvedRouting } from './resolved-deployment';
 import { isProviderName, isSlugLike } from './slugs';
@@ -19,6 +20,19 @@ interface CachedResolution {
   credential: ProviderCredentialEntity | null;
   /** The routing targets' credentials, by position in `resolved.routing.targets`. */
   routingCredentials: (ProviderCredentialEntity | null)[];
+}
+
+/** An archived prompt as cached: every resolution of it is refused (PromptArchived) until it is restored. */
+interface ArchivedMarker {
+  archived: string;
+}
+
+type Cached = CachedResolution | ArchivedMarker | null;
+
+/** A cached resolution, or the refusal of an archived prompt's (thrown). */
+function resolutionOf(cached: Cached): CachedResolution | null {
+  if (cached && 'archived' in cached) throw new PromptArchived(cached.archived);
+  return cached;
 }
 
 /** A provider as resolutions name it, without its key. */
@@ -47,7 +61,7 @@ export class RegistryService {
     private readonly deployments: DeploymentsRepository,
     private readonly versions: VersionsRepository,
     private readonly credentials: ProviderCredentialsService,
-    private readonly cache: RegistryCache<CachedResolution | null>,
+    private readonly cache: RegistryCache<Cached>,
     private readonly templates: TemplateCache,
   ) {}
 
@@ -55,8 +69,9 @@ export class RegistryService {
    * The version to run for `slug` in `environment`: the environment's current deployment, or with
    * `version` (the invoke path's `?v=N`) that version number of the prompt, which must exist; a
    * pinned version need not be deployed, but the environment must exist. Null when there is no
-   * such prompt, environment, deployment or version. Throws (502) when the version's provider
-   * credential no longer exists, and (500) when a stored key cannot be decrypted.
+   * such prompt, environment, deployment or version. Throws PromptArchived (the invoke surfaces'
+   * 404, saying so) for an archived prompt, (502) when the version's provider credential no longer
+   * exists, and (500) when a stored key cannot be decrypted.
    */
   async resolveForInvoke(projectId: string, slug: string, environment: string, version?: number): Promise<ResolvedDeployment | null> {
     if (!isSlugLike(slug) || !isSlugLike(environment)) return null;
@@ -64,18 +79,19 @@ export class RegistryService {
     if (version !== undefined && !(Number.isSafeInteger(version) && version > 0 && version <= MAX_VERSION)) return null;
     const key = RegistryCache.key(projectId, slug, environment, version);
     // Calls that miss together (an entry expiring under load) share one load.
-    const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version));
+    const cached = resolutionOf(await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, environment, version)));
     return cached && this.withKeys(cached);
   }
 
   /**
    * Version `version` of `slug`, outside any environment (an experiment runs a version that need not
-   * be deployed): null when there is no such prompt or version. `environment` of the answer is ''.
+   * be deployed): null when there is no such prompt or version; PromptArchived for an archived
+   * prompt. `environment` of the answer is ''.
    */
   async resolveVersion(projectId: string, slug: string, version: number): Promise<ResolvedDeployment | null> {
     if (!isSlugLike(slug) || !(Number.isSafeInteger(version) && version > 0 && version <= MAX_VERSION)) return null;
     const key = RegistryCache.key(projectId, slug, '', version);
-    const cached = await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, null, version));
+    const cached = resolutionOf(await this.cache.getOrLoad(key, projectId, () => this.load(projectId, slug, null, version)));
     return cached && this.withKeys(cached);
   }
 
@@ -109,8 +125,9 @@ export class RegistryService {
     this.cache.invalidateProject(projectId);
   }
 
-  private async load(projectId: string, slug: string, environment: string | null, pinned?: number): Promise<CachedResolution | null> {
+  private async load(projectId: string, slug: string, environment: string | null, pinned?: number): Promise<Cached> {
     const row = await this.deployments.findResolution(projectId, slug, environment, pinned);
+    if (row?.archived) return { archived: row.slug };
     if (!row?.version_id) return null;
     const version = await this.versions.findById(projectId, row.version_id);
     if (!version) return null;

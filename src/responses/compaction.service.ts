@@ -16,6 +16,7 @@ import { cacheTtlOf, invokeMetadataOf, optionsFromHeaders } from '../invocation/
 import { MessageStore } from '../messages/message-store';
 import { targetOfModel } from '../openai/model-name';
 import type { ChatCompletion } from '../providers';
+import { ifArchived } from '../registry/prompts/prompt-archived';
 import { CACHE_TTL_HEADER } from '../response-cache/response-cache-headers';
 import { ThreadNotLive } from '../threads/thread-store';
 import { BUILT_IN_COMPACTION_INSTRUCTIONS, CompactBody, summaryMessageText, transcriptOf } from './compaction-transcript';
@@ -159,7 +160,9 @@ export class CompactionService {
     const requested = named ? await this.invocation.resolve(caller, named) : null;
     if (named && !requested) throw modelNotFound();
     const configured = targetOfModel(this.config.responsesCompactionPrompt);
-    const prompt = configured && configured.type === 'deployment' ? await this.invocation.resolve(caller, configured) : null;
+    // An archived compaction prompt is not invoked: the request's model summarizes, as when it is not deployed.
+    const prompt =
+      configured && configured.type === 'deployment' ? await ifArchived(this.invocation.resolve(caller, configured), () => null) : null;
     if (prompt) return { target: prompt };
     if (!requested)
       throw badParam(

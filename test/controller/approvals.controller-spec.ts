@@ -5,6 +5,8 @@ import { DeploymentRequestsController } from '../../src/registry/deployments/dep
 import { DeploymentRequestsRepository } from '../../src/registry/deployments/deployment-requests.repository';
 import { DeploymentRequestsService } from '../../src/registry/deployments/deployment-requests.service';
 import { DeploymentsService } from '../../src/registry/deployments/deployments.service';
+import { UndeployService } from '../../src/registry/deployments/undeploy.service';
+import { EnvironmentDeletionService } from '../../src/registry/environments/environment-deletion.service';
 import { EnvironmentGateService } from '../../src/registry/environments/environment-gate.service';
 import { DeployGateRefused } from '../../src/registry/environments/environment-gates';
 import { EnvironmentProtectionService } from '../../src/registry/environments/environment-protection.service';
@@ -76,6 +78,9 @@ describe('controller tier: protected environments and deployment requests', () =
         { provide: VersionsService, useValue: untouched('VersionsService') },
         { provide: EnvironmentsService, useValue: untouched('EnvironmentsService') },
         { provide: EnvironmentGateService, useValue: untouched('EnvironmentGateService') },
+        // Undeploys and deleting environments are lifecycle.controller-spec.ts's.
+        { provide: UndeployService, useValue: untouched('UndeployService') },
+        { provide: EnvironmentDeletionService, useValue: untouched('EnvironmentDeletionService') },
       ],
       keys: new ApprovalApiKeys(),
     });
@@ -130,6 +135,7 @@ describe('controller tier: protected environments and deployment requests', () =
       object: 'deployment_request',
       id: expect.any(String),
       status: 'pending',
+      action: 'deploy',
       prompt: 'support-reply',
       environment: 'production',
       request: { environment: 'production', version: 4 },

@@ -437,6 +437,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/environments/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an environment
+         * @description Only one that runs nothing: while any prompt is deployed there, 409 naming them (undeploy them first); a protected one is 409 too (a project admin removes its protection first), and one with pending deployment requests. Its deployment history, decided deployment requests and deploy gate go with it (the audit trail keeps every deployment made there); the slug can be created again.
+         */
+        delete: operations["EnvironmentsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/environments/{slug}/gate": {
         parameters: {
             query?: never;
@@ -495,7 +515,7 @@ export interface paths {
         };
         /**
          * List prompts and assistants
-         * @description In creation order; next page: `after` = the last id of this page.
+         * @description In creation order; next page: `after` = the last id of this page. Archived ones only with `archived=true`.
          */
         get: operations["PromptsController_list"];
         put?: never;
@@ -583,10 +603,70 @@ export interface paths {
         put?: never;
         /**
          * Deploy a version to an environment
-         * @description Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing. A rollback is a deploy of an older version. In an environment that requires approval the deploy waits instead: 202 with a pending deployment request that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals".
+         * @description Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing. A rollback is a deploy of an older version. In an environment that requires approval the deploy waits instead: 202 with a pending deployment request that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals". An archived prompt is not deployed (409: restore it first), nor a version the deploy gate refuses (409).
          */
         post: operations["PromptsController_deploy"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/{slug}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a prompt, assistant or embedding entry
+         * @description Kept with its versions and deployment history, hidden from the list (GET /v2/prompts?archived=true shows it), and neither invoked (the invoke endpoints answer 404 saying it is archived) nor deployed nor given versions (409) until restored. Only an undeployed one is archived: while it is deployed anywhere, 409 naming the environments (undeploy it there first). Archiving an archived one changes nothing.
+         */
+        post: operations["PromptLifecycleController_archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/{slug}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived prompt, assistant or embedding entry
+         * @description It is listed, versioned and deployable again (it comes back deployed nowhere). Restoring a live one changes nothing.
+         */
+        post: operations["PromptLifecycleController_restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/prompts/{slug}/deployments/{environment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Undeploy an environment
+         * @description Ends what the environment runs: the deployment stays in the history (`current: false`), and a call there is the 404 of an environment never deployed to. In an environment that requires approval it waits instead: 202 with a pending deployment request of action `undeploy` (the same one again while it waits); where keys are barred, a key is refused (403). docs/security.md, "Approvals".
+         */
+        delete: operations["PromptLifecycleController_undeploy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1480,7 +1560,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a parley.yaml
-         * @description Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. See docs/apply.md.
+         * @description Declarative and idempotent, in one transaction: creates what is missing, a new version only when content changed, deploys to the listed environments. The admin key may apply to any workspace/project (created when missing); a project key only to its own (else 403). An invalid file is a 400 listing every problem with its path (and line); nothing is changed then. `prune=true` also archives the prompts and deletes the environments the file no longer lists (what is still deployed is kept); `dryRun=true` answers what would change and writes nothing. See docs/apply.md.
          */
         post: operations["ApplyController_apply"];
         delete?: never;
@@ -2744,6 +2824,16 @@ export interface components {
             object: "list";
             data: components["schemas"]["EnvironmentDto"][];
         };
+        EnvironmentDeletedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example qa */
+            slug: string;
+            /** @enum {string} */
+            object: "environment";
+            /** @enum {boolean} */
+            deleted: true;
+        };
         EnvironmentGateDto: {
             /** @example production */
             environment: string;
@@ -2813,6 +2903,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description when it was archived (POST /v2/prompts/{slug}/archive): neither invoked nor deployed until restored; null while live
+             */
+            archivedAt: string | null;
         };
         PromptListDto: {
             /** @enum {string} */
@@ -3402,13 +3497,18 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "cancelled";
             /**
-             * @description the prompt or assistant to deploy
+             * @description `deploy`: approving deploys `request`; `undeploy`: approving ends what the environment runs (DELETE /v2/prompts/{slug}/deployments/{environment})
+             * @enum {string}
+             */
+            action: "deploy" | "undeploy";
+            /**
+             * @description the prompt or assistant to deploy or undeploy
              * @example summarize
              */
             prompt: string;
             /** @example production */
             environment: string;
-            /** @description what approving deploys: the deploy's body with the version resolved (a body without `version` asked for the newest then) */
+            /** @description what approving deploys: the deploy's body with the version resolved (a body without `version` asked for the newest then); an undeploy's holds only `environment` */
             request: components["schemas"]["DeployDto"];
             requestedBy: components["schemas"]["DeploymentRequestActorDto"];
             /** Format: date-time */
@@ -3421,7 +3521,7 @@ export interface components {
             comment: string | null;
             /**
              * Format: uuid
-             * @description approved: the deployment it made (or found already current)
+             * @description approved: the deployment it made (or found already current); an undeploy: the deployment it ended (null: nothing was deployed by then)
              */
             deploymentId: string | null;
         };
@@ -5113,6 +5213,11 @@ export interface components {
              * @example 2
              */
             version: number;
+            /**
+             * @description it was archived, and the file lists it: restored (docs/apply.md, "Pruning")
+             * @enum {boolean}
+             */
+            restored?: true;
         };
         DeploymentAction: {
             /** @example summarize */
@@ -5250,6 +5355,36 @@ export interface components {
             groups: components["schemas"]["GroupAccessAction"][];
             members: components["schemas"]["MemberAccessAction"][];
         };
+        PrunedPrompt: {
+            /** @example old-summary */
+            slug: string;
+            /** @enum {string} */
+            kind: "prompt" | "assistant" | "embedding";
+            /**
+             * @description kept: it is still deployed (`reason` says where); undeploy it, then prune again
+             * @enum {string}
+             */
+            action: "archived" | "kept";
+            /** @description why it was kept */
+            reason?: string;
+        };
+        PrunedEnvironment: {
+            /** @example qa */
+            slug: string;
+            /**
+             * @description kept: it runs a prompt, is protected, or has pending deployment requests (`reason`)
+             * @enum {string}
+             */
+            action: "deleted" | "kept";
+            /** @description why it was kept */
+            reason?: string;
+        };
+        PruneSummary: {
+            /** @description live prompts, assistants and embedding entries the file does not list */
+            prompts: components["schemas"]["PrunedPrompt"][];
+            /** @description environments the file neither lists nor deploys to nor gates */
+            environments: components["schemas"]["PrunedEnvironment"][];
+        };
         ApplySummaryDto: {
             workspace: components["schemas"]["SlugAction"];
             project: components["schemas"]["SlugAction"];
@@ -5264,7 +5399,14 @@ export interface components {
             gates: components["schemas"]["GateAction"][];
             /** @description the project's roles, when the file has an `access` block */
             access?: components["schemas"]["AccessSummary"];
-            /** @description false when the database already matched the file */
+            /** @description with `prune=true` (`parley apply --prune`): what was archived or deleted, or kept and why */
+            pruned?: components["schemas"]["PruneSummary"];
+            /**
+             * @description with `dryRun=true` (`parley apply --dry-run`): this is what applying would do; nothing was written
+             * @enum {boolean}
+             */
+            dryRun?: true;
+            /** @description false when the database already matched the file (on a dry run: would change) */
             changed: boolean;
             /** @description things applied that will not work yet, e.g. a provider whose apiKeyEnv is unset on this server */
             warnings?: string[];
@@ -8972,6 +9114,105 @@ export interface operations {
             };
         };
     };
+    EnvironmentsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentDeletedDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     EnvironmentsController_gate: {
         parameters: {
             query?: never;
@@ -9447,6 +9688,8 @@ export interface operations {
                 limit?: number;
                 /** @description id of the last item of the previous page */
                 after?: string;
+                /** @description true: only the archived prompts and assistants (POST /v2/prompts/{slug}/restore brings one back); false: only the live ones */
+                archived?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -9903,6 +10146,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
             /** @description Body larger than BODY_LIMIT */
             413: {
                 headers: {
@@ -10194,12 +10453,336 @@ export interface operations {
                     };
                 };
             };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
             /** @description Body larger than BODY_LIMIT */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PromptLifecycleController_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PromptLifecycleController_restore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    PromptLifecycleController_undeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                environment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the deployment it ended, as the history now shows it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentDto"];
+                };
+            };
+            /** @description the environment requires approval: nothing is undeployed yet */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentRequestDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
             };
             /** @description The database is unavailable; retry after `Retry-After` */
             503: {
@@ -15478,7 +16061,12 @@ export interface operations {
     };
     ApplyController_apply: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: also archive the prompts and assistants the file no longer lists, and delete the environments it no longer names; what is still deployed (or protected) is kept, and `pruned` says why */
+                prune?: "true" | "false";
+                /** @description true: answer the summary of what applying would do (`dryRun: true`), with every check made; nothing is written */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import type { Schemas } from '../api/client';
 import { DataTable } from '../components/table';
 import { ConfirmButton, formatTime } from '../components/ui';
+import { UndeployButton } from './prompt-lifecycle';
 
 type Deployment = Schemas['DeploymentDto'];
 type DeployBody = Schemas['DeployDto'];
@@ -32,8 +33,8 @@ function againBody(row: Deployment): DeployBody {
 
 /**
  * What each environment runs (a version, or a split's arms), when it was deployed, a confirmed
- * button back to its previous deployment, and a link to its split and per-arm results
- * (docs/console.md, "Splits").
+ * button back to its previous deployment, a link to its split and per-arm results
+ * (docs/console.md, "Splits"), and a confirmed Undeploy (prompt-lifecycle.tsx).
  */
 export function DeploymentsTable({
   slug,
@@ -47,7 +48,7 @@ export function DeploymentsTable({
   onDeploy: (body: DeployBody) => void;
 }) {
   return (
-    <DataTable label="Deployments" columns={['Environment', 'Live version', 'Deployed', 'Previous deployment', 'Split and results']}>
+    <DataTable label="Deployments" columns={['Environment', 'Live version', 'Deployed', 'Previous deployment', 'Split and results', 'Undeploy']}>
       {live.map((d) => {
         const rows = history?.filter((row) => row.environment === d.environment) ?? [];
         const now = rows.find((row) => row.current);
@@ -73,6 +74,9 @@ export function DeploymentsTable({
               >
                 {action}
               </Link>
+            </td>
+            <td>
+              <UndeployButton slug={slug} environment={d.environment} />
             </td>
           </tr>
         );

@@ -11,6 +11,7 @@ import { Badge, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from
 import { useProject } from '../session';
 import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from './people/deployment-requests';
 import { DeploymentsTable } from './prompt-deployments';
+import { ArchiveButton, ArchivedBanner } from './prompt-lifecycle';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { routingLines } from './routing-draft';
 import { snippetsFor } from './snippets';
@@ -51,11 +52,13 @@ export function PromptDetailScreen() {
       <h1>
         {slug} <Badge>{prompt.data.kind}</Badge>
       </h1>
+      <ArchivedBanner prompt={prompt.data} />
       <p className="row">
         <ButtonLink to={`/prompts/${encodeURIComponent(slug)}/playground`}>Edit in playground</ButtonLink>
         <ButtonLink tone="secondary" to={`/logs?slug=${encodeURIComponent(slug)}`}>
           Logs of {slug}
         </ButtonLink>
+        <ArchiveButton prompt={prompt.data} />
       </p>
       <ErrorNote error={deploy.error} />
       {deploy.data && isDeploymentRequest(deploy.data) ? <WaitingNote request={deploy.data} /> : null}
@@ -73,7 +76,9 @@ export function PromptDetailScreen() {
             .
           </p>
         ) : (
-          <DeploymentsTable slug={slug} live={live} history={history.data?.data} onDeploy={(body) => deploy.mutate(body)} />
+          <div className="table-scroll">
+            <DeploymentsTable slug={slug} live={live} history={history.data?.data} onDeploy={(body) => deploy.mutate(body)} />
+          </div>
         )}
         <WaitingForApproval slug={slug} />
       </section>

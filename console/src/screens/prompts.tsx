@@ -1,24 +1,51 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
 import { Button } from '../components/button';
 import { Choices, TextInput } from '../components/fields';
 import { DataTable } from '../components/table';
 import { Badge, Card, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { ArchivedPrompts } from './prompts-archived';
 
 export function usePrompts() {
   return useQuery({ queryKey: ['prompts'], queryFn: () => unwrap(api.GET('/v2/prompts', { params: { query: { limit: 100 } } })) });
 }
 
-/** Prompts and assistants: kind, the version live in each environment, the last change. */
+/** Prompts and assistants: kind, the version live in each environment, the last change; or the archived ones (`?archived=true`). */
 export function PromptsScreen() {
   const prompts = usePrompts();
+  const [params, setParams] = useSearchParams();
+  const showing = params.get('archived') === 'true' ? 'archived' : 'live';
   return (
     <>
       <h1>Prompts and assistants</h1>
+      <Choices
+        label="Show"
+        items={[
+          { id: 'live', label: 'live' },
+          { id: 'archived', label: 'archived' },
+        ]}
+        value={showing}
+        onChange={(next) => setParams(next === 'archived' ? { archived: 'true' } : {}, { replace: true })}
+      />
+      {showing === 'archived' ? (
+        <ArchivedPrompts />
+      ) : (
+        <>
+          <LivePrompts prompts={prompts} />
+          <NewPrompt />
+        </>
+      )}
+    </>
+  );
+}
+
+function LivePrompts({ prompts }: { prompts: ReturnType<typeof usePrompts> }) {
+  return (
+    <>
       <ErrorNote error={prompts.error} />
       {prompts.isPending ? (
         <Loading />
@@ -55,7 +82,6 @@ export function PromptsScreen() {
         </EmptyState>
       )}
       {prompts.data?.has_more ? <p className="muted">Showing the first 100.</p> : null}
-      <NewPrompt />
     </>
   );
 }

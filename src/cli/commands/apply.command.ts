@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 
 import { ApplyService, INVALID_FILE } from '../../apply/apply.service';
 import { parseApplyText } from '../../apply/apply-file.parser';
+import type { ApplyOptions } from '../../apply/apply-lifecycle';
 import { ApplySummary, describeSummary } from '../../apply/apply-summary';
 import { ApiException, badRequest } from '../../common/errors';
 import { output, withAppContext } from '../cli-context';
@@ -40,13 +41,19 @@ export function readInput(file: string): string {
  * connection; any other broken file goes to the server, which adds the problems only the database
  * can see (unknown environments, providers, changed kinds) to the same report.
  */
-export async function runApply(text: string, options: RemoteOptions): Promise<ApplySummary> {
+export async function runApply(text: string, options: RemoteOptions & ApplyOptions): Promise<ApplySummary> {
   const parsed = parseApplyText(text);
   if (!parsed.ok && !parsed.references) throw badRequest(INVALID_FILE, parsed.issues);
+  const applying = { prune: options.prune === true, dryRun: options.dryRun === true };
   try {
     const route = await chooseRoute(options);
-    if (route.kind === 'server') return (await callServer(route, 'POST', '/v2/apply', { yaml: text })) as ApplySummary;
-    return await withAppContext((ctx) => ctx.get(ApplyService).applyText(text, { kind: 'admin' }));
+    if (route.kind === 'server') {
+      const query = new URLSearchParams(
+        Object.entries(applying).flatMap(([name, on]): [string, string][] => (on ? [[name, 'true']] : [])),
+      ).toString();
+      return (await callServer(route, 'POST', `/v2/apply${query ? `?${query}` : ''}`, { yaml: text })) as ApplySummary;
+    }
+    return await withAppContext((ctx) => ctx.get(ApplyService).applyText(text, { kind: 'admin' }, applying));
   } catch (err) {
     // No server or database to ask: what the file alone shows is still the report.
     if (!parsed.ok && !(err instanceof RemoteApiError) && !(err instanceof ApiException)) throw badRequest(INVALID_FILE, parsed.issues);
@@ -58,8 +65,10 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('make a workspace and project match a parley.yaml: declarative, idempotent, one transaction')
     .requiredOption('-f, --file <path>', 'the parley.yaml to apply ("-" reads standard input)')
-    .option('--json', 'print a JSON summary of what was created, versioned, deployed or left unchanged');
-  return remoteOptions(command, 'apply').action(async (opts: { file: string; json?: boolean } & RemoteOptions) => {
+    .option('--json', 'print a JSON summary of what was created, versioned, deployed or left unchanged')
+    .option('--prune', 'also archive the prompts and delete the environments the file no longer lists (what is still deployed is kept)')
+    .option('--dry-run', 'print what applying would change, and write nothing');
+  return remoteOptions(command, 'apply').action(async (opts: { file: string; json?: boolean } & RemoteOptions & ApplyOptions) => {
     let summary: ApplySummary;
     try {
       summary = await runApply(readInput(opts.file), opts);

@@ -4,6 +4,7 @@ import type { ProjectPrincipal } from '../../auth/principal';
 import { ApiException } from '../../common/errors';
 import type { WireLogFields } from '../../common/http/wire-request';
 import { InvocationService } from '../../invocation/invocation.service';
+import { ifArchived } from '../../registry/prompts/prompt-archived';
 import { evalWireFields, runEnvironment } from '../eval-wire';
 import { type Check, runCheck } from './checks';
 import type { GradedOutput, GraderScore, GraderSpec } from './grader.schema';
@@ -91,12 +92,13 @@ export class Grading {
     output: GradedOutput,
     context: GradingContext,
   ): Promise<GraderResult> {
-    const target = await this.invocation.resolve(caller, {
+    const named = {
       type: 'deployment',
       slug: config.prompt,
       environment: config.environment,
       ...(config.version ? { version: config.version } : {}),
-    });
+    } as const;
+    const target = await ifArchived(this.invocation.resolve(caller, named), () => null);
     if (!target) return { score: 0, reason: `the judge ${config.prompt}@${config.environment} is not deployed`, judged: false };
     target.environment = context.environment;
     const variables = {

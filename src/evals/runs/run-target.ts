@@ -7,6 +7,7 @@ import { InvocationService } from '../../invocation/invocation.service';
 import type { RequestOverrides, ResolvedTarget } from '../../invocation/invocation.types';
 import { environmentRefused } from '../../invocation/invoke-errors';
 import { prepareVersionContent } from '../../registry/content/version-content';
+import { ifArchived } from '../../registry/prompts/prompt-archived';
 import { RegistryService } from '../../registry/registry.service';
 import type { CompiledTemplate } from '../../templates';
 import { runEnvironment } from '../eval-wire';
@@ -40,7 +41,9 @@ export class RunTargets {
     if (stored.type === 'version') {
       // An experiment is not an environment: a key limited to environments cannot run a version in one.
       if (!mayInvokeIn(caller, null)) throw environmentRefused(caller);
-      const deployment = await this.registry.resolveVersion(caller.projectId, stored.prompt, stored.version);
+      const deployment = await ifArchived(this.registry.resolveVersion(caller.projectId, stored.prompt, stored.version), (refusal) => {
+        throw invalidBody([`target: ${refusal.detail}`]);
+      });
       if (!deployment) throw invalidBody([`target: "${stored.prompt}" has no version ${stored.version}`]);
       const { provider, model, kind, promptSlug: slug } = deployment;
       return {

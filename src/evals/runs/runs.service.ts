@@ -12,6 +12,7 @@ import { ChangeNotifier } from '../../database/changes';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { InvocationService } from '../../invocation/invocation.service';
 import { JobQueue } from '../../jobs/job-queue';
+import { ifArchived } from '../../registry/prompts/prompt-archived';
 import { PromptsService } from '../../registry/prompts/prompts.service';
 import { RegistryService } from '../../registry/registry.service';
 import { DatasetsService } from '../datasets/datasets.service';
@@ -257,12 +258,12 @@ export class RunsService {
     for (const spec of specs)
       if (spec.config.type === 'model') {
         const { prompt, environment, version } = spec.config;
-        const judge = await this.invocation.resolve(caller, {
-          type: 'deployment',
-          slug: prompt,
-          environment,
-          ...(version ? { version } : {}),
-        });
+        const judge = await ifArchived(
+          this.invocation.resolve(caller, { type: 'deployment', slug: prompt, environment, ...(version ? { version } : {}) }),
+          (refusal) => {
+            throw invalidBody([`graders: the judge of "${spec.name}": ${refusal.detail}`]);
+          },
+        );
         if (!judge)
           throw invalidBody([
             `graders: the judge of "${spec.name}", ${prompt}@${environment}${version ? ` v${version}` : ''}, is not deployed`,
@@ -275,7 +276,9 @@ export class RunsService {
     if ('draft' in target) return { type: 'draft', prompt: target.prompt ?? null, draft: target.draft };
     if ('version' in target) return { type: 'version', prompt: target.prompt, version: target.version };
     // An environment's live version, fixed now: a deploy during the run does not change what it measures.
-    const live = await this.registry.resolveForInvoke(caller.projectId, target.prompt, target.environment);
+    const live = await ifArchived(this.registry.resolveForInvoke(caller.projectId, target.prompt, target.environment), (refusal) => {
+      throw invalidBody([`target: ${refusal.detail}`]);
+    });
     if (!live) throw invalidBody([`target: "${target.prompt}" is not deployed in "${target.environment}"`]);
     return { type: 'version', prompt: target.prompt, version: live.version, environment: target.environment };
   }

@@ -49,6 +49,7 @@ export function toDeploymentRequestDto(row: DeploymentRequestRow): DeploymentReq
     object: 'deployment_request',
     id: row.id,
     status: row.status,
+    action: row.action ?? 'deploy',
     prompt: row.prompt,
     environment: row.environment,
     request: typeof row.request === 'string' ? (JSON.parse(row.request) as DeployDto) : row.request,

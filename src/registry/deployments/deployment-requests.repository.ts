@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import type { DeployDto } from './dto/deployment.dto';
-import type { DeploymentRequestStatus, RequesterKind } from './dto/deployment-request.dto';
+import type { DeploymentRequestAction, DeploymentRequestStatus, RequesterKind } from './dto/deployment-request.dto';
 
 /** A deployment request with its prompt's and environment's slugs. */
 export interface DeploymentRequestRow {
   id: string;
   status: DeploymentRequestStatus;
-  request: DeployDto | string;
+  /** What approving it does: deploy `request`, or undeploy `request.environment` (docs/registry.md, "Undeploying"). */
+  action: DeploymentRequestAction;
+  request: DeployDto | UndeployRequestBody | string;
   prompt_id: string;
   environment_id: string;
   prompt: string;
@@ -34,17 +36,23 @@ export interface Requester {
   name: string;
 }
 
+/** What an undeploy request holds: the environment to undeploy. */
+export interface UndeployRequestBody {
+  environment: string;
+}
+
 export interface NewDeploymentRequest {
   id: string;
+  action: DeploymentRequestAction;
   promptId: string;
   environmentId: string;
-  request: DeployDto;
+  request: DeployDto | UndeployRequestBody;
   requester: Requester;
   createdAt: Date;
 }
 
 const ROW_SELECT = `
-  SELECT r.id, r.status, r.request, r.prompt_id, r.environment_id, p.slug AS prompt, e.slug AS environment,
+  SELECT r.id, r.status, r.action, r.request, r.prompt_id, r.environment_id, p.slug AS prompt, e.slug AS environment,
          r.requested_by_kind, r.requested_by_user_id, r.requested_by_key_id, r.requested_by_name,
          r.decided_by_user_id, r.decided_by_name, r.decided_at, r.comment, r.deployment_id, r.created_at
     FROM deployment_requests r
@@ -60,8 +68,8 @@ export class DeploymentRequestsRepository {
     const { requester } = row;
     await manager.query(
       `INSERT INTO deployment_requests (project_id, id, prompt_id, environment_id, request, status, requested_by_kind,
-                                        requested_by_user_id, requested_by_key_id, requested_by_name, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10)`,
+                                        requested_by_user_id, requested_by_key_id, requested_by_name, created_at, action)
+       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11)`,
       [
         projectId,
         row.id,
@@ -73,6 +81,7 @@ export class DeploymentRequestsRepository {
         requester.keyId,
         requester.name,
         row.createdAt,
+        row.action,
       ],
     );
   }
@@ -91,19 +100,21 @@ export class DeploymentRequestsRepository {
     return rows[0] ?? null;
   }
 
-  /** A pending request for exactly this deploy (jsonb equality: key order aside), the oldest; null when none. */
+  /** A pending request for exactly this deploy or undeploy (jsonb equality: key order aside), the oldest; null when none. */
   async findPendingSame(
     manager: EntityManager,
     projectId: string,
     promptId: string,
     environmentId: string,
-    request: DeployDto,
+    request: DeployDto | UndeployRequestBody,
+    action: DeploymentRequestAction = 'deploy',
   ): Promise<DeploymentRequestRow | null> {
     const rows: DeploymentRequestRow[] = await manager.query(
       `${ROW_SELECT}
         WHERE r.project_id = $1 AND r.prompt_id = $2 AND r.environment_id = $3 AND r.status = 'pending' AND r.request = $4::jsonb
+          AND r.action = $5
         ORDER BY r.id LIMIT 1`,
-      [projectId, promptId, environmentId, JSON.stringify(request)],
+      [projectId, promptId, environmentId, JSON.stringify(request), action],
     );
     return rows[0] ?? null;
   }

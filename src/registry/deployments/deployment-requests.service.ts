@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLog } from '../../audit/audit-log';
 import { ProjectPrincipal } from '../../auth/principal';
-import { conflict, forbidden, notFound } from '../../common/errors';
+import { ApiException, conflict, forbidden, notFound } from '../../common/errors';
 import { answeredWith } from '../../common/http/answer-status';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, toPage } from '../../common/pagination';
@@ -11,12 +11,20 @@ import { CreateTransaction, plainTransaction } from '../../idempotency/create-tr
 import { RegistryCache } from '../../registry-cache/registry-cache';
 import { DeploymentRequestEvent } from '../../webhooks/webhook.dto';
 import { WebhooksService } from '../../webhooks/webhooks.service';
+import { EnvironmentEntity } from '../environments/environment.entity';
+import { PromptEntity } from '../prompts/prompt.entity';
 import { isSlugLike } from '../slugs';
 import { isRequester, requestBodyOf, requesterOf, toDeploymentRequestDto } from './deployment-requests.mapper';
-import { DeploymentRequestRow, DeploymentRequestsRepository, Requester } from './deployment-requests.repository';
+import { DeploymentRequestRow, DeploymentRequestsRepository, Requester, UndeployRequestBody } from './deployment-requests.repository';
 import { DeploymentsService, PreparedDeploy } from './deployments.service';
 import { DeployDto, DeploymentDto } from './dto/deployment.dto';
-import { DeploymentRequestDto, DeploymentRequestListDto, DeploymentRequestsQuery } from './dto/deployment-request.dto';
+import {
+  DeploymentRequestAction,
+  DeploymentRequestDto,
+  DeploymentRequestListDto,
+  DeploymentRequestsQuery,
+} from './dto/deployment-request.dto';
+import { UndeployService } from './undeploy.service';
 
 /** The refusals of this feature, as their 403 and 409 bodies say them (docs/security.md, "Approvals"). */
 export const APPROVAL_ERRORS = {
@@ -26,8 +34,10 @@ export const APPROVAL_ERRORS = {
   ownRejection: 'You cannot reject your own deployment request: cancel it instead',
   notRequester: 'Only the requester can cancel a deployment request',
   decided: (status: string) => `This deployment request is already ${status}`,
-  keysBarred: (environment: string) =>
-    `API keys may not deploy to "${environment}" (a protected environment): a person signed in deploys there, or asks to`,
+  keysBarred: (environment: string, action: DeploymentRequestAction = 'deploy') =>
+    action === 'deploy'
+      ? `API keys may not deploy to "${environment}" (a protected environment): a person signed in deploys there, or asks to`
+      : `API keys may not undeploy "${environment}" (a protected environment): a person signed in undeploys there, or asks to`,
 };
 
 type Decision = 'approve' | 'reject' | 'cancel';
@@ -45,6 +55,7 @@ export class DeploymentRequestsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly deployments: DeploymentsService,
+    private readonly undeploys: UndeployService,
     private readonly requests: DeploymentRequestsRepository,
     private readonly audit: AuditLog,
     private readonly webhooks: WebhooksService,
@@ -84,16 +95,47 @@ export class DeploymentRequestsService {
     prepared: PreparedDeploy,
     requester: Requester,
   ): Promise<{ request: DeploymentRequestDto; created: boolean } | null> {
-    const { prompt, environment } = prepared;
     if (!prepared.changes) return null;
-    if (environment.barsKeys && requester.kind !== 'user') throw forbidden(APPROVAL_ERRORS.keysBarred(environment.slug));
+    return this.hold(manager, prepared, requester, 'deploy', requestBodyOf(prepared));
+  }
+
+  /**
+   * DELETE /v2/prompts/{slug}/deployments/{environment} (docs/registry.md, "Undeploying"): ends the
+   * environment's current deployment at once, or, where the environment requires approval, answers
+   * 202 with a pending request of action `undeploy` (the same one again while it waits); a key is
+   * refused where keys are barred. Taking an environment down is guarded as putting something there.
+   */
+  async undeploy(
+    caller: ProjectPrincipal,
+    slug: string,
+    environment: string,
+    tx: CreateTransaction = plainTransaction(this.dataSource),
+  ): Promise<DeploymentDto | DeploymentRequestDto> {
+    const answer = await tx.run(async (manager) => {
+      const prepared = await this.undeploys.prepare(manager, caller.projectId, slug, environment);
+      const held = await this.hold(manager, prepared, requesterOf(caller), 'undeploy', { environment: prepared.environment.slug });
+      return held ? answeredWith(202, held.request) : this.undeploys.write(manager, prepared);
+    });
+    this.cache.invalidateProject(caller.projectId);
+    return answer;
+  }
+
+  /** The pending request a protected environment holds a change in (null: unprotected, go ahead); a key is refused where keys are barred. */
+  private async hold(
+    manager: EntityManager,
+    { prompt, environment }: { prompt: PromptEntity; environment: EnvironmentEntity },
+    requester: Requester,
+    action: DeploymentRequestAction,
+    body: DeployDto | UndeployRequestBody,
+  ): Promise<{ request: DeploymentRequestDto; created: boolean } | null> {
+    if (environment.barsKeys && requester.kind !== 'user') throw forbidden(APPROVAL_ERRORS.keysBarred(environment.slug, action));
     if (!environment.requiresApproval) return null;
-    const body = requestBodyOf(prepared);
-    const pending = await this.requests.findPendingSame(manager, prompt.projectId, prompt.id, environment.id, body);
+    const pending = await this.requests.findPendingSame(manager, prompt.projectId, prompt.id, environment.id, body, action);
     if (pending) return { request: toDeploymentRequestDto(pending), created: false };
     const id = newId();
     await this.requests.insert(manager, prompt.projectId, {
       id,
+      action,
       promptId: prompt.id,
       environmentId: environment.id,
       request: body,
@@ -101,7 +143,11 @@ export class DeploymentRequestsService {
       createdAt: new Date(),
     });
     const request = toDeploymentRequestDto((await this.requests.find(prompt.projectId, id, manager))!);
-    await this.announce(manager, prompt.projectId, 'deployment_request.created', request, { ...body, prompt: prompt.slug });
+    await this.announce(manager, prompt.projectId, 'deployment_request.created', request, {
+      ...(action === 'undeploy' ? { action } : {}),
+      ...body,
+      prompt: prompt.slug,
+    });
     return { request, created: true };
   }
 
@@ -136,6 +182,7 @@ export class DeploymentRequestsService {
         const request = toDeploymentRequestDto((await this.requests.find(projectId, id, manager))!);
         const event = `deployment_request.${STATUS_OF[decision]}` as const;
         await this.announce(manager, projectId, event, request, {
+          ...(row.action === 'undeploy' ? { action: 'undeploy' } : {}),
           prompt: row.prompt,
           environment: row.environment,
           requestedBy: request.requestedBy.name,
@@ -176,9 +223,19 @@ export class DeploymentRequestsService {
     }
   }
 
-  /** The held deploy, through the path a direct deploy takes; its gate and checks run now, as of now. */
-  private async deployPending(manager: EntityManager, projectId: string, row: DeploymentRequestRow): Promise<DeploymentDto> {
-    const body = typeof row.request === 'string' ? (JSON.parse(row.request) as DeployDto) : row.request;
+  /**
+   * The held deploy, through the path a direct deploy takes; its gate and checks run now, as of now.
+   * A held undeploy ends what runs there now (null: nothing by then; an archived prompt's deploy is a 409).
+   */
+  private async deployPending(manager: EntityManager, projectId: string, row: DeploymentRequestRow): Promise<DeploymentDto | null> {
+    const body = typeof row.request === 'string' ? (JSON.parse(row.request) as DeployDto) : (row.request as DeployDto);
+    if (row.action === 'undeploy') {
+      const prepared = await this.undeploys.prepare(manager, projectId, row.prompt, row.environment).catch((err: unknown) => {
+        if (err instanceof ApiException && err.getStatus() === 404) return null;
+        throw err;
+      });
+      return prepared && this.undeploys.write(manager, prepared);
+    }
     return this.deployments.write(manager, await this.deployments.prepare(manager, projectId, row.prompt, body));
   }
 

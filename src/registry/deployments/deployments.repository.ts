@@ -30,6 +30,8 @@ export interface ResolutionRow {
   prompt_id: string;
   slug: string;
   kind: PromptKind;
+  /** The prompt is archived: nothing of it runs (docs/registry.md, "Archiving"). */
+  archived: boolean;
   deployment_id: string | null;
   deployment_version: number | null;
   version_id: string | null;
@@ -114,7 +116,7 @@ export class DeploymentsRepository {
     if (environment === null) {
       // A version outside any environment (an experiment's): no deployment to name.
       const rows: ResolutionRow[] = await this.deployments.manager.query(
-        `SELECT p.id AS prompt_id, p.slug, p.kind, NULL::uuid AS deployment_id, NULL::integer AS deployment_version, v.id AS version_id,
+        `SELECT p.id AS prompt_id, p.slug, p.kind, p.archived_at IS NOT NULL AS archived, NULL::uuid AS deployment_id, NULL::integer AS deployment_version, v.id AS version_id,
                 NULL::jsonb AS split, NULL AS sticky_by, NULL::jsonb AS split_rules
            FROM prompts p JOIN prompt_versions v ON v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $3
           WHERE p.project_id = $1 AND p.slug = $2`,
@@ -123,7 +125,7 @@ export class DeploymentsRepository {
       return rows[0] ?? null;
     }
     const rows: ResolutionRow[] = await this.deployments.manager.query(
-      `SELECT p.id AS prompt_id, p.slug, p.kind, d.id AS deployment_id, d.deployment_version,
+      `SELECT p.id AS prompt_id, p.slug, p.kind, p.archived_at IS NOT NULL AS archived, d.id AS deployment_id, d.deployment_version,
               ${pinned === undefined ? 'd.version_id, d.split, d.sticky_by, d.split_rules' : '(SELECT v.id FROM prompt_versions v WHERE v.project_id = p.project_id AND v.prompt_id = p.id AND v.version = $4) AS version_id, NULL::jsonb AS split, NULL AS sticky_by, NULL::jsonb AS split_rules'}
          FROM prompts p
          JOIN environments e ON e.project_id = p.project_id AND e.slug = $3

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLog } from '../../audit/audit-log';
-import { invalidBody, notFound } from '../../common/errors';
+import { conflict, invalidBody, notFound } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
 import { RegistryCache } from '../../registry-cache/registry-cache';
@@ -11,7 +11,7 @@ import { DeployGateRefused, EnvironmentGates } from '../environments/environment
 import { EnvironmentsService } from '../environments/environments.service';
 import { PromptEntity } from '../prompts/prompt.entity';
 import { PromptVersionEntity } from '../prompts/prompt-version.entity';
-import { PROMPT_NOT_FOUND, PromptsService } from '../prompts/prompts.service';
+import { archivedMessage, PROMPT_NOT_FOUND, PromptsService } from '../prompts/prompts.service';
 import { VersionsRepository } from '../prompts/versions.repository';
 import { isSlugLike } from '../slugs';
 import { deploymentRowOf, GuardedSplit, sameSplit, splitBodyProblems } from './deploy-body';
@@ -92,6 +92,7 @@ export class DeploymentsService {
     await this.prompts.lock(manager, prompt);
     // Re-read under the lock: a version created meanwhile counts as the newest.
     const locked = await this.prompts.require(projectId, slug, manager);
+    if (locked.archivedAt) throw conflict(archivedMessage(slug, 'deploy it'));
     const environment = await this.environments.findBySlug(projectId, dto.environment, manager);
     const details = splitBodyProblems(dto);
     const numbers = dto.split ? dto.split.map((arm) => arm.version) : [dto.version ?? locked.lastVersion];

@@ -35,3 +35,11 @@ export class EnvironmentListDto {
   @ApiProperty({ enum: ['list'] }) object: 'list';
   @ApiProperty({ type: [EnvironmentDto] }) data: EnvironmentDto[];
 }
+
+/** DELETE /v2/environments/{slug}: what was deleted. */
+export class EnvironmentDeletedDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'qa' }) slug: string;
+  @ApiProperty({ enum: ['environment'] }) object: 'environment';
+  @ApiProperty({ enum: [true] }) deleted: true;
+}

@@ -6,7 +6,14 @@ import { ProjectPrincipal } from '../../auth/principal';
 import { ApiErrors } from '../../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../../idempotency/create-transaction';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
-import { CreateEnvironmentDto, EnvironmentDto, EnvironmentListDto, EnvironmentProtectionDto } from './environment.dto';
+import {
+  CreateEnvironmentDto,
+  EnvironmentDeletedDto,
+  EnvironmentDto,
+  EnvironmentListDto,
+  EnvironmentProtectionDto,
+} from './environment.dto';
+import { EnvironmentDeletionService } from './environment-deletion.service';
 import { EnvironmentGateDeletedDto, EnvironmentGateDto, PutGateBodyDto } from './environment-gate.dto';
 import { EnvironmentGateService } from './environment-gate.service';
 import { EnvironmentProtectionService } from './environment-protection.service';
@@ -21,6 +28,7 @@ export class EnvironmentsController {
     private readonly environments: EnvironmentsService,
     private readonly gates: EnvironmentGateService,
     private readonly protection: EnvironmentProtectionService,
+    private readonly deletion: EnvironmentDeletionService,
   ) {}
 
   @Idempotent()
@@ -44,6 +52,21 @@ export class EnvironmentsController {
   @ApiOkResponse({ type: EnvironmentListDto })
   async list(@CurrentProject() caller: ProjectPrincipal): Promise<EnvironmentListDto> {
     return { object: 'list', data: await this.environments.list(caller.projectId) };
+  }
+
+  @RequireScope('registry:write')
+  @Delete(':slug')
+  @ApiOperation({
+    summary: 'Delete an environment',
+    description:
+      'Only one that runs nothing: while any prompt is deployed there, 409 naming them (undeploy them first); a protected one is 409 too ' +
+      '(a project admin removes its protection first), and one with pending deployment requests. Its deployment history, decided ' +
+      'deployment requests and deploy gate go with it (the audit trail keeps every deployment made there); the slug can be created again.',
+  })
+  @ApiOkResponse({ type: EnvironmentDeletedDto })
+  @ApiErrors(404, 409)
+  delete(@CurrentProject() caller: ProjectPrincipal, @Param('slug') slug: string): Promise<EnvironmentDeletedDto> {
+    return this.deletion.delete(caller.projectId, slug);
   }
 
   @RequireScope('registry:read')

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { RegistryCacheModule } from '../../registry-cache/registry-cache';
 import { EnvironmentEntity } from './environment.entity';
+import { EnvironmentDeletionService } from './environment-deletion.service';
 import { EnvironmentGateService } from './environment-gate.service';
 import { EnvironmentGates } from './environment-gates';
 import { EnvironmentProtectionService } from './environment-protection.service';
@@ -14,7 +15,14 @@ import { EnvironmentsService } from './environments.service';
 @Module({
   imports: [TypeOrmModule.forFeature([EnvironmentEntity]), RegistryCacheModule],
   controllers: [EnvironmentsController],
-  providers: [EnvironmentsRepository, EnvironmentsService, EnvironmentGates, EnvironmentGateService, EnvironmentProtectionService],
-  exports: [EnvironmentsService, EnvironmentGates],
+  providers: [
+    EnvironmentsRepository,
+    EnvironmentsService,
+    EnvironmentGates,
+    EnvironmentGateService,
+    EnvironmentProtectionService,
+    EnvironmentDeletionService,
+  ],
+  exports: [EnvironmentsService, EnvironmentGates, EnvironmentDeletionService],
 })
 export class EnvironmentsModule {}

@@ -10,7 +10,7 @@ import { EnvironmentDto } from './environment.dto';
 import { EnvironmentEntity } from './environment.entity';
 import { EnvironmentsRepository } from './environments.repository';
 
-/** Every project starts with these; more can be added, none is ever removed by Parley. */
+/** Every project starts with these; more can be added, and any deleted once it runs nothing (docs/registry.md). */
 export const DEFAULT_ENVIRONMENTS = ['preview', 'staging', 'production'] as const;
 
 export const toEnvironmentDto = (e: EnvironmentEntity): EnvironmentDto => ({

@@ -26,4 +26,8 @@ export class PromptEntity {
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  /** Set while archived (docs/registry.md, "Archiving"): kept, listed only on asking, neither invoked nor deployed. */
+  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  archivedAt: Date | null;
 }

@@ -11,7 +11,7 @@ import { DeploymentRequestsService } from '../deployments/deployment-requests.se
 import { DeploymentsService } from '../deployments/deployments.service';
 import { DeployDto, DeploymentDto, DeploymentListDto, DeploymentsQuery } from '../deployments/dto/deployment.dto';
 import { DeploymentRequestDto } from '../deployments/dto/deployment-request.dto';
-import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
+import { CreatePromptDto, PromptDto, PromptListDto, PromptsQuery } from './dto/prompt.dto';
 import { CreateVersionDto, VersionDto, VersionListDto } from './dto/version.dto';
 import { PromptsService } from './prompts.service';
 import { VersionsService } from './versions.service';
@@ -50,11 +50,11 @@ export class PromptsController {
   @Get()
   @ApiOperation({
     summary: 'List prompts and assistants',
-    description: 'In creation order; next page: `after` = the last id of this page.',
+    description: 'In creation order; next page: `after` = the last id of this page. Archived ones only with `archived=true`.',
   })
   @ApiOkResponse({ type: PromptListDto })
   @ApiErrors(400)
-  list(@CurrentProject() caller: ProjectPrincipal, @Query() page: PageQuery): Promise<PromptListDto> {
+  list(@CurrentProject() caller: ProjectPrincipal, @Query() page: PromptsQuery): Promise<PromptListDto> {
     return this.prompts.list(caller.projectId, page);
   }
 
@@ -77,7 +77,7 @@ export class PromptsController {
       'Versions are immutable and numbered 1, 2, 3…. The template is compiled now: one that does not compile is a 400 naming the message and line.',
   })
   @ApiOkResponse({ type: VersionDto })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 409)
   createVersion(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('slug') slug: string,
@@ -119,7 +119,8 @@ export class PromptsController {
     description:
       "Replaces the environment's current deployment (kept in the history) and increments its deploymentVersion. Deploying the version already current changes nothing. " +
       'A rollback is a deploy of an older version. In an environment that requires approval the deploy waits instead: 202 with a pending deployment request ' +
-      'that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals".',
+      'that another person approves (POST /v2/deployment-requests/{id}/approve); where keys are barred, a key is refused (403). docs/security.md, "Approvals". ' +
+      'An archived prompt is not deployed (409: restore it first), nor a version the deploy gate refuses (409).',
   })
   @ApiOkResponse({ type: DeploymentDto })
   @ApiResponse({
@@ -128,7 +129,7 @@ export class PromptsController {
     description:
       'the environment requires approval: nothing is deployed yet; the pending request (the same one again for an identical deploy)',
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 409)
   deploy(
     @CurrentProject() caller: ProjectPrincipal,
     @Param('slug') slug: string,

@@ -21,6 +21,7 @@ export const toPromptDto = (p: PromptEntity, current: DeploymentRow[]): PromptDt
     })),
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),
+  archivedAt: p.archivedAt ? p.archivedAt.toISOString() : null,
 });
 
 export const toVersionDto = (v: PromptVersionEntity, p: Pick<PromptEntity, 'slug' | 'kind'>): VersionDto => ({

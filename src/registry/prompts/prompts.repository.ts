@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, MoreThan, Repository } from 'typeorm';
+import { EntityManager, IsNull, MoreThan, Not, Repository } from 'typeorm';
 
 import { PromptEntity } from './prompt.entity';
 
@@ -17,9 +17,18 @@ export class PromptsRepository {
     return this.repo(manager).findOne({ where: { projectId, slug } });
   }
 
-  /** Creation order (ids are time-ordered); `afterId` is the last id of the previous page. */
-  list(projectId: string, afterId: string | undefined, take: number): Promise<PromptEntity[]> {
-    return this.prompts.find({ where: { projectId, ...(afterId ? { id: MoreThan(afterId) } : {}) }, order: { id: 'ASC' }, take });
+  /** Creation order (ids are time-ordered); `afterId` is the last id of the previous page; live or archived ones. */
+  list(projectId: string, afterId: string | undefined, take: number, archived = false): Promise<PromptEntity[]> {
+    return this.prompts.find({
+      where: { projectId, archivedAt: archived ? Not(IsNull()) : IsNull(), ...(afterId ? { id: MoreThan(afterId) } : {}) },
+      order: { id: 'ASC' },
+      take,
+    });
+  }
+
+  /** Archives (a date) or restores (null) it; the caller holds its row lock (`lock`). */
+  async setArchived(manager: EntityManager, projectId: string, id: string, at: Date | null, now: Date): Promise<void> {
+    await manager.getRepository(PromptEntity).update({ projectId, id }, { archivedAt: at, updatedAt: now });
   }
 
   listAll(projectId: string, manager?: EntityManager): Promise<PromptEntity[]> {

@@ -4,17 +4,21 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditLog } from '../../audit/audit-log';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
-import { pageLimit, PageQuery, toPage } from '../../common/pagination';
+import { pageLimit, toPage } from '../../common/pagination';
 import { CreateTransaction } from '../../idempotency/create-transaction';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
 import { PromptKind } from '../resolved-deployment';
 import { isSlugLike } from '../slugs';
-import { CreatePromptDto, PromptDto, PromptListDto } from './dto/prompt.dto';
+import { CreatePromptDto, PromptDto, PromptListDto, PromptsQuery } from './dto/prompt.dto';
 import { PromptEntity } from './prompt.entity';
 import { toPromptDto } from './prompts.mapper';
 import { PromptsRepository } from './prompts.repository';
 
 export const PROMPT_NOT_FOUND = 'Prompt not found';
+
+/** What an archived prompt refuses (docs/registry.md, "Archiving"): `to` says what restoring it is for. */
+export const archivedMessage = (slug: string, to: string) =>
+  `"${slug}" is archived: restore it (POST /v2/prompts/${slug}/restore) to ${to}`;
 
 /** Prompts and assistants: one slug namespace per project; a prompt's kind never changes. */
 @Injectable()
@@ -46,6 +50,12 @@ export class PromptsService {
       createdAt: now,
       updatedAt: now,
     });
+    // An archived one keeps its slug: say so, and how to bring it back (read before the insert: a failed one ends the transaction).
+    const existing = await this.prompts.findBySlug(projectId, slug, manager);
+    if (existing?.archivedAt)
+      throw conflict(
+        `A prompt or assistant with slug "${slug}" already exists and is archived: restore it (POST /v2/prompts/${slug}/restore)`,
+      );
     try {
       const inserted = await this.prompts.insert(prompt, manager);
       await this.audit.record(manager, {
@@ -63,10 +73,10 @@ export class PromptsService {
     }
   }
 
-  async list(projectId: string, query: PageQuery): Promise<PromptListDto> {
+  async list(projectId: string, query: PromptsQuery): Promise<PromptListDto> {
     const limit = pageLimit(query);
     if (query.after !== undefined && !isUuid(query.after)) throw badRequest('Invalid request parameters', ['after: not a prompt id']);
-    const page = toPage(await this.prompts.list(projectId, query.after, limit + 1), limit);
+    const page = toPage(await this.prompts.list(projectId, query.after, limit + 1, query.archived === 'true'), limit);
     // The deployments of this page's prompts only: a page costs the same in a project of any size.
     const current = await this.deployments.listCurrent(projectId, { promptIds: page.data.map((p) => p.id) });
     return { object: 'list', ...page, data: page.data.map((p) => toPromptDto(p, current)) };

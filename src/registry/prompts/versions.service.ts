@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLog } from '../../audit/audit-log';
-import { badRequest, invalidBody, notFound } from '../../common/errors';
+import { badRequest, conflict, invalidBody, notFound } from '../../common/errors';
 import { isUuid, newId } from '../../common/ids';
 import { pageLimit, PageQuery, toPage } from '../../common/pagination';
 import { CreateTransaction, plainTransaction } from '../../idempotency/create-transaction';
@@ -18,7 +18,7 @@ import { PromptEntity } from './prompt.entity';
 import { PromptVersionEntity } from './prompt-version.entity';
 import { toVersionDto } from './prompts.mapper';
 import { PromptsRepository } from './prompts.repository';
-import { PromptsService } from './prompts.service';
+import { archivedMessage, PromptsService } from './prompts.service';
 import { VersionsRepository } from './versions.repository';
 
 const VERSION_NOT_FOUND = 'Version not found';
@@ -47,6 +47,7 @@ export class VersionsService {
     const { message, ...content } = dto;
     const created = await tx.run(async (manager) => {
       const prompt = await this.prompts.require(projectId, slug, manager);
+      if (prompt.archivedAt) throw conflict(archivedMessage(slug, 'add versions'));
       const prepared = prepareVersionContent({ ...content }, prompt.kind);
       if (!prepared.ok) throw invalidBody(prepared.issues.map((issue) => formatIssue(issue)));
       const problems = await this.providerProblems(projectId, prompt.kind, prepared.value.content, manager);

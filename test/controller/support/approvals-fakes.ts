@@ -134,6 +134,7 @@ export class FakeDeploymentRequests {
     this.rows.set(row.id, {
       id: row.id,
       status: 'pending',
+      action: row.action,
       request: row.request,
       prompt_id: row.promptId,
       environment_id: row.environmentId,
@@ -160,9 +161,12 @@ export class FakeDeploymentRequests {
     return this.find(projectId, id);
   }
 
-  async findPendingSame(_m: EntityManager, _p: string, _prompt: string, environmentId: string, request: DeployDto) {
+  async findPendingSame(_m: EntityManager, _p: string, _prompt: string, environmentId: string, request: object, action = 'deploy') {
     const same = (row: DeploymentRequestRow) =>
-      row.status === 'pending' && row.environment_id === environmentId && JSON.stringify(row.request) === JSON.stringify(request);
+      row.status === 'pending' &&
+      row.action === action &&
+      row.environment_id === environmentId &&
+      JSON.stringify(row.request) === JSON.stringify(request);
     return [...this.rows.values()].find(same) ?? null;
   }
 

@@ -19,6 +19,7 @@ import { toRunDto } from '../../../src/evals/runs/run-mapper';
 import type { RunRow } from '../../../src/evals/runs/runs.repository';
 import { RunsService } from '../../../src/evals/runs/runs.service';
 import type { CreateTransaction } from '../../../src/idempotency/create-transaction';
+import { EnvironmentDeletionService } from '../../../src/registry/environments/environment-deletion.service';
 import { EnvironmentGateService } from '../../../src/registry/environments/environment-gate.service';
 import { EnvironmentProtectionService } from '../../../src/registry/environments/environment-protection.service';
 import { DEFAULT_ENVIRONMENTS, EnvironmentsService } from '../../../src/registry/environments/environments.service';
@@ -558,6 +559,7 @@ export const evalProviders = (fakes: EvalFakes) => [
   { provide: RunsService, useValue: fakes.runs },
   { provide: EnvironmentsService, useValue: fakes.environments },
   { provide: EnvironmentGateService, useValue: fakes.gates },
-  // The protection routes of EnvironmentsController are approvals.controller-spec.ts's.
+  // The protection routes of EnvironmentsController are approvals.controller-spec.ts's, its delete route lifecycle.controller-spec.ts's.
   { provide: EnvironmentProtectionService, useValue: {} },
+  { provide: EnvironmentDeletionService, useValue: {} },
 ];

@@ -40,7 +40,8 @@ export function ApprovalsScreen() {
     mutationFn: ({ id, decision, comment }: { id: string; decision: Decision; comment: string }) => decideRequest(id, decision, comment),
     onMutate: () => setOutcome(null),
     onSuccess: (request, { decision }) => {
-      setOutcome({ id: request.id, text: `${DONE[decision]}: ${requestSummary(request)} (asked by ${actorText(request.requestedBy)}).` });
+      const done = decision === 'approve' && request.action === 'undeploy' ? 'Approved and undeployed' : DONE[decision];
+      setOutcome({ id: request.id, text: `${done}: ${requestSummary(request)} (asked by ${actorText(request.requestedBy)}).` });
       void client.invalidateQueries({ queryKey: [REQUESTS_KEY] });
       void client.invalidateQueries({ queryKey: ['prompt', request.prompt] });
     },
@@ -143,13 +144,15 @@ function PendingRow({
             <ConfirmButton
               label={`Approve ${request.prompt}`}
               title={`Approve ${what}?`}
-              confirmLabel={`Approve and deploy`}
+              confirmLabel={request.action === 'undeploy' ? 'Approve and undeploy' : 'Approve and deploy'}
               isDisabled={busy}
               onConfirm={() => onDecide('approve', comment)}
             >
               <p>
-                {request.environment} will run it at once, for every caller (its deploy gate, if any, is checked now). Asked by{' '}
-                {actorText(request.requestedBy)}.
+                {request.action === 'undeploy'
+                  ? `${request.environment} will stop serving ${request.prompt} at once: its calls answer 404.`
+                  : `${request.environment} will run it at once, for every caller (its deploy gate, if any, is checked now).`}{' '}
+                Asked by {actorText(request.requestedBy)}.
               </p>
             </ConfirmButton>
             <ConfirmButton

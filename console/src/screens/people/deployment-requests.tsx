@@ -15,8 +15,9 @@ export function isDeploymentRequest(answer: Deployment | DeploymentRequest): ans
   return (answer as DeploymentRequest).object === 'deployment_request';
 }
 
-/** What a request would deploy: "v4 to production", or a split's arms. */
+/** What a request would deploy: "v4 to production", or a split's arms; an undeploy: "undeploy from production". */
 export function requestSummary(request: DeploymentRequest): string {
+  if (request.action === 'undeploy') return `undeploy from ${request.environment}`;
   const split = request.request.split;
   const what = split ? `the split ${split.map((arm) => `v${arm.version} (${arm.weight})`).join(', ')}` : `v${request.request.version}`;
   return `${what} to ${request.environment}`;
@@ -69,8 +70,11 @@ export function WaitingForApproval({ slug }: { slug: string }) {
 export function WaitingNote({ request }: { request: DeploymentRequest }) {
   return (
     <Notice live>
-      Waiting for approval: {requestSummary(request)} is protected, so nothing is deployed yet. Another person with the deploy role approves
-      it on the <Link to="/approvals">Approvals</Link> page (request {request.id.slice(0, 8)}).
+      Waiting for approval:{' '}
+      {request.action === 'undeploy'
+        ? `${request.environment} is protected, so nothing is undeployed yet.`
+        : `${requestSummary(request)} is protected, so nothing is deployed yet.`}{' '}
+      Another person with the deploy role approves it on the <Link to="/approvals">Approvals</Link> page (request {request.id.slice(0, 8)}).
     </Notice>
   );
 }

@@ -9,6 +9,10 @@ import { DeployDto } from './deployment.dto';
 export const DEPLOYMENT_REQUEST_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 export type DeploymentRequestStatus = (typeof DEPLOYMENT_REQUEST_STATUSES)[number];
 
+/** What approving a request does: deploy what it holds, or undeploy its environment (docs/registry.md, "Undeploying"). */
+export const DEPLOYMENT_REQUEST_ACTIONS = ['deploy', 'undeploy'] as const;
+export type DeploymentRequestAction = (typeof DEPLOYMENT_REQUEST_ACTIONS)[number];
+
 export const REQUESTER_KINDS = ['user', 'key', 'operator'] as const;
 export type RequesterKind = (typeof REQUESTER_KINDS)[number];
 
@@ -36,11 +40,18 @@ export class DeploymentRequestDto {
   @ApiProperty({ enum: ['deployment_request'] }) object: 'deployment_request';
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ enum: DEPLOYMENT_REQUEST_STATUSES }) status: DeploymentRequestStatus;
-  @ApiProperty({ example: 'summarize', description: 'the prompt or assistant to deploy' }) prompt: string;
+  @ApiProperty({
+    enum: DEPLOYMENT_REQUEST_ACTIONS,
+    description:
+      '`deploy`: approving deploys `request`; `undeploy`: approving ends what the environment runs (DELETE /v2/prompts/{slug}/deployments/{environment})',
+  })
+  action: DeploymentRequestAction;
+  @ApiProperty({ example: 'summarize', description: 'the prompt or assistant to deploy or undeploy' }) prompt: string;
   @ApiProperty({ example: 'production' }) environment: string;
   @ApiProperty({
     type: DeployDto,
-    description: "what approving deploys: the deploy's body with the version resolved (a body without `version` asked for the newest then)",
+    description:
+      "what approving deploys: the deploy's body with the version resolved (a body without `version` asked for the newest then); an undeploy's holds only `environment`",
   })
   request: DeployDto;
   @ApiProperty({ type: DeploymentRequestActorDto }) requestedBy: DeploymentRequestActorDto;
@@ -53,7 +64,13 @@ export class DeploymentRequestDto {
   decidedBy: DeploymentRequestActorDto | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) decidedAt: string | null;
   @ApiProperty({ type: String, nullable: true, description: "the decider's comment" }) comment: string | null;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'approved: the deployment it made (or found already current)' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description:
+      'approved: the deployment it made (or found already current); an undeploy: the deployment it ended (null: nothing was deployed by then)',
+  })
   deploymentId: string | null;
 }
 

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 
+import { PageQuery } from '../../../common/pagination';
 import { IsSlug, Optional } from '../../../common/validation';
 import { PROMPT_KINDS, PromptKind } from '../../resolved-deployment';
 
@@ -35,6 +36,13 @@ export class PromptDto {
   @ApiProperty({ type: [PromptDeploymentDto] }) deployments: PromptDeploymentDto[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when it was archived (POST /v2/prompts/{slug}/archive): neither invoked nor deployed until restored; null while live',
+  })
+  archivedAt: string | null;
 }
 
 export class PromptListDto {
@@ -43,4 +51,17 @@ export class PromptListDto {
   @ApiProperty() has_more: boolean;
   @ApiProperty({ type: String, nullable: true }) first_id: string | null;
   @ApiProperty({ type: String, nullable: true }) last_id: string | null;
+}
+
+/** GET /v2/prompts: live ones by default; `archived=true` lists the archived ones instead. */
+export class PromptsQuery extends PageQuery {
+  @Optional()
+  @ApiProperty({
+    enum: ['true', 'false'],
+    default: 'false',
+    description:
+      'true: only the archived prompts and assistants (POST /v2/prompts/{slug}/restore brings one back); false: only the live ones',
+  })
+  @IsIn(['true', 'false'])
+  archived?: 'true' | 'false';
 }
