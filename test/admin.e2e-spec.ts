@@ -134,8 +134,23 @@ describe('admin: workspaces, projects, API keys', () => {
       const list = await admin.get(base);
       expect(list.body.object).toBe('list');
       expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([p.keyId, res.body.id]);
+      // The list adds each key's spend, budgets and last use (test/api-key-activity.e2e-spec.ts), never a secret.
       for (const key of list.body.data)
-        expect(keysOf(key)).toEqual(['createdAt', 'environments', 'id', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes']);
+        expect(keysOf(key)).toEqual([
+          'budgetUsdPerDay',
+          'budgetUsdPerMonth',
+          'createdAt',
+          'environments',
+          'id',
+          'lastUsedAt',
+          'name',
+          'prefix',
+          'projectId',
+          'revokedAt',
+          'scopes',
+          'spendMonthUsd',
+          'spendTodayUsd',
+        ]);
       expect((await client(t, res.body.key).get('/v2/threads')).status).toBe(200);
       expect((await admin.post(base)).body.name).toBe('default');
     });

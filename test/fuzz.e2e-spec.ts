@@ -232,6 +232,8 @@ describe('fuzz: hostile requests to every route', () => {
         'POST /v2/threads/{threadId}/messages/{messageId}',
         'POST /{workspace}/{project}/{slug}/{environment}',
         'PUT /v2/provider-credentials/{name}',
+        'POST /v2/provider-credentials/{name}/test',
+        'DELETE /v2/workspaces/{workspace}/projects/{project}',
         'POST /v2/workspaces/{workspace}/projects/{project}/api-keys',
         'PUT /v2/workspaces/{workspace}/projects/{project}/limits',
         'PUT /v2/workspaces/{workspace}/projects/{project}/api-keys/{keyId}/limits',

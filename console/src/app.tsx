@@ -37,6 +37,9 @@ const AuditScreen = lazy(() => import('./screens/people/audit').then((m) => ({ d
 const EnvironmentsScreen = lazy(() => import('./screens/environments').then((m) => ({ default: m.EnvironmentsScreen })));
 // Members and group roles (docs/console.md, "Members"), loaded when first opened.
 const MembersScreen = lazy(() => import('./screens/people/members').then((m) => ({ default: m.MembersScreen })));
+// Administration (docs/console.md, "Providers", "Workspaces and projects"), loaded when first opened.
+const ProvidersScreen = lazy(() => import('./screens/admin/providers').then((m) => ({ default: m.ProvidersScreen })));
+const WorkspacesScreen = lazy(() => import('./screens/admin/workspaces').then((m) => ({ default: m.WorkspacesScreen })));
 
 export function App() {
   const session = useSession();
@@ -60,6 +63,8 @@ export function App() {
   // A person signed in with OpenID Connect picks a project as the admin key does (docs/console.md, "Signing in").
   const person = session.data.kind === 'user' ? { ...session.data, kind: 'user' as const } : null;
   const picking = (admin || person !== null) && !scope;
+  // The admin key and instance admins manage workspaces and projects, with or without a project chosen.
+  const administers = admin || person?.instanceAdmin === true;
   return (
     <div className="shell">
       <SkipLink />
@@ -77,19 +82,25 @@ export function App() {
             <NavLink to="/usage">Usage</NavLink>
             <NavLink to="/members">Members</NavLink>
             <NavLink to="/approvals">Approvals</NavLink>
+            <NavLink to="/providers">Providers</NavLink>
           </>
         ) : null}
-        {person && !scope ? null : <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys and providers'}</NavLink>}
+        {person && !scope ? null : <NavLink to="/keys">{admin ? 'Keys and limits' : 'Keys'}</NavLink>}
+        {administers ? <NavLink to="/workspaces">Workspaces</NavLink> : null}
         {canAudit ? <NavLink to="/audit">Audit</NavLink> : null}
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
           {person && !scope ? (
-            <ChooseProject session={person} />
+            <Routes>
+              {administers ? <Route path="/workspaces" element={<WorkspacesScreen />} /> : null}
+              <Route path="*" element={<ChooseProject session={person} />} />
+            </Routes>
           ) : admin && !scope ? (
-            // The admin key manages keys and limits as itself; the project screens need a project picked above.
+            // The admin key manages workspaces and projects as itself; the project screens need a project picked above.
             <Routes>
               <Route path="/keys" element={<KeysScreen />} />
+              <Route path="/workspaces" element={<WorkspacesScreen />} />
               <Route path="/audit" element={<AuditScreen />} />
               <Route path="*" element={<PickAProject />} />
             </Routes>
@@ -117,6 +128,8 @@ export function App() {
               <Route path="/members" element={<MembersScreen />} />
               <Route path="/approvals" element={<ApprovalsScreen />} />
               <Route path="/keys" element={<KeysScreen />} />
+              <Route path="/providers" element={<ProvidersScreen />} />
+              {administers ? <Route path="/workspaces" element={<WorkspacesScreen />} /> : null}
               <Route path="/audit" element={<AuditScreen />} />
               <Route
                 path="*"
@@ -149,11 +162,18 @@ function PickAProject() {
   );
 }
 
-/** An admin session's workspace and project, for the prompt, log, thread and usage screens. */
+/**
+ * An admin session's workspace and project: the one choice every screen follows (prompts, logs,
+ * keys, providers...). A switch made elsewhere (the workspaces screen's "Work in it") shows here too.
+ */
 function ProjectSwitcher() {
   const scope = useProject();
   const switchTo = useSwitchProject();
   const [workspace, setWorkspace] = useState(scope?.workspace ?? '');
+  // Follow a switch made elsewhere (the Workspaces screen's "Work in it"): one switcher for every screen.
+  useEffect(() => {
+    if (scope) setWorkspace(scope.workspace);
+  }, [scope?.workspace, scope?.project]);
   return (
     <div className="row switcher" role="group" aria-label="Project switcher">
       <WorkspaceProjectPickers

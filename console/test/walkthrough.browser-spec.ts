@@ -467,8 +467,7 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   });
 
   it('with the project key it signed in with: creates a key (it works on the API) and revokes it (401 on the API)', async () => {
-    await page.getByRole('link', { name: 'Keys and providers' }).click();
-    await page.getByRole('heading', { name: 'Providers', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('heading', { name: 'Keys of default/default', exact: true }).waitFor();
     await page.getByLabel("New key's name").fill('browser-test');
     await page.getByRole('button', { name: 'Create a key' }).click();
@@ -496,25 +495,25 @@ describe(`console in chromium (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     );
   });
 
-  it('with the admin key: picks a project on the keys screen, and switches to it for its prompts, logs and threads', async () => {
+  it('with the admin key: picks a project in the header, and the keys, prompts, logs and threads screens follow it', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Parley', exact: true }).waitFor();
     await page.getByLabel('API key').fill(adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
-    await chooseProject('default', 'default');
+    // No project picked yet: the keys screen and the project screens say what to do.
+    await page.getByRole('heading', { name: 'Pick a project' }).waitFor();
+    await page.goto(`${server.url}/console/logs`);
+    await page.getByRole('heading', { name: 'Pick a project' }).waitFor();
+    const switcher = page.getByRole('group', { name: 'Project switcher' });
+    await chooseProject('default', 'default', switcher);
+    await page.getByRole('link', { name: 'Keys and limits', exact: true }).click();
     await page.getByRole('button', { name: 'Revoke default' }).waitFor();
     await page
       .getByText(/^revoked /)
       .first()
       .waitFor();
     await accessible('admin-keys');
-
-    // No project picked yet: the project screens say what to do.
-    await page.goto(`${server.url}/console/logs`);
-    await page.getByRole('heading', { name: 'Pick a project' }).waitFor();
-    const switcher = page.getByRole('group', { name: 'Project switcher' });
-    await chooseProject('default', 'default', switcher);
     await page.getByRole('link', { name: 'Prompts', exact: true }).click();
     await page.getByRole('link', { name: 'demo-prompt' }).waitFor();
     await accessible('admin-prompts');

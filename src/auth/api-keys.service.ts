@@ -292,6 +292,12 @@ export class ApiKeysService {
     this.cache.deleteWhere((principal) => principal.keyId === keyId);
   }
 
+  /** Drops keys that were deleted (a project's, with it): at once here; other instances on the commit's `api-key` notifications. */
+  forgetKeys(keyIds: readonly string[]): void {
+    const ended = new Set(keyIds);
+    if (ended.size > 0) this.cache.deleteWhere((principal) => principal.keyId !== null && ended.has(principal.keyId));
+  }
+
   hasAdminKey(): Promise<boolean> {
     return this.envAdminHash ? Promise.resolve(true) : this.keys.countAdminKeys().then((n) => n > 0);
   }

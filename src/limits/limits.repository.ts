@@ -51,13 +51,19 @@ export class LimitsRepository {
     await (manager ? manager.getRepository(LimitSettingEntity) : this.settings).delete({ projectId, subject });
   }
 
-  /** Adds every increment (0 reads the current count) in one statement; returns each window's total. */
+  /**
+   * Adds every increment (0 reads the current count) in one statement; returns each window's total.
+   * A deleted project's counts (calls admitted on this instance before it went, still unsent) are
+   * dropped, not written back after the deletion emptied its rows (docs/security.md, "Deleting a
+   * project"): its windows total 0.
+   */
   async addToCounters(increments: CounterIncrement[]): Promise<number[]> {
-    const rows: { count: string }[] = await this.settings.query(
+    const rows: { project_id: string; scope: string; window_start: string; count: string }[] = await this.settings.query(
       `INSERT INTO limit_counters (project_id, scope, window_start, count)
-       SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::bigint[], $4::bigint[])
+       SELECT t.* FROM unnest($1::uuid[], $2::varchar[], $3::bigint[], $4::bigint[]) AS t (project_id, scope, window_start, count)
+        WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = t.project_id)
        ON CONFLICT (project_id, scope, window_start) DO UPDATE SET count = limit_counters.count + EXCLUDED.count
-       RETURNING count`,
+       RETURNING project_id, scope, window_start, count`,
       [
         increments.map((i) => i.projectId),
         increments.map((i) => i.scope),
@@ -65,7 +71,8 @@ export class LimitsRepository {
         increments.map((i) => i.amount),
       ],
     );
-    return rows.map((row) => Number(row.count));
+    const totals = new Map(rows.map((row) => [`${row.project_id}|${row.scope}|${row.window_start}`, Number(row.count)]));
+    return increments.map((i) => totals.get(`${i.projectId}|${i.scope}|${i.windowStart}`) ?? 0);
   }
 
   /** Adds `amount` only if the total stays within `limit`; returns the new total, or null when it would not. */

@@ -97,3 +97,23 @@ export class ProviderCredentialDeletedDto {
   @ApiProperty({ enum: ['provider_credential.deleted'] }) object: 'provider_credential.deleted';
   @ApiProperty({ enum: [true] }) deleted: true;
 }
+
+/** POST /v2/provider-credentials/{name}/test: a failing provider is a 200 with `ok: false` and why (docs/providers.md, "Testing a provider"). */
+export class ProviderTestResultDto {
+  @ApiProperty({ example: 'openai' }) name: string;
+  @ApiProperty({ enum: ['provider_credential.test'] }) object: 'provider_credential.test';
+  @ApiProperty({ description: 'whether the provider answered the model list with this credential' }) ok: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 200,
+    description: "the provider's HTTP status; null when none came (refused, unreachable, timed out) or nothing was called",
+  })
+  status: number | null;
+  @ApiProperty({ example: 182, description: 'how long the test took, in milliseconds' }) latencyMs: number;
+  @ApiProperty({
+    example: 'Connected to api.openai.com: 96 models listed.',
+    description: "what happened, in a sentence (the provider's own error text, at most 500 characters); never the key",
+  })
+  message: string;
+}

@@ -6,12 +6,14 @@ import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { ProviderConnectionTests } from './provider-connection-tests';
 import {
   CreateProviderCredentialDto,
   ProviderCredentialBodyDto,
   ProviderCredentialDeletedDto,
   ProviderCredentialDto,
   ProviderCredentialListDto,
+  ProviderTestResultDto,
 } from './provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
 
@@ -20,7 +22,10 @@ import { ProviderCredentialsService } from './provider-credentials.service';
 @ApiErrors(401, 403)
 @Controller('v2/provider-credentials')
 export class ProviderCredentialsController {
-  constructor(private readonly credentials: ProviderCredentialsService) {}
+  constructor(
+    private readonly credentials: ProviderCredentialsService,
+    private readonly tests: ProviderConnectionTests,
+  ) {}
 
   @Idempotent()
   @RequireScope('providers:write')
@@ -76,5 +81,22 @@ export class ProviderCredentialsController {
   @ApiErrors(404, 409)
   delete(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string): Promise<ProviderCredentialDeletedDto> {
     return this.credentials.delete(caller.projectId, name);
+  }
+
+  // Writes nothing: with an Idempotency-Key, a retry gets the first test's answer again.
+  @Idempotent('repeatable')
+  @RequireScope('providers:write')
+  @Post(':name/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Test a provider credential',
+    description:
+      'One small request with the credential (the model list: `GET {baseUrl}/models`, or `GET {baseUrl}/v1/models?limit=1` for `anthropic`), ' +
+      'under the outbound policy, without retries, waiting at most 10 s (or PROVIDER_TIMEOUT_MS if shorter). A failing provider is a 200 with `ok: false` and the reason; the key is never in it. Needs `providers:write`: the test spends the key\'s request. docs/providers.md, "Testing a provider"',
+  })
+  @ApiOkResponse({ type: ProviderTestResultDto })
+  @ApiErrors(404)
+  test(@CurrentProject() caller: ProjectPrincipal, @Param('name') name: string): Promise<ProviderTestResultDto> {
+    return this.tests.test(caller.projectId, name);
   }
 }

@@ -38,7 +38,9 @@ export interface UpstreamCall {
   provider: ProviderType;
   target: UpstreamTarget;
   headers: Record<string, string>;
-  body: string;
+  /** POST unless said (a connection test lists the models: provider-probe.ts). */
+  method?: 'GET' | 'POST';
+  body?: string;
 }
 
 export interface UpstreamTarget {
@@ -161,7 +163,7 @@ export class UpstreamHttp {
         res = await this.agent.request({
           origin: call.target.origin,
           path: call.target.path,
-          method: 'POST',
+          method: call.method ?? 'POST',
           headers: call.headers,
           body: call.body,
           signal: opts.signal,

@@ -44,7 +44,10 @@ export class ProjectApiKeysController {
   }
 
   @Get()
-  @ApiOperation({ summary: "List a project's API keys (without secrets)", description: WHO })
+  @ApiOperation({
+    summary: "List a project's API keys (without secrets), with their spend, budgets and last use",
+    description: `Spend today and this month (UTC) from the daily usage rollups, the budgets that apply (the key's own, else the project's default for keys), the last hour a key was used from the hourly rollups: one query for the whole list (docs/usage.md, "Keys: spend and last use"). ${WHO}`,
+  })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiErrors(404)
   async list(
@@ -52,7 +55,7 @@ export class ProjectApiKeysController {
     @Param('workspace') workspace: string,
     @Param('project') project: string,
   ): Promise<ApiKeyListDto> {
-    return { object: 'list', data: await this.workspaces.listApiKeys(workspace, project, caller) };
+    return { object: 'list', data: await this.workspaces.listKeysWithActivity(workspace, project, caller) };
   }
 
   @Put(':keyId/access')

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { AdminOnly, CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -6,7 +6,17 @@ import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
 import { CreateTransaction, InCreateTransaction } from '../idempotency/create-transaction';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, ProjectListDto, WorkspaceDto, WorkspaceListDto } from './dto/workspace.dto';
+import {
+  CreateProjectDto,
+  CreateWorkspaceDto,
+  DeleteProjectDto,
+  ProjectDeletedDto,
+  ProjectDto,
+  ProjectListDto,
+  WorkspaceDto,
+  WorkspaceListDto,
+} from './dto/workspace.dto';
+import { ProjectDeletionService } from './project-deletion.service';
 import { WorkspacesService } from './workspaces.service';
 
 @ApiTags('Admin: workspaces, projects, API keys')
@@ -16,7 +26,10 @@ import { WorkspacesService } from './workspaces.service';
 @RequireScope('keys:manage')
 @Controller('v2/workspaces')
 export class WorkspacesController {
-  constructor(private readonly workspaces: WorkspacesService) {}
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly deletion: ProjectDeletionService,
+  ) {}
 
   @Idempotent()
   @Post()
@@ -59,5 +72,24 @@ export class WorkspacesController {
   @ApiErrors(404)
   async listProjects(@Param('workspace') workspace: string): Promise<ProjectListDto> {
     return { object: 'list', data: await this.workspaces.listProjects(workspace) };
+  }
+
+  @Delete(':workspace/projects/:project')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Delete a project and all its data',
+    description:
+      'Deletes every row of the project in every table (prompts, versions, deployments, logs, threads, usage, datasets, runs, keys, members...) ' +
+      "and the project, in one transaction, and writes `project.deleted` on the instance's audit trail. Its keys stop working on every instance at once. " +
+      'The body must confirm the project as `{"confirm": "<workspace>/<project>"}` (400 otherwise). Cannot be undone. docs/security.md, "Deleting a project"',
+  })
+  @ApiOkResponse({ type: ProjectDeletedDto })
+  @ApiErrors(400, 404)
+  deleteProject(
+    @Param('workspace') workspace: string,
+    @Param('project') project: string,
+    @Body() dto: DeleteProjectDto,
+  ): Promise<ProjectDeletedDto> {
+    return this.deletion.delete(workspace, project, dto);
   }
 }

@@ -10,8 +10,9 @@ import { isUuid, newId } from '../common/ids';
 import { isSlugLike } from '../common/validation';
 import { CreateTransaction } from '../idempotency/create-transaction';
 import { EnvironmentsService } from '../registry/environments/environments.service';
-import { ApiKeyAccessDto, ApiKeyDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyAccessDto, ApiKeyDto, ApiKeyListItemDto, ApiKeyRevokedDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { CreateProjectDto, CreateWorkspaceDto, ProjectDto, WorkspaceDto } from './dto/workspace.dto';
+import { KeyActivityRepository } from './key-activity.repository';
 import { assertInstanceAdmin, assertManages, assertOwnProject, assertWithinGrant } from './key-grants';
 import { ProjectEntity } from './project.entity';
 import { WorkspaceEntity } from './workspace.entity';
@@ -36,6 +37,7 @@ export class WorkspacesService {
     private readonly keys: ApiKeysService,
     private readonly environments: EnvironmentsService,
     private readonly instanceAudit: InstanceAuditLog,
+    private readonly activity: KeyActivityRepository,
   ) {}
 
   /** The workspace and its event on the instance's trail, in one transaction (the caller's, when given). */
@@ -137,6 +139,16 @@ export class WorkspacesService {
     assertOwnProject(caller, workspaceSlug, projectSlug);
     assertWithinGrant(caller, scopesFor(dto.preset, dto.scopes), dto.environments ?? null);
     return tx.run((manager) => this.createApiKey(workspaceSlug, projectSlug, dto, manager));
+  }
+
+  /**
+   * GET .../api-keys and `parley keys list`: each key with its spend, budgets and last use, in one
+   * query (KeyActivityRepository). Without a caller: the operator (the CLI on the database).
+   */
+  async listKeysWithActivity(workspaceSlug: string, projectSlug: string, caller?: Principal): Promise<ApiKeyListItemDto[]> {
+    if (caller) assertOwnProject(caller, workspaceSlug, projectSlug);
+    const { project } = await this.requireProject(workspaceSlug, projectSlug);
+    return this.activity.list(project.id);
   }
 
   /** Without a caller: the operator (the CLI on the database). */

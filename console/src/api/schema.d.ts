@@ -308,6 +308,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspaces/{workspace}/projects/{project}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project and all its data
+         * @description Deletes every row of the project in every table (prompts, versions, deployments, logs, threads, usage, datasets, runs, keys, members...) and the project, in one transaction, and writes `project.deleted` on the instance's audit trail. Its keys stop working on every instance at once. The body must confirm the project as `{"confirm": "<workspace>/<project>"}` (400 otherwise). Cannot be undone. docs/security.md, "Deleting a project"
+         */
+        delete: operations["WorkspacesController_deleteProject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspaces/{workspace}/projects/{project}/api-keys": {
         parameters: {
             query?: never;
@@ -316,8 +336,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a project's API keys (without secrets)
-         * @description The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
+         * List a project's API keys (without secrets), with their spend, budgets and last use
+         * @description Spend today and this month (UTC) from the daily usage rollups, the budgets that apply (the key's own, else the project's default for keys), the last hour a key was used from the hourly rollups: one query for the whole list (docs/usage.md, "Keys: spend and last use"). The admin key (any project), or a project key with `keys:manage` for its own project only (any other project is a 404). A key never gives, nor changes a key that holds, more scopes or environments than it holds itself (403). See docs/security.md, "Managing keys".
          */
         get: operations["ProjectApiKeysController_list"];
         put?: never;
@@ -852,6 +872,26 @@ export interface paths {
          * @description Refused (409) while a current deployment uses it.
          */
         delete: operations["ProviderCredentialsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/provider-credentials/{name}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a provider credential
+         * @description One small request with the credential (the model list: `GET {baseUrl}/models`, or `GET {baseUrl}/v1/models?limit=1` for `anthropic`), under the outbound policy, without retries, waiting at most 10 s (or PROVIDER_TIMEOUT_MS if shorter). A failing provider is a 200 with `ok: false` and the reason; the key is never in it. Needs `providers:write`: the test spends the key's request. docs/providers.md, "Testing a provider"
+         */
+        post: operations["ProviderCredentialsController_test"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2640,6 +2680,30 @@ export interface components {
             object: "list";
             data: components["schemas"]["ProjectDto"][];
         };
+        DeleteProjectDto: {
+            /**
+             * @description the project's `<workspace>/<project>`, typed in full by whoever deletes it; anything else is a 400
+             * @example acme/support
+             */
+            confirm: string;
+        };
+        ProjectDeletedDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example acme */
+            workspace: string;
+            /** @example support */
+            slug: string;
+            /** @enum {string} */
+            object: "project.deleted";
+            /** @enum {boolean} */
+            deleted: true;
+            /**
+             * @description the project's rows deleted with it, in every table (the project's own row aside)
+             * @example 1832
+             */
+            deletedRows: number;
+        };
         CreateApiKeyDto: {
             /**
              * @description a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given
@@ -2688,6 +2752,73 @@ export interface components {
             /** @example support */
             project: string;
         };
+        ApiKeyListItemDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example ci-deploy */
+            name: string;
+            /**
+             * @description the first characters of the key, to tell keys apart
+             * @example pk_Xq3v9aB
+             */
+            prefix: string;
+            /** Format: uuid */
+            projectId: string;
+            /** @description null: every scope */
+            scopes: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[] | null;
+            /** @description the environments the key may invoke; null: all */
+            environments: string[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description the start of the last UTC hour in which a call was made with this key (hour granularity: read from the hourly usage rollups, so no call writes anything more); null: no call of it in the rollups kept (USAGE_RETENTION_DAYS)
+             */
+            lastUsedAt: string | null;
+            /**
+             * @description USD of this key's calls today (UTC), exact decimal, from the daily usage rollups
+             * @example 0.0412
+             */
+            spendTodayUsd: string;
+            /**
+             * @description USD of this key's calls this calendar month (UTC), exact decimal, from the daily usage rollups
+             * @example 3.0412
+             */
+            spendMonthUsd: string;
+            /**
+             * @description the key's budget in USD per UTC day: its own, else the project's default for keys; null: none
+             * @example 5
+             */
+            budgetUsdPerDay: string | null;
+            /**
+             * @description the same per UTC calendar month
+             * @example 50
+             */
+            budgetUsdPerMonth: string | null;
+        };
+        ApiKeyListDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ApiKeyListItemDto"][];
+        };
+        ApiKeyAccessDto: {
+            /**
+             * @description a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given
+             * @enum {string}
+             */
+            preset?: "app" | "viewer" | "editor" | "full";
+            /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
+            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[];
+            /**
+             * @description the environments the key may invoke (slugs); absent or null: all
+             * @example [
+             *       "production"
+             *     ]
+             */
+            environments?: string[] | null;
+        };
         ApiKeyDto: {
             /** Format: uuid */
             id: string;
@@ -2708,27 +2839,6 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             revokedAt: string | null;
-        };
-        ApiKeyListDto: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["ApiKeyDto"][];
-        };
-        ApiKeyAccessDto: {
-            /**
-             * @description a named set of scopes (`app` for a key an application embeds); combined with `scopes` when both are given
-             * @enum {string}
-             */
-            preset?: "app" | "viewer" | "editor" | "full";
-            /** @description scopes; a key made with neither `preset` nor `scopes` has every scope */
-            scopes?: ("invoke" | "threads:read" | "threads:write" | "logs:read" | "feedback:write" | "registry:read" | "registry:write" | "deploy" | "providers:read" | "providers:write" | "keys:manage" | "usage:read" | "audit:read" | "members:manage")[];
-            /**
-             * @description the environments the key may invoke (slugs); absent or null: all
-             * @example [
-             *       "production"
-             *     ]
-             */
-            environments?: string[] | null;
         };
         ApiKeyRevokedDto: {
             /** Format: uuid */
@@ -3691,6 +3801,29 @@ export interface components {
             object: "provider_credential.deleted";
             /** @enum {boolean} */
             deleted: true;
+        };
+        ProviderTestResultDto: {
+            /** @example openai */
+            name: string;
+            /** @enum {string} */
+            object: "provider_credential.test";
+            /** @description whether the provider answered the model list with this credential */
+            ok: boolean;
+            /**
+             * @description the provider's HTTP status; null when none came (refused, unreachable, timed out) or nothing was called
+             * @example 200
+             */
+            status: number | null;
+            /**
+             * @description how long the test took, in milliseconds
+             * @example 182
+             */
+            latencyMs: number;
+            /**
+             * @description what happened, in a sentence (the provider's own error text, at most 500 characters); never the key
+             * @example Connected to api.openai.com: 96 models listed.
+             */
+            message: string;
         };
         RequestLogObjectDto: {
             id?: string | null;
@@ -8272,6 +8405,117 @@ export interface operations {
             };
         };
     };
+    WorkspacesController_deleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteProjectDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDeletedDto"];
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     ProjectApiKeysController_list: {
         parameters: {
             query?: never;
@@ -11823,6 +12067,89 @@ export interface operations {
             };
             /** @description Already exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @example Thread not found */
+                            message: string;
+                            /** @description what exactly was wrong, when known */
+                            details?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    ProviderCredentialsController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTestResultDto"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The key may not use this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Unauthorized */
+                        error: string;
+                        /** @example Invalid API key */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (also: another project's object, or a malformed id) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -107,7 +107,7 @@ export function keysCommand(): Command {
     });
   target(keys.command('list').description("list a project's keys (never the secrets)")).action(async (opts: KeyTarget) => {
     // The server answers {object: 'list', data}; the service returns the array.
-    const answer: unknown = await run<unknown>(opts, 'GET', '', (w) => w.listApiKeys(opts.workspace, opts.project));
+    const answer: unknown = await run<unknown>(opts, 'GET', '', (w) => w.listKeysWithActivity(opts.workspace, opts.project));
     const list = (Array.isArray(answer) ? answer : (answer as { data: KeyInfo[] }).data) as KeyInfo[];
     output(!!opts.json, list, () =>
       list.length === 0

@@ -64,9 +64,37 @@ export class CreatedApiKeyDto extends ApiKeyDto {
   @ApiProperty({ example: 'support' }) project: string;
 }
 
+/** A key as its project's list shows it: with its spend, its budgets and its last use (docs/usage.md, "Keys: spend and last use"). */
+export class ApiKeyListItemDto extends ApiKeyDto {
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description:
+      'the start of the last UTC hour in which a call was made with this key (hour granularity: read from the hourly usage rollups, so no call writes anything more); null: no call of it in the rollups kept (USAGE_RETENTION_DAYS)',
+  })
+  lastUsedAt: string | null;
+  @ApiProperty({ example: '0.0412', description: "USD of this key's calls today (UTC), exact decimal, from the daily usage rollups" })
+  spendTodayUsd: string;
+  @ApiProperty({
+    example: '3.0412',
+    description: "USD of this key's calls this calendar month (UTC), exact decimal, from the daily usage rollups",
+  })
+  spendMonthUsd: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '5',
+    description: "the key's budget in USD per UTC day: its own, else the project's default for keys; null: none",
+  })
+  budgetUsdPerDay: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '50', description: 'the same per UTC calendar month' })
+  budgetUsdPerMonth: string | null;
+}
+
 export class ApiKeyListDto {
   @ApiProperty({ enum: ['list'] }) object: 'list';
-  @ApiProperty({ type: [ApiKeyDto] }) data: ApiKeyDto[];
+  @ApiProperty({ type: [ApiKeyListItemDto] }) data: ApiKeyListItemDto[];
 }
 
 export class ApiKeyRevokedDto {

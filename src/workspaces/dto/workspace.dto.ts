@@ -38,3 +38,23 @@ export class ProjectListDto {
   @ApiProperty({ enum: ['list'] }) object: 'list';
   @ApiProperty({ type: [ProjectDto] }) data: ProjectDto[];
 }
+
+/** The typed confirmation a project's deletion needs (docs/security.md, "Deleting a project"). */
+export class DeleteProjectDto {
+  @Text({
+    max: 200,
+    example: 'acme/support',
+    description: "the project's `<workspace>/<project>`, typed in full by whoever deletes it; anything else is a 400",
+  })
+  confirm: string;
+}
+
+export class ProjectDeletedDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'acme' }) workspace: string;
+  @ApiProperty({ example: 'support' }) slug: string;
+  @ApiProperty({ enum: ['project.deleted'] }) object: 'project.deleted';
+  @ApiProperty({ enum: [true] }) deleted: true;
+  @ApiProperty({ example: 1832, description: "the project's rows deleted with it, in every table (the project's own row aside)" })
+  deletedRows: number;
+}

@@ -1,0 +1,82 @@
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Dialog, DialogTrigger, Form, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
+
+import { api, type Schemas, unwrap } from '../../api/client';
+import { ErrorNote } from '../../components/ui';
+
+/**
+ * Deletes a project with all its data once its `<workspace>/<project>` is typed in full
+ * (`DELETE /v2/workspaces/{workspace}/projects/{project}` with `{"confirm": ...}`; docs/security.md,
+ * "Deleting a project"). The button stays disabled until the text matches; the server checks it again.
+ */
+export function DeleteProject({
+  workspace,
+  project,
+  onDeleted,
+}: {
+  workspace: string;
+  project: string;
+  onDeleted: (deleted: Schemas['ProjectDeletedDto']) => void;
+}) {
+  const expected = `${workspace}/${project}`;
+  const [typed, setTyped] = useState('');
+  const remove = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.DELETE('/v2/workspaces/{workspace}/projects/{project}', {
+          params: { path: { workspace, project } },
+          body: { confirm: typed },
+        }),
+      ),
+  });
+  return (
+    <DialogTrigger
+      onOpenChange={() => {
+        setTyped('');
+        remove.reset();
+      }}
+    >
+      <Button className="button secondary" aria-label={`Delete project ${expected}`}>
+        Delete project
+      </Button>
+      <Modal className="modal" isDismissable>
+        <Dialog className="dialog" role="alertdialog">
+          {({ close }) => (
+            <Form
+              onSubmit={(event) => {
+                event.preventDefault();
+                remove.mutate(undefined, {
+                  onSuccess: (deleted) => {
+                    close();
+                    onDeleted(deleted);
+                  },
+                });
+              }}
+            >
+              <Heading slot="title">Delete the project {expected}?</Heading>
+              <p>
+                Everything in it is deleted: prompts, versions and deployments, logs, threads, usage, datasets and experiments, providers,
+                its members' roles and its keys, which stop working at once. This cannot be undone; the instance's audit trail keeps a
+                record.
+              </p>
+              <TextField value={typed} onChange={setTyped} className="field" isRequired autoFocus>
+                <Label>Type {expected} to confirm</Label>
+                <Input autoComplete="off" spellCheck={false} />
+              </TextField>
+              <ErrorNote error={remove.error} />
+              <div className="row end">
+                <Button className="button secondary" onPress={close}>
+                  Cancel
+                </Button>
+                <Button type="submit" className="button danger" isDisabled={typed !== expected || remove.isPending}>
+                  Delete {expected}
+                </Button>
+              </div>
+            </Form>
+          )}
+        </Dialog>
+      </Modal>
+    </DialogTrigger>
+  );
+}
