@@ -43,7 +43,13 @@ import { RegistryService } from './registry.service';
     RegistryCacheModule,
     CryptoModule,
   ],
-  controllers: [PromptsController, PromptLifecycleController, DeploymentsController, DeploymentRequestsController, ProviderParametersController],
+  controllers: [
+    PromptsController,
+    PromptLifecycleController,
+    DeploymentsController,
+    DeploymentRequestsController,
+    ProviderParametersController,
+  ],
   providers: [
     PromptsRepository,
     VersionsRepository,

@@ -48,7 +48,10 @@ export function DeploymentsTable({
   onDeploy: (body: DeployBody) => void;
 }) {
   return (
-    <DataTable label="Deployments" columns={['Environment', 'Live version', 'Deployed', 'Previous deployment', 'Split and results', 'Undeploy']}>
+    <DataTable
+      label="Deployments"
+      columns={['Environment', 'Live version', 'Deployed', 'Previous deployment', 'Split and results', 'Undeploy']}
+    >
       {live.map((d) => {
         const rows = history?.filter((row) => row.environment === d.environment) ?? [];
         const now = rows.find((row) => row.current);
