@@ -1,13 +1,15 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
 import { ApiErrors } from '../common/swagger/error-responses';
-import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
+import { RequestLogDetailDto, RequestLogDto, RequestLogListDto, RequestLogQuery } from './dto/request-log.dto';
 import { RequestLogsService } from './request-logs.service';
 
 @ApiTags('Request logs')
+// The log without its list preview stays a named schema (the console and clients generated from the document use it).
+@ApiExtraModels(RequestLogDto)
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
 @RequireScope('logs:read')
@@ -16,7 +18,11 @@ export class RequestLogsController {
   constructor(private readonly logs: RequestLogsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List request logs', description: 'One log per invoke, newest first; filters combine with AND.' })
+  @ApiOperation({
+    summary: 'List request logs',
+    description:
+      'One log per invoke, newest first; filters combine with AND. Each carries a `preview` of its input and reply (never for doNotRecord).',
+  })
   @ApiOkResponse({ type: RequestLogListDto })
   @ApiErrors(400)
   list(@CurrentProject() caller: ProjectPrincipal, @Query() query: RequestLogQuery): Promise<RequestLogListDto> {

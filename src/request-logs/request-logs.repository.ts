@@ -1,13 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 
 import { insertOf } from '../database/fast-insert';
 import { runStatement } from '../database/prepared-statements';
 import { RequestLogEntity } from './request-log.entity';
 import { filterConditions, LogFilters } from './request-log-filters';
+import { logPreviewSelects, RawLogPreview } from './request-log-preview';
 import { SEARCH_WINDOW, searchSql, SLICE_GROWTH } from './request-log-search';
 import { withRollups } from './usage-rollups';
+
+/** A log of a list page, with what its preview columns read (request-log-preview.ts). */
+export interface ListedLog {
+  log: RequestLogEntity;
+  preview: RawLogPreview | undefined;
+}
 
 @Injectable()
 export class RequestLogsRepository {
@@ -46,22 +53,38 @@ export class RequestLogsRepository {
   }
 
   /** Keyset page by id (time-ordered), newest first by default, every filter scoped to the project. */
-  list(
+  list(projectId: string, filters: LogFilters, order: 'asc' | 'desc', afterId: string | undefined, take: number): Promise<ListedLog[]> {
+    return this.withPreviews(this.listQuery(projectId, filters, order, afterId, take));
+  }
+
+  /** The list's query itself, previews included, exposed so its plan can be checked (test/list-previews-plans.serial.e2e-spec.ts). */
+  listQuery(
     projectId: string,
     filters: LogFilters,
     order: 'asc' | 'desc',
     afterId: string | undefined,
     take: number,
-  ): Promise<RequestLogEntity[]> {
-    const qb = this.logs.createQueryBuilder('l').select(this.listColumns()).where('l.project_id = :projectId', { projectId });
+  ): SelectQueryBuilder<RequestLogEntity> {
+    const qb = this.listedQuery().where('l.project_id = :projectId', { projectId });
     const { keyset, other, parameters } = filterConditions('l', filters);
     for (const condition of [...keyset, ...other]) qb.andWhere(condition);
     qb.setParameters(parameters);
     if (afterId) qb.andWhere(order === 'desc' ? 'l.id < :afterId' : 'l.id > :afterId', { afterId });
-    return qb
-      .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC')
-      .take(take)
-      .getMany();
+    return qb.orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC').take(take);
+  }
+
+  /** The list's columns and the previews' (computed for the rows returned only). */
+  private listedQuery(): SelectQueryBuilder<RequestLogEntity> {
+    const qb = this.logs.createQueryBuilder('l').select(this.listColumns());
+    for (const [expression, alias] of logPreviewSelects('l')) qb.addSelect(expression, alias);
+    return qb;
+  }
+
+  /** One statement: the entities, and each one's preview columns from the same rows. */
+  private async withPreviews(qb: SelectQueryBuilder<RequestLogEntity>): Promise<ListedLog[]> {
+    const { entities, raw } = await qb.getRawAndEntities<RawLogPreview & { l_id: string }>();
+    const previews = new Map(raw.map((row) => [row.l_id, row]));
+    return entities.map((log) => ({ log, preview: previews.get(log.id) }));
   }
 
   /**
@@ -76,7 +99,7 @@ export class RequestLogsRepository {
     order: 'asc' | 'desc',
     afterId: string | undefined,
     take: number,
-  ): Promise<RequestLogEntity[]> {
+  ): Promise<ListedLog[]> {
     const sql = searchSql(projectId, filters, q, order, afterId);
     const found = new Set((await this.run(sql.recent, { ...sql.parameters, take })).map((row) => row.id));
     const boundary = async (from: 'cursor' | 'upper', offset: number, upper?: string): Promise<string | undefined> =>
@@ -91,12 +114,11 @@ export class RequestLogsRepository {
       upper = lower;
     }
     if (found.size === 0) return [];
-    return this.logs
-      .createQueryBuilder('l')
-      .select(this.listColumns())
-      .where('l.project_id = :projectId AND l.id IN (:...ids)', { projectId, ids: [...found].slice(0, take) })
-      .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC')
-      .getMany();
+    return this.withPreviews(
+      this.listedQuery()
+        .where('l.project_id = :projectId AND l.id IN (:...ids)', { projectId, ids: [...found].slice(0, take) })
+        .orderBy('l.id', order === 'desc' ? 'DESC' : 'ASC'),
+    );
   }
 
   /** SQL with `:name` parameters, run as it stands (its plan is its own: see searchSql). */

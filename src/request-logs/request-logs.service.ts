@@ -11,6 +11,7 @@ import { RequestLogDetailDto, RequestLogListDto, RequestLogQuery } from './dto/r
 import { RequestLogSummaryDto } from './dto/request-log-summary.dto';
 import { RequestLogEntity } from './request-log.entity';
 import { LogFilters } from './request-log-filters';
+import { toLogPreview } from './request-log-preview';
 import { RequestLogWriter } from './request-log-writer';
 import { toRequestLogDetailDto, toRequestLogDto, toRequestLogSummary } from './request-logs.mapper';
 import { RequestLogsRepository } from './request-logs.repository';
@@ -61,7 +62,10 @@ export class RequestLogsService {
     return {
       object: 'list',
       ...toPage(
-        rows.map((row) => toRequestLogDto(row, caller, this.traceUrlTemplate)),
+        rows.map(({ log, preview }) => ({
+          ...toRequestLogDto(log, caller, this.traceUrlTemplate),
+          preview: toLogPreview(preview, log.doNotRecord),
+        })),
         limit,
       ),
     };

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, notFound } from '../common/errors';
 import { isUuid, newId } from '../common/ids';
 import { ThreadEntity } from './thread.entity';
+import { ThreadPreview, toThreadPreview } from './thread-preview';
 import { SequenceDemand, ThreadsRepository } from './threads.repository';
 
 /**
@@ -97,6 +98,17 @@ export class ThreadStore {
     return Object.keys(metadata).length > 0
       ? this.threads.listLiveMatching(projectId, afterId, take, metadata)
       : this.threads.listLive(projectId, afterId, take);
+  }
+
+  /** listLiveEntities, each thread with its preview (first and last message, counts, cost), in one statement. */
+  async listLivePreviewed(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string> = {},
+  ): Promise<{ thread: ThreadEntity; preview: ThreadPreview }[]> {
+    const rows = await this.threads.listLivePreviewed(projectId, afterId, take, metadata);
+    return rows.map(({ thread, preview }) => ({ thread, preview: toThreadPreview(preview) }));
   }
 
   /** Replaces the metadata in one statement; null when the thread is missing or deleted. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 
 import { CurrentProject, RequireScope } from '../auth/auth.decorators';
 import { ProjectPrincipal } from '../auth/principal';
@@ -8,10 +8,19 @@ import { CreateTransaction, InCreateTransaction } from '../idempotency/create-tr
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CreateThreadDto, UpdateThreadDto } from './dto/thread-input.dto';
 import { ThreadListQuery } from './dto/thread-list.query';
-import { ThreadCreatedDto, ThreadDeletedDto, ThreadDto, ThreadListDto, ThreadUpdatedDto } from './dto/thread-response.dto';
+import {
+  ThreadCreatedDto,
+  ThreadDeletedDto,
+  ThreadDto,
+  ThreadListDto,
+  ThreadListItemDto,
+  ThreadUpdatedDto,
+} from './dto/thread-response.dto';
 import { ThreadsService } from './threads.service';
 
 @ApiTags('Threads')
+// The spec's list item stays a named schema beside the list's entry with its optional preview.
+@ApiExtraModels(ThreadListItemDto)
 @ApiSecurity('api-key')
 @ApiErrors(401, 403)
 @Controller('v2/threads')
@@ -38,7 +47,8 @@ export class ThreadsController {
   @ApiOperation({
     summary: 'List Threads',
     description:
-      'Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).',
+      'Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text). ' +
+      "`include=preview` (a Parley addition) adds each thread's `preview`: its first and last message, message count, calls and their cost.",
   })
   @ApiOkResponse({ type: ThreadListDto })
   @ApiErrors(400)

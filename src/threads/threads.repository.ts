@@ -6,6 +6,7 @@ import { hasSqlState } from '../common/errors';
 import { fastInsert } from '../database/fast-insert';
 import { queryRows } from '../database/prepared-statements';
 import { ThreadEntity } from './thread.entity';
+import { RawThreadPreview, threadPreviewSelects } from './thread-preview';
 
 /** What reserveSequencesOrFail's statement fails with when a thread is missing or deleted. */
 export const THREAD_NOT_LIVE_SQLSTATE = 'PT404';
@@ -80,11 +81,46 @@ export class ThreadsRepository {
     take: number,
     metadata: Record<string, string>,
   ): Promise<ThreadEntity[]> {
+    return this.listLiveMatchingQuery(projectId, afterId, take, metadata).getMany();
+  }
+
+  private listLiveMatchingQuery(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string>,
+  ): SelectQueryBuilder<ThreadEntity> {
     const query = this.listLiveQuery(projectId, afterId, take);
     Object.entries(metadata).forEach(([key, value], i) => {
       query.andWhere(`t.metadata ->> :key${i} = :value${i}`, { [`key${i}`]: key, [`value${i}`]: value });
     });
-    return query.getMany();
+    return query;
+  }
+
+  /** listLiveMatching with each thread's preview (thread-preview.ts), in the same statement. */
+  async listLivePreviewed(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string>,
+  ): Promise<{ thread: ThreadEntity; preview: RawThreadPreview | undefined }[]> {
+    const { entities, raw } = await this.listLivePreviewedQuery(projectId, afterId, take, metadata).getRawAndEntities<
+      RawThreadPreview & { t_id: string }
+    >();
+    const previews = new Map(raw.map((row) => [row.t_id, row]));
+    return entities.map((thread) => ({ thread, preview: previews.get(thread.id) }));
+  }
+
+  /** The previewed listing query itself, exposed so its plan can be checked (test/list-previews-plans.serial.e2e-spec.ts). */
+  listLivePreviewedQuery(
+    projectId: string,
+    afterId: string | undefined,
+    take: number,
+    metadata: Record<string, string> = {},
+  ): SelectQueryBuilder<ThreadEntity> {
+    const query = this.listLiveMatchingQuery(projectId, afterId, take, metadata);
+    for (const [expression, alias] of threadPreviewSelects('t', ':projectId')) query.addSelect(expression, alias);
+    return query;
   }
 
   /** Replaces the metadata in one statement; null when the thread is missing or deleted. */

@@ -42,6 +42,16 @@ export class ThreadsService {
     }
     const separator = query.metadata?.indexOf(':') ?? -1;
     const metadata = query.metadata ? { [query.metadata.slice(0, separator)]: query.metadata.slice(separator + 1) } : {};
+    if (query.include === 'preview') {
+      const rows = await this.threads.listLivePreviewed(caller.projectId, query.after, limit + 1, metadata);
+      return {
+        object: 'list',
+        ...toPage(
+          rows.map(({ thread, preview }) => ({ ...toThreadListItemDto(thread), preview })),
+          limit,
+        ),
+      };
+    }
     const rows = await this.threads.listLiveEntities(caller.projectId, query.after, limit + 1, metadata);
     const page = toPage(rows.map(toThreadListItemDto), limit);
     return { object: 'list', ...page };

@@ -81,6 +81,21 @@ describe('controller tier: thread endpoints (spec 3-7)', () => {
       },
     );
 
+    it.each([['include=messages'], ['include='], ['include=preview&include=preview']])(
+      '400 "Invalid request parameters" for ?%s (include: only "preview", a Parley addition), before the service',
+      async (query) => {
+        expectResourceError(await api.get(`/v2/threads?${query}`), 400, 'Invalid request parameters', ['include must be "preview"']);
+        expect(calls()).toEqual([]);
+      },
+    );
+
+    it('include=preview is accepted: the list envelope (the previews themselves: test/list-previews.e2e-spec.ts)', async () => {
+      const res = await api.get('/v2/threads?include=preview');
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['data', 'first_id', 'has_more', 'last_id', 'object']);
+      expect(calls()).toEqual(['list']);
+    });
+
     it('limit=100 and limit=1 are accepted: the list envelope', async () => {
       for (const limit of [1, 100]) {
         const res = await api.get(`/v2/threads?limit=${limit}`);

@@ -906,7 +906,7 @@ export interface paths {
         };
         /**
          * List Threads
-         * @description Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text).
+         * @description Newest first. Next page: `after` = the last id of this page. `metadata=key:value` (a Parley addition) keeps the threads whose metadata has that value (compared as text). `include=preview` (a Parley addition) adds each thread's `preview`: its first and last message, message count, calls and their cost.
          */
         get: operations["ThreadsController_list"];
         put?: never;
@@ -1001,7 +1001,7 @@ export interface paths {
         };
         /**
          * List request logs
-         * @description One log per invoke, newest first; filters combine with AND.
+         * @description One log per invoke, newest first; filters combine with AND. Each carries a `preview` of its input and reply (never for doNotRecord).
          */
         get: operations["RequestLogsController_list"];
         put?: never;
@@ -3853,6 +3853,28 @@ export interface components {
             /** Format: date-time */
             startedAt?: string | null;
         };
+        ThreadListItemDto: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Unix seconds
+             * @example 1763800000
+             */
+            createdAt: number;
+            /** Format: uuid */
+            projectId: string;
+            createLog: components["schemas"]["RequestLogObjectDto"];
+            /**
+             * @description at most 64 keys of up to 64 characters; values are strings (up to 512 characters) or numbers
+             * @example {
+             *       "customer": "c_42",
+             *       "tier": 2
+             *     }
+             */
+            metadata: {
+                [key: string]: string | number;
+            };
+        };
         CreateThreadDto: {
             /**
              * @description at most 64 keys of up to 64 characters; values are strings (up to 512 characters) or numbers
@@ -3889,7 +3911,33 @@ export interface components {
             /** @description the createLog given, or {} */
             createLog: components["schemas"]["RequestLogObjectDto"];
         };
-        ThreadListItemDto: {
+        ThreadMessagePreviewDto: {
+            /** @example user */
+            role: string;
+            /**
+             * @description its text, whitespace folded, at most 160 characters (`…` when cut); `calls <name>, …` for a message that only calls tools; nothing deleted from it
+             * @example Hi! Can I switch my subscription from whole beans to ground coffee?
+             */
+            text: string;
+        };
+        ThreadPreviewDto: {
+            /** @description the first message of the first live thread message */
+            first: components["schemas"]["ThreadMessagePreviewDto"] | null;
+            /** @description the last message of the last live thread message */
+            last: components["schemas"]["ThreadMessagePreviewDto"] | null;
+            /** @description live thread messages (turns), counted up to 1000 */
+            messageCount: number;
+            /** @description true when the thread has more than 1000 live thread messages */
+            messageCountCapped: boolean;
+            /** @description calls logged in this thread (its request logs') */
+            calls: number;
+            /**
+             * @description USD, decimal string: the cost of its calls whose price is known; null when none is
+             * @example 0.00042
+             */
+            costUsd: string | null;
+        };
+        ThreadListEntryDto: {
             /** Format: uuid */
             id: string;
             /**
@@ -3910,12 +3958,14 @@ export interface components {
             metadata: {
                 [key: string]: string | number;
             };
+            /** @description only with `include=preview` (a Parley addition) */
+            preview?: components["schemas"]["ThreadPreviewDto"];
         };
         ThreadListDto: {
             /** @enum {string} */
             object: "list";
             /** @description newest first */
-            data: components["schemas"]["ThreadListItemDto"][];
+            data: components["schemas"]["ThreadListEntryDto"][];
             has_more: boolean;
             first_id: string | null;
             last_id: string | null;
@@ -4358,11 +4408,85 @@ export interface components {
              */
             traceUrl: string | null;
         };
+        RequestLogPreviewDto: {
+            /**
+             * @description the last user message sent (the rendered template with the caller's messages), its text with whitespace folded, at most 160 characters (`…` when cut); null when there is none, and always under doNotRecord
+             * @example Can I pause my subscription while I am travelling in August?
+             */
+            input: string | null;
+            /**
+             * @description the reply's text the same way (`calls <name>, …` for a reply that only calls tools; an embedding's vector count and size); null for a failed call, and always under doNotRecord
+             * @example Of course! Go to Account → Subscription and choose "Pause" for up to three months.
+             */
+            output: string | null;
+        };
+        RequestLogListItemDto: {
+            id?: string | null;
+            url?: string | null;
+            metadata?: string | null;
+            promptId?: string | null;
+            threadId?: string | null;
+            projectId?: string | null;
+            requestIP?: string | null;
+            variables?: string | null;
+            parameters?: string | null;
+            promptSlug?: string | null;
+            environment?: string | null;
+            providerKeyId?: string | null;
+            projectSlug?: string | null;
+            requestData?: string | null;
+            deploymentId?: string | null;
+            organizationId?: string | null;
+            projectAPIKeyId?: string | null;
+            organizationSlug?: string | null;
+            deploymentVersion?: string | null;
+            promptHistoryHash?: string | null;
+            providerOrganization?: string | null;
+            stream?: boolean | null;
+            assistant?: boolean | null;
+            doNotRecord?: boolean | null;
+            /** Format: date-time */
+            startedAt?: string | null;
+            /** @enum {string} */
+            kind: "prompt" | "assistant" | "embedding";
+            /** @description version number invoked */
+            version: number | null;
+            provider: string | null;
+            model: string | null;
+            /** @description HTTP status Parley answered with; 499 when the client went away mid-stream */
+            status: number;
+            error: string | null;
+            /** @description milliseconds from request to the last byte */
+            latencyMs: number;
+            /** @description milliseconds to the first streamed token */
+            timeToFirstTokenMs: number | null;
+            usage: components["schemas"]["LogUsageDto"];
+            /**
+             * @description cost in USD (decimal string); null when no price is known for the model (docs/usage.md)
+             * @example 0.00275
+             */
+            costUsd: string | null;
+            /** @description the price the cost used: the price table and its entry, or an override */
+            priceRef: string | null;
+            /** @description true when the exact response cache answered (docs/routing.md, "Response cache"): no provider call, `costUsd` "0", `usage` the stored answer's tokens */
+            cacheHit: boolean;
+            /**
+             * @description the W3C trace id of the call (32 hex digits): the caller's `traceparent`'s, or the trace of Parley's own spans while the OpenTelemetry export is on; null otherwise (docs/observability.md)
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string | null;
+            /**
+             * @description the trace in the operator's trace viewer (PARLEY_TRACE_URL_TEMPLATE with the trace id); null without either
+             * @example http://localhost:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceUrl: string | null;
+            preview: components["schemas"]["RequestLogPreviewDto"];
+        };
         RequestLogListDto: {
             /** @enum {string} */
             object: "list";
             /** @description newest first */
-            data: components["schemas"]["RequestLogDto"][];
+            data: components["schemas"]["RequestLogListItemDto"][];
             has_more: boolean;
             first_id: string | null;
             last_id: string | null;
@@ -12192,6 +12316,8 @@ export interface operations {
                 after?: string;
                 /** @description metadata filter "key:value" (value compared as text, so a stored number matches its digits); applied while walking the newest-first index */
                 metadata?: string;
+                /** @description `preview` adds each thread's `preview`: its first and last message, how many messages it has, its calls and their cost (a Parley addition; without it, the spec's fields only) */
+                include?: "preview";
             };
             header?: never;
             path?: never;

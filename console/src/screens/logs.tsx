@@ -1,12 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
-import { api, unwrap } from '../api/client';
-import { Button } from '../components/button';
-import { Picker, TextInput } from '../components/fields';
-import { DataTable } from '../components/table';
+import { api, type Schemas, unwrap } from '../api/client';
+import { Picker } from '../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { usePrompts } from './prompts';
 
@@ -30,7 +28,8 @@ type Filters = Partial<Record<(typeof LOG_FILTERS)[number], string>>;
 
 /**
  * Request logs, newest first, keyset-paged (`after`); one API request per page (plus the prompt names, cached).
- * `q` searches the logs' text (the input, the reply and the error) with the other filters.
+ * `q` searches the logs' text (the input, the reply and the error) with the other filters. Each row
+ * previews what was said, beside its latency, tokens and cost.
  */
 export function LogsScreen() {
   const [params, setParams] = useSearchParams();
@@ -55,28 +54,47 @@ export function LogsScreen() {
         <Loading />
       ) : logs.data && logs.data.data.length > 0 ? (
         <>
-          <DataTable
-            label="Request logs, newest first"
-            columns={['Started', 'Prompt', 'Environment', 'Version', 'Model', 'Status', 'Latency', 'Tokens', 'Cost']}
-          >
-            {logs.data.data.map((log) => (
-              <tr key={log.id}>
-                <td>
-                  <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
-                </td>
-                <td>{log.promptSlug}</td>
-                <td>{log.environment || '—'}</td>
-                <td>{log.version ? `v${log.version}` : '—'}</td>
-                <td>
-                  {log.provider}/{log.model}
-                </td>
-                <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
-                <td>{log.latencyMs} ms</td>
-                <td>{log.usage.total_tokens ?? '—'}</td>
-                <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
-              </tr>
-            ))}
-          </DataTable>
+          <div className="table-scroll">
+            <table className="table">
+              <caption className="sr-only">Request logs, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Prompt</th>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Input and output</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Latency</th>
+                  <th scope="col">Tokens</th>
+                  <th scope="col">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {logs.data.data.map((log) => (
+                  <tr key={log.id}>
+                    <td>
+                      <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
+                    </td>
+                    <td>{log.promptSlug}</td>
+                    <td>{log.environment || '—'}</td>
+                    <td>{log.version ? `v${log.version}` : '—'}</td>
+                    <td className="said">
+                      <Said log={log} />
+                    </td>
+                    <td>
+                      {log.provider}/{log.model}
+                    </td>
+                    <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
+                    <td>{log.latencyMs} ms</td>
+                    <td>{log.usage.total_tokens ?? '—'}</td>
+                    <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <nav className="row" aria-label="Pages">
             {after ? <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link> : null}
             {logs.data.has_more && logs.data.last_id ? (
@@ -99,6 +117,30 @@ export function LogsScreen() {
   );
 }
 
+/**
+ * A few words of what was said (the API's `preview`, cut at 160 characters): the last user message
+ * and the reply, or the error of a failed call; nothing of a doNotRecord call, which stores none.
+ * Rendered as text, never as markup.
+ */
+function Said({ log }: { log: Schemas['RequestLogListItemDto'] }) {
+  if (log.doNotRecord) return <span className="muted">not recorded (doNotRecord)</span>;
+  const failed = log.status >= 400 && !log.preview.output;
+  const output = failed ? cut(log.error ?? `status ${log.status}`) : log.preview.output;
+  return (
+    <>
+      <span className="said-line">
+        <span className="said-label">Input</span> {log.preview.input ?? <span className="muted">—</span>}
+      </span>
+      <span className={failed ? 'said-line error-text' : 'said-line'}>
+        <span className="said-label">{failed ? 'Error' : 'Output'}</span> {output ?? <span className="muted">—</span>}
+      </span>
+    </>
+  );
+}
+
+/** An error message as long as a preview. */
+const cut = (text: string) => (text.length > 160 ? `${text.slice(0, 159).trimEnd()}…` : text);
+
 function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters: Filters) => void }) {
   const [filters, setFilters] = useState<Filters>(initial);
   const prompts = usePrompts();
@@ -113,7 +155,10 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
-      <TextInput label="Search" value={filters.q ?? ''} onChange={set('q')} type="search" placeholder='words, "a phrase", -word' />
+      <TextField value={filters.q ?? ''} onChange={set('q')} className="field">
+        <Label>Search</Label>
+        <Input type="search" placeholder='words, "a phrase", -word' />
+      </TextField>
       <Picker
         label="Prompt"
         items={[{ id: 'any', label: 'any' }, ...(prompts.data?.data ?? []).map((p) => p.slug)]}
@@ -135,10 +180,19 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
           ['to', 'To', ''],
         ] as const
       ).map(([name, label, placeholder]) => (
-        <TextInput label={label} key={name} value={filters[name] ?? ''} onChange={set(name)} placeholder={placeholder} />
+        <TextField key={name} value={filters[name] ?? ''} onChange={set(name)} className="field">
+          <Label>{label}</Label>
+          <Input placeholder={placeholder} />
+        </TextField>
       ))}
-      <Button type="submit">Filter</Button>
-      {versionWithoutPrompt ? <ErrorNote error="Pick a prompt to filter by its version." /> : null}
+      <Button type="submit" className="button">
+        Filter
+      </Button>
+      {versionWithoutPrompt ? (
+        <p className="error-text" role="alert">
+          Pick a prompt to filter by its version.
+        </p>
+      ) : null}
     </Form>
   );
 }

@@ -12,6 +12,7 @@ import { useProject } from '../session';
 import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from './people/deployment-requests';
 import { DeploymentsTable } from './prompt-deployments';
 import { ArchiveButton, ArchivedBanner } from './prompt-lifecycle';
+import { LivePrompt } from './prompt-live';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { routingLines } from './routing-draft';
 import { snippetsFor } from './snippets';
@@ -82,6 +83,8 @@ export function PromptDetailScreen() {
         )}
         <WaitingForApproval slug={slug} />
       </section>
+
+      <LivePrompt slug={slug} live={live} versions={list} history={history.data?.data} />
 
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>

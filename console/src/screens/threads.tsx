@@ -1,17 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components';
+import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { api, unwrap } from '../api/client';
-import { Button } from '../components/button';
+import { api, type Schemas, unwrap } from '../api/client';
 import { ChatTranscript } from '../components/chat';
-import { TextInput } from '../components/fields';
-import { DataTable } from '../components/table';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { AddToDataset } from './evals/add-to-dataset';
 
-/** Threads, newest first, keyset-paged (`after` in the URL), filtered by a metadata value (`metadata=key:value`, in the URL too). */
+/**
+ * Threads, newest first, keyset-paged (`after` in the URL), filtered by a metadata value
+ * (`metadata=key:value`, in the URL too); each previews its first and last message, its message
+ * count and its calls' cost, read with the page (`include=preview`: one API request).
+ */
 export function ThreadsScreen() {
   const [params, setParams] = useSearchParams();
   const after = params.get('after') ?? undefined;
@@ -20,7 +21,11 @@ export function ThreadsScreen() {
   const threads = useQuery({
     queryKey: ['threads', metadata, after],
     queryFn: () =>
-      unwrap(api.GET('/v2/threads', { params: { query: { limit: 50, ...(metadata ? { metadata } : {}), ...(after ? { after } : {}) } } })),
+      unwrap(
+        api.GET('/v2/threads', {
+          params: { query: { limit: 50, include: 'preview', ...(metadata ? { metadata } : {}), ...(after ? { after } : {}) } },
+        }),
+      ),
   });
   const more = (last: string) => `?${new URLSearchParams({ ...(metadata ? { metadata } : {}), after: last }).toString()}`;
   return (
@@ -34,27 +39,60 @@ export function ThreadsScreen() {
           setParams(filter.trim() ? { metadata: filter.trim() } : {});
         }}
       >
-        <TextInput label="Metadata" value={filter} onChange={setFilter} placeholder="customer:c_42" />
-        <Button type="submit">Filter</Button>
+        <TextField value={filter} onChange={setFilter} className="field">
+          <Label>Metadata</Label>
+          <Input placeholder="customer:c_42" />
+        </TextField>
+        <Button type="submit" className="button">
+          Filter
+        </Button>
       </Form>
       <ErrorNote error={threads.error} />
       {threads.isPending ? (
         <Loading />
       ) : threads.data && threads.data.data.length > 0 ? (
         <>
-          <DataTable label="Threads, newest first" columns={['Thread', 'Created', 'Metadata']}>
-            {threads.data.data.map((thread) => (
-              <tr key={thread.id}>
-                <td>
-                  <Link to={`/threads/${thread.id}`}>{thread.id}</Link>
-                </td>
-                <td>{formatTime(thread.createdAt)}</td>
-                <td>
-                  <code>{JSON.stringify(thread.metadata)}</code>
-                </td>
-              </tr>
-            ))}
-          </DataTable>
+          <div className="table-scroll">
+            <table className="table">
+              <caption className="sr-only">Threads, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Conversation</th>
+                  <th scope="col">Messages</th>
+                  <th scope="col">Cost</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Metadata</th>
+                  <th scope="col">Thread</th>
+                </tr>
+              </thead>
+              <tbody>
+                {threads.data.data.map((thread) => (
+                  <tr key={thread.id}>
+                    <td className="said">
+                      <Conversation preview={thread.preview} />
+                    </td>
+                    <td>{thread.preview ? `${thread.preview.messageCount}${thread.preview.messageCountCapped ? '+' : ''}` : '—'}</td>
+                    <td>
+                      {thread.preview?.costUsd ? (
+                        `$${thread.preview.costUsd}`
+                      ) : (
+                        <span className="muted">{thread.preview?.calls ? 'no price' : '—'}</span>
+                      )}
+                    </td>
+                    <td>{formatTime(thread.createdAt)}</td>
+                    <td>
+                      <code>{JSON.stringify(thread.metadata)}</code>
+                    </td>
+                    <td>
+                      <Link to={`/threads/${thread.id}`} className="thread-id">
+                        {thread.id}
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {threads.data.has_more && threads.data.last_id ? <Link to={more(threads.data.last_id)}>Older</Link> : null}
         </>
       ) : metadata ? (
@@ -69,6 +107,29 @@ export function ThreadsScreen() {
           </p>
         </EmptyState>
       )}
+    </>
+  );
+}
+
+/**
+ * The thread's first and last message (the API's `include=preview`, each cut at 160 characters),
+ * as text, never as markup; one when the thread holds one.
+ */
+function Conversation({ preview }: { preview: Schemas['ThreadPreviewDto'] | undefined }) {
+  if (!preview || (!preview.first && !preview.last)) return <span className="muted">no messages</span>;
+  const same = preview.first && preview.last && preview.messageCount <= 1 && preview.first.text === preview.last.text;
+  return (
+    <>
+      {preview.first ? (
+        <span className="said-line">
+          <span className="said-label">{preview.first.role}</span> {preview.first.text}
+        </span>
+      ) : null}
+      {preview.last && !same ? (
+        <span className="said-line">
+          <span className="said-label">{preview.first ? `… ${preview.last.role}` : preview.last.role}</span> {preview.last.text}
+        </span>
+      ) : null}
     </>
   );
 }

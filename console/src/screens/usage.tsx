@@ -2,44 +2,21 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { Picker } from '../components/fields';
-import { DataTable } from '../components/table';
-import { EmptyState, ErrorNote, formatTime, Loading, Stats } from '../components/ui';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
 import { UsageChart } from '../components/usage-chart';
-import { useProject, useSession } from '../session';
+import { useCan, useProject, useSession } from '../session';
+import { errorRate, figuresOf, groupOf, GROUPS, type Split, SPLITS } from './usage-figures';
 
 const RANGES = { '24h': 1, '7d': 7, '30d': 30 } as const;
-type Row = Schemas['UsageRowDto'];
-
-/**
- * What each "Split by" asks the API to group by (`group_by`), and so what each row carries: a
- * split by model asks for the provider too, so a model name served by two providers stays two series.
- */
-type Split = 'none' | 'prompt' | 'model' | 'key';
-const SPLITS: Record<Split, readonly ('prompt' | 'provider' | 'model' | 'key')[]> = {
-  none: [],
-  prompt: ['prompt'],
-  model: ['provider', 'model'],
-  key: ['key'],
-};
-const GROUPS = Object.keys(SPLITS) as Split[];
-
-/** A row's series: the values the API returned for the dimensions asked, joined by "/". */
-function groupOf(row: Row, group: Split): string {
-  const dimensions = SPLITS[group];
-  if (dimensions.length === 0) return 'all calls';
-  return dimensions
-    .map((dimension) => {
-      if (dimension === 'key') return row.keyId ? `key ${row.keyId.slice(0, 8)}…` : '—';
-      return row[dimension] ?? '—';
-    })
-    .join('/');
-}
+const ms = (value: number | null) => (value === null ? '—' : `${value} ms`);
 
 /**
  * Calls, errors, latency percentiles, tokens and cost over time, split by prompt, model or key,
- * from the hourly usage rollups (`GET /v2/usage`), never the logs table. Range, bucket and split in the URL.
+ * from the hourly usage rollups (`GET /v2/usage`), never the logs table: the range's totals as
+ * cards, calls and cost per bucket as stacked bars, each group's cost (spend per key with
+ * `group=key`), and every row in a table. Range, bucket and split in the URL.
  */
 export default function UsageScreen() {
   const [params, setParams] = useSearchParams();
@@ -73,24 +50,16 @@ export default function UsageScreen() {
       ),
   });
 
-  const chart = useMemo(() => {
-    const rows = usage.data?.data ?? [];
-    // Every bucket of the range, so quiet hours or days show as zero instead of being skipped.
-    const step = bucket === 'hour' ? 3600 : 86_400;
-    const buckets: number[] = [];
-    if (usage.data) {
-      for (let t = Math.floor(Date.parse(usage.data.from) / 1000 / step) * step; t < Date.parse(usage.data.to) / 1000; t += step)
-        buckets.push(t);
-    }
-    const labels = [...new Set(rows.map((r) => groupOf(r, group)))].slice(0, 8);
-    const series = labels.map((label) => ({
-      label,
-      values: buckets.map((b) =>
-        rows.filter((r) => Date.parse(r.start) / 1000 === b && groupOf(r, group) === label).reduce((n, r) => n + r.calls, 0),
-      ),
-    }));
-    return { buckets, series };
-  }, [usage.data, group, bucket]);
+  // Keys by name where the session may list them (keys:manage); by their id's start otherwise.
+  const canListKeys = useCan('keys:manage') && !!scope;
+  const keys = useQuery({
+    queryKey: ['keys', scope?.workspace, scope?.project],
+    queryFn: () => unwrap(api.GET('/v2/workspaces/{workspace}/projects/{project}/api-keys', { params: { path: scope! } })),
+    enabled: group === 'key' && canListKeys,
+    retry: false,
+  });
+  const keyNames = useMemo(() => new Map((keys.data?.data ?? []).map((key) => [key.id, `key ${key.name}`])), [keys.data]);
+  const figures = useMemo(() => figuresOf(usage.data, group, keyNames), [usage.data, group, keyNames]);
 
   const report = usage.data;
   const totals = report?.totals;
@@ -107,46 +76,88 @@ export default function UsageScreen() {
         <Loading />
       ) : report && totals && totals.calls > 0 ? (
         <>
-          <Stats
-            label="Totals"
-            items={[
-              { label: 'Calls', value: totals.calls },
-              { label: 'Errors', value: totals.errors, tone: totals.errors > 0 ? 'danger' : undefined },
-              { label: 'Latency p50 / p95', value: `${totals.latencyMs.p50 ?? '—'} ms / ${totals.latencyMs.p95 ?? '—'} ms` },
-              { label: 'Tokens', value: totals.tokens.total },
-              { label: 'Cost', value: `$${totals.costUsd}` },
-            ]}
-          />
+          <dl className="counts usage-totals" aria-label="Totals">
+            <div>
+              <dt>Calls</dt>
+              <dd>{totals.calls}</dd>
+            </div>
+            <div>
+              <dt>Errors</dt>
+              <dd>{totals.errors}</dd>
+            </div>
+            <div>
+              <dt>Error rate</dt>
+              <dd>{errorRate(totals.errors, totals.calls)}</dd>
+            </div>
+            <div>
+              <dt>Latency p50</dt>
+              <dd>{ms(totals.latencyMs.p50)}</dd>
+            </div>
+            <div>
+              <dt>Latency p95</dt>
+              <dd>{ms(totals.latencyMs.p95)}</dd>
+            </div>
+            <div>
+              <dt>Tokens</dt>
+              <dd>{totals.tokens.total}</dd>
+            </div>
+            <div>
+              <dt>Cost</dt>
+              <dd>${totals.costUsd}</dd>
+            </div>
+          </dl>
           {totals.unpricedCalls > 0 ? (
-            <p className="muted small">The cost leaves out {totals.unpricedCalls} calls of models without a known price.</p>
+            <p className="muted">The cost leaves out {totals.unpricedCalls} calls of models without a known price (listed below).</p>
           ) : null}
-          <UsageChart title={`Calls per ${bucket}`} buckets={chart.buckets} series={chart.series} />
-          <DataTable
-            label={`Usage per ${bucket}`}
-            columns={[
-              bucket === 'hour' ? 'Hour' : 'Day',
-              group !== 'none' && SPLITS[group].join('/'),
-              'Calls',
-              'Errors',
-              'p50 ms',
-              'p95 ms',
-              'Tokens',
-              'Cost USD',
-            ]}
-          >
-            {report.data.map((row, i) => (
-              <tr key={i}>
-                <td>{formatTime(row.start)}</td>
-                {group !== 'none' ? <td>{groupOf(row, group)}</td> : null}
-                <td>{row.calls}</td>
-                <td>{row.errors}</td>
-                <td>{row.latencyMs.p50 ?? '—'}</td>
-                <td>{row.latencyMs.p95 ?? '—'}</td>
-                <td>{row.tokens.total}</td>
-                <td>{row.costUsd}</td>
-              </tr>
-            ))}
-          </DataTable>
+          <UsageChart title={`Calls per ${bucket}`} bucket={bucket} buckets={figures.buckets} series={figures.calls} unit="calls" />
+          <UsageChart title={`Cost per ${bucket} (USD)`} bucket={bucket} buckets={figures.buckets} series={figures.cost} unit="USD" />
+          {group !== 'none' ? (
+            <section aria-labelledby="cost-by">
+              <h2 id="cost-by">Cost by {SPLITS[group].join('/')}</h2>
+              <dl className="counts" aria-labelledby="cost-by">
+                {figures.groups.map((g) => (
+                  <div key={g.label}>
+                    <dt>{g.label}</dt>
+                    <dd>${g.costUsd}</dd>
+                    <dd className="small muted">
+                      {g.calls} calls, {errorRate(g.errors, g.calls)} errors
+                    </dd>
+                  </div>
+                ))}
+              </dl>
+            </section>
+          ) : null}
+          <div className="table-scroll">
+            <table className="table">
+              <caption className="sr-only">Usage per {bucket}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+                  {group !== 'none' ? <th scope="col">{SPLITS[group].join('/')}</th> : null}
+                  <th scope="col">Calls</th>
+                  <th scope="col">Errors</th>
+                  <th scope="col">p50 ms</th>
+                  <th scope="col">p95 ms</th>
+                  <th scope="col">Tokens</th>
+                  <th scope="col">Cost USD</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.data.map((row, i) => (
+                  <tr key={i}>
+                    <td className="nowrap">{bucket === 'day' ? row.start.slice(0, 10) : formatTime(row.start)}</td>
+                    {group !== 'none' ? <td>{groupOf(row, group, keyNames)}</td> : null}
+                    <td>{row.calls}</td>
+                    <td>{row.errors}</td>
+                    <td>{row.latencyMs.p50 ?? '—'}</td>
+                    <td>{row.latencyMs.p95 ?? '—'}</td>
+                    <td>{row.tokens.total}</td>
+                    <td>{row.costUsd}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {report.unpriced.length > 0 ? (
             <p className="muted">No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.</p>
           ) : null}

@@ -119,9 +119,34 @@ export class RequestLogDetailDto extends RequestLogDto {
   attempts: RequestLogAttemptDto[] | null;
 }
 
+/** A few words of what was said, for a list (docs/decisions.md, "Request log storage"). */
+export class RequestLogPreviewDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Can I pause my subscription while I am travelling in August?',
+    description:
+      "the last user message sent (the rendered template with the caller's messages), its text with whitespace folded, at most 160 characters (`…` when cut); null when there is none, and always under doNotRecord",
+  })
+  input: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Of course! Go to Account → Subscription and choose "Pause" for up to three months.',
+    description:
+      "the reply's text the same way (`calls <name>, …` for a reply that only calls tools; an embedding's vector count and size); null for a failed call, and always under doNotRecord",
+  })
+  output: string | null;
+}
+
+/** A log as GET /v2/logs lists it: the log, and a preview of its input and reply. */
+export class RequestLogListItemDto extends RequestLogDto {
+  @ApiProperty({ type: RequestLogPreviewDto }) preview: RequestLogPreviewDto;
+}
+
 export class RequestLogListDto {
   @ApiProperty({ enum: ['list'] }) object: 'list';
-  @ApiProperty({ type: [RequestLogDto], description: 'newest first' }) data: RequestLogDto[];
+  @ApiProperty({ type: [RequestLogListItemDto], description: 'newest first' }) data: RequestLogListItemDto[];
   @ApiProperty() has_more: boolean;
   @ApiProperty({ type: String, nullable: true }) first_id: string | null;
   @ApiProperty({ type: String, nullable: true }) last_id: string | null;

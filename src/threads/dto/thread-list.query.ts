@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, Matches } from 'class-validator';
+import { IsIn, IsOptional, Matches } from 'class-validator';
 
 import { PageQuery } from '../../common/pagination';
 
-/** GET /v2/threads: the spec's page parameters, and a metadata filter (the console's thread list). */
+/** GET /v2/threads: the spec's page parameters, a metadata filter and the previews (the console's thread list). */
 export class ThreadListQuery extends PageQuery {
   @ApiProperty({
     required: false,
@@ -14,4 +14,14 @@ export class ThreadListQuery extends PageQuery {
   @IsOptional()
   @Matches(/^[^:]{1,64}:.{0,512}$/, { message: 'metadata must be "key:value"' })
   metadata?: string;
+
+  @ApiProperty({
+    required: false,
+    enum: ['preview'],
+    description:
+      "`preview` adds each thread's `preview`: its first and last message, how many messages it has, its calls and their cost (a Parley addition; without it, the spec's fields only)",
+  })
+  @IsOptional()
+  @IsIn(['preview'], { message: 'include must be "preview"' })
+  include?: 'preview';
 }
