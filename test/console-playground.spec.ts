@@ -9,10 +9,10 @@ import {
   rolesFor,
   withRole,
   withText,
-} from '../console/src/screens/message-list';
-import { addModel, columnBody, columnsOf, sentVariables, statsText } from '../console/src/screens/playground-compare';
-import { declaredVariables, type Draft, EMPTY_DRAFT, runBody } from '../console/src/screens/playground-draft';
-import { templateVariables } from '../console/src/screens/template-variables';
+} from '../console/src/screens/playground/message-list';
+import { addModel, columnBody, columnsOf, sentVariables, statsText } from '../console/src/screens/playground/playground-compare';
+import { declaredVariables, type Draft, EMPTY_DRAFT, runBody } from '../console/src/screens/playground/playground-draft';
+import { templateVariables } from '../console/src/screens/playground/template-variables';
 import { analyzeTemplateSource } from '../src/templates/template-analyzer';
 
 type Version = components['schemas']['VersionDto'];

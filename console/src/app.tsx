@@ -5,19 +5,19 @@ import { Button } from './components/button';
 import { WorkspaceProjectPickers } from './components/project-pickers';
 import { ThemeToggle } from './components/theme';
 import { EmptyState, ErrorNote, Loading } from './components/ui';
-import { KeysScreen } from './screens/keys';
-import { LogDetailScreen } from './screens/log-detail';
-import { LogsScreen } from './screens/logs';
+import { KeysScreen } from './screens/admin/keys';
+import { LogDetailScreen } from './screens/logs/log-detail';
+import { LogsScreen } from './screens/logs/logs';
+import { ThreadScreen, ThreadsScreen } from './screens/logs/threads';
 import { ChooseProject, PersonProjectSwitcher } from './screens/people/person-projects';
-import { PromptDetailScreen } from './screens/prompt-detail';
-import { PromptsScreen } from './screens/prompts';
+import { PromptDetailScreen } from './screens/prompts/prompt-detail';
+import { PromptsScreen } from './screens/prompts/prompts';
 import { SignInScreen } from './screens/sign-in';
-import { ThreadScreen, ThreadsScreen } from './screens/threads';
 import { useCan, useProject, useSession, useSignOut, useSwitchProject } from './session';
 
 // CodeMirror is loaded only by the screens that edit or compare text, keeping the first load small.
-const PlaygroundScreen = lazy(() => import('./screens/playground'));
-const DiffScreen = lazy(() => import('./screens/diff'));
+const PlaygroundScreen = lazy(() => import('./screens/playground/playground'));
+const DiffScreen = lazy(() => import('./screens/prompts/diff'));
 // uPlot only with the usage screen.
 const UsageScreen = lazy(() => import('./screens/usage'));
 // The evaluation screens (docs/console.md, "Evaluations") are loaded when first opened.
@@ -34,7 +34,7 @@ const CompareScreen = lazy(() => import('./screens/evals/compare').then((m) => (
 // The audit trails (docs/console.md, "Audit"), loaded when first opened.
 const AuditScreen = lazy(() => import('./screens/people/audit').then((m) => ({ default: m.AuditScreen })));
 // The environments, with Delete (docs/console.md, "Archiving and undeploying"), loaded when first opened.
-const EnvironmentsScreen = lazy(() => import('./screens/environments').then((m) => ({ default: m.EnvironmentsScreen })));
+const EnvironmentsScreen = lazy(() => import('./screens/admin/environments').then((m) => ({ default: m.EnvironmentsScreen })));
 // Members and group roles (docs/console.md, "Members"), loaded when first opened.
 const MembersScreen = lazy(() => import('./screens/people/members').then((m) => ({ default: m.MembersScreen })));
 // Administration (docs/console.md, "Providers", "Workspaces and projects"), loaded when first opened.

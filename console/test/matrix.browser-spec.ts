@@ -22,14 +22,34 @@ interface Screen {
   /** What shows once the screen has its content (axe then checks the screen as a person sees it). */
   ready: (page: Page) => Locator;
   signedOut?: boolean;
+  /** Shown to the admin key only (workspaces and projects): visited with the admin key's session. */
+  asAdmin?: boolean;
 }
+/** A prompt the matrix archives, so the archived list has a row. */
+const ARCHIVED = 'faq-2025';
+/** The keys screen's first key (the providers it once listed have their own screen). */
+const keyRow = (page: Page) =>
+  page
+    .getByRole('table', { name: /^Keys of / })
+    .locator('tbody tr')
+    .first();
 const heading = (name: string | RegExp) => (page: Page) => page.getByRole('heading', { name, level: 1 });
 
 /** Every route app.tsx defines: adding a screen means adding its row. */
 const SCREENS: Screen[] = [
   { name: 'sign-in', path: () => '/sign-in', ready: heading('Sign in to Parley'), signedOut: true },
   { name: 'prompts', path: () => '/prompts', ready: (page) => page.getByRole('link', { name: SUPPORT_PROMPT }) },
+  {
+    name: 'archived prompts',
+    path: () => '/prompts?archived=true',
+    ready: (page) => page.getByRole('table', { name: 'Archived prompts and assistants' }).getByRole('link', { name: ARCHIVED }),
+  },
   { name: 'prompt', path: () => `/prompts/${SUPPORT_PROMPT}`, ready: (page) => page.getByRole('heading', { name: 'Versions' }) },
+  {
+    name: 'prompt live',
+    path: () => `/prompts/${SUPPORT_PROMPT}?live=production`,
+    ready: (page) => page.getByRole('table', { name: /^Configuration of v\d+ in production$/ }).first(),
+  },
   {
     name: 'diff',
     path: () => `/prompts/${SUPPORT_PROMPT}/diff?a=1&b=2`,
@@ -62,7 +82,27 @@ const SCREENS: Screen[] = [
   },
   { name: 'members', path: () => '/members', ready: (page) => page.getByRole('cell', { name: /maya\.chen/ }).first() },
   { name: 'approvals', path: () => '/approvals', ready: (page) => page.getByRole('row', { name: new RegExp(SUPPORT_PROMPT) }).first() },
-  { name: 'keys', path: () => '/keys', ready: (page) => page.getByRole('cell', { name: 'openai', exact: true }).first() },
+  {
+    name: 'environments',
+    path: () => '/environments',
+    ready: (page) => page.getByRole('table', { name: 'Environments' }).locator('tbody tr').first(),
+  },
+  {
+    name: 'providers',
+    path: () => '/providers',
+    ready: (page) =>
+      page
+        .getByRole('table', { name: /^Providers of / })
+        .locator('tbody tr')
+        .first(),
+  },
+  {
+    name: 'workspaces',
+    path: () => '/workspaces',
+    ready: (page) => page.getByRole('table', { name: 'Workspaces' }).locator('tbody tr').first(),
+    asAdmin: true,
+  },
+  { name: 'keys', path: () => '/keys', ready: keyRow },
   { name: 'audit', path: () => '/audit', ready: (page) => page.getByRole('table').locator('tbody tr').first() },
   { name: 'no such page', path: () => '/nowhere', ready: heading('No such page') },
 ];
@@ -105,9 +145,11 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
   let page: Page;
   let ids: Showcased;
   let cookies: Awaited<ReturnType<Browser['context']['cookies']>>;
+  let adminCookies: typeof cookies;
 
   const visit = async (screen: Screen) => {
-    if (screen.signedOut) await browser.context.clearCookies();
+    if (screen.signedOut || screen.asAdmin) await browser.context.clearCookies();
+    if (screen.asAdmin) await browser.context.addCookies(adminCookies);
     try {
       await page.goto(`${server.url}/console${screen.path(ids)}`);
       await screen.ready(page).waitFor({ timeout: 15_000 });
@@ -115,7 +157,10 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
       const loading = page.getByText('Loading…');
       for (let waited = 0; waited < 10_000 && (await loading.count()) > 0; waited += 100) await page.waitForTimeout(100);
     } finally {
-      if (screen.signedOut) await browser.context.addCookies(cookies);
+      if (screen.signedOut || screen.asAdmin) {
+        await browser.context.clearCookies();
+        await browser.context.addCookies(cookies);
+      }
     }
   };
   const focused = async (): Promise<Focused> => page.evaluate(FOCUSED);
@@ -142,8 +187,23 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
     const projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
     const adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
     ids = await seedEverything(server.url, projectKey, adminKey, upstream.url);
+    for (const path of ['/v2/prompts', `/v2/prompts/${ARCHIVED}/archive`]) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': projectKey },
+        body: JSON.stringify(path === '/v2/prompts' ? { slug: ARCHIVED, kind: 'prompt' } : {}),
+      });
+      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    }
     browser = await launchBrowser();
     page = browser.page;
+    // The admin key's session, for the screens only it sees (workspaces and projects).
+    await page.goto(`${server.url}/console/sign-in`);
+    await page.getByLabel('API key').fill(adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Keys and limits', exact: true }).waitFor();
+    adminCookies = await browser.context.cookies();
+    await browser.context.clearCookies();
     await signIn(page, server.url, projectKey);
     cookies = await browser.context.cookies();
     console.log(`matrix: server started and seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -220,7 +280,7 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
         `(() => { const p = document.createElement('i'); p.style.color = 'var(--focus)'; document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()`,
       );
       await page.goto(`${server.url}/console/keys`);
-      await page.getByRole('cell', { name: 'openai', exact: true }).first().waitFor();
+      await keyRow(page).waitFor();
 
       // The first stop skips the shell: Enter lands in the screen itself.
       await page.keyboard.press('Tab');
@@ -231,7 +291,7 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
 
       // Through the shell from the top: every stop shows the ring in the theme's focus colour.
       await page.goto(`${server.url}/console/keys`);
-      await page.getByRole('cell', { name: 'openai', exact: true }).first().waitFor();
+      await keyRow(page).waitFor();
       const stops: Focused[] = [];
       for (let i = 0; i < 16; i++) {
         await page.keyboard.press('Tab');

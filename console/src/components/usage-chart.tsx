@@ -4,14 +4,9 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 
 import { bucketLabel, tickLabel } from './bucket-labels';
+import { chartTheme, useTheme } from './theme';
 
-const COLOURS = ['#1f4fd1', '#b3261e', '#1b6b34', '#7a2e9c', '#b35c00', '#00707a', '#5b5f6b', '#a3175d'];
 const DAY = 86_400;
-
-/** The page's own colours (docs/console.md: the stylesheet's variables), so the axes follow a dark theme too. */
-function themeColour(name: string, fallback: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
 
 /** USD ticks with one number of decimals, as many as the smallest step needs (2 to 6). */
 function usdTicks(splits: number[]): (value: number) => string {
@@ -46,6 +41,8 @@ export function UsageChart({
   unit: 'calls' | 'USD';
 }) {
   const host = useRef<HTMLDivElement>(null);
+  // Drawn again when the theme changes: a canvas does not follow CSS variables by itself.
+  const { dark } = useTheme();
   useEffect(() => {
     const element = host.current;
     if (!element || buckets.length === 0) return;
@@ -57,8 +54,8 @@ export function UsageChart({
     const stacked = series.map((_, i) => buckets.map((_b, k) => series.slice(i).reduce((sum, s) => sum + (s.values[k] ?? 0), 0)));
     const totals = series.map((s) => s.values.reduce((sum, v) => sum + v, 0));
     const range = `${tickLabel(buckets[0], bucket)} – ${tickLabel(buckets[buckets.length - 1], bucket)}`;
-    const fg = themeColour('--fg', '#1d2230');
-    const grid = themeColour('--line', '#d5d9e0');
+    // Axis text, grid and series colours from the theme in effect (docs/console.md, "Dark mode").
+    const { axis, colours } = chartTheme();
     const bars = uPlot.paths.bars!({ size: [0.7, 48], gap: 1 });
     const width = () => Math.max(300, element.clientWidth);
     const chart = new uPlot(
@@ -73,9 +70,8 @@ export function UsageChart({
         },
         axes: [
           {
-            stroke: fg,
+            ...axis,
             grid: { show: false },
-            ticks: { stroke: grid },
             // One tick per bucket, fewer when they would crowd (about 64 px each), labelled as a bucket.
             splits: (u) => {
               const every = Math.max(1, Math.ceil((buckets.length * 64) / Math.max(1, u.bbox.width / devicePixelRatio)));
@@ -84,9 +80,7 @@ export function UsageChart({
             values: (_u, splits) => splits.map((start) => tickLabel(start, bucket)),
           },
           {
-            stroke: fg,
-            grid: { stroke: grid },
-            ticks: { stroke: grid },
+            ...axis,
             label: unit,
             // Room for the longest tick label (about 7 px a character) and the axis label beside it.
             size: (_u, values) => Math.max(48, ...(values ?? []).map((value) => String(value).length * 7 + 30)),
@@ -103,8 +97,8 @@ export function UsageChart({
           },
           ...series.map((s, i) => ({
             label: s.label,
-            stroke: COLOURS[i % COLOURS.length],
-            fill: COLOURS[i % COLOURS.length],
+            stroke: colours[i % colours.length],
+            fill: colours[i % colours.length],
             width: 0,
             paths: bars,
             points: { show: false },
@@ -124,6 +118,6 @@ export function UsageChart({
       resized.disconnect();
       chart.destroy();
     };
-  }, [buckets, bucket, series, title, unit]);
+  }, [buckets, bucket, series, title, unit, dark]);
   return <div className="chart" ref={host} aria-hidden="true" data-unit={unit} />;
 }

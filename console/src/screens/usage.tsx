@@ -4,7 +4,8 @@ import { useSearchParams } from 'react-router';
 
 import { api, unwrap } from '../api/client';
 import { Picker } from '../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { DataTable } from '../components/table';
+import { EmptyState, ErrorNote, formatTime, Loading, Stats } from '../components/ui';
 import { UsageChart } from '../components/usage-chart';
 import { useCan, useProject, useSession } from '../session';
 import { errorRate, figuresOf, groupOf, GROUPS, type Split, SPLITS } from './usage-figures';
@@ -76,36 +77,18 @@ export default function UsageScreen() {
         <Loading />
       ) : report && totals && totals.calls > 0 ? (
         <>
-          <dl className="counts usage-totals" aria-label="Totals">
-            <div>
-              <dt>Calls</dt>
-              <dd>{totals.calls}</dd>
-            </div>
-            <div>
-              <dt>Errors</dt>
-              <dd>{totals.errors}</dd>
-            </div>
-            <div>
-              <dt>Error rate</dt>
-              <dd>{errorRate(totals.errors, totals.calls)}</dd>
-            </div>
-            <div>
-              <dt>Latency p50</dt>
-              <dd>{ms(totals.latencyMs.p50)}</dd>
-            </div>
-            <div>
-              <dt>Latency p95</dt>
-              <dd>{ms(totals.latencyMs.p95)}</dd>
-            </div>
-            <div>
-              <dt>Tokens</dt>
-              <dd>{totals.tokens.total}</dd>
-            </div>
-            <div>
-              <dt>Cost</dt>
-              <dd>${totals.costUsd}</dd>
-            </div>
-          </dl>
+          <Stats
+            label="Totals"
+            items={[
+              { label: 'Calls', value: totals.calls },
+              { label: 'Errors', value: totals.errors },
+              { label: 'Error rate', value: errorRate(totals.errors, totals.calls) },
+              { label: 'Latency p50', value: ms(totals.latencyMs.p50) },
+              { label: 'Latency p95', value: ms(totals.latencyMs.p95) },
+              { label: 'Tokens', value: totals.tokens.total },
+              { label: 'Cost', value: `$${totals.costUsd}` },
+            ]}
+          />
           {totals.unpricedCalls > 0 ? (
             <p className="muted">The cost leaves out {totals.unpricedCalls} calls of models without a known price (listed below).</p>
           ) : null}
@@ -114,9 +97,9 @@ export default function UsageScreen() {
           {group !== 'none' ? (
             <section aria-labelledby="cost-by">
               <h2 id="cost-by">Cost by {SPLITS[group].join('/')}</h2>
-              <dl className="counts" aria-labelledby="cost-by">
+              <dl className="stats" aria-labelledby="cost-by">
                 {figures.groups.map((g) => (
-                  <div key={g.label}>
+                  <div key={g.label} className="stat">
                     <dt>{g.label}</dt>
                     <dd>${g.costUsd}</dd>
                     <dd className="small muted">
@@ -127,37 +110,32 @@ export default function UsageScreen() {
               </dl>
             </section>
           ) : null}
-          <div className="table-scroll">
-            <table className="table">
-              <caption className="sr-only">Usage per {bucket}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-                  {group !== 'none' ? <th scope="col">{SPLITS[group].join('/')}</th> : null}
-                  <th scope="col">Calls</th>
-                  <th scope="col">Errors</th>
-                  <th scope="col">p50 ms</th>
-                  <th scope="col">p95 ms</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">Cost USD</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.data.map((row, i) => (
-                  <tr key={i}>
-                    <td className="nowrap">{bucket === 'day' ? row.start.slice(0, 10) : formatTime(row.start)}</td>
-                    {group !== 'none' ? <td>{groupOf(row, group, keyNames)}</td> : null}
-                    <td>{row.calls}</td>
-                    <td>{row.errors}</td>
-                    <td>{row.latencyMs.p50 ?? '—'}</td>
-                    <td>{row.latencyMs.p95 ?? '—'}</td>
-                    <td>{row.tokens.total}</td>
-                    <td>{row.costUsd}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label={`Usage per ${bucket}`}
+            columns={[
+              bucket === 'hour' ? 'Hour' : 'Day',
+              group !== 'none' && SPLITS[group].join('/'),
+              'Calls',
+              'Errors',
+              'p50 ms',
+              'p95 ms',
+              'Tokens',
+              'Cost USD',
+            ]}
+          >
+            {report.data.map((row, i) => (
+              <tr key={i}>
+                <td className="nowrap">{bucket === 'day' ? row.start.slice(0, 10) : formatTime(row.start)}</td>
+                {group !== 'none' ? <td>{groupOf(row, group, keyNames)}</td> : null}
+                <td>{row.calls}</td>
+                <td>{row.errors}</td>
+                <td>{row.latencyMs.p50 ?? '—'}</td>
+                <td>{row.latencyMs.p95 ?? '—'}</td>
+                <td>{row.tokens.total}</td>
+                <td>{row.costUsd}</td>
+              </tr>
+            ))}
+          </DataTable>
           {report.unpriced.length > 0 ? (
             <p className="muted">No known price: {report.unpriced.map((u) => `${u.provider}/${u.model} (${u.calls} calls)`).join(', ')}.</p>
           ) : null}

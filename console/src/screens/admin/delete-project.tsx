@@ -1,8 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
+import { Dialog, DialogTrigger, Form, Heading, Modal } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 
 /**
@@ -37,7 +39,7 @@ export function DeleteProject({
         remove.reset();
       }}
     >
-      <Button className="button secondary" aria-label={`Delete project ${expected}`}>
+      <Button tone="secondary" aria-label={`Delete project ${expected}`}>
         Delete project
       </Button>
       <Modal className="modal" isDismissable>
@@ -60,16 +62,13 @@ export function DeleteProject({
                 its members' roles and its keys, which stop working at once. This cannot be undone; the instance's audit trail keeps a
                 record.
               </p>
-              <TextField value={typed} onChange={setTyped} className="field" isRequired autoFocus>
-                <Label>Type {expected} to confirm</Label>
-                <Input autoComplete="off" spellCheck={false} />
-              </TextField>
+              <TextInput label={`Type ${expected} to confirm`} value={typed} onChange={setTyped} isRequired autoFocus autoComplete="off" />
               <ErrorNote error={remove.error} />
               <div className="row end">
-                <Button className="button secondary" onPress={close}>
+                <Button tone="secondary" onPress={close}>
                   Cancel
                 </Button>
-                <Button type="submit" className="button danger" isDisabled={typed !== expected || remove.isPending}>
+                <Button type="submit" tone="danger" isDisabled={typed !== expected || remove.isPending}>
                   Delete {expected}
                 </Button>
               </div>

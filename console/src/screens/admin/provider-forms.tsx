@@ -1,9 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
+import { Dialog, DialogTrigger, Form, Heading, Modal } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
-import { Picker } from '../../components/fields';
+import { Button } from '../../components/button';
+import { Picker, TextInput } from '../../components/fields';
 import { ErrorNote } from '../../components/ui';
 
 type Provider = Schemas['ProviderCredentialDto'];
@@ -46,20 +47,18 @@ export function AddProvider({ onAdded }: { onAdded: () => void }) {
           add.mutate();
         }}
       >
-        <TextField value={name} onChange={setName} className="field" isRequired>
-          <Label>Name</Label>
-          <Input placeholder="openai" />
-        </TextField>
+        <TextInput label="Name" value={name} onChange={setName} isRequired placeholder="openai" />
         <Picker label="Type" items={TYPES} value={type} onChange={(id) => setType(id as CredentialType)} />
-        <TextField value={baseUrl} onChange={setBaseUrl} className="field grow">
-          <Label>Base URL</Label>
-          <Input placeholder={BASE_URL_HINT[type]} />
-        </TextField>
-        <TextField value={apiKey} onChange={setApiKey} className="field" type="password">
-          <Label>API key</Label>
-          <Input placeholder="none for a keyless server" autoComplete="off" />
-        </TextField>
-        <Button type="submit" className="button" isDisabled={add.isPending || name.trim() === ''}>
+        <TextInput label="Base URL" value={baseUrl} onChange={setBaseUrl} className="grow" placeholder={BASE_URL_HINT[type]} />
+        <TextInput
+          label="API key"
+          value={apiKey}
+          onChange={setApiKey}
+          type="password"
+          placeholder="none for a keyless server"
+          autoComplete="off"
+        />
+        <Button type="submit" isDisabled={add.isPending || name.trim() === ''}>
           Add provider
         </Button>
       </Form>
@@ -96,7 +95,7 @@ export function RotateKey({ provider, onRotated }: { provider: Provider; onRotat
   });
   return (
     <DialogTrigger onOpenChange={() => rotate.reset()}>
-      <Button className="button secondary" aria-label={`Rotate key of ${provider.name}`}>
+      <Button tone="secondary" aria-label={`Rotate key of ${provider.name}`}>
         Rotate key
       </Button>
       <Modal className="modal" isDismissable>
@@ -113,16 +112,13 @@ export function RotateKey({ provider, onRotated }: { provider: Provider; onRotat
                 The new key replaces {provider.apiKeySource === 'env' ? `the server variable ${provider.apiKeyEnv}` : 'the current one'} for
                 every call from now on; it is stored encrypted and never shown again. Revoke the old key at the provider afterwards.
               </p>
-              <TextField value={apiKey} onChange={setApiKey} className="field" type="password" isRequired autoFocus>
-                <Label>New API key</Label>
-                <Input autoComplete="off" />
-              </TextField>
+              <TextInput label="New API key" value={apiKey} onChange={setApiKey} type="password" isRequired autoFocus autoComplete="off" />
               <ErrorNote error={rotate.error} />
               <div className="row end">
-                <Button className="button secondary" onPress={close}>
+                <Button tone="secondary" onPress={close}>
                   Cancel
                 </Button>
-                <Button type="submit" className="button" isDisabled={rotate.isPending || apiKey === ''}>
+                <Button type="submit" isDisabled={rotate.isPending || apiKey === ''}>
                   Save the new key
                 </Button>
               </div>

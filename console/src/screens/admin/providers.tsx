@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 
 import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { DataTable } from '../../components/table';
 import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { useCan, useProject } from '../../session';
 import { AddProvider, RotateKey } from './provider-forms';
@@ -48,31 +49,15 @@ export function ProvidersScreen() {
           <p>Add one above, or declare it in parley.yaml (docs/providers.md).</p>
         </EmptyState>
       ) : (
-        <div className="table-scroll">
-          <table className="table providers">
-            <caption className="sr-only">Providers of {scope.project}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Base URL</th>
-                <th scope="col">Key</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Connection</th>
-                {canWrite ? (
-                  <th scope="col">
-                    <span className="sr-only">Change</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((p) => (
-                <ProviderRow key={p.name} provider={p} canWrite={canWrite} onChanged={refresh} onDelete={() => remove.mutate(p.name)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={`Providers of ${scope.project}`}
+          className="providers"
+          columns={['Name', 'Type', 'Base URL', 'Key', 'Updated', 'Connection', canWrite ? <span className="sr-only">Change</span> : null]}
+        >
+          {list.map((p) => (
+            <ProviderRow key={p.name} provider={p} canWrite={canWrite} onChanged={refresh} onDelete={() => remove.mutate(p.name)} />
+          ))}
+        </DataTable>
       )}
     </>
   );
@@ -95,12 +80,7 @@ function ProviderRow(props: { provider: Provider; canWrite: boolean; onChanged: 
       <td>{p.builtIn ? 'built in' : formatTime(p.updatedAt)}</td>
       <td>
         {props.canWrite ? (
-          <Button
-            className="button secondary small"
-            onPress={() => test.mutate()}
-            isDisabled={test.isPending}
-            aria-label={`Test ${p.name}`}
-          >
+          <Button tone="secondary" small onPress={() => test.mutate()} isDisabled={test.isPending} aria-label={`Test ${p.name}`}>
             {test.isPending ? 'Testing…' : 'Test'}
           </Button>
         ) : null}{' '}

@@ -1,9 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
 import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
 import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { useProject, useSwitchProject } from '../../session';
 import { DeleteProject } from './delete-project';
@@ -42,29 +45,17 @@ export function WorkspacesScreen() {
       {workspaces.isPending ? (
         <Loading />
       ) : (
-        <div className="table-scroll">
-          <table className="table">
-            <caption className="sr-only">Workspaces</caption>
-            <thead>
-              <tr>
-                <th scope="col">Workspace</th>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((w) => (
-                <tr key={w.id} aria-current={w.slug === shown ? 'true' : undefined}>
-                  <th scope="row">
-                    {w.slug === shown ? <strong>{w.slug}</strong> : <Link to={`?workspace=${encodeURIComponent(w.slug)}`}>{w.slug}</Link>}
-                  </th>
-                  <td>{w.name}</td>
-                  <td>{formatTime(w.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Workspaces" columns={['Workspace', 'Name', 'Created']}>
+          {list.map((w) => (
+            <tr key={w.id} aria-current={w.slug === shown ? 'true' : undefined}>
+              <th scope="row">
+                {w.slug === shown ? <strong>{w.slug}</strong> : <Link to={`?workspace=${encodeURIComponent(w.slug)}`}>{w.slug}</Link>}
+              </th>
+              <td>{w.name}</td>
+              <td>{formatTime(w.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {shown ? <Projects key={shown} workspace={shown} /> : null}
     </>
@@ -124,47 +115,32 @@ function Projects({ workspace }: { workspace: string }) {
           <p>Create the workspace's first project above, then work in it with the switcher at the top.</p>
         </EmptyState>
       ) : (
-        <div className="table-scroll">
-          <table className="table">
-            <caption className="sr-only">Projects of {workspace}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+        <DataTable label={`Projects of ${workspace}`} columns={['Project', 'Name', 'Created', <span className="sr-only">Actions</span>]}>
+          {list.map((p) => {
+            const current = scope?.workspace === workspace && scope.project === p.slug;
+            return (
+              <tr key={p.id}>
+                <th scope="row">{p.slug}</th>
+                <td>{p.name}</td>
+                <td>{formatTime(p.createdAt)}</td>
+                <td className="nowrap">
+                  {current ? (
+                    <span className="muted">the project you work in</span>
+                  ) : (
+                    <Button
+                      tone="secondary"
+                      aria-label={`Work in it: ${workspace}/${p.slug}`}
+                      onPress={() => switchTo({ workspace, project: p.slug })}
+                    >
+                      Work in it
+                    </Button>
+                  )}{' '}
+                  <DeleteProject workspace={workspace} project={p.slug} onDeleted={deleted} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((p) => {
-                const current = scope?.workspace === workspace && scope.project === p.slug;
-                return (
-                  <tr key={p.id}>
-                    <th scope="row">{p.slug}</th>
-                    <td>{p.name}</td>
-                    <td>{formatTime(p.createdAt)}</td>
-                    <td className="nowrap">
-                      {current ? (
-                        <span className="muted">the project you work in</span>
-                      ) : (
-                        <Button
-                          className="button secondary"
-                          aria-label={`Work in it: ${workspace}/${p.slug}`}
-                          onPress={() => switchTo({ workspace, project: p.slug })}
-                        >
-                          Work in it
-                        </Button>
-                      )}{' '}
-                      <DeleteProject workspace={workspace} project={p.slug} onDeleted={deleted} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
     </section>
   );
@@ -196,15 +172,9 @@ function SlugForm(props: {
         );
       }}
     >
-      <TextField value={slug} onChange={setSlug} className="field" isRequired>
-        <Label>{props.label} (slug)</Label>
-        <Input placeholder={props.placeholder} />
-      </TextField>
-      <TextField value={name} onChange={setName} className="field">
-        <Label>Display name</Label>
-        <Input placeholder="optional" />
-      </TextField>
-      <Button type="submit" className="button" isDisabled={props.pending || slug.trim() === ''}>
+      <TextInput label={`${props.label} (slug)`} value={slug} onChange={setSlug} isRequired placeholder={props.placeholder} />
+      <TextInput label="Display name" value={name} onChange={setName} placeholder="optional" />
+      <Button type="submit" isDisabled={props.pending || slug.trim() === ''}>
         {props.submit}
       </Button>
     </Form>

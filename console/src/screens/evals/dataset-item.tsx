@@ -8,7 +8,7 @@ import { Button } from '../../components/button';
 import { contentText } from '../../components/chat';
 import { Choices, TextInput } from '../../components/fields';
 import { ConfirmButton, ErrorNote } from '../../components/ui';
-import { parseField } from '../playground-draft';
+import { parseField } from '../playground/playground-draft';
 import { expectedText } from './format';
 import { type DatasetChange, type DatasetItem, evalKeys } from './queries';
 

@@ -7,7 +7,7 @@ import { Button } from '../../components/button';
 import { Picker, TextInput } from '../../components/fields';
 import { DataTable } from '../../components/table';
 import { Card, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
-import { parseField } from '../playground-draft';
+import { parseField } from '../playground/playground-draft';
 import { score } from './format';
 import { evalKeys, type Grader, useGraders } from './queries';
 

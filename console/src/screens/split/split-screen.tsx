@@ -7,7 +7,7 @@ import { Picker } from '../../components/fields';
 import { EmptyState, ErrorNote, formatTime, Loading, Notice } from '../../components/ui';
 import { useCan } from '../../session';
 import { isDeploymentRequest, REQUESTS_KEY, WaitingNote } from '../people/deployment-requests';
-import { promptKey, useEnvironments, usePrompt, useVersions } from '../prompt-queries';
+import { promptKey, useEnvironments, usePrompt, useVersions } from '../prompts/prompt-queries';
 import { ArmsTable, Verdicts } from './arms';
 import { SplitForm } from './split-form';
 import type { DeployBody } from './split-plan';

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 
-import { api, unwrap } from '../api/client';
+import { api, unwrap } from '../../api/client';
 
 export const promptKey = (slug: string) => ['prompt', slug] as const;
 

@@ -5,12 +5,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { api, unwrap, type Version } from '../api/client';
-import { contentText } from '../components/chat';
-import { handlebarsHighlight, withNonce } from '../components/code-editor';
-import { ErrorNote, Loading } from '../components/ui';
+import { api, unwrap, type Version } from '../../api/client';
+import { contentText } from '../../components/chat';
+import { handlebarsHighlight, withNonce } from '../../components/code-editor';
+import { ErrorNote, Loading } from '../../components/ui';
+import { routingLines } from '../playground/routing-draft';
 import { promptKey } from './prompt-queries';
-import { routingLines } from './routing-draft';
 
 /** Everything a version holds, one fact per line, so a diff shows exactly what changed. */
 export function versionText(version: Version): string {

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
-import { api, type Prompt, unwrap } from '../api/client';
-import { ConfirmButton, ErrorNote, formatTime } from '../components/ui';
-import { useCan } from '../session';
-import { isDeploymentRequest, REQUESTS_KEY, WaitingNote } from './people/deployment-requests';
+import { api, type Prompt, unwrap } from '../../api/client';
+import { ConfirmButton, ErrorNote, formatTime } from '../../components/ui';
+import { useCan } from '../../session';
+import { isDeploymentRequest, REQUESTS_KEY, WaitingNote } from '../people/deployment-requests';
 import { promptKey } from './prompt-queries';
 
 /**

@@ -3,11 +3,11 @@ import type { ReactNode } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
-import { api, type Schemas, unwrap, type Version } from '../api/client';
-import { ChatTranscript } from '../components/chat';
-import { ErrorNote, formatTime, Loading } from '../components/ui';
+import { api, type Schemas, unwrap, type Version } from '../../api/client';
+import { ChatTranscript } from '../../components/chat';
+import { ErrorNote, formatTime, Loading } from '../../components/ui';
+import { routingLines } from '../playground/routing-draft';
 import { promptKey } from './prompt-queries';
-import { routingLines } from './routing-draft';
 
 type Live = Schemas['PromptDeploymentDto'];
 type Deployment = Schemas['DeploymentDto'];
@@ -116,7 +116,7 @@ function LiveVersion({
         </div>
         <div>
           <h4>Configuration</h4>
-          <div className="table-scroll">
+          <div className="table-scroll" role="region" aria-label={`Configuration of v${number} in ${environment}`} tabIndex={0}>
             <table className="table config-table" aria-label={`Configuration of v${number} in ${environment}`}>
               <tbody>
                 <Row name="Provider">{version.provider}</Row>

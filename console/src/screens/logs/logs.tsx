@@ -1,12 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { Picker } from '../components/fields';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
-import { usePrompts } from './prompts';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { Picker, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { usePrompts } from '../prompts/prompts';
 
 /** The list's filters, all kept in the URL (a link to a filtered page opens it). */
 export const LOG_FILTERS = [
@@ -54,47 +56,31 @@ export function LogsScreen() {
         <Loading />
       ) : logs.data && logs.data.data.length > 0 ? (
         <>
-          <div className="table-scroll">
-            <table className="table">
-              <caption className="sr-only">Request logs, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Prompt</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Input and output</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">Cost</th>
-                </tr>
-              </thead>
-              <tbody>
-                {logs.data.data.map((log) => (
-                  <tr key={log.id}>
-                    <td>
-                      <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
-                    </td>
-                    <td>{log.promptSlug}</td>
-                    <td>{log.environment || '—'}</td>
-                    <td>{log.version ? `v${log.version}` : '—'}</td>
-                    <td className="said">
-                      <Said log={log} />
-                    </td>
-                    <td>
-                      {log.provider}/{log.model}
-                    </td>
-                    <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
-                    <td>{log.latencyMs} ms</td>
-                    <td>{log.usage.total_tokens ?? '—'}</td>
-                    <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Request logs, newest first"
+            columns={['Started', 'Prompt', 'Environment', 'Version', 'Input and output', 'Model', 'Status', 'Latency', 'Tokens', 'Cost']}
+          >
+            {logs.data.data.map((log) => (
+              <tr key={log.id}>
+                <td>
+                  <Link to={`/logs/${log.id}`}>{formatTime(log.startedAt)}</Link>
+                </td>
+                <td>{log.promptSlug}</td>
+                <td>{log.environment || '—'}</td>
+                <td>{log.version ? `v${log.version}` : '—'}</td>
+                <td className="said">
+                  <Said log={log} />
+                </td>
+                <td>
+                  {log.provider}/{log.model}
+                </td>
+                <td className={log.status >= 400 ? 'error-text' : undefined}>{log.status}</td>
+                <td>{log.latencyMs} ms</td>
+                <td>{log.usage.total_tokens ?? '—'}</td>
+                <td>{log.costUsd !== null ? `$${log.costUsd}` : '—'}</td>
+              </tr>
+            ))}
+          </DataTable>
           <nav className="row" aria-label="Pages">
             {after ? <Link to={`?${new URLSearchParams(filters as Record<string, string>).toString()}`}>Newest</Link> : null}
             {logs.data.has_more && logs.data.last_id ? (
@@ -155,10 +141,7 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
         if (!versionWithoutPrompt) onApply(filters);
       }}
     >
-      <TextField value={filters.q ?? ''} onChange={set('q')} className="field">
-        <Label>Search</Label>
-        <Input type="search" placeholder='words, "a phrase", -word' />
-      </TextField>
+      <TextInput label="Search" value={filters.q ?? ''} onChange={set('q')} type="search" placeholder='words, "a phrase", -word' />
       <Picker
         label="Prompt"
         items={[{ id: 'any', label: 'any' }, ...(prompts.data?.data ?? []).map((p) => p.slug)]}
@@ -180,14 +163,9 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
           ['to', 'To', ''],
         ] as const
       ).map(([name, label, placeholder]) => (
-        <TextField key={name} value={filters[name] ?? ''} onChange={set(name)} className="field">
-          <Label>{label}</Label>
-          <Input placeholder={placeholder} />
-        </TextField>
+        <TextInput key={name} label={label} value={filters[name] ?? ''} onChange={set(name)} placeholder={placeholder} />
       ))}
-      <Button type="submit" className="button">
-        Filter
-      </Button>
+      <Button type="submit">Filter</Button>
       {versionWithoutPrompt ? (
         <p className="error-text" role="alert">
           Pick a prompt to filter by its version.

@@ -1,5 +1,5 @@
 // The schema alone (not the client): test/console-playground.spec.ts imports this file without a browser.
-import type { components } from '../api/schema';
+import type { components } from '../../api/schema';
 
 type Schemas = components['schemas'];
 type Version = Schemas['VersionDto'];

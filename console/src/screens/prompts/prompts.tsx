@@ -3,11 +3,11 @@ import { useState } from 'react';
 import { Form } from 'react-aria-components';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
-import { api, unwrap } from '../api/client';
-import { Button } from '../components/button';
-import { Choices, TextInput } from '../components/fields';
-import { DataTable } from '../components/table';
-import { Badge, Card, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { api, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { Choices, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { Badge, Card, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 import { ArchivedPrompts } from './prompts-archived';
 
 export function usePrompts() {

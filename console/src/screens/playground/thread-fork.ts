@@ -1,4 +1,4 @@
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas, unwrap } from '../../api/client';
 
 /** The fields of a stored message that Create Thread Message takes (it refuses any other key). */
 const MESSAGE_FIELDS = ['role', 'content', 'name', 'tool_calls', 'tool_choice', 'tool_call_id'] as const;

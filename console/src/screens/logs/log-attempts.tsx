@@ -1,5 +1,5 @@
-import type { RequestLogDetail } from '../api/client';
-import { DataTable } from '../components/table';
+import type { RequestLogDetail } from '../../api/client';
+import { DataTable } from '../../components/table';
 
 const dash = (value: number | string | null | undefined, unit = '') => (value === null || value === undefined ? '—' : `${value}${unit}`);
 

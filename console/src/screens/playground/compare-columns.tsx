@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Checkbox, CheckboxGroup, Label } from 'react-aria-components';
+import { Checkbox, CheckboxGroup, Label } from 'react-aria-components';
 import { Link } from 'react-router';
 
-import type { Version } from '../api/client';
-import { ErrorNote } from '../components/ui';
+import type { Version } from '../../api/client';
+import { Button } from '../../components/button';
+import { ErrorNote } from '../../components/ui';
 import { ModelField, ProviderField } from './parameter-controls';
 import { addModel, type Column, type ModelChoice, modelLabel, type RunStats, statsText } from './playground-compare';
 
@@ -59,7 +60,7 @@ export function ComparePicker({
         <ProviderField label="Compare on provider" value={next.provider} onChange={(p) => setNext({ ...next, provider: p })} />
         <ModelField label="Compare on model" provider={next.provider} value={next.model} onChange={(m) => setNext({ ...next, model: m })} />
         <Button
-          className="button secondary"
+          tone="secondary"
           isDisabled={!next.provider.trim() || !next.model.trim()}
           onPress={() => {
             onModels(addModel(models, next));
@@ -75,7 +76,8 @@ export function ComparePicker({
             <li key={modelLabel(m)}>
               <span>Draft on {modelLabel(m)}</span>{' '}
               <Button
-                className="button secondary small"
+                tone="secondary"
+                small
                 aria-label={`Remove ${modelLabel(m)} from the comparison`}
                 onPress={() => onModels(models.filter((other) => modelLabel(other) !== modelLabel(m)))}
               >

@@ -1,11 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link } from 'react-router';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
-import { useCan } from '../session';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { useCan } from '../../session';
 
 type Environment = Schemas['EnvironmentDto'];
 
@@ -61,77 +64,63 @@ export function EnvironmentsScreen() {
           <p>Create one below to deploy prompts to it.</p>
         </EmptyState>
       ) : (
-        <div className="table-scroll">
-          <table className="table">
-            <caption className="sr-only">Environments</caption>
-            <thead>
-              <tr>
-                <th scope="col">Environment</th>
-                <th scope="col">Protection</th>
-                <th scope="col">Runs</th>
-                <th scope="col">Created</th>
-                <th scope="col">Delete</th>
+        <DataTable label="Environments" columns={['Environment', 'Protection', 'Runs', 'Created', 'Delete']}>
+          {list.map((environment) => {
+            const running = runningIn(environment.slug);
+            const blocker = deleteBlocker(environment, running);
+            return (
+              <tr key={environment.id}>
+                <td>{environment.slug}</td>
+                <td>
+                  {environment.protection ? (
+                    [
+                      environment.protection.requireApproval ? 'approval required' : null,
+                      environment.protection.barKeys ? 'keys barred' : null,
+                    ]
+                      .filter(Boolean)
+                      .join(', ')
+                  ) : (
+                    <span className="muted">none</span>
+                  )}
+                </td>
+                <td>
+                  {running.length === 0 ? (
+                    <span className="muted">nothing</span>
+                  ) : (
+                    running.map((slug) => (
+                      <Link key={slug} className="badge" to={`/prompts/${encodeURIComponent(slug)}`}>
+                        {slug}
+                      </Link>
+                    ))
+                  )}
+                </td>
+                <td>{formatTime(environment.createdAt)}</td>
+                <td>
+                  {canWrite ? (
+                    <>
+                      <ConfirmButton
+                        label={`Delete ${environment.slug}`}
+                        title={`Delete ${environment.slug}?`}
+                        confirmLabel={`Delete ${environment.slug}`}
+                        danger
+                        isDisabled={blocker !== null || remove.isPending}
+                        onConfirm={() => remove.mutate(environment.slug)}
+                      >
+                        <p>
+                          {environment.slug} and its deployment history are deleted; calls to it answer 404. The audit trail keeps every
+                          deployment made there.
+                        </p>
+                      </ConfirmButton>
+                      {blocker ? <p className="muted small">{blocker}</p> : null}
+                    </>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((environment) => {
-                const running = runningIn(environment.slug);
-                const blocker = deleteBlocker(environment, running);
-                return (
-                  <tr key={environment.id}>
-                    <td>{environment.slug}</td>
-                    <td>
-                      {environment.protection ? (
-                        [
-                          environment.protection.requireApproval ? 'approval required' : null,
-                          environment.protection.barKeys ? 'keys barred' : null,
-                        ]
-                          .filter(Boolean)
-                          .join(', ')
-                      ) : (
-                        <span className="muted">none</span>
-                      )}
-                    </td>
-                    <td>
-                      {running.length === 0 ? (
-                        <span className="muted">nothing</span>
-                      ) : (
-                        running.map((slug) => (
-                          <Link key={slug} className="badge" to={`/prompts/${encodeURIComponent(slug)}`}>
-                            {slug}
-                          </Link>
-                        ))
-                      )}
-                    </td>
-                    <td>{formatTime(environment.createdAt)}</td>
-                    <td>
-                      {canWrite ? (
-                        <>
-                          <ConfirmButton
-                            label={`Delete ${environment.slug}`}
-                            title={`Delete ${environment.slug}?`}
-                            confirmLabel={`Delete ${environment.slug}`}
-                            danger
-                            isDisabled={blocker !== null || remove.isPending}
-                            onConfirm={() => remove.mutate(environment.slug)}
-                          >
-                            <p>
-                              {environment.slug} and its deployment history are deleted; calls to it answer 404. The audit trail keeps every
-                              deployment made there.
-                            </p>
-                          </ConfirmButton>
-                          {blocker ? <p className="muted small">{blocker}</p> : null}
-                        </>
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       {canWrite ? <NewEnvironment /> : null}
     </>
@@ -158,11 +147,8 @@ function NewEnvironment() {
           create.mutate();
         }}
       >
-        <TextField value={slug} onChange={setSlug} isRequired className="field">
-          <Label>Name</Label>
-          <Input placeholder="qa" />
-        </TextField>
-        <Button type="submit" className="button" isDisabled={create.isPending}>
+        <TextInput label="Name" value={slug} onChange={setSlug} isRequired placeholder="qa" />
+        <Button type="submit" isDisabled={create.isPending}>
           Create
         </Button>
       </Form>

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 
-import type { ChatMessage } from '../api/client';
-import { contentText } from '../components/chat';
-import { CodeEditor } from '../components/code-editor';
-import { Picker } from '../components/fields';
+import type { ChatMessage } from '../../api/client';
+import { Button } from '../../components/button';
+import { contentText } from '../../components/chat';
+import { CodeEditor } from '../../components/code-editor';
+import { Picker } from '../../components/fields';
 import {
   addMessage,
   cardText,
@@ -103,7 +104,7 @@ export function MessageEditor({
           </ol>
           {messages.length === 0 ? <p className="muted">No messages: a version needs at least one.</p> : null}
           <Button
-            className="button secondary"
+            tone="secondary"
             onPress={() => {
               const next = addMessage(messages);
               change(next, [...keys.current, ...freshKeys(1)], `Message ${next.length} (${next[next.length - 1].role}) added.`);
@@ -122,7 +123,8 @@ export function MessageEditor({
               <p>{problem}</p>
               <p className="small">Your text is kept: the chat view comes back once it is a valid list of messages.</p>
               <Button
-                className="button secondary small"
+                tone="secondary"
+                small
                 onPress={() => {
                   setText(messagesToJson(messages));
                   report(null);
@@ -183,13 +185,13 @@ function MessageCard({
           />
         ) : null}
         <span className="card-actions">
-          <Button className="button secondary small" aria-label={`Move message ${n} up`} onPress={() => onMove(-1)}>
+          <Button tone="secondary" small aria-label={`Move message ${n} up`} onPress={() => onMove(-1)}>
             Up
           </Button>
-          <Button className="button secondary small" aria-label={`Move message ${n} down`} onPress={() => onMove(1)}>
+          <Button tone="secondary" small aria-label={`Move message ${n} down`} onPress={() => onMove(1)}>
             Down
           </Button>
-          <Button className="button secondary small" aria-label={`Remove message ${n}`} onPress={onRemove}>
+          <Button tone="secondary" small aria-label={`Remove message ${n}`} onPress={onRemove}>
             Remove
           </Button>
         </span>

@@ -1,9 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
 
 /** A key made by a project session gets the session key's own access (a key never gives more than it holds); the admin key's, every scope. */
 type Access = { scopes: Schemas['ConsoleSessionDto']['scopes']; environments: string[] | null };
@@ -63,27 +66,14 @@ export function ProjectKeys({ workspace, project, access }: { workspace: string;
         <Loading />
       ) : keys.data && keys.data.data.length > 0 ? (
         <>
-          <div className="table-scroll">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Spent today</th>
-                  <th scope="col">Spent this month</th>
-                  <th scope="col">Last used (hour)</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.data.map((key) => (
-                  <KeyRow key={key.id} keyRow={key} onRevoke={() => revoke.mutate(key.id)} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label={`Keys of ${workspace}/${project}`}
+            columns={['Name', 'Prefix', 'Scopes', 'Spent today', 'Spent this month', 'Last used (hour)', 'Created', 'State']}
+          >
+            {keys.data.data.map((key) => (
+              <KeyRow key={key.id} keyRow={key} onRevoke={() => revoke.mutate(key.id)} />
+            ))}
+          </DataTable>
           <p className="muted small">
             Spend (UTC day and month) and last use come from the usage rollups: the last use is the hour of the key's latest call, and a
             call shows up once its log is written. A budget shown is the key's own, else the project's default for keys.
@@ -167,11 +157,8 @@ function NewKey({
         create.mutate();
       }}
     >
-      <TextField value={name} onChange={setName} className="field">
-        <Label>New key's name</Label>
-        <Input placeholder="ci-deploy" />
-      </TextField>
-      <Button type="submit" className="button" isDisabled={create.isPending}>
+      <TextInput label="New key's name" value={name} onChange={setName} placeholder="ci-deploy" />
+      <Button type="submit" isDisabled={create.isPending}>
         Create a key
       </Button>
       <ErrorNote error={create.error} />
@@ -192,7 +179,7 @@ function CreatedKey({ created, onDone }: { created: Schemas['CreatedApiKeyDto'];
           {created.key}
         </code>
         <Button
-          className="button secondary"
+          tone="secondary"
           onPress={() =>
             void navigator.clipboard?.writeText(created.key).then(
               () => setCopied(true),
@@ -202,7 +189,7 @@ function CreatedKey({ created, onDone }: { created: Schemas['CreatedApiKeyDto'];
         >
           {copied ? 'Copied' : 'Copy'}
         </Button>
-        <Button className="button secondary" onPress={onDone}>
+        <Button tone="secondary" onPress={onDone}>
           Done
         </Button>
       </p>

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { CheckboxGroup, Label } from 'react-aria-components';
 
-import { api, unwrap } from '../api/client';
-import { Button } from '../components/button';
-import { CodeEditor } from '../components/code-editor';
-import { CheckboxField, Choices, Picker, TextInput } from '../components/fields';
+import { api, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { CodeEditor } from '../../components/code-editor';
+import { CheckboxField, Choices, Picker, TextInput } from '../../components/fields';
 import { FALLBACK_REASONS, type FallbackReason, newTarget, type RoutingDraft, STRATEGIES, type TargetDraft } from './routing-draft';
 
 /** The project's providers by name (`local` included), for a target's picker. */

@@ -1,5 +1,5 @@
-import { EmptyState } from '../components/ui';
-import { useCan, useProject, useSession } from '../session';
+import { EmptyState, Notice } from '../../components/ui';
+import { useCan, useProject, useSession } from '../../session';
 import { ProjectKeys } from './key-list';
 import { LimitsPanel } from './limits';
 
@@ -33,10 +33,10 @@ export function KeysScreen() {
               access={admin ? undefined : { scopes: session.scopes, environments: session.environments }}
             />
           ) : (
-            <p className="notice" role="note">
+            <Notice>
               This session cannot manage keys (it lacks the <code>keys:manage</code> scope): sign in with a key or a role that has it, or
               with the admin key, to create or revoke keys of {scope.workspace}/{scope.project}.
-            </p>
+            </Notice>
           )}
           {setsLimits ? (
             <LimitsPanel key={`limits ${scope.workspace}/${scope.project}`} workspace={scope.workspace} project={scope.project} />

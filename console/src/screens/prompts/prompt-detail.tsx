@@ -3,22 +3,22 @@ import { lazy, Suspense, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { api, type Schemas, unwrap, type Version } from '../api/client';
-import { ButtonLink } from '../components/button';
-import { Picker } from '../components/fields';
-import { DataTable } from '../components/table';
-import { Badge, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
-import { useProject } from '../session';
-import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from './people/deployment-requests';
+import { api, type Schemas, unwrap, type Version } from '../../api/client';
+import { ButtonLink } from '../../components/button';
+import { Picker } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { Badge, ConfirmButton, EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { useProject } from '../../session';
+import { isDeploymentRequest, REQUESTS_KEY, WaitingForApproval, WaitingNote } from '../people/deployment-requests';
+import { routingLines } from '../playground/routing-draft';
 import { DeploymentsTable } from './prompt-deployments';
 import { ArchiveButton, ArchivedBanner } from './prompt-lifecycle';
 import { LivePrompt } from './prompt-live';
 import { promptKey, useDeploymentHistory, useEnvironments, usePrompt, useVersions } from './prompt-queries';
-import { routingLines } from './routing-draft';
 import { snippetsFor } from './snippets';
 
 // The experiments section (runs, the launcher) is loaded with the evaluation screens, not with the first load.
-const PromptExperiments = lazy(() => import('./evals/prompt-experiments'));
+const PromptExperiments = lazy(() => import('../evals/prompt-experiments'));
 
 /** A prompt: what is live where, its versions (diff any two), deploy and roll back, and how to call it. */
 export function PromptDetailScreen() {

@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
 
-import type { Schemas } from '../api/client';
-import { DataTable } from '../components/table';
-import { ConfirmButton, formatTime } from '../components/ui';
+import type { Schemas } from '../../api/client';
+import { DataTable } from '../../components/table';
+import { ConfirmButton, formatTime } from '../../components/ui';
 import { UndeployButton } from './prompt-lifecycle';
 
 type Deployment = Schemas['DeploymentDto'];

@@ -1,6 +1,6 @@
-import { Button } from '../components/button';
-import { CodeEditor } from '../components/code-editor';
-import { Card } from '../components/ui';
+import { Button } from '../../components/button';
+import { CodeEditor } from '../../components/code-editor';
+import { Card } from '../../components/ui';
 import { MessageEditor } from './message-editor';
 import { ModelField, ParameterControls, ProviderField } from './parameter-controls';
 import type { Draft } from './playground-draft';

@@ -2,10 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { Button } from '../components/button';
-import { TextInput } from '../components/fields';
-import { ErrorNote, Loading } from '../components/ui';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { ErrorNote, Loading } from '../../components/ui';
 
 const FIELDS = [
   ['requestsPerMinute', 'Invokes per minute'],

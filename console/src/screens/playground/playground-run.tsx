@@ -1,13 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
-import { Button, Input, Label, Text, TextField } from 'react-aria-components';
 import { Link } from 'react-router';
 
-import { api, unwrap, type Version } from '../api/client';
-import { invokeStream } from '../api/stream';
-import { CodeEditor } from '../components/code-editor';
-import { Choices, Picker } from '../components/fields';
-import { useProject } from '../session';
+import { api, unwrap, type Version } from '../../api/client';
+import { invokeStream } from '../../api/stream';
+import { Button } from '../../components/button';
+import { CodeEditor } from '../../components/code-editor';
+import { Choices, Picker, TextInput } from '../../components/fields';
+import { useProject } from '../../session';
 import { ComparePicker, IDLE, type Output, ResultColumns } from './compare-columns';
 import { type Column, columnBody, columnsOf, type ModelChoice, sentVariables, statsOf } from './playground-compare';
 import { declaredVariables, type Draft, runBody, variableDefaults } from './playground-draft';
@@ -146,24 +146,19 @@ export function RunPanel(props: {
           <h2 id="run">Run</h2>
           {declared.length === 0 && onlySaved.length === 0 ? <p className="muted">The template uses no variables yet.</p> : null}
           {[...declared, ...onlySaved].map((name) => (
-            <TextField
+            <TextInput
               key={name}
+              label={`Variable ${name}`}
               value={variables[name] ?? defaults[name] ?? ''}
               onChange={(value) => setVariables({ ...variables, [name]: value })}
-              className="field"
-            >
-              <Label>{`Variable ${name}`}</Label>
-              <Input />
-              {onlySaved.includes(name) ? (
-                <Text slot="description" className="muted small">
-                  only a compared saved version uses it
-                </Text>
-              ) : defaults[name] !== undefined && variables[name] === undefined ? (
-                <Text slot="description" className="muted small">
-                  the draft&apos;s default
-                </Text>
-              ) : null}
-            </TextField>
+              description={
+                onlySaved.includes(name)
+                  ? 'only a compared saved version uses it'
+                  : defaults[name] !== undefined && variables[name] === undefined
+                    ? "the draft's default"
+                    : undefined
+              }
+            />
           ))}
           <h3>Messages after the template</h3>
           <CodeEditor label="Messages (JSON)" value={messages} onChange={setMessages} />
@@ -198,7 +193,7 @@ export function RunPanel(props: {
             saving it; each column is logged like any call (metadata source=console-playground).
           </p>
           <div className="row">
-            <Button className="button" onPress={() => void run()} isDisabled={!base || !chosenEnvironment || running}>
+            <Button onPress={() => void run()} isDisabled={!base || !chosenEnvironment || running}>
               Run without saving
             </Button>
             {assistant && threadId ? (
@@ -206,7 +201,7 @@ export function RunPanel(props: {
                 <Link to={`/threads/${threadId}`}>Thread {threadId.slice(0, 8)}…</Link>
                 {threadId === fork ? <span className="muted small">(the copy the runs go to)</span> : null}
                 <Button
-                  className="button secondary"
+                  tone="secondary"
                   onPress={() => {
                     setSource(null);
                     setFork(null);

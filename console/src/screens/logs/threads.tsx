@@ -1,12 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form, Input, Label, TextField } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { ChatTranscript } from '../components/chat';
-import { EmptyState, ErrorNote, formatTime, Loading } from '../components/ui';
-import { AddToDataset } from './evals/add-to-dataset';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { ChatTranscript } from '../../components/chat';
+import { TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { EmptyState, ErrorNote, formatTime, Loading } from '../../components/ui';
+import { AddToDataset } from '../evals/add-to-dataset';
 
 /**
  * Threads, newest first, keyset-paged (`after` in the URL), filtered by a metadata value
@@ -39,60 +42,40 @@ export function ThreadsScreen() {
           setParams(filter.trim() ? { metadata: filter.trim() } : {});
         }}
       >
-        <TextField value={filter} onChange={setFilter} className="field">
-          <Label>Metadata</Label>
-          <Input placeholder="customer:c_42" />
-        </TextField>
-        <Button type="submit" className="button">
-          Filter
-        </Button>
+        <TextInput label="Metadata" value={filter} onChange={setFilter} placeholder="customer:c_42" />
+        <Button type="submit">Filter</Button>
       </Form>
       <ErrorNote error={threads.error} />
       {threads.isPending ? (
         <Loading />
       ) : threads.data && threads.data.data.length > 0 ? (
         <>
-          <div className="table-scroll">
-            <table className="table">
-              <caption className="sr-only">Threads, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Conversation</th>
-                  <th scope="col">Messages</th>
-                  <th scope="col">Cost</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Metadata</th>
-                  <th scope="col">Thread</th>
-                </tr>
-              </thead>
-              <tbody>
-                {threads.data.data.map((thread) => (
-                  <tr key={thread.id}>
-                    <td className="said">
-                      <Conversation preview={thread.preview} />
-                    </td>
-                    <td>{thread.preview ? `${thread.preview.messageCount}${thread.preview.messageCountCapped ? '+' : ''}` : '—'}</td>
-                    <td>
-                      {thread.preview?.costUsd ? (
-                        `$${thread.preview.costUsd}`
-                      ) : (
-                        <span className="muted">{thread.preview?.calls ? 'no price' : '—'}</span>
-                      )}
-                    </td>
-                    <td>{formatTime(thread.createdAt)}</td>
-                    <td>
-                      <code>{JSON.stringify(thread.metadata)}</code>
-                    </td>
-                    <td>
-                      <Link to={`/threads/${thread.id}`} className="thread-id">
-                        {thread.id}
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Threads, newest first" columns={['Conversation', 'Messages', 'Cost', 'Created', 'Metadata', 'Thread']}>
+            {threads.data.data.map((thread) => (
+              <tr key={thread.id}>
+                <td className="said">
+                  <Conversation preview={thread.preview} />
+                </td>
+                <td>{thread.preview ? `${thread.preview.messageCount}${thread.preview.messageCountCapped ? '+' : ''}` : '—'}</td>
+                <td>
+                  {thread.preview?.costUsd ? (
+                    `$${thread.preview.costUsd}`
+                  ) : (
+                    <span className="muted">{thread.preview?.calls ? 'no price' : '—'}</span>
+                  )}
+                </td>
+                <td>{formatTime(thread.createdAt)}</td>
+                <td>
+                  <code>{JSON.stringify(thread.metadata)}</code>
+                </td>
+                <td>
+                  <Link to={`/threads/${thread.id}`} className="thread-id">
+                    {thread.id}
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           {threads.data.has_more && threads.data.last_id ? <Link to={more(threads.data.last_id)}>Older</Link> : null}
         </>
       ) : metadata ? (

@@ -2,12 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { Button } from '../components/button';
-import { Choices, TextInput } from '../components/fields';
-import { DataTable } from '../components/table';
-import { ErrorNote, formatTime, Loading, Notice } from '../components/ui';
-import { useCan } from '../session';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { Choices, TextInput } from '../../components/fields';
+import { DataTable } from '../../components/table';
+import { ErrorNote, formatTime, Loading, Notice } from '../../components/ui';
+import { useCan } from '../../session';
 
 type Feedback = Schemas['FeedbackDto'];
 type Kind = 'number' | 'boolean' | 'category';

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import {
-  Button,
   Input,
   Label,
   NumberField,
@@ -14,8 +13,9 @@ import {
   TextField,
 } from 'react-aria-components';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { Picker } from '../components/fields';
+import { api, type Schemas, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { Picker } from '../../components/fields';
 import { RUN_OVERRIDES } from './playground-draft';
 
 type Parameter = Schemas['ProviderParameterDto'];
@@ -134,7 +134,7 @@ function ParameterControl({ parameter: p, value, onChange }: { parameter: Parame
   );
   const unset =
     value === undefined ? null : (
-      <Button className="button secondary small" aria-label={`Unset ${p.name}`} onPress={() => onChange(undefined)}>
+      <Button tone="secondary" small aria-label={`Unset ${p.name}`} onPress={() => onChange(undefined)}>
         Unset
       </Button>
     );

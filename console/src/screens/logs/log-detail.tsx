@@ -2,11 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useParams } from 'react-router';
 
-import { api, unwrap } from '../api/client';
-import { ButtonLink } from '../components/button';
-import { ChatTranscript } from '../components/chat';
-import { ErrorNote, formatTime, JsonBlock, Loading, Notice } from '../components/ui';
-import { AddToDataset } from './evals/add-to-dataset';
+import { api, unwrap } from '../../api/client';
+import { ButtonLink } from '../../components/button';
+import { ChatTranscript } from '../../components/chat';
+import { ErrorNote, formatTime, JsonBlock, Loading, Notice } from '../../components/ui';
+import { AddToDataset } from '../evals/add-to-dataset';
 import { LogAttempts } from './log-attempts';
 import { LogFeedback } from './log-feedback';
 

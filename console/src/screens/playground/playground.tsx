@@ -1,14 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Button, Input, Label, TextField } from 'react-aria-components';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 
-import { api, unwrap } from '../api/client';
-import { ErrorNote, Loading } from '../components/ui';
-import { ExperimentLauncher } from './evals/launcher';
+import { api, unwrap } from '../../api/client';
+import { Button } from '../../components/button';
+import { TextInput } from '../../components/fields';
+import { ErrorNote, Loading } from '../../components/ui';
+import { ExperimentLauncher } from '../evals/launcher';
+import { promptKey, useEnvironments, usePrompt, useVersions } from '../prompts/prompt-queries';
 import { type Draft, draftContent, draftOf, EMPTY_DRAFT, inputFromLog, versionBody } from './playground-draft';
 import { type RunInput, RunPanel } from './playground-run';
-import { promptKey, useEnvironments, usePrompt, useVersions } from './prompt-queries';
 import { TemplateEditor } from './template-editor';
 
 /**
@@ -94,17 +95,14 @@ export default function PlaygroundScreen() {
       />
       <section aria-labelledby="save" className="panel">
         <h2 id="save">Save</h2>
-        <TextField value={draft.note} onChange={(note) => setDraft({ ...draft, note })} className="field">
-          <Label>What changed (optional)</Label>
-          <Input />
-        </TextField>
-        <Button className="button" onPress={() => save.mutate(draft)} isDisabled={save.isPending}>
+        <TextInput label="What changed (optional)" value={draft.note} onChange={(note) => setDraft({ ...draft, note })} />
+        <Button onPress={() => save.mutate(draft)} isDisabled={save.isPending}>
           Save as a new version
         </Button>
         <ErrorNote error={save.error} />
         {save.isSuccess ? (
           <p>
-            <Button className="button secondary" onPress={() => navigate(`/prompts/${encodeURIComponent(slug)}`)}>
+            <Button tone="secondary" onPress={() => navigate(`/prompts/${encodeURIComponent(slug)}`)}>
               Deploy it from {slug}
             </Button>
           </p>
