@@ -268,6 +268,20 @@ describe('deleting a project', () => {
       404,
       'Project not found',
     );
+    // Its own workspace's admin key limited to keys:manage would end keys wider than itself: refused.
+    const narrow = (
+      await t
+        .http()
+        .post(`/v2/workspaces/${p.workspace}/admin-keys`)
+        .set(admin)
+        .send({ name: 'narrow', scopes: ['keys:manage'] })
+        .expect(200)
+    ).body.key;
+    const refused = await t.http().delete(path).set('X-API-Key', narrow).send(confirm);
+    expect([refused.status, refused.body.message]).toEqual([
+      403,
+      expect.stringContaining('cannot change a key that holds more than itself'),
+    ]);
     // Nothing happened to it; its own workspace's admin key deletes it.
     await t.http().get('/v2/threads').set('X-API-Key', p.key).expect(200);
     const own = (await t.http().post(`/v2/workspaces/${p.workspace}/admin-keys`).set(admin).send({ name: 'ws' }).expect(200)).body.key;

@@ -35,7 +35,8 @@ export async function probeProvider(http: UpstreamHttp, creds: ProviderCredentia
     return { ok: false, status: null, latencyMs: 0, message: redact((err as Error).message, creds.apiKey) };
   }
   try {
-    const res = await http.open(call, { maxRetries: 0, timeoutMs });
+    // The whole test, body included, ends a second after the answer's own timeout: a trickling body cannot hold it.
+    const res = await http.open(call, { maxRetries: 0, timeoutMs, signal: AbortSignal.timeout(timeoutMs + 1000) });
     const { text, complete } = await readUpTo(res.body, LIST_LIMIT);
     const latencyMs = elapsed();
     const type = String(res.headers['content-type'] ?? '');

@@ -16,6 +16,7 @@ import {
   WorkspaceDto,
   WorkspaceListDto,
 } from './dto/workspace.dto';
+import { assertManages } from './key-grants';
 import { ProjectDeletionService } from './project-deletion.service';
 import { WorkspacesService } from './workspaces.service';
 
@@ -86,10 +87,14 @@ export class WorkspacesController {
   @ApiOkResponse({ type: ProjectDeletedDto })
   @ApiErrors(400, 404)
   deleteProject(
+    @CurrentPrincipal() caller: Principal,
     @Param('workspace') workspace: string,
     @Param('project') project: string,
     @Body() dto: DeleteProjectDto,
   ): Promise<ProjectDeletedDto> {
+    // Deleting ends every key of the project: only an admin holding every scope and environment may
+    // (a narrow key cannot lock out a wider one; docs/security.md, "Deleting a project").
+    assertManages(caller, { scopes: null, environments: null });
     return this.deletion.delete(workspace, project, dto);
   }
 }

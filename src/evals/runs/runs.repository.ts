@@ -164,6 +164,11 @@ export class RunsRepository {
    */
   async storeItems(manager: EntityManager, projectId: string, runId: string, items: RunItemRow[]): Promise<number> {
     if (items.length === 0) return 0;
+    // eval_run_items has no foreign key to projects: hold the project row (as a foreign key would) so
+    // a project deletion either waits for these rows and deletes them, or has committed and none are
+    // written (docs/security.md, "Deleting a project").
+    const live = rowsOf(await manager.query('SELECT 1 FROM projects WHERE id = $1 FOR KEY SHARE', [projectId]));
+    if (live.length === 0) return 0;
     const params: unknown[] = [projectId, runId];
     const values = items.map((item) => {
       params.push(
