@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
+import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
 import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
 import { CHAT, COMPANY, NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT, V2_SYSTEM } from './showcase';
@@ -31,6 +32,7 @@ interface DrawnChart {
 describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
   let upstream: FakeUpstream;
+  let database: FreshDatabase | undefined;
   let browser: Browser;
   let page: Page;
   let projectKey: string;
@@ -53,8 +55,10 @@ describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
 
   beforeAll(async () => {
     upstream = await startShowcaseUpstream();
+    // On PostgreSQL a database of its own: the walkthrough's server seeds DATABASE_URL's on its first start.
+    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
     server = await spawnServer({
-      DATABASE_URL: process.env.DATABASE_URL,
+      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
       LOG_LEVEL: 'warn',
       PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
@@ -80,6 +84,7 @@ describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
     server?.child.kill('SIGTERM');
     await server?.exited;
     await upstream?.close();
+    await database?.drop();
   });
 
   it("the prompt's page shows what each environment runs: the template as chat bubbles, the model and its settings", async () => {
