@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
 import { FakeUpstream, openaiError, openaiJson, startFakeOpenAIUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, screenshot, seriousViolations } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 
 /**
  * Administration in the console (docs/console.md, "Providers", "Workspaces and projects", "Keys")
@@ -17,7 +17,7 @@ import { Browser, launchBrowser, screenshot, seriousViolations } from './browser
  */
 describe(`console: administration (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let upstream: FakeUpstream;
   let browser: Browser;
   let page: Page;
@@ -76,15 +76,13 @@ describe(`console: administration (${process.env.DATABASE_URL ? 'PostgreSQL' : '
 
   beforeAll(async () => {
     upstream = await startFakeOpenAIUpstream();
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    adminKey = running.adminKey;
+    projectKey = running.projectKey;
     browser = await launchBrowser();
     page = browser.page;
     await page.goto(`${server.url}/console/sign-in`);
@@ -94,10 +92,8 @@ describe(`console: administration (${process.env.DATABASE_URL ? 'PostgreSQL' : '
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   it('adds a provider, tests it (connected, then a refused key), rotates its key, and shows why it cannot be deleted', async () => {

@@ -1,8 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
 
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, seriousViolations, signIn } from './browser';
+import { ConsoleServer, startConsoleServer } from './console-server';
 
 /**
  * Console defects seen by a person, each checked in chromium against a real Parley process: the
@@ -21,7 +21,7 @@ declare const getComputedStyle: (
 
 describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let browser: Browser;
   let page: Page;
   let projectKey: string;
@@ -72,21 +72,16 @@ describe(`console defects (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}
     expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
 
   beforeAll(async () => {
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-    });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    running = await startConsoleServer();
+    server = running.server;
+    projectKey = running.projectKey;
     browser = await launchBrowser();
     page = browser.page;
     await signIn(page, server.url, projectKey);
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await database?.drop();
+    await running?.stop();
   });
 
   it('compares a draft that adds a variable with the saved version: each side gets only the variables its version declares', async () => {

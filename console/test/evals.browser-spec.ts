@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 import { NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT } from './showcase';
 import {
   BROKEN_JSONL,
@@ -27,7 +27,7 @@ import {
  */
 describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let upstream: FakeUpstream;
   let threadId: string;
   let browser: Browser;
@@ -70,15 +70,12 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
 
   beforeAll(async () => {
     upstream = await startShowcaseUpstream();
-    // On PostgreSQL a database of its own: the walkthrough's server seeds DATABASE_URL's on its first start.
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    projectKey = running.projectKey;
     threadId = (await seedShowcase(server.url, projectKey, upstream.url)).threadId;
     const { name, ...grader } = MENTIONS_EXPECTED;
     expect((await api('PUT', `/v2/graders/${name}`, grader)).status).toBe(200);
@@ -88,10 +85,8 @@ describe(`evaluations in the console (${process.env.DATABASE_URL ? 'PostgreSQL' 
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   it('creates a dataset and imports a JSONL file; a broken file is refused line by line and imports nothing', async () => {

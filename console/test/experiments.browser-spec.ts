@@ -1,10 +1,10 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { type ArmResult, feedbackText, type Results } from '../src/screens/split/split-plan';
 import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 import { startShowcaseUpstream } from './showcase';
 import { ORDER_PROMPT, ORDER_QUESTIONS, ORDER_V1, ORDER_V2 } from './showcase-experiments';
 
@@ -17,7 +17,7 @@ import { ORDER_PROMPT, ORDER_QUESTIONS, ORDER_V1, ORDER_V2 } from './showcase-ex
  */
 describe(`live experiments in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let upstream: FakeUpstream;
   let browser: Browser;
   let page: Page;
@@ -64,15 +64,12 @@ describe(`live experiments in the console (${process.env.DATABASE_URL ? 'Postgre
 
   beforeAll(async () => {
     upstream = await startShowcaseUpstream();
-    // On PostgreSQL a database of its own: the server seeds DATABASE_URL's on its first start.
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    projectKey = running.projectKey;
     // The prompt and its two versions through the API; version 1 is what production runs before the experiment.
     const provider = { name: 'openai', type: 'openai', baseUrl: upstream.url, apiKey: 'sk-showcase' };
     expect((await api('POST', '/v2/provider-credentials', provider)).status).toBe(200);
@@ -86,10 +83,8 @@ describe(`live experiments in the console (${process.env.DATABASE_URL ? 'Postgre
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   it("sets up a 50/50 split in production from the prompt's page", async () => {

@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, launchBrowser, seriousViolations, sidewaysOverflow, signIn } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 import { startShowcaseUpstream, SUPPORT_PROMPT } from './showcase';
 import { seedEverything, Showcased } from './showcase-all';
 import { DATASET } from './showcase-evals';
@@ -139,7 +139,7 @@ const TOKENS = `(() => { const s = getComputedStyle(document.documentElement); r
 
 describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let upstream: FakeUpstream;
   let browser: Browser;
   let page: Page;
@@ -177,15 +177,13 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
   beforeAll(async () => {
     const started = Date.now();
     upstream = await startShowcaseUpstream();
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    const projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
-    const adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    const projectKey = running.projectKey;
+    const adminKey = running.adminKey;
     ids = await seedEverything(server.url, projectKey, adminKey, upstream.url);
     for (const path of ['/v2/prompts', `/v2/prompts/${ARCHIVED}/archive`]) {
       const res = await fetch(`${server.url}${path}`, {
@@ -210,10 +208,8 @@ describe(`the console at 1440 and 390 px, light and dark (${process.env.DATABASE
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   for (const viewport of VIEWPORTS)

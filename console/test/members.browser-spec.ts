@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, seriousViolations } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 
 /**
  * The Members screen in chromium against a real Parley process (docs/console.md, "Members"): signed
@@ -12,7 +12,7 @@ import { Browser, callApi, launchBrowser, seriousViolations } from './browser';
  */
 describe(`members in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let browser: Browser;
   let page: Page;
   let adminKey: string;
@@ -54,13 +54,9 @@ describe(`members in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'P
     expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
 
   beforeAll(async () => {
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
-    });
-    adminKey = /PARLEY_ADMIN_KEY=(\S+)/.exec(server.output())![1];
+    running = await startConsoleServer({ PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY });
+    server = running.server;
+    adminKey = running.adminKey;
     browser = await launchBrowser();
     page = browser.page;
     await page.goto(`${server.url}/console/sign-in`);
@@ -73,9 +69,7 @@ describe(`members in the console (${process.env.DATABASE_URL ? 'PostgreSQL' : 'P
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await database?.drop();
+    await running?.stop();
   });
 
   it('adds a member by e-mail, changes their role, gives a group a role, and removes the member', async () => {

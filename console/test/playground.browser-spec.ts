@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 import { COMPANY, PLAYGROUND_RUN, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT, V2_SYSTEM } from './showcase';
 
 /**
@@ -17,7 +17,7 @@ import { COMPANY, PLAYGROUND_RUN, seedShowcase, startShowcaseUpstream, SUPPORT_P
  */
 describe(`console: playground (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let upstream: FakeUpstream;
   let browser: Browser;
   let page: Page;
@@ -68,15 +68,13 @@ describe(`console: playground (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
     expect({ screen, violations: await seriousViolations(page) }).toEqual({ screen, violations: [] });
 
   beforeAll(async () => {
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
     upstream = await startShowcaseUpstream();
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    projectKey = running.projectKey;
     await seedShowcase(server.url, projectKey, upstream.url);
     browser = await launchBrowser();
     page = browser.page;
@@ -86,10 +84,8 @@ describe(`console: playground (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGli
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   it('edits the template chat-style: adds, reorders with the keyboard, changes a role, removes; a variable typed gets its field', async () => {

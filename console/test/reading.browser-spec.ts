@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { FakeUpstream } from '../../test/fakes/fake-openai-upstream';
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, screenshot, seriousViolations, signIn } from './browser';
+import { CONSOLE_TESTS_SECRET_KEY, ConsoleServer, startConsoleServer } from './console-server';
 import { CHAT, COMPANY, NEWEST_TICKET, seedShowcase, startShowcaseUpstream, SUPPORT_PROMPT, V2_SYSTEM } from './showcase';
 
 const MARKUP_QUESTION = 'Is <img src=x onerror="window.__xss=5"> a <script>window.__xss=6</script> grinder?';
@@ -32,7 +32,7 @@ interface DrawnChart {
 describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
   let upstream: FakeUpstream;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let browser: Browser;
   let page: Page;
   let projectKey: string;
@@ -55,15 +55,12 @@ describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
 
   beforeAll(async () => {
     upstream = await startShowcaseUpstream();
-    // On PostgreSQL a database of its own: the walkthrough's server seeds DATABASE_URL's on its first start.
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-      PARLEY_SECRET_KEY: 'console-tests-secret-key-0123456789abcdef',
+    running = await startConsoleServer({
+      PARLEY_SECRET_KEY: CONSOLE_TESTS_SECRET_KEY,
       PROVIDER_ALLOWED_HOSTS: `127.0.0.1:${new URL(upstream.url).port}`,
     });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    server = running.server;
+    projectKey = running.projectKey;
     threadId = (await seedShowcase(server.url, projectKey, upstream.url)).threadId;
     // A call that asked not to be recorded, and one whose question holds markup, both in production.
     const invoke = (content: string, extra: object = {}) =>
@@ -81,10 +78,8 @@ describe(`reading what was said (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PG
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await running?.stop();
     await upstream?.close();
-    await database?.drop();
   });
 
   it("the prompt's page shows what each environment runs: the template as chat bubbles, the model and its settings", async () => {

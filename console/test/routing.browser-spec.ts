@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 
-import { FreshDatabase, freshDatabase } from '../../test/support/fresh-database';
-import { SpawnedServer, spawnServer } from '../../test/support/spawn-server';
+import type { SpawnedServer } from '../../test/support/spawn-server';
 import { Browser, callApi, launchBrowser, seriousViolations, signIn } from './browser';
+import { ConsoleServer, startConsoleServer } from './console-server';
 
 /**
  * A version's routing block in the console (docs/console.md; docs/routing.md, "The routing block"):
@@ -12,7 +12,7 @@ import { Browser, callApi, launchBrowser, seriousViolations, signIn } from './br
  */
 describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   let server: SpawnedServer;
-  let database: FreshDatabase | undefined;
+  let running: ConsoleServer | undefined;
   let browser: Browser;
   let page: Page;
   let projectKey: string;
@@ -36,12 +36,9 @@ describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
       .innerText();
 
   beforeAll(async () => {
-    database = process.env.DATABASE_URL ? await freshDatabase() : undefined;
-    server = await spawnServer({
-      DATABASE_URL: database && 'DATABASE_URL' in database.env ? database.env.DATABASE_URL : undefined,
-      LOG_LEVEL: 'warn',
-    });
-    projectKey = /PARLEY_KEY=(\S+)/.exec(server.output())![1];
+    running = await startConsoleServer();
+    server = running.server;
+    projectKey = running.projectKey;
     browser = await launchBrowser();
     page = browser.page;
     await signIn(page, server.url, projectKey);
@@ -63,9 +60,7 @@ describe(`console: routing (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
   });
   afterAll(async () => {
     await browser?.close();
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await database?.drop();
+    await running?.stop();
   });
 
   it('shows the block of a version in the editor, edits a target, and saves a new version that keeps the block and the cache', async () => {
